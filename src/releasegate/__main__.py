@@ -1,0 +1,3 @@
+from releasegate.cli import main
+
+main()

@@ -1,0 +1,190 @@
+"""The command line: parses options and calls the library. Nothing heavy is imported before a command runs."""
+
+from __future__ import annotations
+
+import functools
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from releasegate import __version__
+
+EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
+
+COLUMN_FLAGS = (
+    ("case_col", "case_id"), ("release_col", "release"), ("passed_col", "passed"), ("score_col", "score"),
+    ("category_col", "category"), ("cluster_col", "cluster"), ("run_col", "run"),
+)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"releasegate: error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def guarded(function):
+    """Turn InputError (and any unexpected error) into one line on stderr and exit status 2."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        debug = kwargs.get("debug", False)
+        try:
+            return function(*args, **kwargs)
+        except SystemExit:
+            raise
+        except KeyboardInterrupt:
+            _fail("interrupted")
+        except Exception as exc:
+            if debug:
+                raise
+            from releasegate.errors import InputError
+
+            if isinstance(exc, InputError):
+                _fail(str(exc))
+            first = " ".join(str(exc).split())[:300]
+            _fail(f"internal error ({type(exc).__name__}: {first}); rerun with --debug and report it")
+
+    return wrapper
+
+
+def input_options(function):
+    """The options shared by report and check: inputs, columns, adapters and policy."""
+    decorators = [
+        click.argument("results", nargs=-1, required=True),
+        click.option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
+        click.option("--baseline", help="The live release (default: the policy's)."),
+        click.option("--candidate", "candidates", multiple=True, help="A candidate to compare (default: every other release)."),
+        click.option("--policy", "policy_path", type=click.Path(path_type=Path), help="Policy TOML file; flags win over it."),
+        click.option("--critical", multiple=True, help="A critical category: any broken case in it blocks the release."),
+        click.option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
+        click.option("--alpha", type=float, help="Significance level (default 0.05)."),
+        click.option("--correction", type=click.Choice(["holm", "hochberg", "bh", "bonferroni", "none"]),
+                     help="Multiplicity correction (default holm)."),
+        click.option("--mcnemar", type=click.Choice(["exact", "midp"]), help="McNemar p used by the gate (default exact)."),
+        click.option("--pass-threshold", type=float, help="Scores at or above this count as passed."),
+        click.option("--missing", type=click.Choice(["refuse", "fail", "drop"]), help="Rows without an outcome (default refuse)."),
+        click.option("--allow-missing", is_flag=True, default=None, help="Compare shared cases only when case sets differ."),
+        click.option("--seed", type=int, help="Random seed of every resampling."),
+        click.option("--resamples", "n_resamples", type=int, help="Bootstrap resamples (default 10,000)."),
+        click.option("--title", help="Report title (default: the input's folder name)."),
+        click.option("--case-col", help="Column holding the case id."),
+        click.option("--release-col", help="Column holding the release name."),
+        click.option("--passed-col", help="Column holding pass/fail."),
+        click.option("--score-col", help="Column holding a numeric score."),
+        click.option("--category-col", help="Column holding the case category."),
+        click.option("--cluster-col", help="Column holding the cluster (passage, conversation, template)."),
+        click.option("--run-col", help="Column holding the run (seed / epoch) index."),
+        click.option("--format", "input_format", type=click.Choice(["auto", "tidy", "inspect", "lm-eval", "promptfoo"]),
+                     default="auto", show_default=True, help="Input format (detected from the file by default)."),
+        click.option("--scorer", help="Inspect: the scorer to use when a log has several."),
+        click.option("--metric", help="lm-eval: the metric to use (acc, exact_match, ...)."),
+        click.option("--filter", "filter_name", help="lm-eval: the filter to use when samples have several."),
+        click.option("--category-field", help="Inspect: the sample metadata field holding the category."),
+        click.option("--release-by", type=click.Choice(["provider", "prompt"]), default="provider", show_default=True,
+                     help="promptfoo: one release per provider or per prompt."),
+        click.option("--debug", is_flag=True, help="Show the traceback of an error."),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def build_report(kw: dict):
+    """Options -> Report, through the library's one pipeline."""
+    from releasegate.load import AdapterOptions, parse_source
+    from releasegate.pipeline import run
+    from releasegate.policy import load_policy_file, make_policy
+
+    file_values = load_policy_file(kw["policy_path"]) if kw.get("policy_path") else {}
+    columns = {canonical: kw[flag] for flag, canonical in COLUMN_FLAGS if kw.get(flag)}
+    policy = make_policy(
+        file_values,
+        baseline=kw.get("baseline"),
+        candidates=tuple(kw.get("candidates") or ()),
+        critical=tuple(kw.get("critical") or ()),
+        margin=kw.get("margin"),
+        alpha=kw.get("alpha"),
+        correction=kw.get("correction"),
+        mcnemar=kw.get("mcnemar"),
+        pass_threshold=kw.get("pass_threshold"),
+        missing=kw.get("missing"),
+        allow_missing=kw.get("allow_missing"),
+        seed=kw.get("seed"),
+        n_resamples=kw.get("n_resamples"),
+        title=kw.get("title"),
+        columns=columns,
+    )
+    options = AdapterOptions(
+        format=kw["input_format"], scorer=kw.get("scorer"), metric=kw.get("metric"),
+        filter_name=kw.get("filter_name"), category_field=kw.get("category_field"), release_by=kw["release_by"],
+    )
+    sources = [parse_source(text) for text in kw["results"]]
+    command_line = "releasegate " + shlex.join(sys.argv[1:])
+    return run(sources, policy, cases=kw.get("cases"), options=options, command_line=command_line)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="releasegate")
+def main() -> None:
+    """Decide whether a release may ship: paired statistics on per-case eval results, written as a release note.
+
+    \b
+    releasegate report results.csv --cases cases.csv --baseline r1 -o note.html -o note.md
+    releasegate check  results.csv --policy releasegate.toml      (exit 0 ship, 1 don't ship, 2 bad input)
+    releasegate demo   [DIR]                                      (the bundled example and its reports)
+    """
+
+
+@main.command()
+@input_options
+@click.option("-o", "--output", "outputs", multiple=True, required=True, type=click.Path(path_type=Path),
+              help="Output file; the format comes from the suffix (.html, .md, .pdf, .json). Repeatable.")
+@click.option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
+              help="PDF paper size.")
+@click.option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
+@click.option("--interactive", is_flag=True, help="HTML: add one inline Vega bundle for tooltips.")
+@guarded
+def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
+    """Write the release note in every format asked for with -o."""
+    from releasegate.render import check_output_paths, write_reports
+
+    paths = list(outputs)
+    check_output_paths(paths)
+    result = build_report(kw)
+    write_reports(result, paths, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
+    for verdict in result.verdicts:
+        click.echo(f"{verdict.label:<10}  {verdict.candidate}")
+    for path in paths:
+        click.echo(f"wrote {path}", err=True)
+
+
+@main.command()
+@input_options
+@guarded
+def check(debug, **kw) -> None:
+    """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any may not."""
+    result = build_report(kw)
+    for verdict in result.verdicts:
+        click.echo(verdict.headline)
+    sys.exit(EXIT_SHIP if result.ship_all else EXIT_DONT_SHIP)
+
+
+@main.command()
+@click.argument("directory", required=False, default="releasegate-demo", type=click.Path(path_type=Path))
+@click.option("--debug", is_flag=True, help="Show the traceback of an error.")
+@guarded
+def demo(directory, debug) -> None:
+    """Write the bundled bank-assistant example, its policy and its reports into DIRECTORY."""
+    from releasegate.demo import write_demo
+
+    written = write_demo(directory)
+    click.echo(f"Wrote the bank-assistant example to {directory}/:")
+    for path in written:
+        click.echo(f"  {path}")
+    click.echo("Open the .html report in a browser, or read the .md one; the .json holds every figure.")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,165 @@
+"""Stage 4: the policy's rules (SPEC section 5) turn each candidate's analysis into SHIP or DON'T SHIP.
+
+Rules, in order; every rule that fires is a reason with its figures, and the first is the headline:
+1. critical_broken, 2. overall_regression, 3. category_regression, 4. guardrail, 5. not_non_inferior.
+Warnings never change the verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from releasegate import fmt
+from releasegate.model import Analysis, CandidateAnalysis, Comparison, Reason, RuleCheck, Verdict
+from releasegate.policy import Policy
+
+RULES = ("critical_broken", "overall_regression", "category_regression", "guardrail", "not_non_inferior")
+TINY_SAMPLE = 30
+
+
+def _diff(c: Comparison, binary: bool) -> str:
+    if binary:
+        return f"{fmt.points(c.diff)} points {fmt.interval_points(c.ci_low, c.ci_high)}"
+    return f"{c.diff:+.3f} {_interval(c.ci_low, c.ci_high)}"
+
+
+def _interval(low: float, high: float) -> str:
+    return f"[{low:+.3f}, {high:+.3f}]"
+
+
+def _unit(binary: bool) -> Callable[[float], str]:
+    return (lambda x: f"{fmt.points(x)} points") if binary else (lambda x: f"{x:+.3f}")
+
+
+def _critical_broken(cand: CandidateAnalysis, policy: Policy) -> RuleCheck:
+    hits = [c for c in cand.categories if c.critical and c.broke > 0]
+    if not policy.critical:
+        return RuleCheck("critical_broken", False, "no critical categories set")
+    if not hits:
+        return RuleCheck("critical_broken", False, f"no broken case in {', '.join(policy.critical)}")
+    parts = []
+    for c in hits:
+        passing = c.both_pass + c.broke
+        fixed = "none" if c.fixed == 0 else str(c.fixed)
+        parts.append(f"{c.broke} of {passing} passing {c.label} cases (fixed {fixed})")
+    kind = "a critical category" if len(hits) == 1 else "critical categories"
+    return RuleCheck("critical_broken", True, f"it broke {'; '.join(parts)}, {kind}")
+
+
+def _overall_regression(cand: CandidateAnalysis, policy: Policy, binary: bool) -> RuleCheck:
+    o = cand.overall
+    fired = o.p_adjusted < policy.alpha
+    detail = (f"overall {_diff(o, binary)}, one-sided {o.method} {fmt.p_is(o.p_one_sided)} "
+              f"(adjusted {fmt.pvalue(o.p_adjusted)}, {policy.correction}); alpha {policy.alpha:g}")
+    if fired:
+        detail = f"significant overall regression: {detail}"
+    return RuleCheck("overall_regression", fired, detail)
+
+
+def _category_regression(cand: CandidateAnalysis, policy: Policy, binary: bool) -> RuleCheck:
+    hits = [c for c in cand.categories if c.p_adjusted < policy.alpha]
+    if not cand.categories:
+        return RuleCheck("category_regression", False, "no categories given")
+    if not hits:
+        worst = min(cand.categories, key=lambda c: c.p_adjusted)
+        return RuleCheck("category_regression", False,
+                         f"no category regresses significantly (smallest adjusted {fmt.p_is(worst.p_adjusted)}, "
+                         f"{worst.label})")
+    parts = [f"{c.label} {_diff(c, binary)}, adjusted {fmt.p_is(c.p_adjusted)}" for c in hits]
+    return RuleCheck("category_regression", True, "significant regression in " + "; ".join(parts))
+
+
+def _guardrails(cand: CandidateAnalysis, policy: Policy) -> tuple[RuleCheck, list[str]]:
+    """Rule 4: a guardrail fires when the upper bound of its ratio's interval exceeds the limit."""
+    if not policy.guardrails:
+        return RuleCheck("guardrail", False, "no guardrails set"), []
+    costs = cand.extras.get("costs")
+    bounds = getattr(costs, "guardrail_bounds", {}) if costs is not None else {}
+    fired, passed, warnings = [], [], []
+    for name, limit in sorted(policy.guardrails.items()):
+        if name not in bounds:
+            warnings.append(f"guardrail {name} is set but the data has no figure for it")
+            continue
+        estimate, low, high = bounds[name]
+        text = f"{name.removeprefix('max_')} {fmt.ratio(estimate)} [{fmt.ratio(low)}, {fmt.ratio(high)}] vs limit {limit:g}"
+        (fired if high > limit else passed).append(text)
+    if fired:
+        return RuleCheck("guardrail", True, "guardrail exceeded: " + "; ".join(fired)), warnings
+    return RuleCheck("guardrail", False, "; ".join(passed) or "no guardrail could be checked"), warnings
+
+
+def _non_inferior(cand: CandidateAnalysis, policy: Policy, binary: bool) -> RuleCheck:
+    o = cand.overall
+    level = round((1 - 2 * policy.alpha) * 100)
+    unit = _unit(binary)
+    if policy.margin == 0:
+        return RuleCheck("not_non_inferior", False, "non-inferiority check off (margin = 0)")
+    shown = f"the {level}% interval's lower bound is {unit(o.ni_low)}, margin {unit(-policy.margin)}"
+    if o.ni_low < -policy.margin:
+        return RuleCheck("not_non_inferior", True, f"the data cannot show it is no worse: {shown}")
+    return RuleCheck("not_non_inferior", False, f"non-inferior: {shown}")
+
+
+def _warnings(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> list[str]:
+    out = []
+    for c in cand.categories:
+        if c.broke > 0 and c.p_one_sided < policy.alpha <= c.p_adjusted:
+            out.append(f"{c.label}: {c.broke} broken, one-sided {fmt.p_is(c.p_one_sided)} before correction "
+                       f"({fmt.pvalue(c.p_adjusted)} after); worth a look")
+    powerless = [c for c in cand.categories if c.powerless]
+    if powerless:
+        needed = powerless[0].discordant_needed
+        names = ", ".join(f"{c.label} {c.fixed + c.broke}" for c in powerless)
+        out.append(f"{len(powerless)} categor{'y is' if len(powerless) == 1 else 'ies are'} too small to show a regression "
+                   f"on their own: each needs at least {needed} changed cases (has: {names})")
+    if cand.overall.degenerate:
+        out.append("no case changed outcome: every p-value is 1")
+    if cand.exclusions.count:
+        out.append(f"{cand.exclusions.count} case(s) excluded from the pairing (present on one side only)")
+    if cand.overall.n < TINY_SAMPLE:
+        out.append(f"only {cand.overall.n} paired cases: every figure is very uncertain")
+    for extra in cand.extras.values():
+        out.extend(getattr(extra, "warnings", ()))
+    return out
+
+
+def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> Verdict:
+    """Apply the five rules to one candidate."""
+    binary = analysis.outcome_kind == "binary" and not analysis.has_runs
+    guard, guard_warnings = _guardrails(cand, policy)
+    checks = (
+        _critical_broken(cand, policy),
+        _overall_regression(cand, policy, binary),
+        _category_regression(cand, policy, binary),
+        guard,
+        _non_inferior(cand, policy, binary),
+    )
+    reasons = tuple(Reason(c.rule, c.detail) for c in checks if c.fired)
+    ship = not reasons
+    o = cand.overall
+    p_word = "not significant" if o.p_value >= policy.alpha else "significant"
+    overall_text = f"overall {_diff(o, binary)} ({o.method.split()[0]} {fmt.p_is(o.p_value)}, {p_word})"
+    if ship:
+        because = (f"{overall_text}; no rule fired, and the data rule out a loss larger than "
+                   f"{_unit(binary)(o.ni_low).lstrip('+-')}.")
+    elif reasons[0].rule == "overall_regression":
+        because = f"{reasons[0].message}."
+    else:
+        because = f"{reasons[0].message}; {overall_text}."
+    label = "SHIP" if ship else "DON'T SHIP"
+    headline = f"{label} {cand.name}: {because}"
+    return Verdict(
+        candidate=cand.name,
+        ship=ship,
+        headline=headline,
+        because=because,
+        reasons=reasons,
+        warnings=tuple(guard_warnings + _warnings(cand, analysis, policy)),
+        checks=checks,
+        smallest_margin_ruled_out=o.ni_low,
+    )
+
+
+def decide(analysis: Analysis, policy: Policy) -> tuple[Verdict, ...]:
+    """A verdict per candidate, in the analysis' order."""
+    return tuple(decide_candidate(c, analysis, policy) for c in analysis.candidates)

@@ -1,0 +1,47 @@
+"""`releasegate demo`: the bundled bank-assistant example, its policy and its reports, written to a folder."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+from importlib import resources
+from pathlib import Path
+
+EXAMPLE = "bank-assistant"
+INPUTS = ("eval_results.csv", "eval_cases.csv", "releasegate.toml")
+REPORTS = ("report.md", "report.json")
+
+
+def example_files() -> dict[str, Path]:
+    """Paths of the bundled example's input files inside the installed package."""
+    root = resources.files("releasegate") / "examples" / EXAMPLE
+    return {name: Path(str(root / name)) for name in INPUTS}
+
+
+def write_demo(directory: Path, reports: tuple[str, ...] = REPORTS) -> list[Path]:
+    """Copy the example into ``directory`` and write its reports; returns the files written, inputs first."""
+    from releasegate.errors import InputError
+    from releasegate.load import Source
+    from releasegate.pipeline import run
+    from releasegate.policy import load_policy_file, make_policy
+    from releasegate.render import write_reports
+
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create {directory}: {exc.strerror or exc}") from None
+    written = []
+    for name, source in example_files().items():
+        shutil.copyfile(source, directory / name)
+        written.append(directory / name)
+    outputs = [Path(name) for name in reports]
+    command = ("releasegate report eval_results.csv --cases eval_cases.csv --policy releasegate.toml "
+               + " ".join(f"-o {name}" for name in reports))
+    # Run inside the folder so the report records the short relative paths a reader can rerun with.
+    with contextlib.chdir(directory):
+        policy = make_policy(load_policy_file(Path("releasegate.toml")))
+        report = run([Source(Path("eval_results.csv"))], policy, cases=Path("eval_cases.csv"), command_line=command)
+        write_reports(report, outputs)
+    written += [directory / name for name in reports]
+    return written

@@ -1,0 +1,58 @@
+"""Number formatting shared by the verdict sentences and the templates (never computes a statistic)."""
+
+from __future__ import annotations
+
+import math
+
+
+def is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not (isinstance(x, float) and math.isnan(x))
+
+
+def pvalue(p: float) -> str:
+    """0.238, 0.001, < 0.001; the lesson prints McNemar p to three decimals."""
+    if not is_number(p):
+        return "n/a"
+    if p < 0.00095:
+        return "< 0.001"
+    return f"{p:.3f}"
+
+
+def p_is(p: float) -> str:
+    """'p = 0.238' or 'p < 0.001', for sentences."""
+    text = pvalue(p)
+    return f"p {text}" if text.startswith("<") else f"p = {text}"
+
+
+def pct(x: float, digits: int = 1) -> str:
+    """A rate as a percentage: 0.9175 -> 91.8%."""
+    return f"{x * 100:.{digits}f}%" if is_number(x) else "n/a"
+
+
+def points(x: float, digits: int = 1) -> str:
+    """A difference of rates in percentage points with its sign: 0.015 -> +1.5."""
+    if not is_number(x):
+        return "n/a"
+    value = round(x * 100, digits)
+    if value == 0:
+        value = 0.0  # no "-0.0"
+    return f"{value:+.{digits}f}"
+
+
+def interval_points(low: float, high: float, digits: int = 1) -> str:
+    return f"[{points(low, digits)}, {points(high, digits)}]"
+
+
+def interval_pct(low: float, high: float, digits: int = 1) -> str:
+    if not (is_number(low) and is_number(high)):
+        return "n/a"
+    return f"[{low * 100:.{digits}f}, {high * 100:.{digits}f}]"
+
+
+def number(x: float, digits: int = 3) -> str:
+    """A score or other plain number, trimmed: 0.7126 -> 0.713."""
+    return f"{x:.{digits}f}" if is_number(x) else "n/a"
+
+
+def ratio(x: float, digits: int = 2) -> str:
+    return f"{x:.{digits}f}x" if is_number(x) else "n/a"

@@ -1,0 +1,287 @@
+"""Read Inspect AI eval logs (``.eval`` zip with deflate or zstd members, or ``.json``) into the tidy table.
+
+One row per (sample id, epoch). Score values map as Inspect's own ``value_to_float`` does: C -> 1,
+I -> 0, P (partial) -> 0.5, N (no answer) -> 0, yes/true -> 1, no/false -> 0, numbers as they are.
+``passed`` is 1 only for C (or yes/true): a partial answer is not a pass, so P gives passed 0 and
+score 0.5. A scorer with plain numeric values gives ``score`` only (no ``passed`` column).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+import struct
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from releasegate.errors import InputError
+
+ZSTD_METHOD = 93  # APPNOTE 4.4.5; what Inspect writes since April 2026, unreadable by Python < 3.14
+TEXT_LIMIT = 2000
+NAN = float("nan")
+_SAMPLE_MEMBER = re.compile(r"^samples/[^/]+\.json$")  # samples/{id}_epoch_{n}.json
+_LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
+_LETTERS = {"C": (1.0, 1.0), "I": (0.0, 0.0), "P": (0.0, 0.5), "N": (0.0, 0.0)}
+_WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+
+
+def read_inspect(path: Path, *, release: str | None = None, scorer: str | None = None,
+                 category_field: str | None = None) -> pd.DataFrame:
+    """Read one Inspect log into rows of (release, case_id, run, passed, score, ...).
+
+    ``release`` defaults to the log's model (``eval.model``); ``scorer`` must name one scorer when the
+    samples carry several; ``category_field`` names the sample metadata field holding the category.
+    ``df.attrs`` holds ``task``, ``model``, ``scorer`` and ``source_format`` ("inspect").
+    """
+    path = Path(path)
+    header, samples = _load_log(path)
+    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    model = str(spec.get("model") or "")
+    release = release or model
+    if not release:
+        raise InputError(f"{path}: the log names no model (eval.model); give the release name (NAME=path)")
+    chosen = _choose_scorer(path, samples, scorer)
+    rows = []
+    for sample in sorted(samples, key=_sample_order):
+        try:
+            rows.append(_row(sample, chosen, category_field))
+        except (InputError, AttributeError, TypeError, ValueError) as exc:
+            raise InputError(f"{path}: sample {sample.get('id')!s}: {exc}") from None
+    if category_field:
+        _check_categories(path, samples, rows, category_field)
+    frame = pd.DataFrame(rows)
+    frame.insert(0, "release", release)
+    frame["case_id"] = frame["case_id"].astype(str)
+    frame["run"] = frame["run"].astype("int64")
+    numeric = frame.pop("_numeric")
+    if numeric.any():
+        frame = frame.drop(columns="passed")  # a numeric scorer is not pass/fail
+    for column in ("latency_ms", "input_tokens", "output_tokens", "input", "target", "output", "error"):
+        if frame[column].isna().all():
+            frame = frame.drop(columns=column)  # the log does not have it: no column beats a column of NaN
+    frame.attrs.update(task=str(spec.get("task") or ""), model=model, scorer=chosen or "",
+                       source_format="inspect")
+    return frame
+
+
+def _load_log(path: Path) -> tuple[dict, list[dict]]:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(2)
+            data = b"" if head == b"PK" else head + handle.read()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if head == b"PK":
+        return _load_eval_zip(path)
+    log = _parse_json(path, data, "file")
+    if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
+        raise InputError(f"{path}: not an Inspect log: expected a .eval zip or a JSON EvalLog with 'eval' and "
+                         "'samples' keys")
+    samples = log.get("samples")
+    if not isinstance(samples, list) or not samples:
+        raise InputError(f"{path}: the Inspect log holds no samples; per-sample results are needed "
+                         "(run without --no-log-samples)")
+    if not all(isinstance(s, dict) for s in samples):
+        raise InputError(f"{path}: a sample is not a JSON object: not an Inspect log")
+    return log, samples
+
+
+def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InputError(f"{path}: not a readable .eval log: a zip file was expected ({exc})") from None
+    with archive:
+        names = set(archive.namelist())
+        if "header.json" in names:
+            header = _member_json(path, archive, "header.json")
+        elif "_journal/start.json" in names:
+            raise InputError(f"{path}: the Inspect log has no header.json: the eval did not finish; "
+                             "a finished .eval log was expected")
+        else:
+            raise InputError(f"{path}: zip without header.json: not an Inspect .eval log")
+        if not isinstance(header, dict):
+            raise InputError(f"{path}: header.json is not a JSON object: not an Inspect .eval log")
+        members = sorted(n for n in names if _SAMPLE_MEMBER.match(n))
+        if not members:
+            raise InputError(f"{path}: the Inspect log holds no samples (no samples/*.json members)")
+        samples = [_member_json(path, archive, name) for name in members]
+    if not all(isinstance(s, dict) for s in samples):
+        raise InputError(f"{path}: a samples/*.json member is not a JSON object")
+    return header, samples
+
+
+def _member_json(path: Path, archive: zipfile.ZipFile, name: str) -> Any:
+    info = archive.getinfo(name)
+    if info.compress_type == ZSTD_METHOD:
+        data = _read_zstd_member(path, info)
+    else:
+        try:
+            data = archive.read(info)
+        except NotImplementedError:
+            raise InputError(f"{path}: member {name} uses zip compression method {info.compress_type}; "
+                             "deflate and zstd are supported") from None
+        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
+            raise InputError(f"{path}: member {name} is corrupt ({exc})") from None
+    return _parse_json(path, data, f"member {name}")
+
+
+def _read_zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
+    """Read the raw bytes of a zstd member and decompress them (Python 3.11's zipfile refuses method 93)."""
+    import zstandard  # imported here: only zstd logs need it
+
+    try:
+        with path.open("rb") as handle:
+            handle.seek(info.header_offset)
+            fields = _LOCAL_HEADER.unpack(handle.read(_LOCAL_HEADER.size))
+            if fields[0] != 0x04034B50:
+                raise ValueError("bad local header signature")
+            if fields[2] & 0x1:
+                raise ValueError("encrypted members are not supported")
+            handle.seek(fields[9] + fields[10], io.SEEK_CUR)  # skip file name and extra field
+            raw = handle.read(info.compress_size)
+        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True)
+        data = reader.read()
+    except (struct.error, ValueError, OSError, zstandard.ZstdError) as exc:
+        raise InputError(f"{path}: zstd member {info.filename} is corrupt ({exc})") from None
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        raise InputError(f"{path}: zstd member {info.filename} is corrupt (size or CRC-32 mismatch)")
+    return data
+
+
+def _parse_json(path: Path, data: bytes, what: str) -> Any:
+    try:
+        return json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: {what} is not valid JSON ({exc}); an Inspect log was expected") from None
+
+
+def _score_values(sample: dict) -> dict[str, Any]:
+    """Scorer name -> value; a scorer with a dict value gives one entry per key ("name/key")."""
+    values: dict[str, Any] = {}
+    scores = sample.get("scores")
+    for name, score in (scores if isinstance(scores, dict) else {}).items():
+        value = score.get("value") if isinstance(score, dict) else score
+        if isinstance(value, dict):
+            values.update({f"{name}/{key}": item for key, item in value.items()})
+        else:
+            values[name] = value
+    return values
+
+
+def _choose_scorer(path: Path, samples: list[dict], scorer: str | None) -> str | None:
+    available = list(dict.fromkeys(name for s in samples for name in _score_values(s)))
+    if scorer is not None:
+        if scorer in available or not available:  # an unscored log stays all-NaN under any scorer
+            return scorer
+        raise InputError(f"{path}: no scorer {scorer!r}; available scorers: {', '.join(available)}")
+    if len(available) > 1:
+        raise InputError(f"{path}: the samples carry {len(available)} scorers ({', '.join(available)}); "
+                         "choose one with --scorer")
+    return available[0] if available else None
+
+
+def _convert(value: Any) -> tuple[float, float, bool]:
+    """(passed, score, is_numeric) for one Inspect score value."""
+    if value is None:
+        return NAN, NAN, False
+    if isinstance(value, bool):
+        return float(value), float(value), False
+    if isinstance(value, (int, float)):
+        return NAN, float(value), True
+    if isinstance(value, str):
+        text = value.strip()
+        if text.upper() in _LETTERS:
+            return (*_LETTERS[text.upper()], False)
+        if text.lower() in _WORDS:
+            return _WORDS[text.lower()], _WORDS[text.lower()], False
+        try:
+            return NAN, float(text), True
+        except ValueError:
+            pass
+    raise InputError(f"Inspect score value {str(value)[:40]!r} is not C/I/P/N, yes/no, true/false or a number")
+
+
+def _sample_order(sample: dict) -> tuple:
+    # Inspect's own order: integer ids numerically, then string ids, then epoch.
+    case = sample.get("id")
+    epoch = sample.get("epoch")
+    return (0, case, "") if isinstance(case, int) else (1, 0, str(case)), epoch if isinstance(epoch, int) else 0
+
+
+def _row(sample: dict, scorer: str | None, category_field: str | None) -> dict[str, Any]:
+    if sample.get("id") is None:
+        raise InputError("the sample has no id")
+    error = sample.get("error")
+    value = _score_values(sample).get(scorer) if scorer else None
+    passed, score, numeric = _convert(value)
+    if error:  # an errored sample has no trustworthy outcome; --missing decides later
+        passed = score = NAN
+    attachments = sample.get("attachments") or {}
+    seconds = sample.get("total_time", sample.get("working_time"))
+    input_tokens, output_tokens = _tokens(sample)
+    row = {"case_id": sample.get("id"), "run": int(sample.get("epoch") or 1), "passed": passed, "score": score,
+           "_numeric": numeric}
+    if category_field:
+        category = (sample.get("metadata") or {}).get(category_field)
+        row["category"] = None if category is None else str(category)
+    row.update(latency_ms=float(seconds) * 1000.0 if seconds is not None else NAN,
+               input_tokens=input_tokens, output_tokens=output_tokens,
+               input=_clip(_text(sample.get("input"), attachments)),
+               target=_clip(_text(sample.get("target"), attachments, sep=" | ")),
+               output=_clip(_output_text(sample.get("output"), attachments)),
+               error=_clip(error.get("message") if isinstance(error, dict) else error) if error else None)
+    return row
+
+
+def _tokens(sample: dict) -> tuple[float, float]:
+    """Sum over every model the sample used; fall back to the output's usage when model_usage is empty."""
+    usages = list((sample.get("model_usage") or {}).values())
+    if not usages and isinstance(sample.get("output"), dict) and sample["output"].get("usage"):
+        usages = [sample["output"]["usage"]]
+    totals = []
+    for key in ("input_tokens", "output_tokens"):
+        found = [u[key] for u in usages if isinstance(u, dict) and isinstance(u.get(key), (int, float))]
+        totals.append(float(sum(found)) if found else NAN)
+    return totals[0], totals[1]
+
+
+def _check_categories(path: Path, samples: list[dict], rows: list[dict], field: str) -> None:
+    missing = [str(r["case_id"]) for r in rows if r["category"] is None]
+    if missing:
+        keys = sorted({k for s in samples for k in (s.get("metadata") or {})})
+        raise InputError(f"{path}: sample metadata has no {field!r} for {len(missing)} sample(s), e.g. "
+                         f"{', '.join(missing[:3])}; metadata fields present: {', '.join(keys) or 'none'}")
+
+
+def _text(value: Any, attachments: dict, sep: str = "\n") -> str | None:
+    """Plain text of a string, chat message, content part, or a list of them (image parts are skipped)."""
+    if value is None or isinstance(value, str):
+        # .eval samples move long strings into "attachments", leaving "attachment://<hash>" behind.
+        is_ref = isinstance(value, str) and value.startswith("attachment://")
+        return str(attachments.get(value[len("attachment://"):], value)) if is_ref else value
+    if isinstance(value, dict):
+        return _text(value.get("content", value.get("text") if value.get("type") == "text" else None), attachments)
+    if isinstance(value, list):
+        return sep.join(t for t in (_text(v, attachments) for v in value) if t)
+    return str(value)
+
+
+def _output_text(output: Any, attachments: dict) -> str | None:
+    if not isinstance(output, dict):
+        return None
+    choices = output.get("choices") or [{}]
+    return _text(output.get("completion") or (choices[0] or {}).get("message"), attachments)
+
+
+def _clip(text: Any) -> str | None:
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return None
+    text = str(text)
+    return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"

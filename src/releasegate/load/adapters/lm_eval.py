@@ -1,0 +1,212 @@
+"""Read lm-evaluation-harness ``samples_<task>_<date>.jsonl`` (``--log_samples``) into the tidy table.
+
+One row per doc_id: ``case_id`` is ``str(doc_id)`` and ``doc_hash`` is kept so the caller can check
+that every release saw the same document (:func:`check_doc_hashes`). ``category`` is the task name.
+The release defaults to the model named by the sibling ``results_<date>.json``.
+
+Choices: when a doc appears under several filters (e.g. gsm8k's strict-match and flexible-extract),
+the first filter in the file is used unless ``filter_name`` names another. The metric defaults to
+the only one present, else ``acc``, else ``exact_match``. ``passed`` is given for 0/1 metrics:
+accuracy-type names (acc, acc_norm, exact_match, ...) or boolean values; others give ``score`` only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from releasegate.errors import InputError
+
+TEXT_LIMIT = 2000
+NAN = float("nan")
+BINARY_METRICS = frozenset({"acc", "acc_norm", "exact_match", "exact", "em", "mc1", "pass@1"})
+_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)$")
+# Fields of a samples record that are not per-sample metrics (used when "metrics" is absent: lm-eval < 0.4.3).
+_NOT_METRICS = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter",
+                          "metrics", "doc_hash", "prompt_hash", "target_hash"})
+
+
+def read_lm_eval(path: Path, *, release: str | None = None, metric: str | None = None,
+                 filter_name: str | None = None) -> pd.DataFrame:
+    """Read one samples file; ``df.attrs`` holds ``task``, ``metric``, ``filter``, ``filters``, ``model``."""
+    path = Path(path)
+    match = _NAME.match(path.stem)
+    task = match["task"] if match else path.stem.removeprefix("samples_")
+    records = list(_records(path))
+    if not records:
+        raise InputError(f"{path}: no records; an lm-evaluation-harness samples_*.jsonl file was expected")
+    filters = list(dict.fromkeys(str(r.get("filter", "none")) for r in records))
+    chosen_filter = filter_name if filter_name is not None else filters[0]
+    if chosen_filter not in filters:
+        raise InputError(f"{path}: no filter {chosen_filter!r}; filters present: {', '.join(filters)}")
+    records = [r for r in records if str(r.get("filter", "none")) == chosen_filter]
+    chosen_metric = _choose_metric(path, records, metric)
+    model = ""
+    if not release:
+        model = _model_name(path, match["date"] if match else None)
+        release = model
+    rows = [_row(path, r, chosen_metric) for r in records]
+    frame = pd.DataFrame(rows)
+    dup = frame["case_id"][frame["case_id"].duplicated()].unique()
+    if len(dup):
+        raise InputError(f"{path}: doc_id repeated within filter {chosen_filter!r}: {', '.join(dup[:5])}")
+    values = frame["score"].dropna()
+    binary = values.isin((0.0, 1.0)).all() and (chosen_metric in BINARY_METRICS or all(
+        isinstance(r.get(chosen_metric), bool) for r in records if r.get(chosen_metric) is not None))
+    if binary:
+        frame["passed"] = frame["score"]
+    frame["release"] = release
+    frame["category"] = task
+    order = ["release", "case_id", "passed", "score", "category", "doc_hash", "input", "target", "output"]
+    frame = frame[[c for c in order if c in frame.columns and not (c in order[5:] and frame[c].isna().all())]]
+    frame.attrs.update(task=task, metric=chosen_metric, filter=chosen_filter, filters=filters,
+                       model=model, source_format="lm-eval")
+    return frame
+
+
+def check_doc_hashes(frames: list[pd.DataFrame]) -> None:
+    """Raise InputError when one (task, case_id) has different doc_hash values across frames.
+
+    lm-eval's doc_id is only a position in the dataset: a changed dataset or task version gives the
+    same doc_id to another document, and pairing those would compare unrelated items.
+    """
+    parts = []
+    for frame in frames:
+        if "doc_hash" not in frame.columns:
+            continue
+        task = frame["category"] if "category" in frame.columns else frame.attrs.get("task", "")
+        parts.append(pd.DataFrame({"task": task, "case_id": frame["case_id"], "doc_hash": frame["doc_hash"]}))
+    if len(parts) < 2:
+        return
+    table = pd.concat(parts, ignore_index=True).dropna(subset=["doc_hash"])
+    counts = table.groupby(["task", "case_id"], sort=False)["doc_hash"].nunique()
+    differ = counts[counts > 1]
+    if len(differ):
+        shown = ", ".join(f"{case} ({task})" for task, case in differ.index[:5])
+        raise InputError(f"doc_hash differs between files for {len(differ)} doc_id(s): {shown}: "
+                         "the releases were not evaluated on the same documents (check dataset and task version)")
+
+
+def _records(path: Path) -> Iterator[dict]:
+    try:
+        handle = path.open("r", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with handle:
+        try:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg}); an lm-eval "
+                                     "samples_*.jsonl file was expected") from None
+                if not isinstance(record, dict) or "doc_id" not in record:
+                    raise InputError(f"{path}: line {number} has no 'doc_id'; an lm-eval samples_*.jsonl file "
+                                     "(written with --log_samples) was expected")
+                yield record
+        except UnicodeDecodeError:
+            raise InputError(f"{path}: not UTF-8 text; an lm-eval samples_*.jsonl file was expected") from None
+
+
+def _metric_names(records: list[dict]) -> list[str]:
+    names: dict[str, None] = {}
+    for record in records:
+        listed = record.get("metrics")
+        if isinstance(listed, list):
+            names.update(dict.fromkeys(str(m) for m in listed))
+        else:
+            names.update(dict.fromkeys(k for k, v in record.items() if k not in _NOT_METRICS
+                                       and isinstance(v, (int, float, bool))))
+    return list(names)
+
+
+def _choose_metric(path: Path, records: list[dict], metric: str | None) -> str:
+    names = _metric_names(records)
+    if metric is not None:
+        if metric in names:
+            return metric
+        raise InputError(f"{path}: no metric {metric!r}; metrics present: {', '.join(names) or 'none'}")
+    if len(names) == 1:
+        return names[0]
+    for default in ("acc", "exact_match"):
+        if default in names:
+            return default
+    raise InputError(f"{path}: {len(names)} metrics present ({', '.join(names) or 'none'}); choose one with --metric")
+
+
+def _row(path: Path, record: dict, metric: str) -> dict[str, Any]:
+    value = record.get(metric)
+    if value is None:
+        score = NAN
+    elif isinstance(value, (bool, int, float)):
+        score = float(value)
+    else:  # corpus metrics (bleu, f1 over a set) log a per-sample tuple, not a score
+        raise InputError(f"{path}: metric {metric!r} has no per-sample number (doc_id {record['doc_id']}: "
+                         f"{str(value)[:40]}); choose a per-sample metric with --metric")
+    return {"case_id": str(record["doc_id"]), "score": score, "doc_hash": record.get("doc_hash"),
+            "input": _clip(_first_argument(record.get("arguments"))),
+            "target": _clip(_target(record.get("target"))),
+            "output": _clip(_first_text(record.get("filtered_resps")))}
+
+
+def _first_argument(arguments: Any) -> str | None:
+    # lm-eval >= 0.4.3: {"gen_args_0": {"arg_0": context, "arg_1": ...}}; before: [[context, ...], ...]
+    if isinstance(arguments, dict) and arguments:
+        first = next(iter(arguments.values()))
+        return first.get("arg_0") if isinstance(first, dict) and isinstance(first.get("arg_0"), str) else None
+    return _first_text(arguments)
+
+
+def _first_text(value: Any) -> str | None:
+    while isinstance(value, list) and value:
+        value = value[0]
+    return value if isinstance(value, str) else None
+
+
+def _target(value: Any) -> str | None:
+    if isinstance(value, list):
+        return " | ".join(str(v) for v in value)
+    return None if value is None else str(value)
+
+
+def _model_name(path: Path, date: str | None) -> str:
+    """The model named by the results_*.json beside the samples file (same date suffix when there is one)."""
+    candidates = [path.with_name(f"results_{date}.json")] if date else []
+    if not (candidates and candidates[0].is_file()):
+        candidates = sorted(path.parent.glob("results_*.json"))
+    if len(candidates) != 1:
+        found = "none" if not candidates else f"{len(candidates)} and none with the samples' date"
+        raise InputError(f"{path}: cannot tell the model: results_*.json beside it: {found}; "
+                         "name the release (NAME=path)")
+    try:
+        results = json.loads(candidates[0].read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{candidates[0]}: unreadable lm-eval results file ({exc})") from None
+    config = results.get("config") if isinstance(results, dict) else None
+    config = config if isinstance(config, dict) else {}
+    name = results.get("model_name") if isinstance(results, dict) else None
+    args = config.get("model_args")
+    if not name and isinstance(args, str):
+        args = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
+    if not name and isinstance(args, dict):
+        name = next((args[k] for k in ("pretrained", "model", "engine", "path") if args.get(k)), None)
+    name = name or config.get("model")
+    if not name:
+        raise InputError(f"{candidates[0]}: names no model (model_name, config.model_args); name the release "
+                         "(NAME=path)")
+    return str(name)
+
+
+def _clip(text: Any) -> str | None:
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return None
+    text = str(text)
+    return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"

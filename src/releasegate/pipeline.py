@@ -1,0 +1,76 @@
+"""The one way through: load -> validate -> analyze -> decide, plus the provenance of the run."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from importlib import metadata
+from pathlib import Path
+
+from releasegate import __version__
+from releasegate.errors import InputError
+from releasegate.load import AdapterOptions, Source, load_results
+from releasegate.model import Provenance, Report
+from releasegate.policy import Policy
+
+PROVENANCE_PACKAGES = ("numpy", "scipy", "pandas", "jinja2")
+
+
+def generation_time() -> str:
+    """ISO time of generation: SOURCE_DATE_EPOCH when set (reproducible builds), else now, in UTC."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch:
+        try:
+            moment = _dt.datetime.fromtimestamp(int(epoch), tz=_dt.UTC)
+        except (ValueError, OverflowError, OSError):
+            raise InputError(f"SOURCE_DATE_EPOCH must be an integer number of seconds, got {epoch!r}") from None
+    else:
+        moment = _dt.datetime.now(tz=_dt.UTC).replace(microsecond=0)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def package_versions(names: tuple[str, ...] = PROVENANCE_PACKAGES) -> dict[str, str]:
+    versions = {}
+    for name in names:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def run(
+    sources: list[Source],
+    policy: Policy,
+    *,
+    cases: Path | None = None,
+    options: AdapterOptions | None = None,
+    command_line: str = "",
+) -> Report:
+    """Load, validate, analyze and decide; the Report holds everything a renderer needs."""
+    from releasegate.analyze import analyze
+    from releasegate.decide import decide
+    from releasegate.validate import validate
+
+    options = options or AdapterOptions()
+    loaded = load_results(sources, columns=policy.columns, cases=cases, options=options)
+    data = validate(loaded.table, policy, loaded.metadata_columns)
+    analysis = analyze(data, policy)
+    verdicts = decide(analysis, policy)
+    title = policy.title or _default_title(sources)
+    provenance = Provenance(
+        tool_version=__version__,
+        command_line=command_line,
+        inputs=loaded.inputs,
+        policy=policy.as_dict(),
+        packages=package_versions(),
+        generated_at=generation_time(),
+        title=title,
+    )
+    return Report(analysis, verdicts, provenance)
+
+
+def _default_title(sources: list[Source]) -> str:
+    first = sources[0].path
+    name = first.parent.name if first.parent.name else first.stem
+    return name or first.stem

@@ -1,0 +1,133 @@
+"""The policy: the analysis parameters and the rules of the verdict, from a TOML file and flags (flags win)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from releasegate.errors import InputError
+from releasegate.stats.multiplicity import CORRECTIONS
+
+CANONICAL_COLUMNS = (
+    "release", "case_id", "passed", "score", "category", "cluster", "run",
+    "latency_ms", "input_tokens", "output_tokens", "cost",
+)
+GUARDRAILS = ("max_latency_p95_ratio", "max_latency_mean_ratio", "max_cost_ratio", "max_tokens_ratio")
+MISSING_MODES = ("refuse", "fail", "drop")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Every setting of one run. Defaults are SPEC section 5's; docs/policy.md explains each key."""
+
+    baseline: str | None = None
+    candidates: tuple[str, ...] = ()
+    alpha: float = 0.05
+    margin: float = 0.05
+    correction: str = "holm"
+    mcnemar: str = "exact"
+    critical: tuple[str, ...] = ()
+    guardrails: Mapping[str, float] = field(default_factory=dict)
+    prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    columns: Mapping[str, str] = field(default_factory=dict)  # canonical name -> name in the files
+    pass_threshold: float | None = None
+    score_range: tuple[float, float] | None = None
+    missing: str = "refuse"
+    allow_missing: bool = False
+    confidence: float = 0.95
+    power: float = 0.8
+    seed: int = 20240501
+    n_resamples: int = 10_000
+    title: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain, JSON-ready view for provenance."""
+        out = dataclasses.asdict(self)
+        out["candidates"] = list(self.candidates)
+        out["critical"] = list(self.critical)
+        out["guardrails"] = dict(self.guardrails)
+        out["prices"] = {k: dict(v) for k, v in self.prices.items()}
+        out["columns"] = dict(self.columns)
+        out["score_range"] = list(self.score_range) if self.score_range else None
+        return out
+
+
+_KEYS = {f.name for f in dataclasses.fields(Policy)}
+
+
+def load_policy_file(path: Path) -> dict[str, Any]:
+    """Read a releasegate.toml into a plain dict of policy keys (not yet validated)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"policy file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read policy file {path}: {exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"policy file {path} is not valid TOML: {exc}") from None
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise InputError(f"policy file {path}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(_KEYS))}")
+    return data
+
+
+def make_policy(file_values: Mapping[str, Any] | None = None, **overrides: Any) -> Policy:
+    """Combine the policy file's values with flag overrides (None means "not given") and check them."""
+    values: dict[str, Any] = dict(file_values or {})
+    for key, value in overrides.items():
+        if value is None or value == () or value == {}:
+            continue
+        if key == "columns":
+            values["columns"] = {**dict(values.get("columns", {})), **value}
+        else:
+            values[key] = value
+    for key in ("candidates", "critical"):
+        if key in values:
+            raw = values[key]
+            values[key] = (raw,) if isinstance(raw, str) else tuple(str(x) for x in raw)
+    if "score_range" in values and values["score_range"] is not None:
+        rng = values["score_range"]
+        if not (isinstance(rng, (list, tuple)) and len(rng) == 2):
+            raise InputError("score_range must be two numbers [low, high]")
+        values["score_range"] = (float(rng[0]), float(rng[1]))
+    policy = Policy(**values)
+    _check(policy)
+    return policy
+
+
+def _check(p: Policy) -> None:
+    def unit(name: str, value: float, low_open: bool = True) -> None:
+        if not isinstance(value, (int, float)) or math.isnan(value) or not (0 < value < 1):
+            raise InputError(f"{name} must be a number between 0 and 1, got {value!r}")
+
+    unit("alpha", p.alpha)
+    unit("confidence", p.confidence)
+    unit("power", p.power)
+    if not isinstance(p.margin, (int, float)) or not (0 <= p.margin < 1):
+        raise InputError(f"margin must be a number in [0, 1), got {p.margin!r}")
+    if p.correction not in CORRECTIONS:
+        raise InputError(f"unknown correction {p.correction!r}; expected one of {', '.join(CORRECTIONS)}")
+    if p.mcnemar not in ("exact", "midp"):
+        raise InputError(f"unknown mcnemar variant {p.mcnemar!r}; expected exact or midp")
+    if p.missing not in MISSING_MODES:
+        raise InputError(f"unknown missing mode {p.missing!r}; expected one of {', '.join(MISSING_MODES)}")
+    bad = sorted(set(p.guardrails) - set(GUARDRAILS))
+    if bad:
+        raise InputError(f"unknown guardrail(s) {', '.join(bad)}; known: {', '.join(GUARDRAILS)}")
+    for name, limit in p.guardrails.items():
+        if not isinstance(limit, (int, float)) or limit <= 0:
+            raise InputError(f"guardrail {name} must be a positive number, got {limit!r}")
+    bad = sorted(set(p.columns) - set(CANONICAL_COLUMNS))
+    if bad:
+        raise InputError(f"unknown column role(s) in [columns]: {', '.join(bad)}; known: {', '.join(CANONICAL_COLUMNS)}")
+    if not isinstance(p.n_resamples, int) or p.n_resamples < 100:
+        raise InputError(f"n_resamples must be an integer >= 100, got {p.n_resamples!r}")
+    if p.score_range and p.score_range[0] >= p.score_range[1]:
+        raise InputError(f"score_range low must be below high, got {list(p.score_range)}")

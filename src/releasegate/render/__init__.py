@@ -1,0 +1,91 @@
+"""Stage 5: Report -> files. Each output's format comes from its suffix; writing is all-or-nothing."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from releasegate.errors import InputError
+from releasegate.model import Report
+
+SUFFIXES = (".html", ".md", ".pdf", ".json")
+
+
+def _markdown(report: Report) -> bytes:
+    from releasegate.render.markdown import render_markdown
+
+    return render_markdown(report).encode("utf-8")
+
+
+def _json(report: Report) -> bytes:
+    from releasegate.render.json_out import render_json
+
+    return render_json(report).encode("utf-8")
+
+
+def _html(report: Report, **options) -> bytes:
+    from releasegate.render.html import render_html
+
+    return render_html(report, **options).encode("utf-8")
+
+
+def _pdf(report: Report, **options) -> bytes:
+    from releasegate.render.pdf import render_pdf
+
+    return render_pdf(report, **options)
+
+
+RENDERERS: dict[str, Callable[..., bytes]] = {".md": _markdown, ".json": _json, ".html": _html, ".pdf": _pdf}
+
+
+def check_output_paths(paths: list[Path]) -> None:
+    """Refuse unknown suffixes and missing directories before any work is done."""
+    seen = set()
+    for path in paths:
+        suffix = path.suffix.lower()
+        if suffix not in RENDERERS:
+            raise InputError(f"cannot tell the output format of {path}: use one of {', '.join(SUFFIXES)}")
+        parent = path.parent if str(path.parent) else Path(".")
+        if not parent.is_dir():
+            raise InputError(f"output directory does not exist: {parent} (for {path})")
+        if path.is_dir():
+            raise InputError(f"output path is a directory: {path}")
+        resolved = path.resolve()
+        if resolved in seen:
+            raise InputError(f"output {path} is given twice")
+        seen.add(resolved)
+
+
+def render(report: Report, suffix: str, **options) -> bytes:
+    """The bytes of one output format (``.md``, ``.json``, ``.html``, ``.pdf``)."""
+    renderer = RENDERERS[suffix.lower()]
+    if suffix.lower() in (".html", ".pdf"):
+        return renderer(report, **options)
+    return renderer(report)
+
+
+def write_reports(report: Report, paths: list[Path], **options) -> None:
+    """Render every output in memory, then write each to a temporary file beside it and rename it into place.
+
+    A failure while rendering writes nothing; an existing report is replaced only by a complete new one.
+    """
+    check_output_paths(paths)
+    rendered = [(path, render(report, path.suffix, **options)) for path in paths]
+    temporaries: list[tuple[str, Path]] = []
+    try:
+        for path, data in rendered:
+            parent = path.parent if str(path.parent) else Path(".")
+            handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.chmod(temporary, 0o644)
+            temporaries.append((temporary, path))
+        for temporary, path in temporaries:
+            os.replace(temporary, path)
+    except OSError as exc:
+        for temporary, _ in temporaries:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+        raise InputError(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}") from None

@@ -1,0 +1,90 @@
+"""The context builder: Report -> the plain structure every template reads (no statistics computed here).
+
+All formats show the same content in the same order (SPEC section 6): verdicts; summary table; rules;
+per-category tables; broken cases; costs; method, parameters, warnings and provenance. The numbers stay
+numbers; the templates format them with the filters of :mod:`releasegate.render.filters`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from releasegate.decide import RULES
+from releasegate.model import CandidateAnalysis, Report
+
+RULE_TITLES = {
+    "critical_broken": "A case broken in a critical category",
+    "overall_regression": "Significant overall regression",
+    "category_regression": "Significant regression in a category",
+    "guardrail": "Cost or latency guardrail exceeded",
+    "not_non_inferior": "Cannot show it is no worse than the margin",
+}
+
+
+def _case_rows(changes, limit: int | None) -> dict[str, Any]:
+    shown = changes if limit is None else changes[:limit]
+    return {"rows": list(shown), "total": len(changes), "cut": len(changes) - len(shown)}
+
+
+def _metadata_columns(cand: CandidateAnalysis) -> list[str]:
+    for change in (*cand.broken_cases, *cand.fixed_cases):
+        return [name for name, _ in change.metadata]
+    return []
+
+
+def build_context(report: Report, case_limit: int | None = None, category_limit: int | None = None) -> dict[str, Any]:
+    """Everything the templates need, in reading order. Limits cut long lists (the Markdown size cap)."""
+    analysis, verdicts, prov = report.analysis, report.verdicts, report.provenance
+    by_name = {c.name: c for c in analysis.candidates}
+    binary = analysis.outcome_kind == "binary" and not analysis.has_runs
+    candidates = []
+    for verdict in verdicts:
+        cand = by_name[verdict.candidate]
+        categories = list(cand.categories)
+        # Critical categories first, then by change (worst first), as a reviewer reads them.
+        categories.sort(key=lambda c: (not c.critical, c.diff, c.label))
+        shown = categories if category_limit is None else categories[:category_limit]
+        candidates.append({
+            "name": cand.name,
+            "verdict": verdict,
+            "overall": cand.overall,
+            "categories": shown,
+            "categories_cut": len(categories) - len(shown),
+            "broken": _case_rows(cand.broken_cases, case_limit),
+            "fixed": _case_rows(cand.fixed_cases, case_limit),
+            "metadata_columns": _metadata_columns(cand),
+            "exclusions": cand.exclusions,
+            "power": cand.power,
+            "extras": cand.extras,
+        })
+    rules = [
+        {"rule": rule, "title": RULE_TITLES[rule],
+         "checks": [next(c for c in v.checks if c.rule == rule) for v in verdicts]}
+        for rule in RULES
+    ]
+    summary = []
+    for release in analysis.releases:
+        cand = by_name.get(release.name)
+        summary.append({"release": release, "overall": cand.overall if cand else None})
+    first_date = prov.generated_at[:10]
+    return {
+        "title": prov.title,
+        "date": first_date,
+        "generated_at": prov.generated_at,
+        "version": prov.tool_version,
+        "baseline": analysis.baseline,
+        "n_cases": analysis.n_cases,
+        "binary": binary,
+        "outcome_kind": analysis.outcome_kind,
+        "ship_all": report.ship_all,
+        "verdicts": list(verdicts),
+        "candidates": candidates,
+        "summary": summary,
+        "rules": rules,
+        "parameters": analysis.parameters,
+        "notes": list(analysis.notes),
+        "provenance": prov,
+        "has_categories": analysis.has_categories,
+        "has_runs": analysis.has_runs,
+        "has_clusters": analysis.has_clusters,
+    }

@@ -1,0 +1,89 @@
+"""Jinja filters: number formatting and Markdown escaping. Formatting only; nothing here computes a statistic."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from releasegate import fmt
+
+ELLIPSIS = "…"
+
+
+class MdRaw(str):
+    """Text that is already Markdown and must not be escaped (built only from template-owned pieces)."""
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]#~|<>&!])")
+_MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def md_escape(value: Any) -> str:
+    """Escape any value for a GitHub Markdown table cell or paragraph.
+
+    Backslash first, then ``|`` (GFM splits cells before it parses code spans), the inline markup characters,
+    and ``& < >`` as entities so no HTML (``<details>``, ``<script>``) can be opened from data; newlines
+    become ``<br>`` so a value cannot end a table row or start a block.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, MdRaw):
+        return str(value)
+    text = str(value)
+
+    def repl(match: re.Match) -> str:
+        ch = match.group(1)
+        return _MD_ENTITIES.get(ch, "\\" + ch)
+
+    text = _MD_SPECIAL.sub(repl, text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
+    return text
+
+
+def cut(value: Any, length: int = 160) -> str:
+    """Cut a long text with a visible marker."""
+    text = "" if value is None else str(value)
+    return text if len(text) <= length else text[: length - 1] + ELLIPSIS
+
+
+def _ci_pct(rate) -> str:
+    return fmt.interval_pct(rate.ci_low, rate.ci_high)
+
+
+def _numeric(function):
+    # Formatted numbers hold only digits, signs, brackets and units: safe as Markdown, and left unescaped so
+    # the raw text of a comment stays readable.
+    return lambda *args, **kwargs: MdRaw(function(*args, **kwargs))
+
+
+FILTERS = {
+    "pct": _numeric(fmt.pct),
+    "points": _numeric(fmt.points),
+    "pvalue": _numeric(fmt.pvalue),
+    "number": _numeric(fmt.number),
+    "ratio": _numeric(fmt.ratio),
+    "ci_points": _numeric(lambda c: fmt.interval_points(c.ci_low, c.ci_high)),
+    "ci_pct": _numeric(_ci_pct),
+    "cut": cut,
+}
+
+
+def _finalize_markdown(value: Any) -> Any:
+    return md_escape(value)
+
+
+def environment(kind: str) -> Environment:
+    """The Jinja environment of one output kind: "html" autoescapes, "md" escapes every expression for GFM."""
+    if kind == "md":
+        env = Environment(loader=PackageLoader("releasegate", "templates"), autoescape=False,
+                          finalize=_finalize_markdown, undefined=StrictUndefined, trim_blocks=True,
+                          lstrip_blocks=True, keep_trailing_newline=True)
+    else:
+        env = Environment(loader=PackageLoader("releasegate", "templates"),
+                          autoescape=select_autoescape(["html", "htm", "xml", "svg"], default=True),
+                          undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(FILTERS)
+    env.filters["raw"] = MdRaw
+    return env

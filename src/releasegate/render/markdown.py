@@ -1,0 +1,26 @@
+"""Markdown release note: GitHub-flavoured, verdict first, never over GitHub's 65,536-character comment limit."""
+
+from __future__ import annotations
+
+from releasegate.model import Report
+from releasegate.render.context import build_context
+from releasegate.render.filters import environment
+
+GITHUB_COMMENT_LIMIT = 65_536
+
+# Progressively shorter listings; the last step also cuts the per-category tables.
+_STEPS = ((None, None), (200, None), (50, None), (20, 200), (5, 50), (0, 20), (0, 0))
+
+
+def render_markdown(report: Report, limit: int = GITHUB_COMMENT_LIMIT) -> str:
+    """Render the Markdown note; when it would exceed ``limit`` characters, cut the case and category lists
+    (saying how many were cut and where the full lists are) until it fits."""
+    template = environment("md").get_template("report.md")
+    text = ""
+    for case_limit, category_limit in _STEPS:
+        text = template.render(build_context(report, case_limit, category_limit))
+        if len(text) <= limit:
+            return text
+    # Pathological input (enormous names): cut hard, but keep the verdict at the top intact.
+    marker = "\n\n_(cut at GitHub's size limit; see the JSON or HTML report)_\n"
+    return text[: limit - len(marker)] + marker

@@ -1,0 +1,358 @@
+"""Paired and two-sample tests for continuous scores (or per-case means over several runs).
+
+Orientation everywhere: d = candidate - baseline, so a negative mean is a regression. Every function is a pure
+function of numpy arrays and returns a small frozen dataclass; nothing here imports scipy.stats, whose import
+time would land on the command's start-up path.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+# Upper bound on the number of float64 cells one vectorised step may hold (16 MB), so memory stays bounded
+# whatever n or the number of resamples.
+_CELL_BUDGET = 2_000_000
+
+
+def _check_confidence(confidence: float) -> float:
+    confidence = float(confidence)
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
+    return confidence
+
+
+def _as_1d_float(x, name: str) -> np.ndarray:
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return arr
+
+
+def _scaled_std(x: np.ndarray) -> float:
+    """Sample sd (ddof = 1) of a non-constant array, computed on x / max|x| so squares neither underflow
+    (values near 1e-160 would give sd = 0 and a division by zero) nor overflow."""
+    scale = float(np.max(np.abs(x)))
+    return scale * float((x / scale).std(ddof=1))
+
+
+def _t_p_values(t: float, df: float) -> tuple[float, float, float]:
+    """Two-sided, regression (H1 < 0) and improvement (H1 > 0) p for a t statistic."""
+    p_reg = float(special.stdtr(df, t))
+    p_imp = float(special.stdtr(df, -t))
+    p_two = float(min(1.0, 2.0 * special.stdtr(df, -abs(t))))
+    return p_two, p_reg, p_imp
+
+
+def _degenerate_p_values(estimate: float) -> tuple[float, float, float, float]:
+    """t, two-sided p, p_regression, p_improvement when the standard error is exactly zero.
+
+    No spread means the estimate is known without error: a zero estimate is no evidence of anything (every p
+    is 1, as for McNemar with no discordant pairs); a non-zero one is certain in its direction.
+    """
+    if estimate == 0.0:
+        return 0.0, 1.0, 1.0, 1.0
+    if estimate < 0.0:
+        return -math.inf, 0.0, 0.0, 1.0
+    return math.inf, 0.0, 1.0, 0.0
+
+
+# ---------------------------------------------------------------------------------------------- paired t
+
+
+@dataclass(frozen=True, slots=True)
+class PairedTResult:
+    """Paired t test on d = candidate - baseline.
+
+    ``pvalue`` is two-sided; ``p_regression`` is one-sided for H1: mean < 0 (the gate's test) and
+    ``p_improvement`` one-sided for H1: mean > 0. ``ci_low``/``ci_high`` is the two-sided t interval at
+    ``confidence``. ``defined`` is False when n < 2 (no variance estimate): sd, se, t, p and the interval are
+    then NaN.
+    """
+
+    n: int
+    mean: float
+    sd: float
+    se: float
+    t: float
+    df: int
+    pvalue: float
+    p_regression: float
+    p_improvement: float
+    ci_low: float
+    ci_high: float
+    confidence: float
+    defined: bool
+
+
+def paired_t_test(d: np.ndarray, confidence: float = 0.95) -> PairedTResult:
+    """Paired (one-sample) t test and t interval for the mean of d = candidate - baseline.
+
+    Method: Student's t on the per-case differences, df = n - 1, sd with ddof = 1; same numbers as
+    ``scipy.stats.ttest_rel(candidate, baseline)`` and its ``confidence_interval()`` (Student 1908).
+
+    Edge cases: n < 2 -> ``defined=False`` and NaN statistics (mean is still reported when n = 1).
+    All d equal (sd = 0): mean 0 -> t = 0, every p = 1, interval [0, 0]; mean != 0 -> t = +/-inf, two-sided
+    p = 0, the one-sided p in the mean's direction 0 (the other 1), and the interval collapses to the mean.
+    """
+    confidence = _check_confidence(confidence)
+    x = _as_1d_float(d, "d")
+    n = int(x.size)
+    nan = math.nan
+    if n < 2:
+        mean = float(x[0]) if n == 1 else nan
+        return PairedTResult(
+            n, mean, nan, nan, nan, max(n - 1, 0), nan, nan, nan, nan, nan, confidence, False
+        )
+    mean = float(x.mean())
+    df = n - 1
+    # Exact equality, not a tolerance on sd: np.std of a constant array can come out as 1e-17 rather than 0.
+    if np.all(x == x[0]):
+        mean = float(x[0])
+        t, p_two, p_reg, p_imp = _degenerate_p_values(mean)
+        return PairedTResult(n, mean, 0.0, 0.0, t, df, p_two, p_reg, p_imp, mean, mean, confidence, True)
+    sd = _scaled_std(x)
+    se = sd / math.sqrt(n)
+    t = mean / se
+    p_two, p_reg, p_imp = _t_p_values(t, df)
+    q = float(special.stdtrit(df, 0.5 + confidence / 2.0))
+    return PairedTResult(
+        n, mean, sd, se, t, df, p_two, p_reg, p_imp, mean - q * se, mean + q * se, confidence, True
+    )
+
+
+# ---------------------------------------------------------------------------------------------- sign flip
+
+
+@dataclass(frozen=True, slots=True)
+class SignFlipResult:
+    """Sign-flip (paired permutation) test of the mean of d.
+
+    ``pvalue`` two-sided, ``p_regression`` one-sided for mean < 0, ``p_improvement`` one-sided for mean > 0.
+    ``exact`` is True when every sign assignment was enumerated; ``n_resamples`` is then the number of
+    assignments the p is computed from (2^m, m = number of non-zero d), else the number of random flips.
+    """
+
+    pvalue: float
+    p_regression: float
+    p_improvement: float
+    exact: bool
+    n_resamples: int
+    n: int
+
+
+def _bit_signs(k: int) -> np.ndarray:
+    """All 2^k sign vectors as a (2^k, k) matrix of +/-1 (row r has bit j of r as the sign of column j)."""
+    bits = (np.arange(2**k, dtype=np.int64)[:, None] >> np.arange(k, dtype=np.int64)) & 1
+    return 1.0 - 2.0 * bits
+
+
+def _signflip_core(
+    values: np.ndarray, observed: float, n_resamples: int, seed: int | None, exact_max_n: int
+) -> tuple[float, float, float, bool, int]:
+    """Two-sided, regression and improvement p of the sign-flip test of sum(values) == observed.
+
+    Only |values| enters the null distribution (flipping v or -v is the same draw), so it is built from the
+    sorted non-zero |values|: the result then depends neither on row order nor on the sign of the data, and a
+    zero contributes nothing to any flipped sum, so leaving it out of the enumeration changes no p-value.
+    The regression tail P(T* <= T) is counted as P(T* >= -T), which the symmetry of T* makes equal: with the
+    same draws, negating the data then swaps the two one-sided p-values exactly.
+    """
+    a = np.sort(np.abs(values[values != 0.0]))
+    m = int(a.size)
+    # Flipped sums carry rounding error of order m * eps * sum|a|; ties closer than this are ties.
+    tol = 1e-9 * float(a.sum())
+    obs = float(observed)
+    if m <= exact_max_n:
+        # Meet in the middle: T* = (low-half signed sum) + (high-half signed sum), enumerated in chunks.
+        k = min(m, 10)
+        low = _bit_signs(k) @ a[:k]
+        high = _bit_signs(m - k) @ a[k:]
+        rows = max(1, _CELL_BUDGET // low.size)
+        c_two = c_reg = c_imp = 0
+        for start in range(0, high.size, rows):
+            t_star = high[start : start + rows, None] + low[None, :]
+            c_two += int(np.count_nonzero(np.abs(t_star) >= abs(obs) - tol))
+            c_reg += int(np.count_nonzero(t_star >= -obs - tol))
+            c_imp += int(np.count_nonzero(t_star >= obs - tol))
+        total = 2**m
+        return c_two / total, c_reg / total, c_imp / total, True, total
+    if n_resamples < 1:
+        raise ValueError("n_resamples must be at least 1")
+    rng = np.random.default_rng(seed)
+    rows = max(1, min(1000, _CELL_BUDGET // m))
+    total_a = float(a.sum())
+    c_two = c_reg = c_imp = 0
+    done = 0
+    while done < n_resamples:
+        r = min(rows, n_resamples - done)
+        # One random byte gives eight fair signs; bit 1 = flipped, so T* = sum(a) - 2 * (flipped part).
+        packed = rng.integers(0, 256, size=(r, (m + 7) // 8), dtype=np.uint8)
+        flipped = np.unpackbits(packed, axis=1, count=m).astype(np.float64)
+        t_star = total_a - 2.0 * (flipped @ a)
+        c_two += int(np.count_nonzero(np.abs(t_star) >= abs(obs) - tol))
+        c_reg += int(np.count_nonzero(t_star >= -obs - tol))
+        c_imp += int(np.count_nonzero(t_star >= obs - tol))
+        done += r
+    # (count + 1) / (B + 1): the observed assignment is one of the possible draws, so p is never 0
+    # (Phipson & Smyth 2010).
+    b = n_resamples + 1
+    return (c_two + 1) / b, (c_reg + 1) / b, (c_imp + 1) / b, False, n_resamples
+
+
+def signflip_test(
+    d: np.ndarray, n_resamples: int = 10_000, seed: int | None = 0, exact_max_n: int = 20
+) -> SignFlipResult:
+    """Sign-flip permutation test of the mean of d = candidate - baseline (Fisher 1935; Good 2005, ch. 3).
+
+    Under H0 each d_i is symmetric about 0, so its sign is exchangeable; the statistic is sum(d) (equivalent
+    to the mean, n being fixed). Exact enumeration of all 2^m sign assignments when the number m of non-zero
+    d is at most ``exact_max_n`` (the same p as ``scipy.stats.permutation_test(..., permutation_type=
+    'samples')``); otherwise ``n_resamples`` random assignments from ``numpy.random.default_rng(seed)`` with
+    p = (count + 1) / (n_resamples + 1).
+
+    Zeros are kept (they count in n and in the mean, unlike the Wilcoxon test's zero dropping); they flip to
+    themselves, so they add nothing to the null distribution and are skipped in the enumeration, which gives
+    the same p-values as enumerating them. All d zero (or n = 0): every p is 1. The result depends only on the
+    values, not on their order.
+    """
+    x = _as_1d_float(d, "d")
+    p_two, p_reg, p_imp, exact, b = _signflip_core(
+        x, float(x.sum()), int(n_resamples), seed, int(exact_max_n)
+    )
+    return SignFlipResult(p_two, p_reg, p_imp, exact, b, int(x.size))
+
+
+# ---------------------------------------------------------------------------------------------- Welch
+
+
+@dataclass(frozen=True, slots=True)
+class WelchResult:
+    """Welch two-sample t test of diff = mean(candidate) - mean(baseline).
+
+    ``defined`` is False when either sample has fewer than 2 values: t, df, p and the interval are NaN.
+    """
+
+    diff: float
+    mean_baseline: float
+    mean_candidate: float
+    n_baseline: int
+    n_candidate: int
+    se: float
+    t: float
+    df: float
+    pvalue: float
+    p_regression: float
+    p_improvement: float
+    ci_low: float
+    ci_high: float
+    confidence: float
+    defined: bool
+
+
+def welch_t_test(baseline: np.ndarray, candidate: np.ndarray, confidence: float = 0.95) -> WelchResult:
+    """Welch's unequal-variance t test and interval for mean(candidate) - mean(baseline).
+
+    Method: Welch 1947 with Welch-Satterthwaite df (Satterthwaite 1946); the same t, df and p as
+    ``scipy.stats.ttest_ind(candidate, baseline, equal_var=False)``. Used for the run axis ("would a rerun
+    agree?") on per-run means.
+
+    Edge cases: fewer than 2 values in either sample -> ``defined=False``, NaN t/df/p/interval (the diff is
+    still reported when both samples are non-empty). Both samples constant (se = 0): df is NaN; diff 0 ->
+    every p 1 and interval [0, 0]; diff != 0 -> two-sided p 0 and the interval collapses to the diff.
+    """
+    confidence = _check_confidence(confidence)
+    a = _as_1d_float(baseline, "baseline")
+    b = _as_1d_float(candidate, "candidate")
+    na, nb = int(a.size), int(b.size)
+    nan = math.nan
+    ma = float(a.mean()) if na else nan
+    mb = float(b.mean()) if nb else nan
+    diff = mb - ma
+    if na < 2 or nb < 2:
+        return WelchResult(diff, ma, mb, na, nb, nan, nan, nan, nan, nan, nan, nan, nan, confidence, False)
+    va = 0.0 if np.all(a == a[0]) else _scaled_std(a) ** 2 / na
+    vb = 0.0 if np.all(b == b[0]) else _scaled_std(b) ** 2 / nb
+    var = va + vb
+    if var == 0.0:
+        t, p_two, p_reg, p_imp = _degenerate_p_values(diff)
+        return WelchResult(
+            diff, ma, mb, na, nb, 0.0, t, nan, p_two, p_reg, p_imp, diff, diff, confidence, True
+        )
+    se = math.sqrt(var)
+    df = var**2 / (va**2 / (na - 1) + vb**2 / (nb - 1))
+    t = diff / se
+    p_two, p_reg, p_imp = _t_p_values(t, df)
+    q = float(special.stdtrit(df, 0.5 + confidence / 2.0))
+    return WelchResult(
+        diff, ma, mb, na, nb, se, t, df, p_two, p_reg, p_imp, diff - q * se, diff + q * se, confidence, True
+    )
+
+
+# ---------------------------------------------------------------------------------------------- Hodges-Lehmann
+
+
+# Below this n the n(n+1)/2 Walsh averages are formed directly (2,000 -> 2M values, 16 MB).
+_HL_DIRECT_MAX_N = 2000
+
+
+def _walsh_count_le(s: np.ndarray, two_x: float) -> int:
+    """Number of pairs i <= j of the sorted s with s_i + s_j <= two_x."""
+    j_end = np.searchsorted(s, two_x - s, side="right")
+    return int(np.clip(j_end - np.arange(s.size), 0, None).sum())
+
+
+def _walsh_kth(s: np.ndarray, k: int) -> float:
+    """The k-th smallest (1-based) Walsh sum s_i + s_j (i <= j) of sorted s, without forming all of them.
+
+    Bisection on the value with O(n log n) counting, then the smallest actual Walsh sum above the final lower
+    bound, so the answer is one of the Walsh sums rather than an approximation of it.
+    """
+    lo, hi = float(np.nextafter(2.0 * s[0], -math.inf)), 2.0 * float(s[-1])  # count(lo) < k <= count(hi)
+    for _ in range(200):
+        mid = lo + (hi - lo) / 2.0
+        if mid <= lo or mid >= hi:
+            break
+        if _walsh_count_le(s, mid) >= k:
+            hi = mid
+        else:
+            lo = mid
+    n = s.size
+    i = np.arange(n)
+    j = np.maximum(np.searchsorted(s, lo - s, side="right"), i)
+    best = math.inf
+    # Rounding in lo - s can put j one step off; look at a couple of neighbours and keep sums above lo.
+    for shift in (-1, 0, 1):
+        jj = j + shift
+        ok = (jj >= i) & (jj < n)
+        sums = s[i[ok]] + s[jj[ok]]
+        sums = sums[sums > lo]
+        if sums.size:
+            best = min(best, float(sums.min()))
+    return best
+
+
+def hodges_lehmann(d: np.ndarray) -> float:
+    """Hodges-Lehmann estimate of the pseudo-median of d: the median of the Walsh averages (d_i + d_j)/2, i <= j.
+
+    Method: Hodges & Lehmann 1963 (the estimate that goes with the Wilcoxon signed-rank test; a robustness
+    line beside the mean, not a test of it). Memory stays O(n) for large n (selection by bisection).
+    Empty d -> NaN.
+    """
+    x = _as_1d_float(d, "d")
+    n = int(x.size)
+    if n == 0:
+        return math.nan
+    s = np.sort(x)
+    n_walsh = n * (n + 1) // 2
+    if n <= _HL_DIRECT_MAX_N:
+        iu, ju = np.triu_indices(n)
+        return float(np.median((s[iu] + s[ju]) / 2.0))
+    if n_walsh % 2:
+        return _walsh_kth(s, n_walsh // 2 + 1) / 2.0
+    return (_walsh_kth(s, n_walsh // 2) + _walsh_kth(s, n_walsh // 2 + 1)) / 4.0

@@ -1,0 +1,230 @@
+"""Stage 2: check the tidy table against SPEC section 3.2 and decide what the analysis will compare.
+
+Every problem is an InputError with one line that names the problem and shows a few examples; nothing is
+written when validation fails.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from releasegate.errors import InputError
+from releasegate.policy import Policy
+
+TRUE_WORDS = {"1", "1.0", "true", "t", "pass", "passed", "yes", "y"}
+FALSE_WORDS = {"0", "0.0", "false", "f", "fail", "failed", "no", "n"}
+COST_COLUMNS = ("latency_ms", "input_tokens", "output_tokens", "cost")
+
+
+@dataclass(frozen=True)
+class ValidatedResults:
+    """The checked table: one row per (release, case_id[, run]) with a float ``outcome`` column.
+
+    ``outcome`` is 0/1 for pass/fail outcomes (``outcome_kind == "binary"``) and the score otherwise.
+    """
+
+    table: pd.DataFrame
+    baseline: str
+    candidates: tuple[str, ...]
+    releases: tuple[str, ...]
+    outcome_kind: str
+    has_categories: bool
+    has_clusters: bool
+    has_runs: bool
+    metadata_columns: tuple[str, ...]
+    cost_columns: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+def _examples(values, k: int = 3) -> str:
+    shown = [repr(v) if isinstance(v, str) else str(v) for v in list(values)[:k]]
+    return ", ".join(shown)
+
+
+def parse_passed(series: pd.Series) -> pd.Series:
+    """Boolean-like values (0/1, true/false, pass/fail, yes/no; any case) to 1.0/0.0, missing to NaN."""
+    if series.dtype == bool:
+        return series.astype(float)
+    if series.dtype.kind in "iuf":
+        values = series.astype(float)
+        bad = values[values.notna() & ~values.isin([0.0, 1.0])]
+        if len(bad):
+            raise InputError(f"'passed' must be boolean-like (0/1, true/false, pass/fail, yes/no); found "
+                             f"{bad.nunique()} other value(s): {_examples(bad.unique())}")
+        return values
+    missing = series.isna()
+    text = series.astype(str).str.strip().str.lower()
+    missing |= text.isin(["", "nan", "none", "null", "na", "n/a"])
+    out = pd.Series(np.nan, index=series.index)
+    out[text.isin(TRUE_WORDS)] = 1.0
+    out[text.isin(FALSE_WORDS)] = 0.0
+    bad = series[out.isna() & ~missing]
+    if len(bad):
+        raise InputError(f"'passed' must be boolean-like (0/1, true/false, pass/fail, yes/no); found "
+                         f"{bad.nunique()} other value(s): {_examples(bad.unique())}")
+    return out
+
+
+def parse_score(series: pd.Series) -> pd.Series:
+    """Numbers to float; anything that is not a number is an error (commas as thousands separators too)."""
+    if series.dtype.kind in "iuf":
+        return series.astype(float)
+    numbers = pd.to_numeric(series, errors="coerce")
+    bad = series[numbers.isna() & series.notna() & (series.astype(str).str.strip() != "")]
+    if len(bad):
+        raise InputError(f"'score' must be numeric; found {bad.nunique()} non-numeric value(s): "
+                         f"{_examples(bad.unique())}")
+    return numbers.astype(float)
+
+
+def _outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, str]:
+    if "passed" in table.columns:
+        return parse_passed(table["passed"]), "binary"
+    score = parse_score(table["score"])
+    if policy.score_range is not None:
+        low, high = policy.score_range
+        outside = score[(score < low) | (score > high)]
+        if len(outside):
+            raise InputError(f"{len(outside)} score(s) outside the declared range [{low:g}, {high:g}], e.g. "
+                             f"{_examples(outside.unique())}")
+    if policy.pass_threshold is not None:
+        return (score >= policy.pass_threshold).astype(float).where(score.notna()), "binary"
+    finite = score.dropna()
+    if len(finite) and finite.isin([0.0, 1.0]).all():
+        return score, "binary"
+    return score, "continuous"
+
+
+def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
+    if table["release"].isna().any() or (table["release"] == "").any():
+        raise InputError(f"{int((table['release'].isna() | (table['release'] == '')).sum())} row(s) have no release name")
+    releases = tuple(pd.unique(table["release"]))
+    listing = ", ".join(releases)
+    if len(releases) < 2:
+        raise InputError(f"need at least two releases to compare; found {len(releases)}: {listing}")
+    if policy.baseline is None:
+        raise InputError(f"no baseline given: use --baseline NAME or baseline in the policy; releases: {listing}")
+    if policy.baseline not in releases:
+        raise InputError(f"unknown baseline {policy.baseline!r}; releases: {listing}")
+    if policy.candidates:
+        unknown = [c for c in policy.candidates if c not in releases]
+        if unknown:
+            raise InputError(f"unknown candidate {unknown[0]!r}; releases: {listing}")
+        if policy.baseline in policy.candidates:
+            raise InputError(f"{policy.baseline!r} is the baseline and cannot also be a candidate")
+        candidates = tuple(dict.fromkeys(policy.candidates))
+    else:
+        candidates = tuple(r for r in releases if r != policy.baseline)
+    return releases, policy.baseline, candidates
+
+
+def _check_keys(table: pd.DataFrame, has_runs: bool) -> None:
+    blank = table["case_id"].isna() | (table["case_id"] == "")
+    if blank.any():
+        raise InputError(f"{int(blank.sum())} row(s) have a blank case_id (release "
+                         f"{table.loc[blank, 'release'].iloc[0]!r})")
+    keys = ["release", "case_id"] + (["run"] if has_runs else [])
+    dup = table.duplicated(subset=keys, keep=False)
+    if dup.any():
+        rows = table.loc[dup, keys].drop_duplicates().head(3)
+        shown = "; ".join(" ".join(str(v) for v in row) for row in rows.itertuples(index=False))
+        extra = "" if has_runs or "run" in table.columns else " (several runs per case need a run column: --run-col)"
+        raise InputError(f"{int(table.duplicated(subset=keys).sum())} duplicate ({', '.join(keys)}) row(s), e.g. "
+                         f"{shown}{extra}")
+
+
+def _check_attribute_agrees(table: pd.DataFrame, column: str) -> None:
+    pairs = table[["case_id", column]].drop_duplicates()
+    clash = pairs["case_id"][pairs["case_id"].duplicated()]
+    if len(clash):
+        ids = clash.unique()
+        raise InputError(f"{len(ids)} case(s) have a different {column} in different releases or runs, e.g. "
+                         f"{_examples(ids)}")
+
+
+def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], allow: bool) -> list[str]:
+    notes = []
+    base_ids = pd.Index(table.loc[table["release"] == baseline, "case_id"].unique())
+    for candidate in candidates:
+        cand_ids = pd.Index(table.loc[table["release"] == candidate, "case_id"].unique())
+        if len(cand_ids) == 0:
+            raise InputError(f"release {candidate!r} has no rows")
+        only_base = base_ids.difference(cand_ids)
+        only_cand = cand_ids.difference(base_ids)
+        if len(only_base) == 0 and len(only_cand) == 0:
+            continue
+        shared = len(base_ids.intersection(cand_ids))
+        detail = (f"{len(only_base)} case(s) only in {baseline!r} (e.g. {_examples(only_base)}), "
+                  f"{len(only_cand)} only in {candidate!r} (e.g. {_examples(only_cand)})")
+        if not allow:
+            raise InputError(f"case sets differ between {baseline!r} and {candidate!r}: {detail}; "
+                             "use --allow-missing to compare the shared cases only")
+        if shared == 0:
+            raise InputError(f"{baseline!r} and {candidate!r} share no case_id; nothing to compare")
+        notes.append(f"{candidate}: compared on {shared} shared cases; excluded {detail}.")
+    return notes
+
+
+def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, ...] = ()) -> ValidatedResults:
+    """Check the loaded table and return it with a float ``outcome`` column and the plan's choices."""
+    releases, baseline, candidates = _choose_releases(table, policy)
+    keep = [baseline, *candidates]
+    if len(keep) < len(releases):
+        table = table[table["release"].isin(keep)]
+    table = table.copy()
+    has_runs = "run" in table.columns and table["run"].notna().any()
+    if has_runs and table["run"].isna().any():
+        raise InputError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
+    _check_keys(table, has_runs)
+    outcome, kind = _outcome(table, policy)
+    table["outcome"] = outcome
+    notes: list[str] = []
+    missing = table["outcome"].isna()
+    if missing.any():
+        ids = table.loc[missing, "case_id"].unique()
+        if policy.missing == "refuse":
+            raise InputError(f"{int(missing.sum())} row(s) have no outcome (e.g. case {_examples(ids)}); "
+                             "use --missing fail to count them as failures or --missing drop to drop them")
+        if policy.missing == "fail":
+            table.loc[missing, "outcome"] = 0.0
+            notes.append(f"{int(missing.sum())} row(s) without an outcome counted as failures (--missing fail).")
+        else:
+            table = table[~missing]
+            notes.append(f"{int(missing.sum())} row(s) without an outcome dropped (--missing drop).")
+    for release in keep:
+        if not (table["release"] == release).any():
+            raise InputError(f"release {release!r} has no rows left to compare")
+    has_categories = "category" in table.columns and table["category"].notna().any()
+    has_clusters = "cluster" in table.columns and table["cluster"].notna().any()
+    if has_categories:
+        table["category"] = table["category"].fillna("(none)")
+        _check_attribute_agrees(table, "category")
+    if has_clusters:
+        if table["cluster"].isna().any():
+            raise InputError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
+                             "column is set")
+        _check_attribute_agrees(table, "cluster")
+    notes += _check_case_sets(table, baseline, candidates, policy.allow_missing)
+    runs_per_case = 1
+    if has_runs:
+        runs_per_case = int(table.groupby(["release", "case_id"], sort=False).size().max())
+    cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
+    for column in cost_columns:
+        if table[column].dtype.kind not in "iuf":
+            table[column] = parse_score(table[column].rename(column)).to_numpy()
+    return ValidatedResults(
+        table=table.reset_index(drop=True),
+        baseline=baseline,
+        candidates=candidates,
+        releases=tuple(keep),
+        outcome_kind=kind,
+        has_categories=bool(has_categories),
+        has_clusters=bool(has_clusters),
+        has_runs=runs_per_case > 1,
+        metadata_columns=tuple(c for c in metadata_columns if c in table.columns),
+        cost_columns=cost_columns,
+        notes=tuple(notes),
+    )
