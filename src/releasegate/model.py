@@ -160,6 +160,8 @@ class Analysis:
     has_clusters: bool
     has_runs: bool
     notes: tuple[str, ...] = ()
+    # Release-level optional sections (e.g. per-release costs), keyed by name, like CandidateAnalysis.extras.
+    extras: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -87,4 +87,5 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
         "has_categories": analysis.has_categories,
         "has_runs": analysis.has_runs,
         "has_clusters": analysis.has_clusters,
+        "extras": analysis.extras,
     }
