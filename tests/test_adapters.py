@@ -19,7 +19,7 @@ from releasegate.load.adapters.inspect_ai import read_inspect
 from releasegate.load.adapters.lm_eval import check_doc_hashes, read_lm_eval
 from releasegate.load.adapters.promptfoo import read_promptfoo
 
-SHARED = Path(__file__).parents[2] / "shared" / "fixtures"
+SHARED = Path(__file__).parent / "fixtures"  # copies of shared/fixtures, see fixtures/README.md
 PROMPTFOO = Path(__file__).parent / "data" / "promptfoo"
 SCORED = "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval"
 UNSCORED = "2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval"
@@ -31,15 +31,11 @@ LM_MODEL = "RylanSchaeffer/mem_Qwen3-93M_minerva_math_rep_0_sbst_1.0000_epch_1_o
 
 @pytest.fixture
 def inspect_dir() -> Path:
-    if not (SHARED / "inspect").is_dir():
-        pytest.skip(f"the shared Inspect fixtures are not at {SHARED / 'inspect'}")
     return SHARED / "inspect"
 
 
 @pytest.fixture
 def lm_dir() -> Path:
-    if not (SHARED / "lm_eval").is_dir():
-        pytest.skip(f"the shared lm-eval fixtures are not at {SHARED / 'lm_eval'}")
     return SHARED / "lm_eval"
 
 

@@ -155,8 +155,9 @@ def load_results(
         frames.append(frame)
         release = source.release
         inputs.append(InputFile(str(source.path), sha256_of(source.path), int(frame.shape[0]), fmt, release))
-    table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
     _check_same_task(frames)
+    _qualify_lm_eval_cases(frames)
+    table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
     if cases is not None:
         table, case_input = _join_cases(table, cases, columns)
         inputs.append(case_input)
@@ -179,6 +180,15 @@ def _check_same_task(frames: list[pd.DataFrame]) -> None:
         from releasegate.load.adapters.lm_eval import check_doc_hashes
 
         check_doc_hashes(lm_frames)
+
+
+def _qualify_lm_eval_cases(frames: list[pd.DataFrame]) -> None:
+    """lm-eval numbers documents from 0 in every task: with several tasks, a case is "task/doc_id"."""
+    tasks = {f.attrs.get("task") for f in frames if f.attrs.get("source_format") == "lm-eval"}
+    if len(tasks) > 1:
+        for frame in frames:
+            if frame.attrs.get("source_format") == "lm-eval":
+                frame["case_id"] = frame.attrs["task"] + "/" + frame["case_id"].astype(str)
 
 
 def _join_cases(table: pd.DataFrame, path: Path, columns: Mapping[str, str]) -> tuple[pd.DataFrame, InputFile]:
