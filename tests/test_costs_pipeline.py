@@ -457,3 +457,40 @@ def test_prices_validation_in_make_policy() -> None:
     assert policy.as_dict()["prices"]["r1"]["output_per_million"] == 0.0
     with pytest.raises(InputError, match="must be a number >= 0"):
         make_policy({"prices": {"r1": {"input_per_million": float("inf"), "output_per_million": 0}}})
+
+
+def test_a_release_without_any_latency_is_reported_not_charted(tmp_path) -> None:
+    frame = _vector_frame(latency_ms=BASE_MS + [float("nan")] * 15)
+    report = _report(tmp_path, _write(tmp_path, frame))
+    cand = _candidate(report)
+    assert cand["costs"]["latency_ms"]["ratio"] is None and cand["costs"]["guardrail_bounds"] == {}
+    assert any("15 of 15 paired cases excluded" in w for w in cand["warnings"])
+    assert "p95 latency" not in cand["headline"]
+    args = _write(tmp_path, frame, "[guardrails]\nmax_latency_p95_ratio = 1.1\n")
+    cand = _candidate(_report(tmp_path, args))
+    assert not _guardrail(cand)["fired"]
+    assert any("max_latency_p95_ratio is set but the data has no figure" in w for w in cand["warnings"])
+    policy = make_policy({"baseline": "base"})
+    data = validate(frame, policy)
+    analysis = Analysis(baseline="base", outcome_kind="binary", n_cases=15, releases=(), candidates=(),
+                        parameters=parameters_of(policy), has_categories=False, has_clusters=False,
+                        has_runs=False)
+    analysis = add_costs(analysis, data, policy)
+    from releasegate.model import Provenance, Report
+
+    report = Report(analysis, (), Provenance("0", "", (), {}, {}, "", "t"))
+    assert [title for title, _ in cost_charts(report)] == [
+        "Latency distribution: base (dashed: p50 913 ms, p95 1,123 ms)"]
+
+
+@pytest.mark.parametrize("values", [[500.0] * 5, [0.5, 0.7, 0.9], [409.4, 3879.4, 1000.0]])
+def test_histogram_edges_cover_every_value_on_round_steps(values) -> None:
+    from releasegate.analyze_costs import histogram_edges
+
+    edges = histogram_edges(np.array(values))
+    counts, _ = np.histogram(values, bins=edges)
+    assert counts.sum() == len(values) and len(edges) <= 42
+    steps = np.diff(edges)
+    assert np.allclose(steps, steps[0])
+    mantissa = steps[0] / 10 ** math.floor(math.log10(steps[0]))
+    assert round(mantissa, 9) in (1.0, 2.0, 5.0)

@@ -107,14 +107,15 @@ def histogram_edges(values: np.ndarray, bins: int = HISTOGRAM_BINS) -> np.ndarra
     if values.size == 0:
         return np.array([])
     low, high = float(values.min()), float(values.max())
-    raw = max((high - low) / bins, 1e-9)
+    raw = (high - low) / bins if high > low else max(abs(low), 1.0) / bins
     power = 10.0 ** math.floor(math.log10(raw))
     width = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
     start = math.floor(low / width) * width
     count = max(1, math.ceil((high - start) / width))
     if start + count * width <= high:  # the maximum belongs inside the last (closed) bin
         count += 1
-    return start + width * np.arange(count + 1)
+    # Rounded to the width's precision so that edges read 600.0, not 600.0000000000001.
+    return np.round(start + width * np.arange(count + 1), max(0, 1 - math.floor(math.log10(width))))
 
 
 def release_costs(name: str, frame: pd.DataFrame, invalid: int, edges: np.ndarray, policy: Policy,

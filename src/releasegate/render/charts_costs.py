@@ -96,7 +96,7 @@ def latency_charts(report: Report) -> list[tuple[str, dict[str, Any]]]:
     peak = max((max(r.histogram) for r in table.releases if r.histogram), default=1)
     charts = []
     for r in table.releases:
-        if r.latency is None or not r.histogram:
+        if r.latency is None or r.latency.n == 0 or not r.histogram:
             continue
         bins = [{"start": edges[k], "end": edges[k + 1], "cases": count} for k, count in enumerate(r.histogram)]
         marks = [m for m in ({"quantile": "p50", "ms": _finite(r.latency.p50)},
