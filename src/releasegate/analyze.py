@@ -211,7 +211,7 @@ def analyze(data: ValidatedResults, policy: Policy, only: tuple[str, ...] | None
         candidates = tuple(analyze_scores_candidate(data, c, policy) for c in data.candidates)
     releases = tuple(release_summary(data, r, policy) for r in data.releases)
     n_cases = max(r.n_cases for r in releases)
-    return Analysis(
+    analysis = Analysis(
         baseline=data.baseline,
         outcome_kind=data.outcome_kind,
         n_cases=n_cases,
@@ -223,3 +223,8 @@ def analyze(data: ValidatedResults, policy: Policy, only: tuple[str, ...] | None
         has_runs=data.has_runs,
         notes=data.notes,
     )
+    if data.cost_columns or policy.prices:
+        from releasegate.analyze_costs import add_costs
+
+        analysis = add_costs(analysis, data, policy)
+    return analysis

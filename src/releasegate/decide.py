@@ -146,6 +146,10 @@ def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy
         because = f"{reasons[0].message}."
     else:
         because = f"{reasons[0].message}; {overall_text}."
+    costs = cand.extras.get("costs")
+    if getattr(costs, "summary", ""):
+        # What the release saves (or costs) beside its quality, so the trade-off is read in one line.
+        because = f"{because[:-1]}; {costs.summary}."
     label = "SHIP" if ship else "DON'T SHIP"
     headline = f"{label} {cand.name}: {because}"
     return Verdict(

@@ -56,3 +56,8 @@ def number(x: float, digits: int = 3) -> str:
 
 def ratio(x: float, digits: int = 2) -> str:
     return f"{x:.{digits}f}x" if is_number(x) else "n/a"
+
+
+def money(x: float, digits: int = 2) -> str:
+    """An amount in dollars: 1.1956 -> $1.20; money(0.0011956, 5) -> $0.00120."""
+    return f"${x:,.{digits}f}" if is_number(x) else "n/a"

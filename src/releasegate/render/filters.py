@@ -64,6 +64,7 @@ FILTERS = {
     "pvalue": _numeric(fmt.pvalue),
     "number": _numeric(fmt.number),
     "ratio": _numeric(fmt.ratio),
+    "money": _numeric(fmt.money),
     "ci_points": _numeric(lambda c: fmt.interval_points(c.ci_low, c.ci_high)),
     "ci_pct": _numeric(_ci_pct),
     "cut": cut,
