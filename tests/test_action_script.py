@@ -73,6 +73,7 @@ def test_dont_ship_fails_the_step_and_writes_every_output(tmp_path, inputs):
     comment = (tmp_path / outputs["markdown-path"]).read_text(encoding="utf-8")
     assert comment.startswith(MARKER)
     assert "DON'T SHIP r2-new-prompt" in done.stdout
+    assert "::error" not in done.stdout  # workflow commands only inside GitHub Actions
     assert "### releasegate: ❌ DON'T SHIP" in summary
 
 
@@ -131,8 +132,6 @@ def test_args_globs_output_dir_and_no_summary(tmp_path, example, inputs):
 
 
 def test_annotations_in_github_actions(tmp_path, inputs):
-    done, _, _ = run_action(tmp_path, **inputs)
-    assert "::error" not in done.stdout  # workflow commands only inside GitHub Actions
     done, _, _ = run_action(tmp_path, {"GITHUB_ACTIONS": "true"}, **inputs)
     assert re.search(r"^::error title=releasegate::DON'T SHIP r2-new-prompt: it broke 6", done.stdout, re.MULTILINE)
     done, _, _ = run_action(tmp_path, {"GITHUB_ACTIONS": "true"}, **inputs, report_only="yes")
