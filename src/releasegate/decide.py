@@ -140,8 +140,9 @@ def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy
     p_word = "not significant" if o.p_value >= policy.alpha else "significant"
     overall_text = f"overall {_diff(o, binary)} ({o.method.split()[0]} {fmt.p_is(o.p_value)}, {p_word})"
     if ship:
-        because = (f"{overall_text}; no rule fired, and the data rule out a loss larger than "
-                   f"{_unit(binary)(o.ni_low).lstrip('+-')}.")
+        ruled_out = ("any loss" if o.ni_low >= 0
+                     else f"a loss larger than {_unit(binary)(o.ni_low).lstrip('+-')}")
+        because = f"{overall_text}; no rule fired, and the data rule out {ruled_out}."
     elif reasons[0].rule == "overall_regression":
         because = f"{reasons[0].message}."
     else:

@@ -39,6 +39,11 @@ def points(x: float, digits: int = 1) -> str:
     return f"{value:+.{digits}f}"
 
 
+def size_points(x: float, digits: int = 1) -> str:
+    """The size of a difference in points, without a sign: -0.026 -> 2.6."""
+    return f"{abs(x) * 100:.{digits}f}" if is_number(x) else "n/a"
+
+
 def interval_points(low: float, high: float, digits: int = 1) -> str:
     return f"[{points(low, digits)}, {points(high, digits)}]"
 

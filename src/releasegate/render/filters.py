@@ -61,6 +61,7 @@ def _numeric(function):
 FILTERS = {
     "pct": _numeric(fmt.pct),
     "points": _numeric(fmt.points),
+    "size_points": _numeric(fmt.size_points),
     "pvalue": _numeric(fmt.pvalue),
     "number": _numeric(fmt.number),
     "ratio": _numeric(fmt.ratio),
