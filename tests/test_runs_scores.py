@@ -296,3 +296,14 @@ def test_json_required_keys_on_the_paired_mean_path(tmp_path):
     for category in c["categories"]:
         assert category["method"] == "paired t" and not math.isnan(category["p_adjusted"])
     assert {"item_axis", "run_axis"} <= set(c)
+
+
+def test_excluded_cases_leave_the_run_axis(tmp_path):
+    base, cand = notebook_consistent_edge()
+    frame = long_frame(base, cand)
+    frame = frame[~((frame["release"] == "cand") & (frame["case_id"] == "q000"))]
+    data, _ = report(tmp_path, frame, "--allow-missing")
+    c = data["candidates"][0]
+    assert c["excluded_cases"]["only_baseline"] == ["q000"] and c["overall"]["n"] == 39
+    per_run_base = [r["baseline"] for r in c["run_axis"]["per_run"]]
+    assert per_run_base == pytest.approx(list(base[:, 1:].mean(axis=1)), rel=1e-12)

@@ -49,14 +49,13 @@ def case_changes(paired: pd.DataFrame, mask: np.ndarray, data: ValidatedResults,
     critical = np.isin(categories, list(policy.critical)) if has_category else np.zeros(idx.size, bool)
     order = np.lexsort((ids, categories, -size, ~critical))  # the last key sorts first
     meta = list(data.metadata_columns[:MAX_METADATA_COLUMNS])
-    meta_text = [_text(rows[c])[order] for c in meta]
-    meta_rows = zip(*meta_text) if meta else itertools.repeat(())
-    out = []
-    for i, cat, cl, b, c, crit, values in zip(
-        ids[order], categories[order],
-        clusters[order] if clusters is not None else [None] * idx.size,
+    meta_rows = zip(*[_text(rows[c])[order].tolist() for c in meta]) if meta else itertools.repeat(())
+    # Plain Python lists: building each record from numpy scalars would cost several times as much.
+    listed = zip(
+        ids[order].tolist(),
+        categories[order].tolist() if has_category else itertools.repeat(None),
+        clusters[order].tolist() if clusters is not None else itertools.repeat(None),
         base[order].tolist(), cand[order].tolist(), critical[order].tolist(), meta_rows,
-    ):
-        out.append(CaseChange(str(i), str(cat) if has_category else None, cl, b, c, crit,
-                              tuple(zip(meta, values))))
-    return tuple(out)
+    )
+    return tuple(CaseChange(i, cat, cl, b, c, crit, tuple(zip(meta, values)))
+                 for i, cat, cl, b, c, crit, values in listed)
