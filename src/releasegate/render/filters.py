@@ -52,6 +52,11 @@ def _ci_pct(rate) -> str:
     return fmt.interval_pct(rate.ci_low, rate.ci_high)
 
 
+def _magnitude_points(x) -> str:
+    # "a loss larger than 5.0 points": the size of a change, with no sign.
+    return fmt.points(abs(x)).lstrip("+") if fmt.is_number(x) else "n/a"
+
+
 def _numeric(function):
     # Formatted numbers hold only digits, signs, brackets and units: safe as Markdown, and left unescaped so
     # the raw text of a comment stays readable.
@@ -61,6 +66,7 @@ def _numeric(function):
 FILTERS = {
     "pct": _numeric(fmt.pct),
     "points": _numeric(fmt.points),
+    "points_size": _numeric(_magnitude_points),
     "pvalue": _numeric(fmt.pvalue),
     "number": _numeric(fmt.number),
     "ratio": _numeric(fmt.ratio),
