@@ -20,7 +20,9 @@ COLUMN_FLAGS = (
 
 
 def _fail(message: str) -> None:
-    click.echo(f"releasegate: error: {message}", err=True)
+    from releasegate.text import one_line
+
+    click.echo(f"releasegate: error: {one_line(message)}", err=True)
     sys.exit(EXIT_BAD_INPUT)
 
 
@@ -154,8 +156,10 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
     check_output_paths(paths)
     result = build_report(kw)
     write_reports(result, paths, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
-    for verdict in result.verdicts:
-        click.echo(f"{verdict.label:<10}  {verdict.candidate}")
+    from releasegate.text import one_line
+
+    for verdict in result.verdicts:  # release names come from the input: one line each, controls shown
+        click.echo(f"{verdict.label:<10}  {one_line(verdict.candidate)}")
     for path in paths:
         click.echo(f"wrote {path}", err=True)
 
@@ -166,8 +170,10 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
 def check(debug, **kw) -> None:
     """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any may not."""
     result = build_report(kw)
+    from releasegate.text import one_line
+
     for verdict in result.verdicts:
-        click.echo(verdict.headline)
+        click.echo(one_line(verdict.headline))
     sys.exit(EXIT_SHIP if result.ship_all else EXIT_DONT_SHIP)
 
 

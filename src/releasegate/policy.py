@@ -74,7 +74,12 @@ def load_policy_file(path: Path) -> dict[str, Any]:
         raise InputError(f"policy file {path} is not valid TOML: {exc}") from None
     unknown = sorted(set(data) - _KEYS)
     if unknown:
-        raise InputError(f"policy file {path}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(_KEYS))}")
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], sorted(_KEYS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InputError(f"policy file {path}: unknown key(s) {', '.join(unknown)}{hint}; "
+                         f"known keys: {', '.join(sorted(_KEYS))}")
     return data
 
 
