@@ -101,7 +101,9 @@ def parse_score(series: pd.Series) -> pd.Series:
 
 
 def _outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, str]:
-    if "passed" in table.columns:
+    # A score column the user named wins over a "passed" column that merely happens to be there.
+    chose_score = "score" in policy.columns and "passed" not in policy.columns and "score" in table.columns
+    if "passed" in table.columns and not chose_score:
         return parse_passed(table["passed"]), "binary"
     score = parse_score(table["score"].rename("score"))
     if policy.score_range is not None:

@@ -97,9 +97,13 @@ def _json_kind(value: object) -> str:
         keys = ", ".join(list(map(str, value))[:5])
         return f"an object with keys {keys}" if keys else "an empty object"
     if isinstance(value, list):
-        kinds = sorted({type(v).__name__ for v in value[:100]})
-        return f"a list of {'/'.join(kinds)}" if kinds else "an empty list"
+        kinds = sorted({_JSON_PLURALS.get(type(v), "values") for v in value[:100]})
+        return f"a list of {' and '.join(kinds)}" if kinds else "an empty list"
     return {str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(type(value), "null")
+
+
+_JSON_PLURALS = {str: "strings", bool: "booleans", int: "numbers", float: "numbers", list: "lists",
+                 dict: "objects", type(None): "nulls"}
 
 
 def _read_json_records(path: Path) -> pd.DataFrame:
@@ -177,14 +181,20 @@ def describe_bad_encoding(path: Path) -> str:
 
 
 _FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_OPEN_QUOTE = re.compile(r"EOF inside string starting at row (\d+)")
 
 
 def _parser_message(exc: Exception) -> str:
+    """pandas' tokenizer messages in the user's terms (lines counted from 1, the header being line 1)."""
     found = _FIELDS.search(str(exc))
     if found:
         expected, line, saw = found.groups()
         return (f"line {line} has {saw} fields but the header has {expected} "
                 "(a delimiter inside an unquoted value?)")
+    found = _OPEN_QUOTE.search(str(exc))
+    if found:
+        # pandas counts rows from 0 here.
+        return f"the quoted value that starts on line {int(found.group(1)) + 1} is never closed"
     return _first_line(exc)
 
 
