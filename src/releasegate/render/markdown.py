@@ -21,6 +21,25 @@ def render_markdown(report: Report, limit: int = GITHUB_COMMENT_LIMIT) -> str:
         text = template.render(build_context(report, case_limit, category_limit))
         if len(text) <= limit:
             return text
-    # Pathological input (enormous names): cut hard, but keep the verdict at the top intact.
-    marker = "\n\n_(cut at GitHub's size limit; see the JSON or HTML report)_\n"
-    return text[: limit - len(marker)] + marker
+    return hard_cut(text, limit)
+
+
+_MARKER = "\n\n_(cut at GitHub's size limit; see the JSON or HTML report)_\n"
+_CLOSE = "\n</details>\n"
+
+
+def hard_cut(text: str, limit: int) -> str:
+    """Pathological input (enormous names everywhere): keep the top, verdict first, within ``limit``.
+
+    The cut falls at the end of a line, so no table row or escape sequence is left half-written, and every
+    ``<details>`` left open is closed, so the marker saying where the rest is stays visible.
+    """
+    budget = limit - len(_MARKER)
+    while True:
+        end = text.rfind("\n", 0, budget)
+        kept = text[: end + 1] if end >= 0 else ""
+        open_details = kept.count("<details>") - kept.count("</details>")
+        closing = _CLOSE * open_details
+        if len(kept) + len(closing) <= budget or not kept:
+            return kept + closing + _MARKER
+        budget = len(kept) - len(closing)
