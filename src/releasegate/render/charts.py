@@ -376,13 +376,36 @@ def _scope_ids(svg: str, prefix: str) -> str:
     return svg
 
 
+# Longer labels are cut: a chart axis cannot show them, and they would only slow the layout.
+MAX_LABEL = 200
+
+
+def safe_spec(value: Any) -> Any:
+    """A copy of a Vega-Lite spec whose strings are safe for vl-convert.
+
+    vl-convert's engine aborts the whole process (a Rust panic, not an exception) on a NUL or ESC character in
+    a label, so control and bidi characters are shown as codes (:func:`releasegate.text.visible`) and long
+    strings are cut, wherever they sit in the spec (data, titles, legends).
+    """
+    from releasegate.text import visible
+
+    if isinstance(value, str):
+        text = visible(value)
+        return text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
+    if isinstance(value, dict):
+        return {k: safe_spec(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [safe_spec(v) for v in value]
+    return value
+
+
 def draw(charts: list[Chart]) -> list[Chart]:
     """Draw every chart to SVG in this process with vl-convert (no network: ``allowed_base_urls=[]``)."""
     import vl_convert
 
     drawn = []
     for chart in charts:
-        svg = vl_convert.vegalite_to_svg(chart.spec, vl_version=VL_VERSION, allowed_base_urls=[])
+        svg = vl_convert.vegalite_to_svg(safe_spec(chart.spec), vl_version=VL_VERSION, allowed_base_urls=[])
         svg = _scope_ids(svg, chart.name)
         # Scale with the page; the viewBox keeps the aspect ratio.
         svg = svg.replace('class="marks"', f'class="marks" role="img" aria-label="{_attr(chart.title)}"', 1)
