@@ -55,13 +55,13 @@ def _units(analysis: Analysis) -> dict[str, Any]:
 
 
 def _diff_text(value: float, binary: bool) -> str:
-    return fmt.points(value) if binary else fmt.number(value)
+    return fmt.points(value) if binary else fmt.signed(value)
 
 
 def _interval_text(comp: Comparison, binary: bool) -> str:
     if binary:
         return fmt.interval_points(comp.ci_low, comp.ci_high)
-    return f"[{fmt.number(comp.ci_low)}, {fmt.number(comp.ci_high)}]"
+    return fmt.interval_signed(comp.ci_low, comp.ci_high)
 
 
 def _category_label(comp: Comparison) -> str:
@@ -158,7 +158,7 @@ def category_chart(analysis: Analysis) -> Chart | None:
     # Room on the left for the value printed beside a regression's interval.
     low = min([0.0] + [r["low"] for r in rows if fmt.is_number(r["low"])])
     high = max([0.0] + [r["high"] for r in rows if fmt.is_number(r["high"])])
-    domain, ticks = _axis(low - 0.18 * (high - low or 1), high + 0.03 * (high - low or 1))
+    domain, ticks = _axis(low - 0.18 * (high - low or 1), high + 0.03 * (high - low or 1), most=7)
     x = alt.X("diff:Q", title=x_title, axis=alt.Axis(labelExpr=_signed_label(units["diff_format"]), values=ticks),
               scale=alt.Scale(domain=domain, nice=False))
     colour = alt.Color("candidate:N", scale=scales["colour"], title="candidate")

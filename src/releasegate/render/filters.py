@@ -75,6 +75,7 @@ FILTERS = {
     "size_points": _numeric(fmt.size_points),
     "pvalue": _numeric(fmt.pvalue),
     "number": _numeric(fmt.number),
+    "signed": _numeric(fmt.signed),
     "ratio": _numeric(fmt.ratio),
     "money": _numeric(fmt.money),
     "ci_points": _numeric(lambda c: fmt.interval_points(c.ci_low, c.ci_high)),

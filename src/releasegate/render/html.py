@@ -29,12 +29,14 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     """Render the HTML release note (SPEC section 6). ``paper`` and ``pdf_variant`` only matter to the PDF
     and are accepted so that one set of options serves every output."""
     context = build_context(report)
-    drawn = _drawn_charts(report)
+    drawn, drawn_costs = _drawn_charts(report)
     context.update({
         "charts": {c.name: _chart_context(c) for c in drawn},
+        # The cost section's contract (render/charts_costs.py): a list of {"title", "svg"}, plus the anchor.
+        "cost_charts": [{**_chart_context(c), "kind": kind} for kind, c in drawn_costs],
         "interactive": interactive,
         "vega_bundle": Markup(_script_safe(_cached_bundle())) if interactive else None,
-        "chart_specs": {c.name: c.spec for c in drawn} if interactive else {},
+        "chart_specs": {c.name: c.spec for c in (*drawn, *(c for _, c in drawn_costs))} if interactive else {},
         "csp": CSP_INTERACTIVE if interactive else CSP_STATIC,
         "subject": " ".join(v.headline for v in report.verdicts),
         "renderers": _versions(RENDER_PACKAGES),
@@ -46,14 +48,23 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
 _LAST: list = []
 
 
-def _drawn_charts(report: Report) -> list:
+def _drawn_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
+    """The report's charts and its cost section's charts (with their kind), drawn in one vl-convert batch."""
     from releasegate.render import charts
+    from releasegate.render.charts_costs import latency_charts, quality_cost_chart
 
     if _LAST and _LAST[0] is report:
         return _LAST[1]
-    drawn = charts.draw(charts.build_charts(report.analysis))
-    _LAST[:] = [report, drawn]
-    return drawn
+    main = charts.build_charts(report.analysis)
+    # charts_costs.cost_charts(report), taken by kind so that the template captions each kind once.
+    quality = quality_cost_chart(report)
+    costs = [("quality", charts.Chart("chart-costs-quality", quality["title"]["text"], "", quality))] if quality else []
+    costs += [("latency", charts.Chart(f"chart-costs-latency-{i}", title, "", spec))
+              for i, (title, spec) in enumerate(latency_charts(report), start=1)]
+    drawn = charts.draw(main + [chart for _, chart in costs])
+    kinds = [kind for kind, _ in costs]
+    _LAST[:] = [report, (drawn[:len(main)], list(zip(kinds, drawn[len(main):])))]
+    return _LAST[1]
 
 
 def _chart_context(chart) -> dict[str, Any]:
