@@ -137,13 +137,17 @@ def _changes(paired: pd.DataFrame, mask: np.ndarray, data: ValidatedResults, pol
     critical = set(policy.critical)
     rows = paired[mask]
     meta_columns = list(data.metadata_columns[:MAX_METADATA_COLUMNS])
-    changes = []
-    for case_id, row in rows.iterrows():
-        category = str(row["category"]) if "category" in rows.columns else None
-        cluster = str(row["cluster"]) if "cluster" in rows.columns else None
-        metadata = tuple((c, "" if _missing(row[c]) else str(row[c])) for c in meta_columns)
-        changes.append(CaseChange(str(case_id), category, cluster, float(row["base"]), float(row["cand"]),
-                                  category in critical, metadata))
+    # Column by column, not iterrows: a row Series per case costs seconds at 100,000 changed cases.
+    n = len(rows)
+    categories = [str(v) for v in rows["category"].tolist()] if "category" in rows.columns else [None] * n
+    clusters = [str(v) for v in rows["cluster"].tolist()] if "cluster" in rows.columns else [None] * n
+    values = [["" if _missing(v) else str(v) for v in rows[c].tolist()] for c in meta_columns]
+    metadata = [tuple(zip(meta_columns, row)) for row in zip(*values)] if values else [()] * n
+    changes = [
+        CaseChange(str(case_id), category, cluster, float(b), float(c), category in critical, meta)
+        for case_id, category, cluster, b, c, meta in zip(
+            rows.index.tolist(), categories, clusters, rows["base"].tolist(), rows["cand"].tolist(), metadata)
+    ]
     # Critical categories first, then by category and case, so the reader meets what matters first.
     changes.sort(key=lambda c: (not c.critical, c.category or "", c.case_id))
     return tuple(changes)
