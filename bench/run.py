@@ -65,7 +65,11 @@ def _example_args() -> list[str]:
             "--policy", str(EXAMPLE / "releasegate.toml")]
 
 
-def rows(workdir: Path, big: Path, runs_file: Path) -> list[Row]:
+# Placeholders in a row's argv for the generated inputs, filled in only when a selected row needs them.
+BIG, RUNS = "{binary}", "{runs}"
+
+
+def rows(workdir: Path) -> list[Row]:
     rg = ["-m", "releasegate"]
     out = workdir / "out"
 
@@ -77,7 +81,7 @@ def rows(workdir: Path, big: Path, runs_file: Path) -> list[Row]:
     js, js_out = report((".json",), _example_args())
     html, html_out = report((".html",), _example_args())
     pdf, pdf_out = report((".pdf",), _example_args())
-    million, million_out = report((".json", ".md"), [str(big), "--baseline", BASELINE])
+    million, million_out = report((".json", ".md"), [BIG, "--baseline", BASELINE])
     return [
         Row("Python interpreter alone (the floor)", "python -c pass", ["-c", "pass"]),
         Row("start-up", "releasegate --help", [*rg, "--help"], target_s=0.15),
@@ -94,10 +98,22 @@ def rows(workdir: Path, big: Path, runs_file: Path) -> list[Row]:
         Row("1,000,000 cases x 2 releases, CSV to JSON + Markdown", "releasegate report big.csv -o .json -o .md",
             million, target_s=10.0, target_rss=2 * GIB, large=True, outputs=million_out),
         Row("100,000 cases x 5 runs x 2 releases, 1,000 clusters, 10,000 resamples: analysis stage",
-            "python bench/analysis_timer.py runs.csv", [str(BENCH / "analysis_timer.py"), str(runs_file),
+            "python bench/analysis_timer.py runs.csv", [str(BENCH / "analysis_timer.py"), RUNS,
                                                          "--baseline", BASELINE, "--resamples", "10000"],
             target_s=1.0, large=True, needs=("releasegate.analyze_scores",), in_process="analysis_s"),
     ]
+
+
+def generate_inputs(workdir: Path, selected: list[Row]) -> None:
+    """Write (or reuse) the synthetic inputs and put their paths into the rows that name them."""
+    print(f"generating inputs in {workdir} (once; reused later) ...", file=sys.stderr)
+    # In a child process: this runner stays small (no numpy, no pandas), because a forked child's peak RSS
+    # counts the parent's pages until it execs.
+    made = subprocess.run([sys.executable, str(BENCH / "generate.py"), str(workdir)], capture_output=True,
+                          text=True, check=True)
+    paths = json.loads(made.stdout)
+    for row in selected:
+        row.argv = [{BIG: paths["binary"], RUNS: paths["runs"]}.get(a, a) for a in row.argv]
 
 
 def _environment(installed: bool) -> dict[str, str]:
@@ -195,6 +211,20 @@ def _load() -> str:
         return "?"
 
 
+def wait_for_quiet(limit_s: float) -> None:
+    """Wait (at most ``limit_s``) until the 1-minute load average is below half the CPUs: other work on a
+    shared machine inflates wall times."""
+    deadline = time.monotonic() + limit_s
+    quiet = (os.cpu_count() or 1) / 2
+    while time.monotonic() < deadline:
+        try:
+            if os.getloadavg()[0] < quiet:
+                return
+        except OSError:
+            return
+        time.sleep(5)
+
+
 def _fmt_s(values: list[float]) -> tuple[str, str, str]:
     return f"{statistics.median(values):.3f}", f"{min(values):.3f}", f"{max(values):.3f}"
 
@@ -287,6 +317,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="Where the synthetic inputs are generated (and reused) and outputs written.")
     parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md", help="Markdown table written here.")
     parser.add_argument("--only", action="append", help="Run only rows whose description contains this text.")
+    parser.add_argument("--wait-for-quiet", type=float, default=0.0, metavar="SECONDS",
+                        help="Before each row, wait up to this long for the load average to drop below nproc/2.")
     parser.add_argument("--installed", action="store_true",
                         help="Time the installed releasegate instead of this checkout's src/.")
     args = parser.parse_args(argv)
@@ -297,20 +329,14 @@ def main(argv: list[str] | None = None) -> int:
     env = _environment(args.installed)
     workdir = args.workdir.resolve()
     (workdir / "out").mkdir(parents=True, exist_ok=True)
-    print(f"generating inputs in {workdir} (once; reused later) ...", file=sys.stderr)
-    # In a child process: this runner stays small (no numpy, no pandas), because a forked child's peak RSS
-    # counts the parent's pages until it execs.
-    made = subprocess.run([sys.executable, str(BENCH / "generate.py"), str(workdir)], capture_output=True, text=True,
-                          check=True)
-    inputs = json.loads(made.stdout)
-    big, runs_file = Path(inputs["binary"]), Path(inputs["runs"])
-
-    selected = [r for r in rows(workdir, big, runs_file)
-                if not args.only or any(text.lower() in r.what.lower() for text in args.only)]
+    selected = [r for r in rows(workdir) if not args.only or any(t.lower() in r.what.lower() for t in args.only)]
     have = available({m for r in selected for m in r.needs}, env)
+    if any(a in (BIG, RUNS) for r in selected if set(r.needs) <= have for a in r.argv):
+        generate_inputs(workdir, selected)
     results = []
     for row in selected:
         print(f"timing: {row.what} ...", file=sys.stderr)
+        wait_for_quiet(args.wait_for_quiet)
         lacking = [m for m in row.needs if m not in have]
         if lacking:
             results.append(Result(row, status="n/a (not available in this tree)"))
