@@ -335,12 +335,11 @@ def main(argv: list[str] | None = None) -> int:
         generate_inputs(workdir, selected)
     results = []
     for row in selected:
-        print(f"timing: {row.what} ...", file=sys.stderr)
-        wait_for_quiet(args.wait_for_quiet)
-        lacking = [m for m in row.needs if m not in have]
-        if lacking:
+        if not set(row.needs) <= have:
             results.append(Result(row, status="n/a (not available in this tree)"))
             continue
+        print(f"timing: {row.what} ...", file=sys.stderr)
+        wait_for_quiet(args.wait_for_quiet)
         results.append(measure(row, runs[1] if row.large else runs[0], env, ROOT))
     command = " ".join(["python bench/run.py", *(argv if argv is not None else sys.argv[1:])])
     text = table(results, machine(), command, runs, started, (load_start, _load()))
