@@ -200,8 +200,22 @@ def machine() -> list[str]:
         except metadata.PackageNotFoundError:
             versions.append(f"{name} (not installed)")
     nproc = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    tree = revision()
     return [f"nproc {nproc}, {cpu}{memory}; {platform.system()} {platform.release()}",
-            f"Python {platform.python_version()} ({sys.executable}); " + ", ".join(versions)]
+            f"Python {platform.python_version()} ({sys.executable}); " + ", ".join(versions)
+            + (f"; tree at commit {tree}" if tree else "")]
+
+
+def revision() -> str:
+    """The checkout's commit (with "+changes" when the tree differs from it), or "" outside git."""
+    try:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "src"], capture_output=True,
+                               text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+    return head + ("+changes" if dirty else "")
 
 
 def _load() -> str:
