@@ -14,6 +14,8 @@ SCHEMA_VERSION = "1.0"
 
 def _clean(value: Any) -> Any:
     """JSON has no NaN or infinity: they become null."""
+    if value is None or type(value) in (str, int, bool):  # most leaves: answered before the slower checks
+        return value
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):

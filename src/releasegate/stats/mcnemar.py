@@ -5,7 +5,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import special
+from releasegate.stats.binomial import (
+    binom_half_cdf,
+    binom_half_pmf,
+    binom_half_sf_inclusive,
+    chi2_1df_sf,
+)
 
 
 @dataclass(frozen=True)
@@ -29,23 +34,6 @@ class McNemarResult:
     degenerate: bool
 
 
-def _binom_half_pmf(k: int, n: int) -> float:
-    """P(X = k) for X ~ Bin(n, 1/2), in log space so that large n does not overflow."""
-    if k < 0 or k > n:
-        return 0.0
-    return math.exp(special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1) - n * math.log(2))
-
-
-def _binom_half_sf_inclusive(k: int, n: int) -> float:
-    """P(X >= k) for X ~ Bin(n, 1/2)."""
-    if k <= 0:
-        return 1.0
-    if k > n:
-        return 0.0
-    # By symmetry P(X >= k) = P(X <= n - k); the lower tail of bdtr keeps precision for small values.
-    return float(special.bdtr(n - k, n, 0.5))
-
-
 def mcnemar_test(fixed: int, broke: int) -> McNemarResult:
     """Exact, mid-p and asymptotic McNemar tests (Fagerland, Lydersen & Laake 2013, BMC Med Res Methodol 13:91).
 
@@ -63,11 +51,11 @@ def mcnemar_test(fixed: int, broke: int) -> McNemarResult:
     if n == 0:
         return McNemarResult(fixed, broke, 0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, True)
     k = min(fixed, broke)
-    exact = min(1.0, 2.0 * float(special.bdtr(k, n, 0.5)))
-    pmf_broke = _binom_half_pmf(broke, n)
+    exact = min(1.0, 2.0 * binom_half_cdf(k, n))
+    pmf_broke = binom_half_pmf(broke, n)
     midp = 1.0 - pmf_broke / 2.0 if fixed == broke else max(0.0, exact - pmf_broke)
-    p_reg = _binom_half_sf_inclusive(broke, n)
-    midp_reg = _binom_half_sf_inclusive(broke + 1, n) + pmf_broke / 2.0
+    p_reg = binom_half_sf_inclusive(broke, n)
+    midp_reg = binom_half_sf_inclusive(broke + 1, n) + pmf_broke / 2.0
     stat = (broke - fixed) ** 2 / n
     stat_cc = max(abs(broke - fixed) - 1, 0) ** 2 / n
     return McNemarResult(
@@ -78,8 +66,8 @@ def mcnemar_test(fixed: int, broke: int) -> McNemarResult:
         midp=min(1.0, midp),
         p_regression=min(1.0, p_reg),
         midp_regression=min(1.0, midp_reg),
-        chi2_p=float(special.chdtrc(1, stat)),
-        chi2_cc_p=float(special.chdtrc(1, stat_cc)),
+        chi2_p=chi2_1df_sf(stat),
+        chi2_cc_p=chi2_1df_sf(stat_cc),
         degenerate=False,
     )
 

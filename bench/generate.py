@@ -1,0 +1,104 @@
+"""Synthetic eval results for the benchmark, drawn with a fixed seed so that every run times the same bytes.
+
+Two shapes:
+
+- ``binary_results``: one row per (release, case), the bank-assistant example's columns (case_id, release,
+  category, passed, latency_ms, input_tokens, output_tokens). The candidate agrees with the baseline on most
+  cases and fixes / breaks a few per cent, as real releases do.
+- ``runs_results``: one row per (release, case, run) with a cluster column, pass/fail per run; a per-cluster
+  difficulty makes the clustering matter.
+
+Files are written once into the work directory under a name that holds every parameter, and reused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+SEED = 20240611
+RELEASES = ("r1-live", "r2-candidate")
+
+
+def _case_ids(n: int) -> np.ndarray:
+    width = len(str(n))
+    return np.char.add("C", np.char.zfill(np.arange(1, n + 1).astype(str), width))
+
+
+def _write_csv(frame: pd.DataFrame, path: Path) -> Path:
+    """Write through a temporary name so that an interrupted run never leaves a half file to be reused."""
+    temporary = path.with_suffix(".partial")
+    frame.to_csv(temporary, index=False, float_format="%.1f")
+    temporary.replace(path)
+    return path
+
+
+def binary_results(workdir: Path, n_cases: int, n_categories: int = 20, seed: int = SEED) -> Path:
+    """``n_cases`` x 2 releases of pass/fail results with categories, latency and tokens, as one CSV."""
+    path = workdir / f"binary-{n_cases}x2-{n_categories}cat-seed{seed}.csv"
+    if path.exists():
+        return path
+    rng = np.random.default_rng(seed)
+    ids = _case_ids(n_cases)
+    category = np.char.add("Category ", np.char.zfill((rng.integers(0, n_categories, n_cases) + 1).astype(str), 2))
+    base = rng.random(n_cases) < 0.90
+    # The candidate breaks 3% of the baseline's passes and fixes 30% of its failures.
+    flip = rng.random(n_cases)
+    cand = np.where(base, flip >= 0.03, flip < 0.30)
+    frames = []
+    for release, passed, latency_scale in ((RELEASES[0], base, 900.0), (RELEASES[1], cand, 850.0)):
+        frames.append(pd.DataFrame({
+            "case_id": ids,
+            "release": release,
+            "category": category,
+            "passed": passed.astype(np.int8),
+            "latency_ms": rng.lognormal(np.log(latency_scale), 0.5, n_cases).round(1),
+            "input_tokens": rng.integers(200, 900, n_cases),
+            "output_tokens": rng.integers(20, 400, n_cases),
+        }))
+    return _write_csv(pd.concat(frames, ignore_index=True), path)
+
+
+def runs_results(workdir: Path, n_cases: int, n_runs: int, n_clusters: int, seed: int = SEED) -> Path:
+    """``n_cases`` x ``n_runs`` x 2 releases of pass/fail results, cases grouped in ``n_clusters`` clusters."""
+    path = workdir / f"runs-{n_cases}x{n_runs}x2-{n_clusters}cl-seed{seed}.csv"
+    if path.exists():
+        return path
+    rng = np.random.default_rng(seed)
+    ids = _case_ids(n_cases)
+    cluster_of_case = rng.integers(0, n_clusters, n_cases)
+    cluster_names = np.char.add("K", np.char.zfill(cluster_of_case.astype(str), len(str(n_clusters))))
+    # Cases of one cluster share a difficulty (a passage, a template): that is why clusters matter.
+    cluster_logit = rng.normal(2.0, 1.0, n_clusters)[cluster_of_case]
+    case_logit = cluster_logit + rng.normal(0.0, 0.5, n_cases)
+    frames = []
+    for release, shift in ((RELEASES[0], 0.0), (RELEASES[1], 0.05)):
+        p = 1.0 / (1.0 + np.exp(-(case_logit + shift)))
+        for run in range(1, n_runs + 1):
+            frames.append(pd.DataFrame({
+                "case_id": ids,
+                "release": release,
+                "run": run,
+                "cluster": cluster_names,
+                "passed": (rng.random(n_cases) < p).astype(np.int8),
+            }))
+    return _write_csv(pd.concat(frames, ignore_index=True), path)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python bench/generate.py WORKDIR``: write (or reuse) the benchmark's inputs; print their paths as JSON."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("workdir", type=Path)
+    args = parser.parse_args(argv)
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    paths = {"binary": binary_results(args.workdir, 1_000_000), "runs": runs_results(args.workdir, 100_000, 5, 1_000)}
+    print(json.dumps({k: str(v) for k, v in paths.items()}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""The pure-Python Bin(n, 1/2) tails against scipy (Boost's binomial, cephes' chdtrc) and exact fractions."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import special, stats
+
+from releasegate.stats.binomial import (
+    EXACT_MAX_N,
+    binom_half_cdf,
+    binom_half_pmf,
+    binom_half_sf_inclusive,
+    chi2_1df_sf,
+)
+
+# Around the middle, in the far tails and at both ends, on both sides of the exact/saddle-point switch.
+SIZES = (1, 2, 3, 10, 17, 100, EXACT_MAX_N - 1, EXACT_MAX_N, EXACT_MAX_N + 1, 2500, 10_000, 65_432, 100_400,
+         1_000_000)
+
+
+def _ks(n: int) -> list[int]:
+    root = int(math.sqrt(n))
+    ks = {0, 1, 2, n // 3, n // 2 - 1, n // 2, n // 2 + 1, n - 1, n, n // 2 - 3 * root, n // 2 + 2 * root}
+    return sorted(k for k in ks if 0 <= k <= n)
+
+
+GRID = [(k, n) for n in SIZES for k in _ks(n)]
+
+
+@pytest.mark.parametrize("k,n", GRID)
+def test_tails_match_boost(k, n):
+    cdf, pmf, sf = stats.binom.cdf(k, n, 0.5), stats.binom.pmf(k, n, 0.5), stats.binom.sf(k - 1, n, 0.5)
+    assert binom_half_cdf(k, n) == pytest.approx(cdf, rel=1e-12, abs=1e-300)
+    assert binom_half_pmf(k, n) == pytest.approx(pmf, rel=1e-12, abs=1e-300)
+    assert binom_half_sf_inclusive(k, n) == pytest.approx(sf, rel=1e-12, abs=1e-300)
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.integers(1, 300_000), st.floats(0.0, 1.0))
+def test_cdf_matches_scipy_everywhere(n, where):
+    k = int(where * n)
+    expected = float(stats.binom.cdf(k, n, 0.5))
+    if expected == 0.0 and n <= 5000:
+        # scipy underflows to 0 in the far tail (n = 1075, k = 33: the true value is about 2e-261); the exact
+        # fraction says what the answer is.
+        expected = float(sum(Fraction(math.comb(n, i), 2**n) for i in range(k + 1)))
+    assert binom_half_cdf(k, n) == pytest.approx(expected, rel=1e-11, abs=1e-300)
+
+
+@settings(max_examples=100, derandomize=True, deadline=None)
+@given(st.integers(1, 300), st.data())
+def test_small_n_is_exact(n, data):
+    k = data.draw(st.integers(0, n))
+    exact = sum(Fraction(math.comb(n, i), 2**n) for i in range(k + 1))
+    assert binom_half_cdf(k, n) == float(exact)
+    assert binom_half_pmf(k, n) == float(Fraction(math.comb(n, k), 2**n))
+
+
+def test_out_of_range():
+    assert binom_half_cdf(-1, 5) == 0.0 and binom_half_cdf(5, 5) == 1.0 and binom_half_cdf(9, 5) == 1.0
+    assert binom_half_pmf(-1, 5) == 0.0 and binom_half_pmf(6, 5) == 0.0
+    assert binom_half_sf_inclusive(0, 5) == 1.0 and binom_half_sf_inclusive(6, 5) == 0.0
+
+
+@pytest.mark.parametrize("x", [0.0, 1e-12, 0.5, 1.0, 2.0, 3.841458820694124, 10.0, 50.0, 200.0, 1400.0])
+def test_chi2_matches_chdtrc(x):
+    assert chi2_1df_sf(x) == pytest.approx(float(special.chdtrc(1, x)), rel=1e-13, abs=1e-300)
