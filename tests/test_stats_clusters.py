@@ -481,3 +481,13 @@ def test_percentile_interval_is_numpy_linear_quantile():
         lo, hi = clusters._percentile_interval(v, conf)
         ref = np.quantile(v, [(1 - conf) / 2, (1 + conf) / 2])
         assert (lo, hi) == pytest.approx(tuple(ref), rel=1e-12, abs=1e-14)
+
+
+def test_bootstrap_several_levels_from_one_set_of_resamples():
+    rng = np.random.default_rng(8)
+    cl = rng.integers(0, 30, 300)
+    d = rng.normal(0.0, 1.0, 30)[cl] * 0.1 + rng.normal(0.0, 0.2, 300)
+    both = clusters.cluster_bootstrap_intervals(d, cl, (0.95, 0.9), n_resamples=3000, seed=2)
+    assert both[0] == cluster_bootstrap_interval(d, cl, n_resamples=3000, seed=2, confidence=0.95)
+    assert both[1] == cluster_bootstrap_interval(d, cl, n_resamples=3000, seed=2, confidence=0.9)
+    assert both[0].ci_low < both[1].ci_low < both[1].ci_high < both[0].ci_high

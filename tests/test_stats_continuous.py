@@ -317,3 +317,45 @@ def test_welch_properties(a, b):
     assert 0.0 <= r.pvalue <= 1.0
     assert m.diff == -r.diff and m.pvalue == pytest.approx(r.pvalue)
     assert m.p_regression == pytest.approx(r.p_improvement)
+
+
+# ------------------------------------------------------------------------------------------ mean interval, normal sign flip
+
+
+def test_mean_interval_matches_scipy_one_sample_t():
+    for x, level in ((BASE, 0.95), (CAND, 0.9), (D, 0.99)):
+        r = continuous.mean_interval(x, level)
+        ref = scipy.stats.ttest_1samp(x, 0.0).confidence_interval(level)
+        assert r.n == x.size and _rel(r.mean, float(np.mean(x)))
+        assert _rel(r.ci_low, ref.low, 1e-10) and _rel(r.ci_high, ref.high, 1e-10)
+
+
+def test_mean_interval_edges():
+    one = continuous.mean_interval([0.4])
+    assert one.mean == 0.4 and math.isnan(one.ci_low) and math.isnan(one.ci_high)
+    flat = continuous.mean_interval([0.7, 0.7, 0.7])
+    assert (flat.ci_low, flat.ci_high) == (0.7, 0.7)
+
+
+def test_signflip_normal_limit_agrees_with_monte_carlo():
+    rng = np.random.default_rng(12)
+    d = np.round(rng.normal(0.02, 0.3, 3000), 2)  # ties and zeros, as per-case means have
+    approx = continuous.signflip_normal_test(d)
+    mc = signflip_test(d, n_resamples=20_000, seed=4)
+    assert not approx.exact and approx.n_resamples == 0 and approx.n == 3000
+    # Monte Carlo error of p ~ 0.007 with B = 20,000 is about 0.0006
+    assert abs(approx.pvalue - mc.pvalue) < 0.004
+    assert abs(approx.p_regression - mc.p_regression) < 0.004
+    assert abs(approx.p_improvement - mc.p_improvement) < 0.004
+
+
+def test_signflip_normal_limit_closed_form_and_edges():
+    d = np.array([0.5, -0.25, 0.0, 1.0])
+    z = d.sum() / math.sqrt(np.sum(d**2))
+    r = continuous.signflip_normal_test(d)
+    assert _rel(r.p_regression, scipy.stats.norm.cdf(z)) and _rel(r.p_improvement, scipy.stats.norm.sf(z))
+    assert _rel(r.pvalue, 2 * scipy.stats.norm.sf(abs(z)))
+    zero = continuous.signflip_normal_test(np.zeros(5))
+    assert (zero.pvalue, zero.p_regression, zero.p_improvement) == (1.0, 1.0, 1.0)
+    flipped = continuous.signflip_normal_test(-d)
+    assert _rel(flipped.p_regression, r.p_improvement, 1e-12)

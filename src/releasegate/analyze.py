@@ -173,6 +173,13 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy) ->
             inside = codes == k
             categories.append(compare_binary(str(label), base[inside], cand[inside], policy,
                                              critical=str(label) in policy.critical))
+    extras, design_effect = {}, 1.0
+    if data.has_clusters:
+        from releasegate.axes.clusters import apply_clusters
+
+        overall, categories, extras["clusters"] = apply_clusters(
+            overall, categories, paired, codes if data.has_categories else None, policy, binary=True)
+        design_effect = extras["clusters"].design_effect
     overall, categories = adjust_family(overall, categories, policy)
     broken = _changes(paired, (base == 1) & (cand == 0), data, policy)
     fixed = _changes(paired, (base == 0) & (cand == 1), data, policy)
@@ -183,14 +190,20 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy) ->
         broken_cases=broken,
         fixed_cases=fixed,
         exclusions=exclusions,
-        power=_power(base, cand, policy),
+        power=_power(base, cand, policy, design_effect),
+        extras=extras,
     )
 
 
 def release_summary(data: ValidatedResults, release: str, policy: Policy) -> ReleaseSummary:
     cases = case_table(data, release)
     n = int(cases.shape[0])
-    if data.outcome_kind == "binary" and not data.has_runs:
+    binary = data.outcome_kind == "binary"
+    if data.has_clusters:
+        from releasegate.axes.clusters import clustered_rate
+
+        rate = clustered_rate(cases["outcome"].to_numpy(float), cases["cluster"], policy.confidence, binary)
+    elif binary and not data.has_runs:
         w = wilson_interval(float(cases["outcome"].sum()), n, policy.confidence)
         rate = Rate(n, w.estimate, w.low, w.high)
     else:
@@ -211,7 +224,7 @@ def analyze(data: ValidatedResults, policy: Policy, only: tuple[str, ...] | None
         candidates = tuple(analyze_scores_candidate(data, c, policy) for c in data.candidates)
     releases = tuple(release_summary(data, r, policy) for r in data.releases)
     n_cases = max(r.n_cases for r in releases)
-    return Analysis(
+    analysis = Analysis(
         baseline=data.baseline,
         outcome_kind=data.outcome_kind,
         n_cases=n_cases,
@@ -223,3 +236,8 @@ def analyze(data: ValidatedResults, policy: Policy, only: tuple[str, ...] | None
         has_runs=data.has_runs,
         notes=data.notes,
     )
+    if data.cost_columns or policy.prices:
+        from releasegate.analyze_costs import add_costs
+
+        analysis = add_costs(analysis, data, policy)
+    return analysis

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -162,13 +163,48 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
 
 @main.command()
 @input_options
+@click.option("-o", "--output", "outputs", multiple=True, type=click.Path(path_type=Path),
+              help="Also write the report (.md for a PR comment, .html, .pdf, .json). Repeatable.")
+@click.option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
+              help="PDF paper size.")
+@click.option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
+@click.option("--no-step-summary", is_flag=True,
+              help="Do not append the verdict to $GITHUB_STEP_SUMMARY (done by default when it is set).")
 @guarded
-def check(debug, **kw) -> None:
-    """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any may not."""
+def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
+    """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any may not.
+
+    In GitHub Actions the verdict and the rules are appended to the job summary.
+    """
+    paths = list(outputs)
+    if paths:
+        from releasegate.render import check_output_paths
+
+        check_output_paths(paths)
     result = build_report(kw)
+    if paths:
+        from releasegate.render import write_reports
+
+        write_reports(result, paths, paper=paper, pdf_variant=pdf_variant)
     for verdict in result.verdicts:
         click.echo(verdict.headline)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if summary and not no_step_summary:
+        _append_summary(result, Path(summary))
+    for path in paths:
+        click.echo(f"wrote {path}", err=True)
     sys.exit(EXIT_SHIP if result.ship_all else EXIT_DONT_SHIP)
+
+
+def _append_summary(result, path: Path) -> None:
+    """A lost job summary must not change the gate's verdict: warn and carry on."""
+    from releasegate.render.summary import append_step_summary
+
+    try:
+        append_step_summary(result, path)
+    except OSError as exc:
+        click.echo(f"releasegate: warning: cannot append to $GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}",
+                   err=True)
 
 
 @main.command()

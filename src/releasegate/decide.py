@@ -31,19 +31,27 @@ def _unit(binary: bool) -> Callable[[float], str]:
     return (lambda x: f"{fmt.points(x)} points") if binary else (lambda x: f"{x:+.3f}")
 
 
-def _critical_broken(cand: CandidateAnalysis, policy: Policy) -> RuleCheck:
+def _critical_broken(cand: CandidateAnalysis, policy: Policy, binary: bool = True) -> RuleCheck:
     hits = [c for c in cand.categories if c.critical and c.broke > 0]
     if not policy.critical:
         return RuleCheck("critical_broken", False, "no critical categories set")
     if not hits:
-        return RuleCheck("critical_broken", False, f"no broken case in {', '.join(policy.critical)}")
+        word = "broken" if binary else "worsened"
+        return RuleCheck("critical_broken", False, f"no {word} case in {', '.join(policy.critical)}")
     parts = []
     for c in hits:
-        passing = c.both_pass + c.broke
         fixed = "none" if c.fixed == 0 else str(c.fixed)
-        parts.append(f"{c.broke} of {passing} passing {c.label} cases (fixed {fixed})")
+        if binary:
+            parts.append(f"{c.broke} of {c.both_pass + c.broke} passing {c.label} cases (fixed {fixed})")
+        else:  # scores or several runs: a case's mean went down (SPEC 4.3, improved/worsened)
+            parts.append(f"{c.broke} of {c.n} {c.label} cases (improved {fixed})")
     kind = "a critical category" if len(hits) == 1 else "critical categories"
-    return RuleCheck("critical_broken", True, f"it broke {'; '.join(parts)}, {kind}")
+    return RuleCheck("critical_broken", True, f"it {'broke' if binary else 'worsened'} {'; '.join(parts)}, {kind}")
+
+
+def _test_name(c: Comparison) -> str:
+    """The test in a headline: "McNemar" for either McNemar variant, else the method as recorded."""
+    return "McNemar" if c.method.startswith("McNemar") else c.method
 
 
 def _overall_regression(cand: CandidateAnalysis, policy: Policy, binary: bool) -> RuleCheck:
@@ -128,7 +136,7 @@ def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy
     binary = analysis.outcome_kind == "binary" and not analysis.has_runs
     guard, guard_warnings = _guardrails(cand, policy)
     checks = (
-        _critical_broken(cand, policy),
+        _critical_broken(cand, policy, binary),
         _overall_regression(cand, policy, binary),
         _category_regression(cand, policy, binary),
         guard,
@@ -138,14 +146,19 @@ def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy
     ship = not reasons
     o = cand.overall
     p_word = "not significant" if o.p_value >= policy.alpha else "significant"
-    overall_text = f"overall {_diff(o, binary)} ({o.method.split()[0]} {fmt.p_is(o.p_value)}, {p_word})"
+    overall_text = f"overall {_diff(o, binary)} ({_test_name(o)} {fmt.p_is(o.p_value)}, {p_word})"
     if ship:
-        because = (f"{overall_text}; no rule fired, and the data rule out a loss larger than "
-                   f"{_unit(binary)(o.ni_low).lstrip('+-')}.")
+        ruled_out = ("any loss" if o.ni_low >= 0
+                     else f"a loss larger than {_unit(binary)(o.ni_low).lstrip('+-')}")
+        because = f"{overall_text}; no rule fired, and the data rule out {ruled_out}."
     elif reasons[0].rule == "overall_regression":
         because = f"{reasons[0].message}."
     else:
         because = f"{reasons[0].message}; {overall_text}."
+    costs = cand.extras.get("costs")
+    if getattr(costs, "summary", ""):
+        # What the release saves (or costs) beside its quality, so the trade-off is read in one line.
+        because = f"{because[:-1]}; {costs.summary}."
     label = "SHIP" if ship else "DON'T SHIP"
     headline = f"{label} {cand.name}: {because}"
     return Verdict(

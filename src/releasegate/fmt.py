@@ -39,6 +39,11 @@ def points(x: float, digits: int = 1) -> str:
     return f"{value:+.{digits}f}"
 
 
+def size_points(x: float, digits: int = 1) -> str:
+    """The size of a difference in points, without a sign: -0.026 -> 2.6."""
+    return f"{abs(x) * 100:.{digits}f}" if is_number(x) else "n/a"
+
+
 def interval_points(low: float, high: float, digits: int = 1) -> str:
     return f"[{points(low, digits)}, {points(high, digits)}]"
 
@@ -56,3 +61,8 @@ def number(x: float, digits: int = 3) -> str:
 
 def ratio(x: float, digits: int = 2) -> str:
     return f"{x:.{digits}f}x" if is_number(x) else "n/a"
+
+
+def money(x: float, digits: int = 2) -> str:
+    """An amount in dollars: 1.1956 -> $1.20; money(0.0011956, 5) -> $0.00120."""
+    return f"${x:,.{digits}f}" if is_number(x) else "n/a"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from releasegate import __version__
 from releasegate.errors import InputError
-from releasegate.load import AdapterOptions, Source, load_results
+from releasegate.load import AdapterOptions, LoadedResults, Source, load_results
 from releasegate.model import Provenance, Report
 from releasegate.policy import Policy
 
@@ -48,16 +48,20 @@ def run(
     command_line: str = "",
 ) -> Report:
     """Load, validate, analyze and decide; the Report holds everything a renderer needs."""
+    options = options or AdapterOptions()
+    loaded = load_results(sources, columns=policy.columns, cases=cases, options=options)
+    return run_loaded(loaded, policy, command_line=command_line, default_title=_default_title(sources))
+
+
+def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "") -> Report:
+    """The pipeline after loading (validate, analyze, decide, provenance), for files and in-memory tables alike."""
     from releasegate.analyze import analyze
     from releasegate.decide import decide
     from releasegate.validate import validate
 
-    options = options or AdapterOptions()
-    loaded = load_results(sources, columns=policy.columns, cases=cases, options=options)
     data = validate(loaded.table, policy, loaded.metadata_columns)
     analysis = analyze(data, policy)
     verdicts = decide(analysis, policy)
-    title = policy.title or _default_title(sources)
     provenance = Provenance(
         tool_version=__version__,
         command_line=command_line,
@@ -65,7 +69,7 @@ def run(
         policy=policy.as_dict(),
         packages=package_versions(),
         generated_at=generation_time(),
-        title=title,
+        title=policy.title or default_title,
     )
     return Report(analysis, verdicts, provenance)
 

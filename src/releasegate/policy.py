@@ -19,6 +19,8 @@ CANONICAL_COLUMNS = (
 )
 GUARDRAILS = ("max_latency_p95_ratio", "max_latency_mean_ratio", "max_cost_ratio", "max_tokens_ratio")
 MISSING_MODES = ("refuse", "fail", "drop")
+# [prices."RELEASE"]: what a million input and a million output tokens cost that release (dollars).
+PRICE_KEYS = ("input_per_million", "output_per_million")
 
 
 @dataclass(frozen=True)
@@ -97,9 +99,36 @@ def make_policy(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
         if not (isinstance(rng, (list, tuple)) and len(rng) == 2):
             raise InputError("score_range must be two numbers [low, high]")
         values["score_range"] = (float(rng[0]), float(rng[1]))
+    if "prices" in values:
+        values["prices"] = _prices(values["prices"])
     policy = Policy(**values)
     _check(policy)
     return policy
+
+
+def _prices(raw: Any) -> dict[str, dict[str, float]]:
+    """Check ``[prices."RELEASE"]`` tables: both PRICE_KEYS, each a finite number >= 0 (per million tokens)."""
+    example = '[prices."r1-live"] input_per_million = 1.0, output_per_million = 4.0'
+    if not isinstance(raw, Mapping):
+        raise InputError(f"prices must be a table per release, e.g. {example}")
+    out = {}
+    for release, price in raw.items():
+        if not isinstance(price, Mapping):
+            raise InputError(f"prices for {release!r} must be a table, e.g. {example}")
+        unknown = sorted(set(price) - set(PRICE_KEYS))
+        if unknown:
+            raise InputError(f"prices for {release!r}: unknown key(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(PRICE_KEYS)}")
+        missing = [k for k in PRICE_KEYS if k not in price]
+        if missing:
+            raise InputError(f"prices for {release!r}: missing {', '.join(missing)} (use 0 for a free side)")
+        for key in PRICE_KEYS:
+            value = price[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or value < 0:
+                raise InputError(f"prices for {release!r}: {key} must be a number >= 0, got {value!r}")
+        out[str(release)] = {k: float(price[k]) for k in PRICE_KEYS}
+    return out
 
 
 def _check(p: Policy) -> None:

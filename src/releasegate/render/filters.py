@@ -61,9 +61,11 @@ def _numeric(function):
 FILTERS = {
     "pct": _numeric(fmt.pct),
     "points": _numeric(fmt.points),
+    "size_points": _numeric(fmt.size_points),
     "pvalue": _numeric(fmt.pvalue),
     "number": _numeric(fmt.number),
     "ratio": _numeric(fmt.ratio),
+    "money": _numeric(fmt.money),
     "ci_points": _numeric(lambda c: fmt.interval_points(c.ci_low, c.ci_high)),
     "ci_pct": _numeric(_ci_pct),
     "cut": cut,

@@ -115,6 +115,8 @@ def to_json_dict(report: Report) -> dict[str, Any]:
         "packages": prov.packages,
         "releases": [{"name": r.name, "n_cases": r.n_cases, "is_baseline": r.is_baseline, "rate": _rate(r.rate)}
                      for r in a.releases],
+        # Release-level optional sections (e.g. "costs": the per-release latency, tokens and cost table).
+        **{name: extra.to_json() if hasattr(extra, "to_json") else extra for name, extra in sorted(a.extras.items())},
         "candidates": candidates,
         "notes": list(a.notes),
     })

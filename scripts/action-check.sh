@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# The shell part of the releasegate GitHub Action (action.yml): runs `releasegate check`, writes the reports,
+# sets the step outputs and decides the step's exit status. Kept in a file so it can be tested without a runner
+# (tests/test_action_script.py). Every input is an environment variable (action.yml maps the inputs to them, so
+# no input text is ever pasted into shell code):
+#   RG_RESULTS      results files, separated by spaces or newlines; NAME=path names a file's release; globs expand
+#   RG_CASES        case table joined on case_id (optional)
+#   RG_BASELINE     the live release (optional: the policy's)
+#   RG_CANDIDATES   candidates, separated by spaces or newlines (optional: every other release)
+#   RG_POLICY       policy TOML (optional)
+#   RG_OUTPUT_DIR   directory for the reports (default releasegate-report), created if missing
+#   RG_FORMATS      report formats among md html pdf json (default "md html pdf json"); files are report.<format>
+#   RG_REPORT_ONLY  true: report DON'T SHIP without failing (bad input still fails); default false
+#   RG_STEP_SUMMARY false: do not append the verdict to the job summary; default true
+#   RG_ARGS         more arguments for `releasegate check`, quoted as in a shell (e.g. --critical "Out of scope")
+#   RELEASEGATE     the command to run (default "releasegate"; the tests use "python -m releasegate")
+# Step outputs ($GITHUB_OUTPUT): verdict (ship | dont_ship | error), exit-code, report-dir, and markdown-path,
+# html-path, pdf-path, json-path for the reports written (empty when not written).
+# Exit status: 0 SHIP (or DON'T SHIP with report-only), 1 DON'T SHIP, 2 bad input (whatever report-only says).
+# Portable to bash 3.2 (macOS runners): no associative arrays, no mapfile.
+set -uo pipefail
+
+escape() {  # workflow-command message escaping (GitHub's toolkit: % CR LF)
+  local text=${1//'%'/%25}
+  text=${text//$'\r'/%0D}
+  printf '%s' "${text//$'\n'/%0A}"
+}
+
+output() {
+  if [ -n "${GITHUB_OUTPUT:-}" ]; then
+    printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"
+  else
+    printf 'output %s=%s\n' "$1" "$2"
+  fi
+}
+
+fail() {  # a problem with the action's own inputs: the same exit status as releasegate's bad input
+  echo "releasegate action: error: $1" >&2
+  if [ "${GITHUB_ACTIONS:-}" = true ]; then echo "::error title=releasegate::$(escape "$1")"; fi
+  output verdict error
+  output exit-code 2
+  exit 2
+}
+
+boolean() {  # boolean VARIABLE INPUT-NAME VALUE DEFAULT: sets VARIABLE to true or false
+  local value
+  value=$(printf '%s' "${3:-$4}" | tr '[:upper:]' '[:lower:]')
+  case "$value" in
+    true|yes|1|on) printf -v "$1" true ;;
+    false|no|0|off) printf -v "$1" false ;;
+    *) fail "$2 must be true or false, got '$3'" ;;
+  esac
+}
+
+boolean report_only report-only "${RG_REPORT_ONLY:-}" false
+boolean step_summary step-summary "${RG_STEP_SUMMARY:-}" true
+dir=${RG_OUTPUT_DIR:-releasegate-report}
+read -r -a command <<<"${RELEASEGATE:-releasegate}"
+
+args=(check)
+# Results: split on whitespace with glob expansion on purpose (evals/*.jsonl); a pattern that matches nothing
+# stays as it is and releasegate reports the missing file.
+set +f
+for word in ${RG_RESULTS:-}; do args+=("$word"); done
+set -f
+[ ${#args[@]} -gt 1 ] || fail "no results given (input 'results')"
+if [ -n "${RG_CASES:-}" ]; then args+=(--cases "$RG_CASES"); fi
+if [ -n "${RG_BASELINE:-}" ]; then args+=(--baseline "$RG_BASELINE"); fi
+if [ -n "${RG_POLICY:-}" ]; then args+=(--policy "$RG_POLICY"); fi
+for name in ${RG_CANDIDATES:-}; do args+=(--candidate "$name"); done
+RG_ARGS=${RG_ARGS:-}
+if [ -n "${RG_ARGS//[[:space:]]/}" ]; then
+  # xargs splits with the shell's quoting rules but never runs the text as code.
+  parsed=$(printf '%s' "$RG_ARGS" | xargs -n 1 printf '%s\n') || fail "cannot split args (unmatched quote?): $RG_ARGS"
+  while IFS= read -r word; do args+=("$word"); done <<<"$parsed"
+fi
+if [ "$step_summary" = false ]; then args+=(--no-step-summary); fi
+
+formats=""
+for format in ${RG_FORMATS-md html pdf json}; do
+  case "$format" in
+    md|html|pdf|json) ;;
+    *) fail "unknown format '$format' in formats; use md, html, pdf, json" ;;
+  esac
+  case " $formats " in *" $format "*) continue ;; esac
+  formats="$formats $format"
+  args+=(-o "$dir/report.$format")
+done
+if [ -n "$formats" ]; then
+  mkdir -p -- "$dir" || fail "cannot create the output directory $dir"
+fi
+
+stdout=$(mktemp)
+stderr=$(mktemp)
+trap 'rm -f "$stdout" "$stderr"' EXIT
+"${command[@]}" "${args[@]}" >"$stdout" 2>"$stderr"
+rc=$?
+cat "$stdout"
+cat "$stderr" >&2
+
+case $rc in
+  0) verdict=ship ;;
+  1) verdict=dont_ship ;;
+  *) verdict=error ;;
+esac
+output verdict "$verdict"
+output exit-code "$rc"
+output report-dir "$dir"
+for format in md html pdf json; do
+  path=""
+  case " $formats " in *" $format "*) [ "$verdict" = error ] || path="$dir/report.$format" ;; esac
+  key=$format-path
+  [ "$format" = md ] && key=markdown-path
+  output "$key" "$path"
+done
+
+if [ "${GITHUB_ACTIONS:-}" = true ]; then
+  level=error
+  [ "$report_only" = true ] && level=warning
+  while IFS= read -r line; do
+    case "$line" in
+      "DON'T SHIP "*) echo "::$level title=releasegate::$(escape "$line")" ;;
+    esac
+  done <"$stdout"
+  if [ "$verdict" = error ]; then echo "::error title=releasegate::$(escape "$(tail -n 1 "$stderr")")"; fi
+fi
+if [ "$verdict" = error ] && [ "$step_summary" = true ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  { printf '### releasegate: error\n\n```\n'; cat "$stderr"; printf '```\n\n'; } >>"$GITHUB_STEP_SUMMARY"
+fi
+
+if [ $rc -eq 1 ] && [ "$report_only" = true ]; then
+  echo "releasegate action: DON'T SHIP reported; not failing the job (report-only)" >&2
+  exit 0
+fi
+exit $rc

@@ -1,0 +1,210 @@
+"""The Python API for notebooks: ``releasegate.compare(results, baseline=..., policy=...)``.
+
+It runs the same pipeline as the command line (load -> validate -> analyze -> decide) and returns a
+:class:`ReleaseComparison` that shows itself in Jupyter (verdicts and tables) and writes every report format.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from releasegate.errors import InputError
+from releasegate.model import Analysis, Report, Verdict
+from releasegate.policy import Policy
+
+ADAPTER_KEYS = ("format", "scorer", "metric", "filter_name", "category_field", "release_by")
+NOTEBOOK_TEMPLATE = "notebook.html"
+NOTEBOOK_CASE_LIMIT = 200  # broken cases listed in the notebook view; the reports list them all
+
+
+@dataclasses.dataclass(frozen=True)
+class ReleaseComparison:
+    """The result of :func:`compare`: the Report (analysis, verdicts, provenance) and its renderings."""
+
+    report: Report
+
+    @property
+    def analysis(self) -> Analysis:
+        return self.report.analysis
+
+    @property
+    def verdicts(self) -> tuple[Verdict, ...]:
+        return self.report.verdicts
+
+    @property
+    def ship(self) -> bool:
+        """True when every candidate may ship (``releasegate check`` would exit 0)."""
+        return self.report.ship_all
+
+    def verdict(self, candidate: str) -> Verdict:
+        """The verdict of one candidate, by name."""
+        for verdict in self.verdicts:
+            if verdict.candidate == candidate:
+                return verdict
+        names = ", ".join(v.candidate for v in self.verdicts)
+        raise KeyError(f"no candidate {candidate!r}; candidates: {names}")
+
+    def to_markdown(self) -> str:
+        """The GitHub-flavoured Markdown note, the same text as ``releasegate report -o note.md``."""
+        from releasegate.render.markdown import render_markdown
+
+        return render_markdown(self.report)
+
+    def to_json(self) -> str:
+        """The JSON analysis (``schema_version`` first), the same text as ``-o note.json``."""
+        from releasegate.render.json_out import render_json
+
+        return render_json(self.report)
+
+    def to_html(self, **options: Any) -> str:
+        """The self-contained HTML report (``-o note.html``); options as ``render_html`` (e.g. interactive=True)."""
+        from releasegate.render import render
+
+        return render(self.report, ".html", **options).decode("utf-8")
+
+    def to_pdf(self, path: str | os.PathLike, **options: Any) -> Path:
+        """Write the PDF report to ``path`` atomically (options: paper="Letter", pdf_variant="pdf/a-3b")."""
+        return self.save(path, **options)[0]
+
+    def save(self, *paths: str | os.PathLike, **options: Any) -> list[Path]:
+        """Write the report in every format named by the paths' suffixes, all or nothing (like ``-o``)."""
+        from releasegate.render import write_reports
+
+        targets = [Path(p) for p in paths]
+        write_reports(self.report, targets, **options)
+        return targets
+
+    def to_frame(self):
+        """One row per candidate and comparison (overall, then each category): a pandas DataFrame."""
+        import pandas as pd
+
+        from releasegate.render.json_out import comparison_dict
+
+        rows = []
+        for cand in self.analysis.candidates:
+            for comparison in (cand.overall, *cand.categories):
+                figures = comparison_dict(comparison)
+                del figures["baseline"], figures["candidate"]  # nested rates; their values are already columns
+                rows.append({"candidate": cand.name, "comparison": comparison.label, **figures,
+                             "critical": comparison.critical, "powerless": comparison.powerless})
+        return pd.DataFrame(rows)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: verdicts, summary, rules, categories and broken cases, styled under one class so that
+        nothing leaks into the notebook's own page (the full report's CSS would restyle the notebook)."""
+        from releasegate.render.context import build_context
+        from releasegate.render.filters import environment
+
+        template = environment("html").get_template(NOTEBOOK_TEMPLATE)
+        return template.render(build_context(self.report, case_limit=NOTEBOOK_CASE_LIMIT))
+
+    def __repr__(self) -> str:
+        verdicts = "; ".join(f"{v.label} {v.candidate}" for v in self.verdicts)
+        return f"<ReleaseComparison baseline={self.analysis.baseline!r}: {verdicts}>"
+
+
+def compare(
+    results: Any,
+    *,
+    baseline: str | None = None,
+    candidates: Sequence[str] | str | None = None,
+    cases: str | os.PathLike | None = None,
+    policy: Policy | Mapping[str, Any] | str | os.PathLike | None = None,
+    **overrides: Any,
+) -> ReleaseComparison:
+    """Compare candidate releases with the baseline, from a notebook: the same plan and rules as the CLI.
+
+    ``results``: a tidy pandas DataFrame; a path (str or Path; ``NAME=path`` names its release); a list of
+    them; or a mapping ``{release name: DataFrame or path}``. ``cases``: a case table file joined on case_id.
+    ``policy``: a :class:`~releasegate.policy.Policy`, a dict of policy keys, or a TOML file. Keyword
+    ``overrides`` win over the policy, like flags: any policy key (``critical=["Fraud"]``, ``margin=0.03``,
+    ``alpha``, ``correction``, ``columns={"passed": "ok"}``, ...) and the adapter options ``format``,
+    ``scorer``, ``metric``, ``filter_name``, ``category_field``, ``release_by``.
+    Methods: docs/methods.md (McNemar exact, Newcombe method 10, Holm; Fagerland et al. 2013).
+    Bad input raises :class:`releasegate.errors.InputError`.
+    """
+    from releasegate.load import AdapterOptions
+    from releasegate.pipeline import run_loaded
+
+    adapter = {key: overrides.pop(key) for key in ADAPTER_KEYS if key in overrides}
+    if cases is not None and not isinstance(cases, (str, os.PathLike)):
+        raise InputError("cases must be a file path; to use a DataFrame of cases, merge it into results on case_id")
+    resolved = _policy(policy, baseline=baseline, candidates=candidates, **overrides)
+    options = AdapterOptions(**{k: v for k, v in adapter.items() if v is not None})
+    loaded, default_title = _load(results, resolved, Path(cases) if cases is not None else None, options)
+    call = _call_text(results, baseline=baseline, candidates=candidates, cases=cases, policy=policy,
+                      **adapter, **overrides)
+    report = run_loaded(loaded, resolved, command_line=call, default_title=default_title)
+    return ReleaseComparison(report)
+
+
+def _policy(policy: Any, **overrides: Any) -> Policy:
+    """Policy object, dict or TOML path, with keyword overrides on top (None means "not given")."""
+    from releasegate.policy import _KEYS, load_policy_file, make_policy
+
+    if policy is None:
+        values: dict[str, Any] = {}
+    elif isinstance(policy, Policy):
+        values = policy.as_dict()
+    elif isinstance(policy, Mapping):
+        values = dict(policy)
+    elif isinstance(policy, (str, os.PathLike)):
+        values = load_policy_file(Path(policy))
+    else:
+        raise InputError(f"policy must be a Policy, a dict or a TOML file path, got {type(policy).__name__}")
+    unknown = sorted((set(values) | set(overrides)) - _KEYS)
+    if unknown:
+        raise InputError(f"unknown policy key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(_KEYS))}")
+    return make_policy(values, **overrides)
+
+
+def _load(results: Any, policy: Policy, cases: Path | None, options):
+    """Results in any accepted form -> (LoadedResults, default title)."""
+    import pandas as pd
+
+    from releasegate.load import Source, load_results, parse_source
+    from releasegate.pipeline import _default_title
+
+    def is_path(x: Any) -> bool:
+        return isinstance(x, (str, os.PathLike))
+
+    if isinstance(results, pd.DataFrame) or (
+            isinstance(results, Mapping) and results and all(isinstance(v, pd.DataFrame) for v in results.values())):
+        from releasegate.load.frame import load_frame
+
+        return load_frame(results, columns=policy.columns, cases=cases), "release comparison"
+    if is_path(results):
+        sources = [parse_source(os.fspath(results))]
+    elif isinstance(results, Mapping) and results and all(is_path(v) for v in results.values()):
+        sources = [Source(Path(v), str(k)) for k, v in results.items()]
+    elif isinstance(results, Sequence) and results and all(is_path(v) for v in results):
+        sources = [parse_source(os.fspath(v)) for v in results]
+    else:
+        raise InputError("results must be a DataFrame, a path, a list of paths, or a mapping of release name to "
+                         "DataFrame or path (not a mix)")
+    loaded = load_results(sources, columns=policy.columns, cases=cases, options=options)
+    return loaded, _default_title(sources)
+
+
+def _call_text(results: Any, **arguments: Any) -> str:
+    """The call as text, for provenance: what a reader would type to get this report again."""
+    parts = [_short(results)] + [f"{k}={_short(v)}" for k, v in arguments.items() if v is not None]
+    return f"releasegate.compare({', '.join(parts)})"
+
+
+def _short(value: Any) -> str:
+    if type(value).__name__ == "DataFrame":
+        return f"<DataFrame {value.shape[0]} rows>"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k!r}: {_short(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_short(v) for v in value) + "]"
+    if isinstance(value, Policy):
+        return "Policy(...)"
+    if isinstance(value, os.PathLike):
+        return repr(os.fspath(value))
+    return repr(value)

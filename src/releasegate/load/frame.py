@@ -1,0 +1,73 @@
+"""Load an in-memory pandas DataFrame (the notebook's tidy table) as if it had been read from a file.
+
+The frame gets the same treatment as a tidy file: column names as text, the ``[columns]`` renaming, identity
+columns as text, the optional case table joined from a file, and an input record for provenance. A frame
+has no path, so its record is ``<DataFrame>`` with the sha256 of its canonical CSV text
+(``frame.to_csv(index=False)``, UTF-8): saving the same frame with that call gives a file of the same hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from releasegate.errors import InputError
+from releasegate.load import LoadedResults, _join_cases, _rename, require_column
+from releasegate.load.tidy import TEXT_COLUMNS, _as_text
+from releasegate.model import InputFile
+from releasegate.policy import CANONICAL_COLUMNS
+
+FRAME_PATH = "<DataFrame>"
+
+
+def frame_sha256(frame: pd.DataFrame) -> str:
+    """sha256 of the frame's canonical CSV text (no index, UTF-8)."""
+    return hashlib.sha256(frame.to_csv(index=False).encode("utf-8")).hexdigest()
+
+
+def load_frame(
+    frames: pd.DataFrame | Mapping[str, pd.DataFrame],
+    *,
+    columns: Mapping[str, str] | None = None,
+    cases: Path | None = None,
+) -> LoadedResults:
+    """A tidy DataFrame, or one DataFrame per release (``{"r1-live": df1, "r2": df2}``), -> LoadedResults.
+
+    A mapping names the release of every row of each frame, as ``NAME=path`` does for a file.
+    """
+    named = frames.items() if isinstance(frames, Mapping) else [(None, frames)]
+    columns = dict(columns or {})
+    parts, inputs = [], []
+    for release, frame in named:
+        label = FRAME_PATH if release is None else f"<DataFrame {release}>"
+        if not isinstance(frame, pd.DataFrame):
+            raise InputError(f"{label}: expected a pandas DataFrame, got {type(frame).__name__}")
+        if frame.shape[0] == 0:
+            raise InputError(f"{label}: the DataFrame has no rows")
+        inputs.append(InputFile(label, frame_sha256(frame), int(frame.shape[0]), "dataframe",
+                                None if release is None else str(release)))
+        part = frame.reset_index(drop=True).copy()
+        part.columns = [str(c).strip() for c in part.columns]
+        part = _rename(part, columns, Path(label))
+        if release is not None:
+            part["release"] = str(release)
+        require_column(part, "release", label, "columns={'release': ...}", columns.get("release"))
+        require_column(part, "case_id", label, "columns={'case_id': ...}", columns.get("case_id"))
+        parts.append(part)
+    if not parts:
+        raise InputError("no results given")
+    table = pd.concat(parts, ignore_index=True, sort=False) if len(parts) > 1 else parts[0]
+    for column in TEXT_COLUMNS:
+        if column in table.columns:
+            table[column] = _as_text(table[column])
+    if cases is not None:
+        table, case_input = _join_cases(table, Path(cases), columns)
+        inputs.append(case_input)
+    if "passed" not in table.columns and "score" not in table.columns:
+        present = ", ".join(str(c) for c in table.columns)
+        raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}")
+    metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
+    return LoadedResults(table, tuple(inputs), metadata)

@@ -1,0 +1,132 @@
+"""The cost section's charts as Vega-Lite specifications (plain dicts; nothing is rendered here).
+
+Contract with the HTML renderer (render/html.py), which owns the vl-convert call:
+
+* ``cost_charts(report)`` returns a list of ``(title, spec)``: ``title`` a short caption, ``spec`` a complete
+  Vega-Lite 6 specification with its data inline (no URL, so ``allowed_base_urls=[]`` is safe). The list is
+  empty when the report has no cost section. Order: quality against cost (when costs exist), then one latency
+  histogram per release (when latencies exist), in the releases' order.
+* The renderer draws each spec, e.g. ``vl_convert.vegalite_to_svg(spec, vl_version="6.4",
+  allowed_base_urls=[])``, and passes them to the templates as the context variable ``cost_charts``: a list of
+  ``{"title": str, "svg": markupsafe.Markup}``. ``templates/extras/costs.html`` shows them as figures when
+  that variable is defined, and shows nothing in its place otherwise.
+
+Every number comes from the analysis' dataclasses (``Analysis.extras["costs"]``, the releases' rates): the
+charts compute nothing but positions. The specs are deterministic (same report, same dict), so the SVG is
+too.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from releasegate.model import Report
+
+SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
+WIDTH = 520
+FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else None
+
+
+def _base(title: str, height: int) -> dict[str, Any]:
+    return {
+        "$schema": SCHEMA,
+        "title": {"text": title, "anchor": "start", "fontSize": 13},
+        "width": WIDTH,
+        "height": height,
+        "config": {"font": FONT, "view": {"stroke": None}, "axis": {"labelFontSize": 11, "titleFontSize": 11}},
+    }
+
+
+def quality_cost_chart(report: Report) -> dict[str, Any] | None:
+    """Pass rate (or mean score) with its 95% interval against cost per 1,000 cases, one point per release."""
+    table = report.analysis.extras.get("costs")
+    if table is None or not table.has_cost:
+        return None
+    binary = report.analysis.outcome_kind == "binary" and not report.analysis.has_runs
+    costs = {r.name: r.cost_per_1k for r in table.releases}
+    values = []
+    for release in report.analysis.releases:
+        x = _finite(costs.get(release.name, math.nan))
+        if x is None:
+            continue
+        values.append({"release": release.name, "cost_per_1k": x, "rate": _finite(release.rate.value),
+                       "ci_low": _finite(release.rate.ci_low), "ci_high": _finite(release.rate.ci_high),
+                       "role": "baseline" if release.is_baseline else "candidate"})
+    if not values:
+        return None
+    quality = "pass rate" if binary else "mean score"
+    y_format = ".0%" if binary else ".3f"
+    x = {"field": "cost_per_1k", "type": "quantitative", "title": "cost per 1,000 cases ($)",
+         "scale": {"zero": True}, "axis": {"format": "$.2f"}}
+    y_title = f"{quality} (95% interval)"
+    spec = _base(f"{quality.capitalize()} against cost per 1,000 cases", 280)
+    spec["data"] = {"values": values}
+    spec["layer"] = [
+        {"mark": {"type": "rule", "strokeWidth": 2},
+         "encoding": {"x": x, "y": {"field": "ci_low", "type": "quantitative", "title": y_title,
+                                    "scale": {"zero": False}, "axis": {"format": y_format}},
+                      "y2": {"field": "ci_high"}, "color": {"field": "release", "type": "nominal",
+                                                            "legend": None}}},
+        {"mark": {"type": "point", "filled": True, "size": 90},
+         "encoding": {"x": x, "y": {"field": "rate", "type": "quantitative"},
+                      "color": {"field": "release", "type": "nominal", "legend": None},
+                      "shape": {"field": "role", "type": "nominal", "title": None,
+                                "scale": {"domain": ["baseline", "candidate"], "range": ["square", "circle"]}},
+                      "tooltip": [{"field": "release"}, {"field": "cost_per_1k", "format": "$.2f"},
+                                  {"field": "rate", "format": y_format}]}},
+        {"mark": {"type": "text", "align": "left", "dx": 8, "dy": -8, "fontSize": 11},
+         "encoding": {"x": x, "y": {"field": "rate", "type": "quantitative"}, "text": {"field": "release"},
+                      "color": {"field": "release", "type": "nominal", "legend": None}}},
+    ]
+    return spec
+
+
+def latency_charts(report: Report) -> list[tuple[str, dict[str, Any]]]:
+    """One histogram of per-case latency per release, on shared bins and a shared axis, p50 and p95 marked."""
+    table = report.analysis.extras.get("costs")
+    if table is None or not table.has_latency or len(table.histogram_edges) < 2:
+        return []
+    edges = table.histogram_edges
+    domain = [edges[0], edges[-1]]
+    peak = max((max(r.histogram) for r in table.releases if r.histogram), default=1)
+    charts = []
+    for r in table.releases:
+        if r.latency is None or r.latency.n == 0 or not r.histogram:
+            continue
+        bins = [{"start": edges[k], "end": edges[k + 1], "cases": count} for k, count in enumerate(r.histogram)]
+        marks = [m for m in ({"quantile": "p50", "ms": _finite(r.latency.p50)},
+                             {"quantile": "p95", "ms": _finite(r.latency.p95)}) if m["ms"] is not None]
+        x = {"field": "start", "type": "quantitative", "title": "latency per case (ms)",
+             "scale": {"domain": domain, "nice": False}}
+        # The quantiles go in the title, not beside the rules, where they would overlap the bars.
+        title = f"Latency distribution: {r.name} (dashed: p50 {r.latency.p50:,.0f} ms, p95 {r.latency.p95:,.0f} ms)"
+        spec = _base(title, 110)
+        spec["layer"] = [
+            {"data": {"values": bins}, "mark": {"type": "bar", "color": "#4c78a8", "binSpacing": 0},
+             "encoding": {"x": x, "x2": {"field": "end"},
+                          "y": {"field": "cases", "type": "quantitative", "title": "cases",
+                                "scale": {"domain": [0, peak]}},
+                          "y2": {"datum": 0},
+                          "tooltip": [{"field": "start", "title": "from (ms)"}, {"field": "end", "title": "to (ms)"},
+                                      {"field": "cases"}]}},
+            {"data": {"values": marks}, "mark": {"type": "rule", "color": "#e45756", "strokeDash": [4, 3]},
+             "encoding": {"x": {"field": "ms", "type": "quantitative", "scale": {"domain": domain}},
+                          "tooltip": [{"field": "quantile"}, {"field": "ms", "format": ",.0f"}]}},
+        ]
+        charts.append((title, spec))
+    return charts
+
+
+def cost_charts(report: Report) -> list[tuple[str, dict[str, Any]]]:
+    """Every chart of the cost section, as (title, Vega-Lite spec) pairs; see the module docstring."""
+    charts = []
+    quality = quality_cost_chart(report)
+    if quality is not None:
+        charts.append((quality["title"]["text"], quality))
+    charts.extend(latency_charts(report))
+    return charts

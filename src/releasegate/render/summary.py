@@ -1,0 +1,28 @@
+"""The GitHub job summary: the verdict table and the rules, appended to ``$GITHUB_STEP_SUMMARY`` by ``check``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from releasegate.model import Report
+from releasegate.render.context import build_context
+from releasegate.render.filters import environment
+
+# GitHub refuses a step's summary above 1 MiB; other steps may append to the same file, so stay well below.
+SUMMARY_LIMIT = 512 * 1024
+
+
+def render_summary(report: Report, limit: int = SUMMARY_LIMIT) -> str:
+    """Markdown for a job summary: verdict per candidate, then which rules fired, cut hard at ``limit`` bytes."""
+    text = environment("md").get_template("summary.md").render(build_context(report, 0, 0))
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    marker = "\n\n_(cut at the job summary's size limit; see the full report)_\n"
+    return data[: limit - len(marker.encode())].decode("utf-8", errors="ignore") + marker
+
+
+def append_step_summary(report: Report, path: Path) -> None:
+    """Append the summary to the file GitHub names in ``$GITHUB_STEP_SUMMARY`` (other steps may write there too)."""
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write(render_summary(report) + "\n")
