@@ -108,7 +108,7 @@ def test_impossible_designs_are_refused():
         simulate.Design(Scenario(p0=0.6, categories=9, delta=-0.10))
     with pytest.raises(ValueError, match="infeasible"):
         simulate.cell_probabilities(0.95, 0.05, 0.08)
-    cells = grid.build_grid(10, 10, 10, include_slow=False)
+    cells = grid.build_grid(10)
     assert all(c.scenario != Scenario(categories=9, delta=0.02) for c in cells)  # +18 points in one category
 
 
@@ -146,10 +146,19 @@ def test_seed_axis_matches_scipy_welch():
     assert gates.seed_axis_gate(_sample(np.ones(3), np.ones(3))) is None
 
 
-def test_fast_path_equals_the_library_path_with_categories_and_critical():
+@pytest.mark.parametrize("sc", [
+    Scenario(n=180, categories=9, delta=-0.03),
+    Scenario(n=200, clusters=20, delta=-0.02),
+    Scenario(n=150, runs=3, categories=3, delta=-0.03),
+    Scenario(n=180, runs=2, clusters=12, categories=3),
+])
+def test_fast_path_equals_the_library_path(sc):
+    """Verdict and rules from the library's functions equal validate -> analyze -> decide on the tidy table,
+    for McNemar, clustered and paired-mean plans, under policies that change each rule."""
     table = grid.policies()
-    chosen = [table[k] for k in ("default", "critical k00", "correction none", "mcnemar midp")]
-    for sample in simulate.draw(Scenario(n=180, categories=9, delta=-0.03), 8, np.random.default_rng(2)):
+    chosen = [table[k] for k in ("default", "critical k00", "correction none", "mcnemar midp",
+                                 "alpha 0.1, margin 0.02")]
+    for sample in simulate.draw(sc, 4, np.random.default_rng(2)):
         assert gates.library_fast(sample, chosen) == gates.library_full(sample, chosen)
 
 

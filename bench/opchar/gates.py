@@ -1,10 +1,9 @@
 """The gates under study, each a function of one simulated release pair returning "block" (True) or not.
 
 - releasegate itself, through the library's own code: ``library_full`` runs the public path
-  (validate -> analyze -> decide on a tidy table); ``library_fast`` calls the same library functions the
-  binary single-run path is made of (analyze.compare_binary per category, analyze.adjust_family,
-  decide.decide_candidate) without the pandas pairing, and the study checks on a share of every cell that both
-  give the same verdict and the same rules.
+  (validate -> analyze -> decide on a tidy table); ``library_fast`` calls the same library functions the plan
+  is made of, without the pandas validation and pairing, and the study checks on a share of every cell that
+  both give the same verdict and the same rules.
 - Three gates in common use, written out here because no library ships them as gates:
   a pass-rate threshold, an unpaired two-proportion z-test and a seed-axis Welch t-test on per-run means.
 """
@@ -19,6 +18,9 @@ import pandas as pd
 from scipy import special
 
 from releasegate.analyze import _power, adjust_family, analyze, compare_binary, parameters_of
+from releasegate.analyze_scores import compare_paired, power_of
+from releasegate.axes.changes import significant_change
+from releasegate.axes.clusters import apply_clusters
 from releasegate.decide import RULES, decide, decide_candidate
 from releasegate.model import Analysis, CandidateAnalysis, Exclusions
 from releasegate.policy import Policy
@@ -35,6 +37,10 @@ Decision = tuple[bool, ...]
 def category_labels(codes: np.ndarray) -> np.ndarray:
     # Zero-padded so that the library's sorted order is the numeric order.
     return np.char.add("k", np.char.zfill(codes.astype(str), 2))
+
+
+def cluster_labels(codes: np.ndarray) -> np.ndarray:
+    return np.char.add("g", codes.astype(str))
 
 
 def tidy(sample: Sample) -> pd.DataFrame:
@@ -56,7 +62,7 @@ def tidy(sample: Sample) -> pd.DataFrame:
     if sample.category is not None:
         columns["category"] = np.tile(category_labels(sample.category), 2 * repeat)
     if sample.cluster is not None:
-        columns["cluster"] = np.tile(np.char.add("g", sample.cluster.astype(str)), 2 * repeat)
+        columns["cluster"] = np.tile(cluster_labels(sample.cluster), 2 * repeat)
     return pd.DataFrame(columns)
 
 
@@ -75,41 +81,63 @@ def library_full(sample: Sample, policies: Sequence[Policy]) -> list[Decision]:
     return out
 
 
-def library_fast(sample: Sample, policies: Sequence[Policy]) -> list[Decision]:
-    """The binary single-run plan from the library's own functions, without the pandas pairing.
-
-    Comparisons are shared between policies that agree on what they depend on (alpha, mcnemar, critical),
-    adjustments between those that also agree on the correction; decide runs once per policy."""
+def _compare(sample: Sample, policy: Policy, groups: list[tuple[str, np.ndarray]], codes: np.ndarray | None):
+    """Overall and per-category comparisons as the library's analysis makes them before adjustment: McNemar
+    (one run) or paired means (several runs), then the clustered interval and p in their place."""
     base, cand = sample.base, sample.cand
+    if sample.base_runs is None:
+        def compare(label, b, c, critical=False):
+            return compare_binary(label, b, c, policy, critical)
+    else:
+        def compare(label, b, c, critical=False):
+            return compare_paired(label, b, c, policy, critical, rates=True)
+    overall = compare("overall", base, cand)
+    cats = [compare(label, base[inside], cand[inside], label in policy.critical) for label, inside in groups]
+    extras, deff = {}, 1.0
+    if sample.cluster is not None:
+        paired = pd.DataFrame({"base": base, "cand": cand, "cluster": cluster_labels(sample.cluster)})
+        overall, cats, extras["clusters"] = apply_clusters(overall, cats, paired, codes, policy,
+                                                          binary=sample.base_runs is None)
+        deff = extras["clusters"].design_effect
+    if sample.base_runs is None:
+        power = _power(base, cand, policy, deff)
+    else:
+        power = power_of(significant_change(base, cand), policy, deff)
+    return overall, cats, extras, power
+
+
+def library_fast(sample: Sample, policies: Sequence[Policy]) -> list[Decision]:
+    """The plan from the library's own functions (analyze.compare_binary or analyze_scores.compare_paired per
+    comparison, axes.clusters.apply_clusters, analyze.adjust_family, decide.decide_candidate), without the
+    pandas validation and pairing that dominate the cost of one replication.
+
+    Comparisons are shared between policies that agree on what they depend on, adjustments between those that
+    also agree on the correction; decide runs once per policy."""
     groups: list[tuple[str, np.ndarray]] = []
+    codes = None
     if sample.category is not None:
         labels = category_labels(sample.category)
-        groups = [(str(label), labels == label) for label in np.unique(labels)]
+        unique, codes = np.unique(labels, return_inverse=True)
+        groups = [(str(label), codes == k) for k, label in enumerate(unique)]
     compared: dict[tuple, tuple] = {}
     adjusted: dict[tuple, CandidateAnalysis] = {}
     out = []
     for policy in policies:
-        key = (policy.alpha, policy.confidence, policy.mcnemar, tuple(policy.critical))
+        key = (policy.alpha, policy.confidence, policy.mcnemar, tuple(policy.critical), policy.n_resamples,
+               policy.seed) + ((policy.correction,) if sample.cluster is not None else ())
         if key not in compared:
-            overall = compare_binary("overall", base, cand, policy)
-            cats = [compare_binary(label, base[inside], cand[inside], policy, critical=label in policy.critical)
-                    for label, inside in groups]
-            compared[key] = (overall, cats)
+            compared[key] = _compare(sample, policy, groups, codes)
         full_key = (*key, policy.correction)
         if full_key not in adjusted:
-            overall, cats = adjust_family(*compared[key], policy)
-            adjusted[full_key] = CandidateAnalysis(CANDIDATE, overall, tuple(cats), (), (), Exclusions(),
-                                                   _power(base, cand, policy))
+            overall, cats, extras, power = compared[key]
+            overall, cats = adjust_family(overall, cats, policy)
+            adjusted[full_key] = CandidateAnalysis(CANDIDATE, overall, tuple(cats), (), (), Exclusions(), power,
+                                                   extras)
         cand_analysis = adjusted[full_key]
-        analysis = Analysis(BASELINE, "binary", base.size, (), (cand_analysis,), parameters_of(policy),
-                            bool(groups), False, False)
+        analysis = Analysis(BASELINE, "binary", sample.base.size, (), (cand_analysis,), parameters_of(policy),
+                            bool(groups), sample.cluster is not None, sample.base_runs is not None)
         out.append(_fired(decide_candidate(cand_analysis, analysis, policy).checks))
     return out
-
-
-def fast_path_applies(sample: Sample) -> bool:
-    """The binary single-run path is the whole plan only without runs and without clusters."""
-    return sample.base_runs is None and sample.cluster is None
 
 
 def _pooled(sample: Sample) -> tuple[float, float, int]:

@@ -8,7 +8,6 @@ share cross at no difference and at a 5-point regression, where the non-inferior
 
 from __future__ import annotations
 
-import importlib.util
 import time
 import zlib
 from concurrent.futures import ProcessPoolExecutor
@@ -21,7 +20,6 @@ from releasegate.policy import Policy, make_policy
 
 from .gates import (
     BASELINE,
-    fast_path_applies,
     library_fast,
     library_full,
     seed_axis_gate,
@@ -50,6 +48,10 @@ VARIATIONS = {
 CROSS_N = (100, 400, 2000, 10_000)
 CROSS_SHARE = (0.02, 0.05, 0.10, 0.15)
 CROSS_DELTAS = (0.0, -0.05)
+# Nine categories of about 222 cases: large enough for every category test to count, and for "no correction"
+# to show what it costs.
+LARGE_CATEGORIES = replace(BASE, n=2000, categories=9, spread="even")
+LARGE_DELTAS = (0.0, -0.01, -0.02)
 COMMON_GATES = ("threshold", "ztest", "seed_axis")
 
 ALPHAS = (0.01, 0.05, 0.10)
@@ -70,11 +72,6 @@ def policies() -> dict[str, Policy]:
     return out
 
 
-def runs_path_available() -> bool:
-    """Runs and clusters go through releasegate.analyze_scores and the cluster extras (another branch)."""
-    return importlib.util.find_spec("releasegate.analyze_scores") is not None
-
-
 @dataclass(frozen=True)
 class Cell:
     """One scenario with its replications, the policies evaluated on it and the full-path cross-check size."""
@@ -82,7 +79,7 @@ class Cell:
     scenario: Scenario
     reps: int
     policies: tuple[str, ...] = ("default",)
-    crosscheck: int = 20
+    crosscheck: int = 10
     labels: tuple[str, ...] = field(default=(), compare=False)
 
     def seed(self) -> np.random.Generator:
@@ -95,16 +92,22 @@ def _sweep_names(kind: str) -> tuple[str, ...]:
     if kind == "alpha-margin":
         return ("default", *[k for k in names if k.startswith("alpha")], "mcnemar midp")
     if kind == "margin":
-        return ("default", *[k for k in names if k.startswith("alpha 0.05")])
+        return ("default", *[k for k in names if k.startswith("alpha 0.05")], "mcnemar midp")
     if kind == "correction":
-        return ("default", *[k for k in names if k.startswith("correction")], "critical k00")
+        return ("default", *[k for k in names if k.startswith("correction")])
+    if kind == "correction-critical":
+        return (*_sweep_names("correction"), "critical k00")
     return ("default",)
 
 
-def build_grid(reps: int, base_reps: int, slow_reps: int, include_slow: bool | None = None,
-               crosscheck: int = 20) -> list[Cell]:
-    """Every cell of the study; cells that need the runs/clusters path only when it is available."""
-    include_slow = runs_path_available() if include_slow is None else include_slow
+# Replications per cell relative to ``reps``: more where the headline is read, fewer where one replication
+# costs most (a cluster bootstrap; ten comparisons per policy), so that the whole grid runs in minutes.
+SCALE = {"base": 1.5, "clusters": 0.25, "categories": 0.75}
+
+
+def build_grid(reps: int, crosscheck: int = 10) -> list[Cell]:
+    """Every cell of the study, with ``reps`` replications scaled by SCALE, and ``crosscheck`` replications of
+    each also run through the public path."""
     cells: dict[Scenario, Cell] = {}
 
     def add(sc: Scenario, n_reps: int, names: tuple[str, ...], label: str) -> None:
@@ -120,37 +123,27 @@ def build_grid(reps: int, base_reps: int, slow_reps: int, include_slow: bool | N
             cells[sc] = replace(old, reps=max(old.reps, n_reps), policies=merged, labels=(*old.labels, label))
 
     sweep = {"base": "alpha-margin", "100 cases": "margin", "2,000 cases": "margin", "15% changing": "margin",
-             "9 categories": "correction", "9 categories, even": "correction"}
+             "9 categories": "correction-critical", "9 categories, even": "correction"}
     for name, change in VARIATIONS.items():
-        slow = bool(change.get("clusters")) or change.get("runs", 1) > 1
+        kind = "base" if name == "base" else "clusters" if change.get("clusters") else (
+            "categories" if change.get("categories", 1) > 1 else "")
+        n_reps = max(10, round(reps * SCALE.get(kind, 1.0)))
         for delta in DELTAS:
-            sc = replace(BASE, delta=delta, **change)
-            if slow and not include_slow:
-                # The common gates do not need the library's runs path: simulate them now, library pending.
-                add(sc, slow_reps, (), name)
-                continue
-            add(sc, base_reps if name == "base" else (slow_reps if slow else reps),
-                _sweep_names(sweep.get(name, "")), name)
+            add(replace(BASE, delta=delta, **change), n_reps, _sweep_names(sweep.get(name, "")), name)
     for n in CROSS_N:
         for share in CROSS_SHARE:
             for delta in CROSS_DELTAS:
                 add(replace(BASE, n=n, share=share, delta=delta), reps, _sweep_names("margin"), "cross")
+    for delta in LARGE_DELTAS:
+        add(replace(LARGE_CATEGORIES, delta=delta), max(10, round(reps * SCALE["categories"])),
+            _sweep_names("correction"), "large categories")
     return list(cells.values())
-
-
-def _decisions(sample, names: tuple[str, ...], table: dict[str, Policy]):
-    chosen = [table[k] for k in names]
-    if not chosen:
-        return []
-    if fast_path_applies(sample):
-        return library_fast(sample, chosen)
-    return library_full(sample, chosen)
 
 
 def run_cell(cell: Cell) -> dict:
     """All replications of one cell: per policy the share of SHIP, of each rule and of blocks without the
     non-inferiority rule; per common gate its block share; and the cross-check count."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     table = policies()
     names = cell.policies
     fired = np.zeros((len(names), len(RULES)))
@@ -161,8 +154,8 @@ def run_cell(cell: Cell) -> dict:
     checked = 0
     ni = RULES.index("not_non_inferior")
     for i, sample in enumerate(draw(cell.scenario, cell.reps, cell.seed())):
-        decisions = _decisions(sample, names, table)
-        if i < cell.crosscheck and names and fast_path_applies(sample):
+        decisions = library_fast(sample, [table[k] for k in names])
+        if i < cell.crosscheck and names:
             full = library_full(sample, [table[names[0]]])
             if full[0] != decisions[0]:
                 raise AssertionError(f"{cell.scenario.key()} replication {i}: fast path {decisions[0]} "
@@ -185,6 +178,7 @@ def run_cell(cell: Cell) -> dict:
         "reps": reps,
         "crosschecked": checked,
         "seconds": time.perf_counter() - start,
+        "cpu_seconds": time.process_time() - cpu,
         "gates": {g: (v / reps if (g != "seed_axis" or seed_axis_applies) else None) for g, v in gates.items()},
         "policies": {},
     }
@@ -218,6 +212,8 @@ def run_grid(cells: list[Cell], workers: int = 2) -> list[dict]:
 def _cost(cell: Cell) -> float:
     sc = cell.scenario
     per = 0.15 + 0.08 * sc.categories * max(1, len(cell.policies) // 4) + sc.n / 20_000
-    if sc.clusters or sc.runs > 1:
-        per = 20.0 if cell.policies else 0.1
+    if sc.clusters:
+        per = 6.0
+    elif sc.runs > 1:
+        per = 0.5
     return cell.reps * per

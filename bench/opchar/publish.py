@@ -11,7 +11,18 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from .grid import ALPHAS, BASE, CORRECTIONS, CROSS_N, CROSS_SHARE, DELTAS, MARGINS, VARIATIONS
+from .grid import (
+    ALPHAS,
+    BASE,
+    CORRECTIONS,
+    CROSS_N,
+    CROSS_SHARE,
+    DELTAS,
+    LARGE_CATEGORIES,
+    LARGE_DELTAS,
+    MARGINS,
+    VARIATIONS,
+)
 from .simulate import Scenario
 
 GATE_NAMES = {
@@ -21,7 +32,7 @@ GATE_NAMES = {
     "ztest": "unpaired two-proportion z-test",
     "seed_axis": "seed-axis Welch t on per-run means",
 }
-PENDING = "pending"
+PENDING = "not run"
 
 
 def pct(x: float | None) -> str:
@@ -96,6 +107,39 @@ def headline(res: Results) -> str:
     return _table(header, rows)
 
 
+def summary(res: Results) -> str:
+    """The headline in words: the issue's two figures for the default policy, then the common gates'."""
+    shares = res.policy(delta=0.0)
+    if not isinstance(shares, dict):
+        return "The base design was not run."
+
+    def detection(gate: str, runs: int = 1) -> str:
+        values = [_cell(res.gate(gate, runs=runs, delta=d)) for d in (-0.02, -0.03, -0.05)]
+        return f"{values[0]} / {values[1]} / {values[2]} of 2 / 3 / 5-point regressions"
+
+    def gate_line(gate: str, runs: int = 1) -> str:
+        return f"blocks {_cell(res.gate(gate, runs=runs, delta=0.0))} of harmless releases and {detection(gate, runs)}"
+
+    runs5 = res.policy(runs=5, delta=0.0)
+    runs5_false = _cell(runs5["blocked_without_ni"] if isinstance(runs5, dict) else runs5)
+    return "\n".join([
+        (f"- **False blocks: {pct(shares['blocked_without_ni'])}** of releases that change nothing are blocked by a "
+         f"regression test (target: at most 5%); the non-inferiority rule alone blocks **{pct(shares['ni_only'])}** "
+         "more (reported separately)."),
+        (f"- **Detection: {_cell(res.gate('library', delta=-0.05))}** of 5-point regressions are blocked (target: at "
+         f"least 80%); {_cell(res.gate('library', delta=-0.03))} of 3-point and "
+         f"{_cell(res.gate('library', delta=-0.02))} of 2-point regressions."),
+        "",
+        "The three gates in common use, on the same simulated releases:",
+        "",
+        f"- a **pass-rate threshold** (block a drop of more than 1 point) {gate_line('threshold')};",
+        f"- an **unpaired two-proportion z-test** {gate_line('ztest')};",
+        (f"- the **seed-axis test** (Welch t on per-run pass rates; it needs several runs, so it is measured with 5 "
+         f"runs per case) {gate_line('seed_axis', 5)}; releasegate on the same 5-run releases blocks "
+         f"{runs5_false} of harmless releases by a regression test and {detection('library', 5)}."),
+    ])
+
+
 def sweep_tables(res: Results) -> str:
     """Block share against the true difference for every variation of the base design, one table per gate."""
     out = []
@@ -134,7 +178,7 @@ def rules_table(res: Results) -> str:
 def margin_table(res: Results) -> str:
     """The non-inferiority rule's false blocks over cases x changing share, for each margin."""
     shown = [m for m in MARGINS if m > 0]
-    header = ["cases", "changing", "no change: regression test",
+    header = ["cases", "changing", "no change: regression test", "same, mid-p McNemar",
               *[f"no change: NI alone, margin {m:g}" for m in shown],
               "5-point regression: blocked, margin 0.05", "5-point regression: blocked, NI off"]
     rows = []
@@ -142,7 +186,9 @@ def margin_table(res: Results) -> str:
         for s in CROSS_SHARE:
             null = [res.policy(f"alpha 0.05, margin {m:g}", n=n, share=s, delta=0.0) for m in shown]
             base = res.policy(n=n, share=s, delta=0.0)
-            row = [f"{n:,}", f"{100 * s:g}%", _cell(base["blocked_without_ni"] if isinstance(base, dict) else base)]
+            midp = res.policy("mcnemar midp", n=n, share=s, delta=0.0)
+            row = [f"{n:,}", f"{100 * s:g}%"]
+            row += [_cell(p["blocked_without_ni"] if isinstance(p, dict) else p) for p in (base, midp)]
             row += [_cell(p["ni_only"] if isinstance(p, dict) else p) for p in null]
             row.append(_cell(res.gate("library", "alpha 0.05, margin 0.05", n=n, share=s, delta=-0.05)))
             row.append(_cell(res.gate("library", "alpha 0.05, margin 0", n=n, share=s, delta=-0.05)))
@@ -168,21 +214,33 @@ def alpha_table(res: Results) -> str:
 
 def correction_table(res: Results) -> str:
     """The multiplicity correction with nine categories: one category carrying the whole regression, or the
-    regression spread evenly; and the critical rule on the first category."""
+    regression spread evenly (400 and 2,000 cases); and the critical rule on the first category."""
     header = ["9 categories", "policy", "no change: regression test", "no change: NI alone",
               *[f"{points(d)}: blocked" for d in (-0.01, -0.02, -0.03, -0.05)]]
+    designs = (("400 cases, regression in one", {"categories": 9}),
+               ("400 cases, regression in all", {"categories": 9, "spread": "even"}),
+               ("2,000 cases, regression in all", {"n": LARGE_CATEGORIES.n, "categories": 9, "spread": "even"}))
     rows = []
-    for design, spread in (("regression in one", "one"), ("regression in all", "even")):
+    for design, change in designs:
         for name in ["default", *[f"correction {c}" for c in CORRECTIONS], "critical k00"]:
-            null = res.policy(name, categories=9, spread=spread, delta=0.0)
+            null = res.policy(name, delta=0.0, **change)
             if not isinstance(null, dict):
                 continue
             label = "critical = [first category]" if name == "critical k00" else name
             row = [design, label, pct(null["blocked_without_ni"]), pct(null["ni_only"])]
-            row += [_cell(res.gate("library", name, categories=9, spread=spread, delta=d))
-                    for d in (-0.01, -0.02, -0.03, -0.05)]
+            for d in (-0.01, -0.02, -0.03, -0.05):
+                shown = change.get("n") != LARGE_CATEGORIES.n or d in LARGE_DELTAS
+                row.append(_cell(res.gate("library", name, delta=d, **change)) if shown else "—")
             rows.append(row)
     return _table(header, rows)
+
+
+CHART_NAMES = {
+    "library": "releasegate, default policy",
+    "threshold": "threshold: block a drop > 1 point",
+    "ztest": "unpaired two-proportion z-test",
+    "seed_axis": "seed axis: Welch t on per-run rates",
+}
 
 
 def chart_data(res: Results) -> list[dict]:
@@ -193,32 +251,33 @@ def chart_data(res: Results) -> list[dict]:
             for d in DELTAS:
                 value = res.gate(gate, runs=runs, delta=d)
                 if isinstance(value, float):
-                    rows.append({"panel": panel, "gate": GATE_NAMES[gate], "difference": 100 * d, "blocked": value})
+                    rows.append({"panel": panel, "gate": CHART_NAMES[gate], "difference": 100 * d, "blocked": value})
     return rows
 
 
 def chart_svg(res: Results) -> str:
     """Block rate against the true difference, one line per gate (dash and point shape per gate, so that it
-    reads in black and white), base design with 1 and with 5 runs per case."""
+    reads in black and white), base design with 1 and with 5 runs per case; dotted rules at 5% and 80%."""
     import altair as alt
     import vl_convert as vlc
 
-    data = alt.Data(values=chart_data(res))
-    order = [GATE_NAMES[g] for g in ("library", "threshold", "ztest", "seed_axis")]
-    scale = alt.Scale(domain=order)
-    base = alt.Chart(data).encode(
+    order = list(CHART_NAMES.values())
+    legend = alt.Legend(title=None, orient="bottom", columns=2, labelLimit=400, symbolSize=160,
+                        symbolStrokeWidth=1.6, labelFontSize=12)
+    base = alt.Chart(alt.Data(values=chart_data(res)))
+    lines = base.mark_line(point=alt.OverlayMarkDef(size=50, filled=True), strokeWidth=1.8).encode(
         x=alt.X("difference:Q", title="true difference, candidate - baseline (points)",
-                scale=alt.Scale(domain=[-10, 2])),
+                scale=alt.Scale(domain=[-10, 2]), axis=alt.Axis(values=[100 * d for d in DELTAS])),
         y=alt.Y("blocked:Q", title="share of releases blocked", axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, 1])),
-        strokeDash=alt.StrokeDash("gate:N", scale=scale, legend=alt.Legend(title=None, orient="bottom",
-                                                                            columns=2)),
-        shape=alt.Shape("gate:N", scale=scale, legend=alt.Legend(title=None, orient="bottom", columns=2)),
-        color=alt.Color("gate:N", scale=alt.Scale(domain=order, range=["#000000", "#555555", "#888888", "#333333"]),
-                        legend=alt.Legend(title=None, orient="bottom", columns=2)),
+        strokeDash=alt.StrokeDash("gate:N", scale=alt.Scale(domain=order), legend=legend),
+        shape=alt.Shape("gate:N", scale=alt.Scale(domain=order), legend=legend),
+        color=alt.Color("gate:N", scale=alt.Scale(domain=order, range=["#000000", "#444444", "#777777", "#222222"]),
+                        legend=legend),
     )
-    lines = base.mark_line(point=alt.OverlayMarkDef(size=45, filled=True), strokeWidth=1.6)
-    chart = lines.properties(width=300, height=230).facet(
+    rules = base.mark_rule(color="#999999", strokeDash=[2, 3], strokeWidth=1).encode(y=alt.datum(0.05))
+    rules80 = base.mark_rule(color="#999999", strokeDash=[2, 3], strokeWidth=1).encode(y=alt.datum(0.8))
+    chart = alt.layer(rules, rules80, lines).properties(width=320, height=240).facet(
         column=alt.Column("panel:N", title="400 cases, baseline pass rate 0.9, 5% of cases changing",
                           header=alt.Header(labelFontSize=12)))
     spec = chart.configure(font="DejaVu Sans").configure_view(stroke="#bbbbbb").to_dict()
@@ -237,6 +296,7 @@ def replace_blocks(text: str, blocks: dict[str, str]) -> str:
 
 def blocks(res: Results, run_info: str) -> dict[str, str]:
     return {
+        "summary": summary(res),
         "headline": headline(res),
         "sweep": sweep_tables(res),
         "rules": rules_table(res),
