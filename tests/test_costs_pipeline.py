@@ -384,7 +384,7 @@ def test_example_shows_r3_savings_beside_its_quality_loss(tmp_path, example) -> 
     text = md.read_text()
     assert ("| r3-small-model | 54% cheaper per case, p95 latency 0.57x | -3.2 points [-5.4, -1.3] | "
             "0.46x [0.45, 0.47] |") in text
-    assert "| r1-live (baseline) | 1039 | 1001 | 1634 | 618.2 | 201.1 | $0.00120 | $1.20 |" in text
+    assert "| r1-live (baseline) | 1,039 | 1,001 | 1,634 | 618.2 | 201.1 | $0.00120 | $1.20 |" in text
     assert "R type 7" in text
     assert text.index("### Broken cases") < text.index("### Costs and latency") < text.index("### Method")
 
@@ -425,8 +425,8 @@ def test_html_partial_is_balanced_and_shows_the_charts_it_is_given(example) -> N
     parser = _Balance()
     parser.feed(html)
     assert parser.stack == []
-    assert '<section class="section costs"' in html and 'class="table costs-releases"' in html
-    assert "<td>54% cheaper per case, p95 latency 0.57x</td>" in html and "<figure" not in html
+    assert '<section class="costs" id="costs">' in html and 'class="costs-releases"' in html
+    assert '<td class="summary">54% cheaper per case, p95 latency 0.57x</td>' in html and "<figure" not in html
     html = page.render({**context, "cost_charts": [{"title": "T<1>", "svg": Markup("<svg></svg>")}]})
     assert "<svg></svg>" in html and "<figcaption>T&lt;1&gt;</figcaption>" in html
 

@@ -136,21 +136,29 @@ def adjust_family(overall: Comparison, categories: list[Comparison], policy: Pol
 def _changes(paired: pd.DataFrame, mask: np.ndarray, data: ValidatedResults, policy: Policy) -> tuple[CaseChange, ...]:
     critical = set(policy.critical)
     rows = paired[mask]
+    n = int(rows.shape[0])
     meta_columns = list(data.metadata_columns[:MAX_METADATA_COLUMNS])
-    changes = []
-    for case_id, row in rows.iterrows():
-        category = str(row["category"]) if "category" in rows.columns else None
-        cluster = str(row["cluster"]) if "cluster" in rows.columns else None
-        metadata = tuple((c, "" if _missing(row[c]) else str(row[c])) for c in meta_columns)
-        changes.append(CaseChange(str(case_id), category, cluster, float(row["base"]), float(row["cand"]),
-                                  category in critical, metadata))
+    # Column by column rather than row by row: iterrows costs seconds per 100,000 changed cases.
+    ids = [str(x) for x in rows.index]
+    categories = _texts(rows["category"], None) if "category" in rows.columns else [None] * n
+    clusters = _texts(rows["cluster"], None) if "cluster" in rows.columns else [None] * n
+    metadata = [list(zip([c] * n, _texts(rows[c], ""))) for c in meta_columns]
+    base = rows["base"].astype(float).tolist()
+    cand = rows["cand"].astype(float).tolist()
+    changes = [
+        CaseChange(ids[i], categories[i], clusters[i], base[i], cand[i], categories[i] in critical,
+                   tuple(column[i] for column in metadata))
+        for i in range(n)
+    ]
     # Critical categories first, then by category and case, so the reader meets what matters first.
     changes.sort(key=lambda c: (not c.critical, c.category or "", c.case_id))
     return tuple(changes)
 
 
-def _missing(value) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+def _texts(series: pd.Series, missing: str | None) -> list[str | None]:
+    """Values as text for display; missing values (None, NaN, NA) become ``missing``."""
+    absent = series.isna().tolist()
+    return [missing if gone else str(value) for value, gone in zip(series.tolist(), absent)]
 
 
 def _power(base: np.ndarray, cand: np.ndarray, policy: Policy, design_effect: float = 1.0) -> Power:

@@ -21,7 +21,9 @@ COLUMN_FLAGS = (
 
 
 def _fail(message: str) -> None:
-    click.echo(f"releasegate: error: {message}", err=True)
+    from releasegate.text import one_line
+
+    click.echo(f"releasegate: error: {one_line(message)}", err=True)
     sys.exit(EXIT_BAD_INPUT)
 
 
@@ -155,8 +157,10 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
     check_output_paths(paths)
     result = build_report(kw)
     write_reports(result, paths, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
-    for verdict in result.verdicts:
-        click.echo(f"{verdict.label:<10}  {verdict.candidate}")
+    from releasegate.text import one_line
+
+    for verdict in result.verdicts:  # release names come from the input: one line each, controls shown
+        click.echo(f"{verdict.label:<10}  {one_line(verdict.candidate)}")
     for path in paths:
         click.echo(f"wrote {path}", err=True)
 
@@ -186,8 +190,10 @@ def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
         from releasegate.render import write_reports
 
         write_reports(result, paths, paper=paper, pdf_variant=pdf_variant)
+    from releasegate.text import one_line
+
     for verdict in result.verdicts:
-        click.echo(verdict.headline)
+        click.echo(one_line(verdict.headline))
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary and not no_step_summary:
         _append_summary(result, Path(summary))

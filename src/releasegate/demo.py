@@ -9,7 +9,7 @@ from pathlib import Path
 
 EXAMPLE = "bank-assistant"
 INPUTS = ("eval_results.csv", "eval_cases.csv", "releasegate.toml")
-REPORTS = ("report.md", "report.json")
+REPORTS = ("report.md", "report.json", "report.html", "report.pdf")
 
 
 def example_files() -> dict[str, Path]:

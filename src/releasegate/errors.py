@@ -11,5 +11,8 @@ class InputError(Exception):
     """
 
     def __init__(self, message: str) -> None:
-        # One line only: a multi-line message would break the "one line per problem" promise on stderr.
-        super().__init__(" ".join(str(message).split()))
+        # One line only: a multi-line message would break the "one line per problem" promise on stderr,
+        # and a value from the input must not start a line of a CI log (see releasegate.text).
+        from releasegate.text import one_line
+
+        super().__init__(one_line(message))

@@ -55,8 +55,22 @@ def interval_pct(low: float, high: float, digits: int = 1) -> str:
 
 
 def number(x: float, digits: int = 3) -> str:
-    """A score or other plain number, trimmed: 0.7126 -> 0.713."""
-    return f"{x:.{digits}f}" if is_number(x) else "n/a"
+    """A score or other plain number, trimmed, thousands grouped: 0.7126 -> 0.713; 1634.2 -> 1,634 (digits=0)."""
+    return f"{x:,.{digits}f}" if is_number(x) else "n/a"
+
+
+def signed(x: float, digits: int = 3) -> str:
+    """A difference of scores with its sign, as the verdict sentences print it: 0.057 -> +0.057; never "-0.000"."""
+    if not is_number(x):
+        return "n/a"
+    value = round(x, digits)
+    if value == 0:
+        value = 0.0
+    return f"{value:+.{digits}f}"
+
+
+def interval_signed(low: float, high: float, digits: int = 3) -> str:
+    return f"[{signed(low, digits)}, {signed(high, digits)}]"
 
 
 def ratio(x: float, digits: int = 2) -> str:

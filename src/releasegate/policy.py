@@ -76,12 +76,54 @@ def load_policy_file(path: Path) -> dict[str, Any]:
         raise InputError(f"policy file {path} is not valid TOML: {exc}") from None
     unknown = sorted(set(data) - _KEYS)
     if unknown:
-        raise InputError(f"policy file {path}: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(_KEYS))}")
+        import difflib
+
+        close = difflib.get_close_matches(unknown[0], sorted(_KEYS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise InputError(f"policy file {path}: unknown key(s) {', '.join(unknown)}{hint}; "
+                         f"known keys: {', '.join(sorted(_KEYS))}")
     return data
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _is_table(x: Any, test) -> bool:
+    return isinstance(x, Mapping) and all(isinstance(k, str) and test(v) for k, v in x.items())
+
+
+# What each key must hold, as TOML writes it; checked before use so a wrong type is a message, not a crash.
+_TYPES: dict[str, tuple[str, Any]] = {
+    "baseline": ("text (quote it: baseline = \"2024\")", lambda x: isinstance(x, str)),
+    "title": ("text", lambda x: isinstance(x, str)),
+    "correction": ("text", lambda x: isinstance(x, str)),
+    "mcnemar": ("text", lambda x: isinstance(x, str)),
+    "missing": ("text", lambda x: isinstance(x, str)),
+    "candidates": ("a list of release names", lambda x: isinstance(x, (str, list, tuple))),
+    "critical": ("a list of category names", lambda x: isinstance(x, (str, list, tuple))),
+    "pass_threshold": ("a number", _is_number),
+    "seed": ("an integer", lambda x: isinstance(x, int) and not isinstance(x, bool)),
+    "allow_missing": ("true or false", lambda x: isinstance(x, bool)),
+    "score_range": ("two numbers [low, high]",
+                    lambda x: isinstance(x, (list, tuple)) and len(x) == 2 and all(map(_is_number, x))),
+    "columns": ("a table of column names ([columns] case_id = \"id\")",
+                lambda x: _is_table(x, lambda v: isinstance(v, str))),
+    "guardrails": ("a table of limits ([guardrails] max_cost_ratio = 1.0)", lambda x: _is_table(x, lambda v: True)),
+    # prices: checked key by key by _prices, whose messages name the release and the key.
+}
+
+
+def _check_types(values: Mapping[str, Any]) -> None:
+    for key, (expected, test) in _TYPES.items():
+        value = values.get(key)
+        if value is not None and not test(value):
+            raise InputError(f"policy: {key} must be {expected}, got {value!r}")
 
 
 def make_policy(file_values: Mapping[str, Any] | None = None, **overrides: Any) -> Policy:
     """Combine the policy file's values with flag overrides (None means "not given") and check them."""
+    _check_types(file_values or {})
     values: dict[str, Any] = dict(file_values or {})
     for key, value in overrides.items():
         if value is None or value == () or value == {}:
@@ -96,8 +138,6 @@ def make_policy(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
             values[key] = (raw,) if isinstance(raw, str) else tuple(str(x) for x in raw)
     if "score_range" in values and values["score_range"] is not None:
         rng = values["score_range"]
-        if not (isinstance(rng, (list, tuple)) and len(rng) == 2):
-            raise InputError("score_range must be two numbers [low, high]")
         values["score_range"] = (float(rng[0]), float(rng[1]))
     if "prices" in values:
         values["prices"] = _prices(values["prices"])

@@ -6,6 +6,7 @@ written when validation fails.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +18,11 @@ from releasegate.policy import Policy
 TRUE_WORDS = {"1", "1.0", "true", "t", "pass", "passed", "yes", "y"}
 FALSE_WORDS = {"0", "0.0", "false", "f", "fail", "failed", "no", "n"}
 COST_COLUMNS = ("latency_ms", "input_tokens", "output_tokens", "cost")
+# Beyond this a "category" column is an id or free text: every category would hold a case or two, and a
+# family of that many tests would leave even the overall test unable to fire (docs/input-errors.md).
+MAX_CATEGORIES = 10_000
+MAX_LISTED = 20
+_COMMA_NUMBER = re.compile(r"^\s*[-+]?\d[\d.]*,\d")
 
 
 @dataclass(frozen=True)
@@ -69,21 +75,37 @@ def parse_passed(series: pd.Series) -> pd.Series:
 
 
 def parse_score(series: pd.Series) -> pd.Series:
-    """Numbers to float; anything that is not a number is an error (commas as thousands separators too)."""
+    """Numbers to float; anything else is an error naming the column and the values.
+
+    A comma inside a number ("1,234", "0,5") is refused, not guessed: it is a thousands separator in one
+    locale and a decimal comma in another, and either guess silently changes a figure by a factor of 1000.
+    Infinite values are refused too: no mean, interval or ratio survives them.
+    """
+    name = series.name if isinstance(series.name, str) else "score"
     if series.dtype.kind in "iuf":
-        return series.astype(float)
-    numbers = pd.to_numeric(series, errors="coerce")
-    bad = series[numbers.isna() & series.notna() & (series.astype(str).str.strip() != "")]
-    if len(bad):
-        raise InputError(f"'score' must be numeric; found {bad.nunique()} non-numeric value(s): "
-                         f"{_examples(bad.unique())}")
-    return numbers.astype(float)
+        numbers = series.astype(float)
+    else:
+        numbers = pd.to_numeric(series, errors="coerce").astype(float)
+        bad = series[numbers.isna() & series.notna() & (series.astype(str).str.strip() != "")]
+        if len(bad):
+            values = bad.astype(str)
+            hint = ("; commas are not read as thousands separators or decimal commas: write 1234 or 0.5"
+                    if values.str.match(_COMMA_NUMBER).any() else "")
+            raise InputError(f"{name!r} must be numeric; found {bad.nunique()} other value(s): "
+                             f"{_examples(bad.unique())}{hint}")
+    infinite = numbers[np.isinf(numbers)]
+    if len(infinite):
+        raise InputError(f"{name!r} must be finite; found {len(infinite)} infinite value(s), e.g. "
+                         f"{_examples(infinite.unique())}")
+    return numbers
 
 
 def _outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, str]:
-    if "passed" in table.columns:
+    # A score column the user named wins over a "passed" column that merely happens to be there.
+    chose_score = "score" in policy.columns and "passed" not in policy.columns and "score" in table.columns
+    if "passed" in table.columns and not chose_score:
         return parse_passed(table["passed"]), "binary"
-    score = parse_score(table["score"])
+    score = parse_score(table["score"].rename("score"))
     if policy.score_range is not None:
         low, high = policy.score_range
         outside = score[(score < low) | (score > high)]
@@ -102,7 +124,9 @@ def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ..
     if table["release"].isna().any() or (table["release"] == "").any():
         raise InputError(f"{int((table['release'].isna() | (table['release'] == '')).sum())} row(s) have no release name")
     releases = tuple(pd.unique(table["release"]))
-    listing = ", ".join(releases)
+    listing = ", ".join(map(repr, releases[:MAX_LISTED]))
+    if len(releases) > MAX_LISTED:
+        listing += f" and {len(releases) - MAX_LISTED} more"
     if len(releases) < 2:
         raise InputError(f"need at least two releases to compare; found {len(releases)}: {listing}")
     if policy.baseline is None:
@@ -141,8 +165,19 @@ def _check_attribute_agrees(table: pd.DataFrame, column: str) -> None:
     clash = pairs["case_id"][pairs["case_id"].duplicated()]
     if len(clash):
         ids = clash.unique()
+        first = table.loc[table["case_id"] == ids[0], ["release", column]].drop_duplicates(column)
+        shown = ", ".join(f"{v!r} in {r!r}" for r, v in first.head(3).itertuples(index=False))
         raise InputError(f"{len(ids)} case(s) have a different {column} in different releases or runs, e.g. "
-                         f"{_examples(ids)}")
+                         f"case {ids[0]!r}: {shown}")
+
+
+def _check_category_count(table: pd.DataFrame) -> None:
+    count = int(table["category"].nunique())
+    if count > MAX_CATEGORIES:
+        cases = int(table["case_id"].nunique())
+        raise InputError(f"the category column has {count} distinct values for {cases} cases (at most "
+                         f"{MAX_CATEGORIES}); it looks like an id or free text: rename it, or name the real "
+                         "category column with --category-col")
 
 
 def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], allow: bool) -> list[str]:
@@ -157,8 +192,9 @@ def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, 
         if len(only_base) == 0 and len(only_cand) == 0:
             continue
         shared = len(base_ids.intersection(cand_ids))
-        detail = (f"{len(only_base)} case(s) only in {baseline!r} (e.g. {_examples(only_base)}), "
-                  f"{len(only_cand)} only in {candidate!r} (e.g. {_examples(only_cand)})")
+        sides = [f"{len(ids)} case(s) only in {name!r} (e.g. {_examples(ids)})"
+                 for ids, name in ((only_base, baseline), (only_cand, candidate)) if len(ids)]
+        detail = ", ".join(sides)
         if not allow:
             raise InputError(f"case sets differ between {baseline!r} and {candidate!r}: {detail}; "
                              "use --allow-missing to compare the shared cases only")
@@ -201,6 +237,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     has_clusters = "cluster" in table.columns and table["cluster"].notna().any()
     if has_categories:
         table["category"] = table["category"].fillna("(none)")
+        _check_category_count(table)
         _check_attribute_agrees(table, "category")
     if has_clusters:
         if table["cluster"].isna().any():
@@ -213,8 +250,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         runs_per_case = int(table.groupby(["release", "case_id"], sort=False).size().max())
     cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
     for column in cost_columns:
-        if table[column].dtype.kind not in "iuf":
-            table[column] = parse_score(table[column].rename(column)).to_numpy()
+        table[column] = parse_score(table[column].rename(column)).to_numpy()
     return ValidatedResults(
         table=table.reset_index(drop=True),
         baseline=baseline,

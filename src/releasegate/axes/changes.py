@@ -42,7 +42,8 @@ def case_changes(paired: pd.DataFrame, mask: np.ndarray, data: ValidatedResults,
     ids = np.asarray(rows.index.astype(str), dtype=str)
     base = rows["base"].to_numpy(np.float64)
     cand = rows["cand"].to_numpy(np.float64)
-    size = np.abs(cand - base)
+    # Rounded so that equal drops sort as equal (0.8 - 0.4 and 0.6 - 0.2 differ in the last bit).
+    size = np.round(np.abs(cand - base), 9)
     has_category = "category" in rows.columns
     categories = _text(rows["category"]) if has_category else np.full(idx.size, "")
     clusters = _text(rows["cluster"]) if "cluster" in rows.columns else None

@@ -138,7 +138,7 @@ def _explanation(column: str, n: int, g: int, sizes: np.ndarray, deff: float, ra
     def interval(c: Comparison) -> str:
         if binary:
             return fmt.interval_points(c.ci_low, c.ci_high) + " points"
-        return f"[{fmt.number(c.ci_low)}, {fmt.number(c.ci_high)}]"
+        return fmt.interval_signed(c.ci_low, c.ci_high)
 
     low, high = int(sizes.min()), int(sizes.max())
     each = f"{low} cases each" if low == high else f"{low} to {high} cases each"

@@ -101,14 +101,25 @@ def _read_one(source: Source, options: AdapterOptions) -> tuple[pd.DataFrame, st
     return frame, fmt
 
 
-def _rename(frame: pd.DataFrame, columns: Mapping[str, str], path: Path) -> pd.DataFrame:
-    """Map the user's column names onto the canonical ones (``[columns]`` / ``--case-col`` ...)."""
+FLAGS = {"release": "--release-col", "case_id": "--case-col", "passed": "--passed-col", "score": "--score-col",
+         "category": "--category-col", "cluster": "--cluster-col", "run": "--run-col"}
+
+
+def _rename(frame: pd.DataFrame, columns: Mapping[str, str], path: Path,
+            required: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Map the user's column names onto the canonical ones (``[columns]`` / ``--case-col`` ...).
+
+    A column named for a role in ``required`` must exist: otherwise a file that happens to hold a column of
+    the canonical name would be read from that column instead, silently.
+    """
     mapping = {}
     for canonical, given in columns.items():
         if given == canonical:
             continue
         if given in frame.columns:
             mapping[given] = canonical
+        elif canonical in required:
+            require_column(frame, given, path, FLAGS.get(canonical, "[columns]"))
     if not mapping:
         return frame
     # A column already called by the canonical name gives way to the one the user chose.
@@ -143,10 +154,14 @@ def load_results(
         raise InputError("no results file given")
     columns = dict(columns or {})
     frames, inputs = [], []
+    seen: set[str] = set()  # every column name of every file, before renaming
     for source in sources:
         _check_file(source.path)
         frame, fmt = _read_one(source, options)
-        frame = _rename(frame, columns, source.path)
+        seen.update(map(str, frame.columns))
+        # category and cluster may come from the case table instead, so only these must be in every file.
+        required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
+        frame = _rename(frame, columns, source.path, required)
         if source.release is not None:
             frame["release"] = source.release
         else:
@@ -159,8 +174,13 @@ def load_results(
     _qualify_lm_eval_cases(frames)
     table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
     if cases is not None:
-        table, case_input = _join_cases(table, cases, columns)
+        table, case_input = _join_cases(table, cases, columns, seen)
         inputs.append(case_input)
+    for role in ("category", "cluster"):
+        given = columns.get(role)
+        if given and given != role and given not in seen:
+            raise InputError(f"column {given!r} ({FLAGS[role]}) is in none of the files; columns present: "
+                             f"{', '.join(sorted(seen))}")
     if "passed" not in table.columns and "score" not in table.columns:
         present = ", ".join(str(c) for c in table.columns)
         close = difflib.get_close_matches("passed", [str(c) for c in table.columns], n=1, cutoff=0.5)
@@ -191,12 +211,15 @@ def _qualify_lm_eval_cases(frames: list[pd.DataFrame]) -> None:
                 frame["case_id"] = frame.attrs["task"] + "/" + frame["case_id"].astype(str)
 
 
-def _join_cases(table: pd.DataFrame, path: Path, columns: Mapping[str, str]) -> tuple[pd.DataFrame, InputFile]:
+def _join_cases(table: pd.DataFrame, path: Path, columns: Mapping[str, str],
+                seen: set[str]) -> tuple[pd.DataFrame, InputFile]:
     """Join a case table (case_id plus attributes such as category, cluster, input) onto the results."""
     from releasegate.load.tidy import read_tidy
 
     _check_file(path)
-    cases = _rename(read_tidy(path), {k: v for k, v in columns.items() if k not in ("release",)}, path)
+    cases = read_tidy(path)
+    seen.update(map(str, cases.columns))
+    cases = _rename(cases, {k: v for k, v in columns.items() if k not in ("release",)}, path, ("case_id",))
     require_column(cases, "case_id", path, "--case-col", columns.get("case_id"))
     if cases["case_id"].isna().any() or (cases["case_id"] == "").any():
         raise InputError(f"{path}: blank case_id in the case table")

@@ -64,7 +64,7 @@ def load_frame(
         if column in table.columns:
             table[column] = _as_text(table[column])
     if cases is not None:
-        table, case_input = _join_cases(table, Path(cases), columns)
+        table, case_input = _join_cases(table, Path(cases), columns, set(map(str, table.columns)))
         inputs.append(case_input)
     if "passed" not in table.columns and "score" not in table.columns:
         present = ", ".join(str(c) for c in table.columns)

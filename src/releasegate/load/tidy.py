@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import codecs
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -27,7 +29,7 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
         if suffix in (".csv", ".tsv"):
             frame = _read_delimited(path, "\t" if suffix == ".tsv" else ",", text_columns)
         elif suffix in (".jsonl", ".ndjson"):
-            frame = pd.read_json(path, lines=True, dtype=False)
+            frame = _read_json_lines(path)
         elif suffix == ".json":
             frame = _read_json_records(path)
         else:
@@ -37,9 +39,9 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
     except pd.errors.EmptyDataError:
         raise InputError(f"{path}: the file is empty") from None
     except pd.errors.ParserError as exc:
-        raise InputError(f"{path}: malformed {suffix[1:].upper()}: {_first_line(exc)}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason}); re-save it as UTF-8") from None
+        raise InputError(f"{path}: malformed {suffix[1:].upper()}: {_parser_message(exc)}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: {describe_bad_encoding(path)}") from None
     except ValueError as exc:
         raise InputError(f"{path}: cannot read as {suffix[1:]}: {_first_line(exc)}") from None
     except OSError as exc:
@@ -60,21 +62,68 @@ def _read_delimited(path: Path, sep: str, text_columns: tuple[str, ...]) -> pd.D
     return pd.read_csv(path, sep=sep, dtype=dtypes, encoding="utf-8-sig", keep_default_na=True, na_values=[""])
 
 
+def _read_json_lines(path: Path) -> pd.DataFrame:
+    # Through a text handle so that a byte-order mark is dropped, as for CSV.
+    with open(path, encoding="utf-8-sig") as handle:
+        try:
+            return pd.read_json(handle, lines=True, dtype=False)
+        except UnicodeDecodeError:
+            raise
+        except (ValueError, TypeError, RecursionError) as exc:
+            # pandas names a character position or nothing useful; find the first bad line for the user.
+            problem = _first_bad_json_line(path)
+            raise InputError(f"{path}: {problem or _first_line(exc)}") from None
+
+
+def _first_bad_json_line(path: Path) -> str | None:
+    with open(path, encoding="utf-8-sig") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line.strip())
+            except json.JSONDecodeError as exc:
+                return f"line {number} is not valid JSON ({exc.msg}, column {exc.colno})"
+            except RecursionError:
+                return f"line {number} is nested too deeply to be a record"
+            if not isinstance(record, dict):
+                return f"line {number} is {_json_kind(record)}, not a record (a JSON object)"
+    return None
+
+
+def _json_kind(value: object) -> str:
+    """A few words for what a JSON value is, for messages."""
+    if isinstance(value, dict):
+        keys = ", ".join(list(map(str, value))[:5])
+        return f"an object with keys {keys}" if keys else "an empty object"
+    if isinstance(value, list):
+        kinds = sorted({_JSON_PLURALS.get(type(v), "values") for v in value[:100]})
+        return f"a list of {' and '.join(kinds)}" if kinds else "an empty list"
+    return {str: "a string", bool: "a boolean", int: "a number", float: "a number"}.get(type(value), "null")
+
+
+_JSON_PLURALS = {str: "strings", bool: "booleans", int: "numbers", float: "numbers", list: "lists",
+                 dict: "objects", type(None): "nulls"}
+
+
 def _read_json_records(path: Path) -> pd.DataFrame:
     with open(path, encoding="utf-8-sig") as handle:
         try:
             data = json.load(handle)
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        except RecursionError:
+            raise InputError(f"{path}: JSON nested too deeply to be a list of records") from None
     if isinstance(data, dict):
         # Accept {"results": [...]} / {"records": [...]}, the two wrappers people write by hand.
         lists = [v for v in data.values() if isinstance(v, list)]
         if len(lists) == 1 and all(isinstance(r, dict) for r in lists[0]):
             data = lists[0]
-    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-        raise InputError(f"{path}: JSON must be a list of records (objects), one per result row")
-    if not data:
+    if isinstance(data, list) and not data:
         raise InputError(f"{path}: the JSON list has no records")
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise InputError(f"{path}: JSON must be a list of records (objects), one per result row; "
+                         f"found {_json_kind(data)}")
     return pd.DataFrame.from_records(data)
 
 
@@ -97,6 +146,56 @@ def _as_text(series: pd.Series) -> pd.Series:
     out = series.astype(str).str.strip().astype(object)
     out[mask] = None
     return out
+
+
+def describe_bad_encoding(path: Path) -> str:
+    """Where a file stops being UTF-8: the byte offset and line of the first bad byte, and what to do.
+
+    pandas decodes in chunks, so the offset in its exception is not the offset in the file; this scans
+    the file again (only on this error path). Files are refused rather than guessed as Latin-1: a case_id
+    decoded two ways would silently stop pairing across files.
+    """
+    with open(path, "rb") as handle:
+        head = handle.read(4)
+        if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+            return "the file is UTF-16 (it starts with a UTF-16 byte-order mark); re-save it as UTF-8"
+        handle.seek(0)
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        offset, lines = 0, 0
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            pending = len(decoder.getstate()[0])
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as exc:
+                data = exc.object
+                where = offset - pending + exc.start
+                line = lines + data.count(b"\n", 0, exc.start) + 1
+                byte = data[exc.start]
+                guess = bytes([byte]).decode("cp1252", errors="replace")
+                hint = f" (in Windows-1252/Latin-1 that byte is {guess!r})" if byte >= 0x80 and guess != "\ufffd" else ""
+                return (f"not UTF-8 text: byte 0x{byte:02X} at offset {where} (line {line}){hint}; "
+                        "re-save the file as UTF-8")
+            offset += len(block)
+            lines += block.count(b"\n")
+    return f"not UTF-8 text: the file ends inside a multi-byte character (offset {offset}); re-save it as UTF-8"
+
+
+_FIELDS = re.compile(r"Expected (\d+) fields in line (\d+), saw (\d+)")
+_OPEN_QUOTE = re.compile(r"EOF inside string starting at row (\d+)")
+
+
+def _parser_message(exc: Exception) -> str:
+    """pandas' tokenizer messages in the user's terms (lines counted from 1, the header being line 1)."""
+    found = _FIELDS.search(str(exc))
+    if found:
+        expected, line, saw = found.groups()
+        return (f"line {line} has {saw} fields but the header has {expected} "
+                "(a delimiter inside an unquoted value?)")
+    found = _OPEN_QUOTE.search(str(exc))
+    if found:
+        # pandas counts rows from 0 here.
+        return f"the quoted value that starts on line {int(found.group(1)) + 1} is never closed"
+    return _first_line(exc)
 
 
 def _first_line(exc: Exception) -> str:

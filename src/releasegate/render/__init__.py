@@ -74,18 +74,25 @@ def write_reports(report: Report, paths: list[Path], **options) -> None:
     check_output_paths(paths)
     rendered = [(path, render(report, path.suffix, **options)) for path in paths]
     temporaries: list[tuple[str, Path]] = []
+    target: Path | None = None
     try:
-        for path, data in rendered:
-            parent = path.parent if str(path.parent) else Path(".")
-            handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+        for target, data in rendered:
+            parent = target.parent if str(target.parent) else Path(".")
+            handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+            # Registered before writing: a write that fails (disk full) must not leave its temporary behind.
+            temporaries.append((temporary, target))
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
+                stream.flush()
+                # On disk before the rename, so a crash cannot leave an empty file under the report's name.
+                os.fsync(stream.fileno())
             os.chmod(temporary, 0o644)
-            temporaries.append((temporary, path))
-        for temporary, path in temporaries:
-            os.replace(temporary, path)
-    except OSError as exc:
+        for temporary, target in temporaries:
+            os.replace(temporary, target)
+    except BaseException as exc:
         for temporary, _ in temporaries:
             if os.path.exists(temporary):
                 os.unlink(temporary)
-        raise InputError(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}") from None
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise

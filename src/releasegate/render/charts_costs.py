@@ -22,10 +22,17 @@ import math
 from typing import Any
 
 from releasegate.model import Report
+from releasegate.render.charts import BASELINE_COLOUR, BASELINE_SHAPE, FONT, PALETTE, SHAPES
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 WIDTH = 520
-FONT = "DejaVu Sans, Helvetica, Arial, sans-serif"
+# The look of render/charts.py's charts, so that the cost charts read as part of the same report.
+CONFIG = {
+    "font": FONT, "background": "white", "view": {"stroke": "#bbbbbb"},
+    "title": {"fontSize": 16, "anchor": "start", "offset": 10, "subtitleFontSize": 13, "subtitleColor": "#333333"},
+    "axis": {"labelFontSize": 13, "titleFontSize": 13, "titleFontWeight": "normal", "labelColor": "#222222",
+             "titleColor": "#222222", "gridColor": "#e3e3e3", "domainColor": "#888888", "tickColor": "#888888"},
+}
 
 
 def _finite(x: float) -> float | None:
@@ -33,13 +40,15 @@ def _finite(x: float) -> float | None:
 
 
 def _base(title: str, height: int) -> dict[str, Any]:
-    return {
-        "$schema": SCHEMA,
-        "title": {"text": title, "anchor": "start", "fontSize": 13},
-        "width": WIDTH,
-        "height": height,
-        "config": {"font": FONT, "view": {"stroke": None}, "axis": {"labelFontSize": 11, "titleFontSize": 11}},
-    }
+    return {"$schema": SCHEMA, "title": {"text": title}, "width": WIDTH, "height": height, "config": CONFIG}
+
+
+def _release_styles(report: Report) -> dict[str, tuple[str, str]]:
+    """Each release's colour and marker shape, as in the report's other charts (baseline grey diamond)."""
+    names = [c.name for c in report.analysis.candidates]
+    styles = {name: (PALETTE[i % len(PALETTE)], SHAPES[i % len(SHAPES)]) for i, name in enumerate(names)}
+    styles[report.analysis.baseline] = (BASELINE_COLOUR, BASELINE_SHAPE)
+    return styles
 
 
 def quality_cost_chart(report: Report) -> dict[str, Any] | None:
@@ -60,9 +69,15 @@ def quality_cost_chart(report: Report) -> dict[str, Any] | None:
     if not values:
         return None
     quality = "pass rate" if binary else "mean score"
+    styles = _release_styles(report)
+    names = [v["release"] for v in values]
+    colour = {"field": "release", "type": "nominal", "legend": None,
+              "scale": {"domain": names, "range": [styles.get(n, (BASELINE_COLOUR, ""))[0] for n in names]}}
+    shape = {"field": "release", "type": "nominal", "legend": None,
+             "scale": {"domain": names, "range": [styles.get(n, ("", "circle"))[1] for n in names]}}
     y_format = ".0%" if binary else ".3f"
     x = {"field": "cost_per_1k", "type": "quantitative", "title": "cost per 1,000 cases ($)",
-         "scale": {"zero": True}, "axis": {"format": "$.2f"}}
+         "scale": {"zero": True}, "axis": {"format": "$.2f", "tickCount": 5}}
     y_title = f"{quality} (95% interval)"
     spec = _base(f"{quality.capitalize()} against cost per 1,000 cases", 280)
     spec["data"] = {"values": values}
@@ -70,18 +85,14 @@ def quality_cost_chart(report: Report) -> dict[str, Any] | None:
         {"mark": {"type": "rule", "strokeWidth": 2},
          "encoding": {"x": x, "y": {"field": "ci_low", "type": "quantitative", "title": y_title,
                                     "scale": {"zero": False}, "axis": {"format": y_format}},
-                      "y2": {"field": "ci_high"}, "color": {"field": "release", "type": "nominal",
-                                                            "legend": None}}},
-        {"mark": {"type": "point", "filled": True, "size": 90},
-         "encoding": {"x": x, "y": {"field": "rate", "type": "quantitative"},
-                      "color": {"field": "release", "type": "nominal", "legend": None},
-                      "shape": {"field": "role", "type": "nominal", "title": None,
-                                "scale": {"domain": ["baseline", "candidate"], "range": ["square", "circle"]}},
+                      "y2": {"field": "ci_high"}, "color": colour}},
+        {"mark": {"type": "point", "filled": True, "size": 90, "opacity": 1},
+         "encoding": {"x": x, "y": {"field": "rate", "type": "quantitative"}, "color": colour, "shape": shape,
                       "tooltip": [{"field": "release"}, {"field": "cost_per_1k", "format": "$.2f"},
                                   {"field": "rate", "format": y_format}]}},
-        {"mark": {"type": "text", "align": "left", "dx": 8, "dy": -8, "fontSize": 11},
+        {"mark": {"type": "text", "align": "left", "dx": 9, "dy": -9, "fontSize": 13},
          "encoding": {"x": x, "y": {"field": "rate", "type": "quantitative"}, "text": {"field": "release"},
-                      "color": {"field": "release", "type": "nominal", "legend": None}}},
+                      "color": colour}},
     ]
     return spec
 
@@ -94,6 +105,7 @@ def latency_charts(report: Report) -> list[tuple[str, dict[str, Any]]]:
     edges = table.histogram_edges
     domain = [edges[0], edges[-1]]
     peak = max((max(r.histogram) for r in table.releases if r.histogram), default=1)
+    styles = _release_styles(report)
     charts = []
     for r in table.releases:
         if r.latency is None or r.latency.n == 0 or not r.histogram:
@@ -105,16 +117,21 @@ def latency_charts(report: Report) -> list[tuple[str, dict[str, Any]]]:
              "scale": {"domain": domain, "nice": False}}
         # The quantiles go in the title, not beside the rules, where they would overlap the bars.
         title = f"Latency distribution: {r.name} (dashed: p50 {r.latency.p50:,.0f} ms, p95 {r.latency.p95:,.0f} ms)"
-        spec = _base(title, 110)
+        spec = _base(f"Latency distribution: {r.name}", 110)
+        # A short title and the quantiles as subtitle keep every histogram as wide as its plot: drawn one
+        # above the other at the same scale, their axes line up.
+        spec["title"]["subtitle"] = f"dashed lines: p50 {r.latency.p50:,.0f} ms, p95 {r.latency.p95:,.0f} ms"
         spec["layer"] = [
-            {"data": {"values": bins}, "mark": {"type": "bar", "color": "#4c78a8", "binSpacing": 0},
+            {"data": {"values": bins},
+             "mark": {"type": "bar", "color": styles.get(r.name, (BASELINE_COLOUR, ""))[0], "binSpacing": 0,
+                      "stroke": "white", "strokeWidth": 0.5},
              "encoding": {"x": x, "x2": {"field": "end"},
                           "y": {"field": "cases", "type": "quantitative", "title": "cases",
                                 "scale": {"domain": [0, peak]}},
                           "y2": {"datum": 0},
                           "tooltip": [{"field": "start", "title": "from (ms)"}, {"field": "end", "title": "to (ms)"},
                                       {"field": "cases"}]}},
-            {"data": {"values": marks}, "mark": {"type": "rule", "color": "#e45756", "strokeDash": [4, 3]},
+            {"data": {"values": marks}, "mark": {"type": "rule", "color": "#000000", "strokeDash": [5, 3], "strokeWidth": 1.5},
              "encoding": {"x": {"field": "ms", "type": "quantitative", "scale": {"domain": domain}},
                           "tooltip": [{"field": "quantile"}, {"field": "ms", "format": ",.0f"}]}},
         ]

@@ -62,10 +62,16 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
          "checks": [next(c for c in v.checks if c.rule == rule) for v in verdicts]}
         for rule in RULES
     ]
+    # SPEC 6: the summary shows each release's p50/p95 latency and cost per 1,000 cases when the data has them.
+    cost_table = analysis.extras.get("costs")
+    cost_rows = {r.name: r for r in cost_table.releases} if cost_table is not None else {}
     summary = []
     for release in analysis.releases:
         cand = by_name.get(release.name)
-        summary.append({"release": release, "overall": cand.overall if cand else None})
+        summary.append({"release": release, "overall": cand.overall if cand else None,
+                        "costs": cost_rows.get(release.name)})
+    summary_costs = {"latency": bool(cost_table is not None and cost_table.has_latency),
+                     "cost": bool(cost_table is not None and cost_table.has_cost)}
     first_date = prov.generated_at[:10]
     return {
         "title": prov.title,
@@ -80,6 +86,7 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
         "verdicts": list(verdicts),
         "candidates": candidates,
         "summary": summary,
+        "summary_costs": summary_costs,
         "rules": rules,
         "parameters": analysis.parameters,
         "notes": list(analysis.notes),

@@ -8,8 +8,12 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from releasegate import fmt
+from releasegate.text import visible
 
 ELLIPSIS = "…"
+# Any one value longer than this is cut even where the template did not ask (a 100 kB release name would
+# otherwise repeat in every heading); the longest explicit cut in templates/report.md is 600.
+MAX_MD_VALUE = 1000
 
 
 class MdRaw(str):
@@ -18,6 +22,10 @@ class MdRaw(str):
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]#~|<>&!])")
 _MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+# "@name" and "#123" from data would ping people and cross-link issues when the note is posted on GitHub;
+# a zero-width space after the sign keeps the text and stops the autolink (as dependency bots do).
+_MD_AUTOLINK = re.compile(r"(?<![\w@])@(?=[A-Za-z0-9])|\\#(?=\d)")
+_ZERO_WIDTH_SPACE = "&#8203;"
 
 
 def md_escape(value: Any) -> str:
@@ -25,19 +33,22 @@ def md_escape(value: Any) -> str:
 
     Backslash first, then ``|`` (GFM splits cells before it parses code spans), the inline markup characters,
     and ``& < >`` as entities so no HTML (``<details>``, ``<script>``) can be opened from data; newlines
-    become ``<br>`` so a value cannot end a table row or start a block.
+    become ``<br>`` so a value cannot end a table row or start a block. Control and bidi-override
+    characters are shown as codes (:func:`releasegate.text.visible`), and ``@mentions`` / ``#123``
+    references are defused so that posting the note notifies nobody.
     """
     if value is None:
         return ""
     if isinstance(value, MdRaw):
         return str(value)
-    text = str(value)
+    text = visible(str(value))
 
     def repl(match: re.Match) -> str:
         ch = match.group(1)
         return _MD_ENTITIES.get(ch, "\\" + ch)
 
     text = _MD_SPECIAL.sub(repl, text)
+    text = _MD_AUTOLINK.sub(lambda m: m.group(0) + _ZERO_WIDTH_SPACE, text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
     return text
 
@@ -64,6 +75,7 @@ FILTERS = {
     "size_points": _numeric(fmt.size_points),
     "pvalue": _numeric(fmt.pvalue),
     "number": _numeric(fmt.number),
+    "signed": _numeric(fmt.signed),
     "ratio": _numeric(fmt.ratio),
     "money": _numeric(fmt.money),
     "ci_points": _numeric(lambda c: fmt.interval_points(c.ci_low, c.ci_high)),
@@ -73,6 +85,8 @@ FILTERS = {
 
 
 def _finalize_markdown(value: Any) -> Any:
+    if not isinstance(value, MdRaw) and value is not None and len(str(value)) > MAX_MD_VALUE:
+        value = cut(value, MAX_MD_VALUE)
     return md_escape(value)
 
 

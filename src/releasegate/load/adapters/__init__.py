@@ -52,7 +52,7 @@ def detect_format(path: Path) -> str:
         top, nested = list(record) if isinstance(record, dict) else [], {}
         if isinstance(record, dict) and isinstance(record.get("results"), dict):
             nested["results"] = list(record["results"])
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # a deeply nested line is not a harness record
         top, nested = _object_keys(text)
     return _classify(set(top), {k: set(v) for k, v in nested.items()})
 

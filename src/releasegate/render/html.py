@@ -1,0 +1,95 @@
+"""HTML release note: one self-contained file (inline CSS, charts as inline SVG, no network, no script needed).
+
+The same HTML feeds the PDF (render/pdf.py), so the print stylesheet lives in the same CSS. With
+``interactive=True`` one inline Vega bundle redraws the charts with tooltips; the static SVG stays in the page
+for readers with scripts blocked.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib import metadata
+from typing import Any
+
+from markupsafe import Markup
+
+from releasegate.model import Report
+from releasegate.render.context import build_context
+from releasegate.render.filters import environment
+
+RENDER_PACKAGES = ("altair", "vl-convert-python", "weasyprint")
+CSP_STATIC = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
+# Vega compiles its expressions with Function(): the interactive page needs 'unsafe-eval' for its own script.
+CSP_INTERACTIVE = CSP_STATIC + "; script-src 'unsafe-inline' 'unsafe-eval'"
+
+
+def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = None,
+                interactive: bool = False) -> str:
+    """Render the HTML release note (SPEC section 6). ``paper`` and ``pdf_variant`` only matter to the PDF
+    and are accepted so that one set of options serves every output."""
+    context = build_context(report)
+    drawn, drawn_costs = _drawn_charts(report)
+    context.update({
+        "charts": {c.name: _chart_context(c) for c in drawn},
+        # The cost section's contract (render/charts_costs.py): a list of {"title", "svg"}, plus the anchor.
+        "cost_charts": [{**_chart_context(c), "kind": kind} for kind, c in drawn_costs],
+        "interactive": interactive,
+        "vega_bundle": Markup(_script_safe(_cached_bundle())) if interactive else None,
+        "chart_specs": {c.name: c.spec for c in (*drawn, *(c for _, c in drawn_costs))} if interactive else {},
+        "csp": CSP_INTERACTIVE if interactive else CSP_STATIC,
+        "subject": " ".join(v.headline for v in report.verdicts),
+        "renderers": _versions(RENDER_PACKAGES),
+    })
+    return environment("html").get_template("report.html").render(context)
+
+
+# One entry: the report whose charts were drawn last, so that "-o note.html -o note.pdf" draws them once.
+_LAST: list = []
+
+
+def _drawn_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
+    """The report's charts and its cost section's charts (with their kind), drawn in one vl-convert batch."""
+    from releasegate.render import charts
+    from releasegate.render.charts_costs import latency_charts, quality_cost_chart
+
+    if _LAST and _LAST[0] is report:
+        return _LAST[1]
+    main = charts.build_charts(report.analysis)
+    # charts_costs.cost_charts(report), taken by kind so that the template captions each kind once.
+    quality = quality_cost_chart(report)
+    costs = [("quality", charts.Chart("chart-costs-quality", quality["title"]["text"], "", quality))] if quality else []
+    costs += [("latency", charts.Chart(f"chart-costs-latency-{i}", title, "", spec))
+              for i, (title, spec) in enumerate(latency_charts(report), start=1)]
+    drawn = charts.draw(main + [chart for _, chart in costs])
+    kinds = [kind for kind, _ in costs]
+    _LAST[:] = [report, (drawn[:len(main)], list(zip(kinds, drawn[len(main):])))]
+    return _LAST[1]
+
+
+def _chart_context(chart) -> dict[str, Any]:
+    # vl-convert writes well-formed SVG with every data string XML-escaped: safe to place as markup.
+    return {"name": chart.name, "title": chart.title, "caption": chart.caption, "svg": Markup(chart.svg)}
+
+
+@functools.cache
+def _cached_bundle() -> str:
+    from releasegate.render.charts import vega_bundle
+
+    return vega_bundle()
+
+
+def _script_safe(code: str) -> str:
+    # Text inside <script> ends at "</script" and changes state at "<!--": neither may appear literally.
+    code = re.sub(r"</(script)", r"<\\/\1", code, flags=re.IGNORECASE)
+    return code.replace("<!--", "<\\!--")
+
+
+def _versions(names: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "not installed"
+    return out

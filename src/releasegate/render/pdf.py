@@ -1,0 +1,52 @@
+"""PDF release note: the HTML note typeset by WeasyPrint with its print stylesheet.
+
+Reproducible: the same report gives the same bytes. The dates come from the report's generation time
+(``dcterms.created``, which honours SOURCE_DATE_EPOCH), fonts are subset by HarfBuzz (libharfbuzz-subset0;
+without it fontTools stamps the current time into each font), and the file identifier is a hash of the content.
+No network: the URL fetcher accepts only ``data:`` URLs. ``pdf_variant="pdf/a-3b"`` is the audit variant, with
+the JSON analysis attached (``pdfdetach -list`` shows it).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+
+from releasegate.errors import InputError
+from releasegate.model import Report
+
+PAPERS = {"a4": "A4", "letter": "Letter"}
+VARIANTS = ("pdf/a-3b",)
+
+
+def render_pdf(report: Report, paper: str = "A4", pdf_variant: str | None = None,
+               interactive: bool = False) -> bytes:
+    """Render the PDF (SPEC section 6) from :func:`releasegate.render.html.render_html`'s output with
+    WeasyPrint. ``interactive`` is accepted and ignored: a PDF runs no scripts."""
+    import weasyprint
+    from weasyprint.urls import URLFetcher
+
+    from releasegate.render.html import render_html
+    from releasegate.render.json_out import render_json
+
+    size = PAPERS.get(str(paper).lower())
+    if size is None:
+        raise InputError(f"unknown paper size {paper!r}: use A4 or Letter")
+    if pdf_variant is not None and pdf_variant not in VARIANTS:
+        raise InputError(f"unknown PDF variant {pdf_variant!r}: use {', '.join(VARIANTS)}")
+    fetcher = URLFetcher(allowed_protocols={"data"})
+    html = weasyprint.HTML(string=render_html(report), url_fetcher=fetcher, base_url=None)
+    page = weasyprint.CSS(string=f"@page {{ size: {size}; }}", url_fetcher=fetcher)
+    options: dict = {"stylesheets": [page], "pdf_identifier": False}
+    if pdf_variant:
+        created = _generated(report)
+        options["pdf_variant"] = pdf_variant
+        options["attachments"] = [weasyprint.Attachment(
+            string=render_json(report), name="analysis.json", url_fetcher=fetcher,
+            description="releasegate analysis, verdicts and provenance (JSON)",
+            created=created, modified=created, relationship="Source")]
+    return html.write_pdf(**options)
+
+
+def _generated(report: Report) -> _dt.datetime:
+    # The report's own time (SOURCE_DATE_EPOCH when set), never "now": attachments carry dates.
+    return _dt.datetime.strptime(report.provenance.generated_at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.UTC)
