@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from releasegate import fmt
 from releasegate.text import visible
@@ -90,6 +91,18 @@ def _finalize_markdown(value: Any) -> Any:
     return md_escape(value)
 
 
+# The HTML (and so the PDF) caps any one value too: the full text stays in the JSON, and a 100 kB unbreakable
+# string would take WeasyPrint minutes to lay out.
+MAX_HTML_VALUE = 2000
+
+
+def _finalize_html(value: Any) -> Any:
+    # Markup (the inline SVG charts, |tojson) is the renderer's own output and passes whole.
+    if isinstance(value, str) and not isinstance(value, Markup) and len(value) > MAX_HTML_VALUE:
+        return cut(value, MAX_HTML_VALUE)
+    return value
+
+
 def environment(kind: str) -> Environment:
     """The Jinja environment of one output kind: "html" autoescapes, "md" escapes every expression for GFM."""
     if kind == "md":
@@ -99,7 +112,7 @@ def environment(kind: str) -> Environment:
     else:
         env = Environment(loader=PackageLoader("releasegate", "templates"),
                           autoescape=select_autoescape(["html", "htm", "xml", "svg"], default=True),
-                          undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                          finalize=_finalize_html, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(FILTERS)
     env.filters["raw"] = MdRaw
     return env
