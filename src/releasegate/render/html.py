@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import functools
 import re
-from importlib import metadata
 from typing import Any
 
 from markupsafe import Markup
 
 from releasegate.model import Report
+from releasegate.pipeline import package_versions
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
 
@@ -39,7 +39,7 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
         "chart_specs": {c.name: c.spec for c in (*drawn, *(c for _, c in drawn_costs))} if interactive else {},
         "csp": CSP_INTERACTIVE if interactive else CSP_STATIC,
         "subject": " ".join(v.headline for v in report.verdicts),
-        "renderers": _versions(RENDER_PACKAGES),
+        "renderers": package_versions(RENDER_PACKAGES),
     })
     return environment("html").get_template("report.html").render(context)
 
@@ -83,13 +83,3 @@ def _script_safe(code: str) -> str:
     # Text inside <script> ends at "</script" and changes state at "<!--": neither may appear literally.
     code = re.sub(r"</(script)", r"<\\/\1", code, flags=re.IGNORECASE)
     return code.replace("<!--", "<\\!--")
-
-
-def _versions(names: tuple[str, ...]) -> dict[str, str]:
-    out = {}
-    for name in names:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
