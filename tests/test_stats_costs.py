@@ -16,12 +16,14 @@ from releasegate.stats.costs import (
     LatencySummary,
     RatioResult,
     _block_size,
+    _draw_counts,
     _resample_counts,
     _resampled_quantile,
     geometric_mean_ratio,
     latency_summary,
     quantile_ratio_bootstrap,
     ratio_of_totals_bootstrap,
+    resample_counts,
 )
 
 # stat-vectors.json, entry "latency_paired": base_ms and cand_ms.
@@ -138,6 +140,30 @@ def test_count_based_quantile_equals_numpy(q: float, n: int) -> None:
     order = np.argsort(values, kind="stable")
     got = _resampled_quantile(_resample_counts(idx), order, values[order], q)
     np.testing.assert_allclose(got, np.quantile(values[idx], q, axis=1), rtol=1e-12)
+
+
+def test_count_based_quantile_tail_and_fallback_rows() -> None:
+    # The upper-tail shortcut must agree with the full count, including resamples that drew mostly small values
+    # (forcing the fallback) and a sample large enough for the shortcut to apply.
+    rng = np.random.default_rng(9)
+    n = 400
+    values = np.round(rng.lognormal(6, 0.5, n), -1)
+    order = np.argsort(values, kind="stable")
+    idx = rng.integers(0, n, size=(50, n), dtype=np.int32)
+    idx[:5] = order[rng.integers(0, 40, size=(5, n))]  # only the 40 smallest cases: outside the tail
+    for q in (0.5, 0.9, 0.95, 0.99):
+        got = _resampled_quantile(_resample_counts(idx), order, values[order], q)
+        np.testing.assert_allclose(got, np.quantile(values[idx], q, axis=1), rtol=1e-12)
+
+
+def test_kept_and_drawn_resamples_are_the_same_stream() -> None:
+    # Every statistic of a comparison reuses one kept draw: it must be the draw a fresh generator gives.
+    kept = list(resample_counts(300, 1_200, 5))
+    fresh = np.concatenate(list(_draw_counts(300, 1_200, 5)))
+    np.testing.assert_array_equal(np.concatenate(kept), fresh)
+    assert resample_counts(300, 1_200, 5) is resample_counts(300, 1_200, 5)
+    assert all(not block.flags.writeable for block in kept)
+    assert (np.concatenate(kept).sum(axis=1) == 300).all()
 
 
 def test_totals_interval_contains_true_ratio_half() -> None:
