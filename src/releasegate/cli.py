@@ -151,10 +151,11 @@ def main() -> None:
 @guarded
 def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
     """Write the release note in every format asked for with -o."""
-    from releasegate.render import check_output_paths, write_reports
+    from releasegate.render import check_output_paths, start_rendering, write_reports
 
     paths = list(outputs)
     check_output_paths(paths)
+    start_rendering(paths)
     result = build_report(kw)
     write_reports(result, paths, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
     from releasegate.text import one_line
@@ -182,9 +183,10 @@ def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
     """
     paths = list(outputs)
     if paths:
-        from releasegate.render import check_output_paths
+        from releasegate.render import check_output_paths, start_rendering
 
         check_output_paths(paths)
+        start_rendering(paths)
     result = build_report(kw)
     if paths:
         from releasegate.render import write_reports

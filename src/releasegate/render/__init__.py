@@ -58,6 +58,15 @@ def check_output_paths(paths: list[Path]) -> None:
         seen.add(resolved)
 
 
+def start_rendering(paths: list[Path]) -> None:
+    """Start early what the outputs will need and can prepare beside loading and analysis: vl-convert's
+    engine for HTML and PDF (render/background.py). Nothing else changes; calling it is optional."""
+    if any(path.suffix.lower() in (".html", ".pdf") for path in paths):
+        from releasegate.render.background import start_chart_engine
+
+        start_chart_engine()
+
+
 def render(report: Report, suffix: str, **options) -> bytes:
     """The bytes of one output format (``.md``, ``.json``, ``.html``, ``.pdf``)."""
     renderer = RENDERERS[suffix.lower()]

@@ -44,17 +44,30 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     return environment("html").get_template("report.html").render(context)
 
 
-# One entry: the report whose charts were drawn last, so that "-o note.html -o note.pdf" draws them once.
+# One entry: the report whose charts were asked for last and their drawing (a Future), so that
+# "-o note.html -o note.pdf" draws them once.
 _LAST: list = []
 
 
+def draw_charts_in_background(report: Report) -> None:
+    """Start building and drawing the report's charts on the chart thread (render/background.py);
+    :func:`render_html` then takes the result. The PDF renderer calls this before importing WeasyPrint."""
+    from releasegate.render import background
+
+    if not (_LAST and _LAST[0] is report):
+        _LAST[:] = [report, background.submit(_draw_charts, report)]
+
+
 def _drawn_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
+    draw_charts_in_background(report)
+    return _LAST[1].result()
+
+
+def _draw_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
     """The report's charts and its cost section's charts (with their kind), drawn in one vl-convert batch."""
     from releasegate.render import charts
     from releasegate.render.charts_costs import latency_charts, quality_cost_chart
 
-    if _LAST and _LAST[0] is report:
-        return _LAST[1]
     main = charts.build_charts(report.analysis)
     # charts_costs.cost_charts(report), taken by kind so that the template captions each kind once.
     quality = quality_cost_chart(report)
@@ -63,8 +76,7 @@ def _drawn_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
               for i, (title, spec) in enumerate(latency_charts(report), start=1)]
     drawn = charts.draw(main + [chart for _, chart in costs])
     kinds = [kind for kind, _ in costs]
-    _LAST[:] = [report, (drawn[:len(main)], list(zip(kinds, drawn[len(main):])))]
-    return _LAST[1]
+    return drawn[:len(main)], list(zip(kinds, drawn[len(main):]))
 
 
 def _chart_context(chart) -> dict[str, Any]:
