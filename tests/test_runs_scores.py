@@ -307,3 +307,16 @@ def test_excluded_cases_leave_the_run_axis(tmp_path):
     assert c["excluded_cases"]["only_baseline"] == ["q000"] and c["overall"]["n"] == 39
     per_run_base = [r["baseline"] for r in c["run_axis"]["per_run"]]
     assert per_run_base == pytest.approx(list(base[:, 1:].mean(axis=1)), rel=1e-12)
+
+
+def test_score_sentences_never_print_negative_zero():
+    # A tiny negative difference rounds to zero: the verdict text says +0.000, never -0.000.
+    from releasegate.decide import _diff
+    from releasegate.model import Comparison, Rate
+
+    rate = Rate(10, 0.5, 0.4, 0.6)
+    comp = Comparison(label="overall", n=10, baseline=rate, candidate=rate, diff=-0.0001, ci_low=-0.0002,
+                      ci_high=0.0003, ni_low=-0.0002, ni_high=0.0002, fixed=0, broke=0, both_pass=5, both_fail=5,
+                      p_value=1.0, p_midp=1.0, p_one_sided=0.5)
+    text = _diff(comp, binary=False)
+    assert text == "+0.000 [+0.000, +0.000]"

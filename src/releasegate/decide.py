@@ -20,15 +20,11 @@ TINY_SAMPLE = 30
 def _diff(c: Comparison, binary: bool) -> str:
     if binary:
         return f"{fmt.points(c.diff)} points {fmt.interval_points(c.ci_low, c.ci_high)}"
-    return f"{c.diff:+.3f} {_interval(c.ci_low, c.ci_high)}"
-
-
-def _interval(low: float, high: float) -> str:
-    return f"[{low:+.3f}, {high:+.3f}]"
+    return f"{fmt.signed(c.diff)} {fmt.interval_signed(c.ci_low, c.ci_high)}"
 
 
 def _unit(binary: bool) -> Callable[[float], str]:
-    return (lambda x: f"{fmt.points(x)} points") if binary else (lambda x: f"{x:+.3f}")
+    return (lambda x: f"{fmt.points(x)} points") if binary else fmt.signed
 
 
 def _critical_broken(cand: CandidateAnalysis, policy: Policy, binary: bool = True) -> RuleCheck:

@@ -188,7 +188,7 @@ def _floor(g: int) -> str:
 def _changes_verdict(naive: Comparison, clustered: Comparison, column: str, policy: Policy,
                      binary: bool) -> list[str]:
     """Say so when counting groups rather than single cases changes what a rule concludes."""
-    unit = (lambda x: f"{fmt.points(x)} points") if binary else (lambda x: f"{x:+.3f}")
+    unit = (lambda x: f"{fmt.points(x)} points") if binary else fmt.signed
     out = []
     if policy.margin > 0 and naive.ni_low >= -policy.margin > clustered.ni_low:
         out.append(f"the grouping decides the non-inferiority rule: treating the cases as independent, the "
