@@ -6,6 +6,10 @@ values come from the Analysis dataclasses; this module only lays them out. Every
 titles and a zero (or baseline) line, and tells its series apart by shape, fill and lightness as well as hue,
 so that it survives black-and-white printing (colours: Okabe and Ito's colour-blind-safe palette).
 
+altair builds each layer (mark and encoding); the layers are put together, with the data and the look, as
+plain dicts (see :func:`_leaf`): altair's own layering, concatenation and faceting copied the whole chart at
+every step and took a third of a second.
+
 The SVGs are drawn in this process by vl-convert's embedded JavaScript engine with no network access
 (``allowed_base_urls=[]``); the engine starts once (about a second), then each chart takes tens of ms.
 altair and vl_convert are imported inside the functions: only the HTML and PDF outputs pay for them.
@@ -32,6 +36,8 @@ BROKE_COLOUR = "#B2182B"  # dark: reads as near-black in greyscale
 FIXED_COLOUR = "#9ECAE1"  # light: reads as pale grey, outlined so it shows on white paper
 FIXED_STROKE = "#2166AC"
 WIDTH = 700
+# The one-row dataset that the datum-only layers (zero and margin lines) draw from, named as altair names it.
+EMPTY = "empty"
 
 
 @dataclass(frozen=True)
@@ -73,22 +79,64 @@ def _regressed(comp: Comparison) -> bool:
     return fmt.is_number(comp.ci_high) and comp.ci_high < 0
 
 
-def _config(chart):
-    return (chart.configure(font=FONT, background="white")
-            .configure_title(fontSize=16, anchor="start", subtitleFontSize=13, subtitleColor="#333333",
-                             offset=10)
-            .configure_axis(labelFontSize=13, titleFontSize=13, titleFontWeight="normal", labelColor="#222222",
-                            titleColor="#222222", gridColor="#e3e3e3", domainColor="#888888", tickColor="#888888")
-            .configure_legend(labelFontSize=13, titleFontSize=13, orient="top", titleFontWeight="normal")
-            .configure_view(stroke="#bbbbbb"))
+def _config() -> dict[str, Any]:
+    # One dict for the whole look, as the chained configure_* calls wrote it (each of them copied the chart):
+    # altair's default theme (the continuous view size) first, then the report's choices.
+    return {
+        "view": {"continuousWidth": 300, "continuousHeight": 300, "stroke": "#bbbbbb"},
+        "axis": {"domainColor": "#888888", "gridColor": "#e3e3e3", "labelColor": "#222222", "labelFontSize": 13,
+                 "tickColor": "#888888", "titleColor": "#222222", "titleFontSize": 13, "titleFontWeight": "normal"},
+        "background": "white", "font": FONT,
+        "legend": {"labelFontSize": 13, "orient": "top", "titleFontSize": 13, "titleFontWeight": "normal"},
+        "title": {"anchor": "start", "fontSize": 16, "offset": 10, "subtitleColor": "#333333",
+                  "subtitleFontSize": 13},
+    }
 
 
-def _spec(chart, datasets: dict[str, list[dict]]) -> dict[str, Any]:
-    # The rows join the spec only here, by name: altair deep-copies a chart at every layer and concat, and
-    # inline rows made that copying the slowest part of the render. The report's tests check the schema.
-    spec = _config(chart).to_dict(validate=False)
-    spec["datasets"] = {**spec.get("datasets", {}), **datasets}
-    return spec
+def _leaf(chart, data: str | None = None) -> dict[str, Any]:
+    """One layer (mark, encoding, transforms) built by altair as a plain Vega-Lite dict, reading the named data.
+
+    Only the leaves go through altair: its layer, concat and facet deep-copy every sub-chart and re-check its
+    parameters, and ``encode`` looks a channel up in the schema for every shorthand string or dict it is given
+    (hence channel objects here). The composition around the leaves is plain dicts, checked against the schema
+    by the tests. The data reference is added here too: given to altair, a data object is first offered to
+    narwhals, whose first call scans every installed package's entry points. ``"data": None`` in the context
+    keeps altair from giving a leaf without data an empty dataset of its own (a facet's layers read its rows).
+    """
+    spec = chart.to_dict(validate=False, context={"top_level": False, "data": None})
+    return {"data": {"name": data}, **spec} if data else spec
+
+
+def _field(shorthand: str) -> dict[str, str]:
+    """``"low:Q"`` as the keywords ``field`` and ``type``: altair's shorthand parser compiles a dozen regexes."""
+    name, code = shorthand.rsplit(":", 1)
+    return {"field": name, "type": {"N": "nominal", "Q": "quantitative"}[code]}
+
+
+def _if_regressed(then, otherwise):
+    """A channel that is ``then`` on rows whose whole interval lies below zero, else ``otherwise``."""
+    import altair as alt
+
+    # Given an object, condition() checks it against the schema; as a dict it does not (the tests check).
+    return alt.condition("datum.regressed", then.to_dict(validate=False), otherwise)
+
+
+def _title(text: str, subtitle: str | list[str]) -> dict[str, Any]:
+    return {"text": text, "subtitle": subtitle}
+
+
+def _spec(body: dict[str, Any], datasets: dict[str, list[dict]]) -> dict[str, Any]:
+    """The top-level spec: the look, the composed views, and every row once, by name."""
+    import altair as alt
+
+    return {"config": _config(), **body, "$schema": alt.SCHEMA_URL, "datasets": datasets}
+
+
+def _zero_rule():
+    """The black line at zero (a datum layer: it draws from the EMPTY dataset's one row, or a facet's rows)."""
+    import altair as alt
+
+    return alt.Chart().mark_rule(color="#000000", strokeWidth=1.3).encode(x=alt.XDatum(0))
 
 
 def _axis(low: float, high: float, most: int = 8) -> tuple[list[float], list[float]]:
@@ -150,48 +198,46 @@ def category_chart(analysis: Analysis) -> Chart | None:
     order = _category_order(analysis.candidates)
     scales = _candidate_scales(names)
     x_title = f"difference in {units['rate']}, {units['diff_unit']} (candidate − baseline {analysis.baseline})"
-    y = alt.Y("category:N", sort=order, title=None,
+    y = alt.Y(**_field("category:N"), sort=order, title=None,
               axis=alt.Axis(labelLimit=230, labelPadding=6, grid=True, bandPosition=0, gridColor="#d0d0d0",
                             labelFontWeight={"condition": {"test": "test(/\\(critical\\)$/, datum.label)",
                                                            "value": "bold"}, "value": "normal"}))
-    y_offset = alt.YOffset("candidate:N", sort=names, scale=alt.Scale(domain=names, paddingOuter=0.6))
+    y_offset = alt.YOffset(**_field("candidate:N"), sort=names, scale=alt.Scale(domain=names, paddingOuter=0.6))
     # Room on the left for the value printed beside a regression's interval.
     low = min([0.0] + [r["low"] for r in rows if fmt.is_number(r["low"])])
     high = max([0.0] + [r["high"] for r in rows if fmt.is_number(r["high"])])
     domain, ticks = _axis(low - 0.18 * (high - low or 1), high + 0.03 * (high - low or 1), most=7)
-    x = alt.X("diff:Q", title=x_title, axis=alt.Axis(labelExpr=_signed_label(units["diff_format"]), values=ticks),
-              scale=alt.Scale(domain=domain, nice=False))
-    colour = alt.Color("candidate:N", scale=scales["colour"], title="candidate")
-    tooltip = ["candidate:N", "category:N", "difference:N", "interval:N", "fixed/broke:N", "n:Q"]
-    base = alt.Chart(alt.NamedData("categories"))
-    interval = base.mark_rule().encode(
-        y=y, yOffset=y_offset, x=alt.X("low:Q", title=x_title,
-                                       axis=alt.Axis(labelExpr=_signed_label(units["diff_format"]), values=ticks),
-                                       scale=alt.Scale(domain=domain, nice=False)),
-        x2="high:Q", color=colour,
-        strokeWidth=alt.condition("datum.regressed", alt.value(3.5), alt.value(1.6)), tooltip=tooltip)
-    points = base.mark_point(size=70, strokeWidth=2, opacity=1).encode(
-        y=y, yOffset=y_offset, x=x, color=colour,
-        shape=alt.Shape("candidate:N", scale=scales["shape"], title="candidate"),
-        fill=alt.condition("datum.regressed", alt.Fill("candidate:N", scale=scales["colour"], title="candidate"),
-                           alt.value("white")),
+    x_axis = {"title": x_title, "axis": alt.Axis(labelExpr=_signed_label(units["diff_format"]), values=ticks),
+              "scale": alt.Scale(domain=domain, nice=False)}
+    colour = alt.Color(**_field("candidate:N"), scale=scales["colour"], title="candidate")
+    tooltip = [alt.Tooltip(**_field(t))
+               for t in ("candidate:N", "category:N", "difference:N", "interval:N", "fixed/broke:N", "n:Q")]
+    interval = alt.Chart().mark_rule().encode(
+        y=y, yOffset=y_offset, x=alt.X(**_field("low:Q"), **x_axis), x2=alt.X2(field="high"), color=colour,
+        strokeWidth=_if_regressed(alt.StrokeWidthValue(3.5), alt.StrokeWidthValue(1.6)),
         tooltip=tooltip)
-    labels = base.mark_text(align="right", dx=-8, fontSize=12, fontWeight="bold").encode(
-        y=y, yOffset=y_offset, x="low:Q", text="label:N",
-        color=colour)
-    zero = alt.Chart().mark_rule(color="#000000", strokeWidth=1.3).encode(x=alt.datum(0))
+    points = alt.Chart().mark_point(size=70, strokeWidth=2, opacity=1).encode(
+        y=y, yOffset=y_offset, x=alt.X(**_field("diff:Q"), **x_axis), color=colour,
+        shape=alt.Shape(**_field("candidate:N"), scale=scales["shape"], title="candidate"),
+        fill=_if_regressed(alt.Fill(**_field("candidate:N"), scale=scales["colour"], title="candidate"),
+                           alt.FillValue("white")),
+        tooltip=tooltip)
+    labels = alt.Chart().mark_text(align="right", dx=-8, fontSize=12, fontWeight="bold").encode(
+        y=y, yOffset=y_offset, x=alt.X(**_field("low:Q")), text=alt.Text(**_field("label:N")), color=colour)
     step = max(26, 13 * len(names) + 12)
-    chart = alt.layer(interval, points, labels, zero).properties(
-        width=WIDTH - 190, height=step * len(order),
-        title=alt.Title(
-            f"Change per category against {analysis.baseline}",
-            subtitle=["Marker: the difference; line: its 95% interval; black vertical line: no change.",
-                      "Filled marker, thick line and ▼ value: the whole interval is below zero (a regression)."]))
+    layers = [_leaf(c, "categories") for c in (interval, points, labels)] + [_leaf(_zero_rule(), EMPTY)]
+    body = {"layer": layers,
+            "height": step * len(order),
+            "title": _title(f"Change per category against {analysis.baseline}",
+                            ["Marker: the difference; line: its 95% interval; black vertical line: no change.",
+                             ("Filled marker, thick line and ▼ value: the whole interval is below zero "
+                              "(a regression).")]),
+            "width": WIDTH - 190}
     return Chart("chart-categories", f"Change per category against {analysis.baseline}",
                  "One row per category (critical first), one marker per candidate. Categories with a filled "
                  "marker lost cases beyond what chance explains at the 95% level, before any correction for "
                  "the number of categories; the per-category tables below give the adjusted p-values the "
-                 "gate uses.", _spec(chart, {"categories": rows}))
+                 "gate uses.", _spec(body, {EMPTY: [{}], "categories": rows}))
 
 
 def changes_chart(analysis: Analysis) -> Chart | None:
@@ -211,60 +257,78 @@ def changes_chart(analysis: Analysis) -> Chart | None:
     order = _category_order(analysis.candidates)
     limit = largest + max(1, round(largest * 0.25))
     kinds = [units["broke"], units["fixed"]]
-    y = alt.Y("category:N", sort=order, title=None,
+    y = alt.Y(**_field("category:N"), sort=order, title=None,
               axis=alt.Axis(labelLimit=230, labelPadding=6,
                             labelFontWeight={"condition": {"test": "test(/\\(critical\\)$/, datum.label)",
                                                            "value": "bold"}, "value": "normal"}))
-    x = alt.X("signed:Q", title=f"cases: ← {units['broke']} | {units['fixed']} →",
+    x = alt.X(**_field("signed:Q"), title=f"cases: ← {units['broke']} | {units['fixed']} →",
               scale=alt.Scale(domain=[-limit, limit], nice=False),
               axis=alt.Axis(labelExpr="abs(datum.value)", tickMinStep=1, tickCount=5, format="d"))
     bars = alt.Chart().mark_bar(height={"band": 0.7}, strokeWidth=1).encode(
         y=y, x=x,
-        fill=alt.Fill("kind:N", scale=alt.Scale(domain=kinds, range=[BROKE_COLOUR, FIXED_COLOUR]), title=None,
-                      sort=kinds),
-        stroke=alt.Stroke("kind:N", scale=alt.Scale(domain=kinds, range=[BROKE_COLOUR, FIXED_STROKE]),
+        fill=alt.Fill(**_field("kind:N"), scale=alt.Scale(domain=kinds, range=[BROKE_COLOUR, FIXED_COLOUR]),
+                      title=None, sort=kinds),
+        stroke=alt.Stroke(**_field("kind:N"), scale=alt.Scale(domain=kinds, range=[BROKE_COLOUR, FIXED_STROKE]),
                           legend=None),
-        tooltip=["candidate:N", "category:N", "kind:N", "count:Q"])
-    left = alt.Chart().mark_text(fontSize=12, align="right", dx=-4).encode(y=y, x=x, text="label:N")
-    right = alt.Chart().mark_text(fontSize=12, align="left", dx=4).encode(y=y, x=x, text="label:N")
+        tooltip=[alt.Tooltip(**_field(t)) for t in ("candidate:N", "category:N", "kind:N", "count:Q")])
+    text = alt.Text(**_field("label:N"))
+    left = alt.Chart().mark_text(fontSize=12, align="right", dx=-4).encode(y=y, x=x, text=text)
+    right = alt.Chart().mark_text(fontSize=12, align="left", dx=4).encode(y=y, x=x, text=text)
     left, right = left.transform_filter("datum.signed < 0"), right.transform_filter("datum.signed > 0")
-    zero = alt.Chart().mark_rule(color="#000000", strokeWidth=1.3).encode(x=alt.datum(0))
     # At most three panels a row, so that many candidates wrap instead of shrinking on the page.
     columns = min(3, len(analysis.candidates))
     panel_width = max(120, (WIDTH - 190) // columns - 12)
-    chart = alt.layer(bars, left, right, zero, data=alt.NamedData("changes")).properties(
-        width=panel_width, height=alt.Step(20)).facet(
-        facet=alt.Facet("candidate:N", sort=[c.name for c in analysis.candidates],
-                        header=alt.Header(title=None, labelFontSize=13, labelFontWeight="bold", labelFont=FONT)),
-        columns=columns).properties(
-        title=alt.Title(f"Cases {units['fixed']} and {units['broken']} per category",
-                        subtitle=f"{units['broke'].capitalize()}: better on {analysis.baseline} than on the "
-                                 f"candidate (dark, left); {units['fixed']}: the reverse (light, right)."))
-    chart = chart.resolve_axis(y="shared")
+    # The layers read the facet's rows (no data of their own).
+    panel = {"layer": [_leaf(c) for c in (bars, left, right, _zero_rule())], "height": {"step": 20},
+             "width": panel_width}
+    body = {"data": {"name": "changes"},
+            "facet": {"field": "candidate",
+                      "header": {"labelFont": FONT, "labelFontSize": 13, "labelFontWeight": "bold", "title": None},
+                      "sort": [c.name for c in analysis.candidates], "type": "nominal"},
+            "spec": panel, "columns": columns, "resolve": {"axis": {"y": "shared"}},
+            "title": _title(f"Cases {units['fixed']} and {units['broken']} per category",
+                            f"{units['broke'].capitalize()}: better on {analysis.baseline} than on the "
+                            f"candidate (dark, left); {units['fixed']}: the reverse (light, right).")}
     return Chart("chart-changes", f"Cases {units['fixed']} and {units['broken']} per category",
                  "The counts behind each category's difference: a category can hold steady overall while "
-                 "cases move in both directions.", _spec(chart, {"changes": rows}))
+                 "cases move in both directions.", _spec(body, {"changes": rows}))
 
 
 def overall_chart(analysis: Analysis) -> Chart:
     """Top: each release's overall pass rate (or mean score) with its 95% interval, the baseline's as a
     dashed line. Bottom: each candidate's difference with its 95% interval (line) and the (1 - 2 alpha)
     interval the non-inferiority rule reads (band), against zero (solid) and the margin (dotted)."""
-    import altair as alt
-
     units = _units(analysis)
-    binary = units["scale"] == 100.0
-    scale = units["scale"]
+    rate_rows, rates = _rates_view(analysis, units)
+    diff_rows, diffs = _differences_view(analysis, units)
+    body = {"vconcat": [rates, diffs], "spacing": 22}
+    return Chart("chart-overall", f"Overall {units['rate']} and difference",
+                 "A candidate is non-inferior when its pale band stays right of the dotted margin line; a filled "
+                 "marker means the whole 95% interval is below zero.",
+                 _spec(body, {EMPTY: [{}], "rates": rate_rows, "differences": diff_rows}))
+
+
+def _release_marks(analysis: Analysis) -> tuple[list[str], list[str], list[str]]:
+    """Every release's name, colour and marker shape (the baseline grey diamond), in the releases' order."""
     names = [c.name for c in analysis.candidates]
     all_names = [r.name for r in analysis.releases]
     colours = [BASELINE_COLOUR if r.is_baseline else PALETTE[names.index(r.name) % len(PALETTE)]
                for r in analysis.releases]
     shapes = [BASELINE_SHAPE if r.is_baseline else SHAPES[names.index(r.name) % len(SHAPES)]
               for r in analysis.releases]
-    colour_scale = alt.Scale(domain=all_names, range=colours)
-    plot_width = WIDTH - 270
+    return all_names, colours, shapes
 
-    label_axis = {"labelLimit": 320, "minExtent": 260, "maxExtent": 320, "labelFontSize": 13}
+
+# The release labels (name, value and interval) sit left of both panels of the overall chart, equally wide.
+LABEL_AXIS = {"labelLimit": 320, "minExtent": 260, "maxExtent": 320, "labelFontSize": 13}
+OVERALL_WIDTH = WIDTH - 270
+
+
+def _rates_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[dict], dict[str, Any]]:
+    """The overall chart's top panel: its rows and its layers (baseline line, intervals, markers)."""
+    import altair as alt
+
+    binary, scale = units["scale"] == 100.0, units["scale"]
     rate_rows, baseline_value = [], 0.0
     for release in analysis.releases:
         r = release.rate
@@ -284,23 +348,33 @@ def overall_chart(analysis: Analysis) -> Chart:
     if binary:
         domain = [max(domain[0], 0.0), min(domain[1], 100.0)]
         ticks = [t for t in ticks if domain[0] <= t <= domain[1]]
-    rate_labels = [row["release"] for row in rate_rows]
-    ry = alt.Y("release:N", sort=rate_labels, title=None, axis=alt.Axis(**label_axis))
-    rx = alt.X("low:Q", title=f"{units['rate']}{', ' + units['rate_unit'] if units['rate_unit'] else ''}",
-               scale=alt.Scale(domain=domain, nice=False), axis=alt.Axis(values=ticks, format=units["rate_format"]))
-    rbase = alt.Chart(alt.NamedData("rates"))
-    release_colour = alt.Color("key:N", scale=alt.Scale(domain=all_names, range=colours), legend=None)
-    release_shape = alt.Shape("key:N", scale=alt.Scale(domain=all_names, range=shapes), legend=None)
-    rates = alt.layer(
-        alt.Chart().mark_rule(strokeDash=[5, 3], color=BASELINE_COLOUR).encode(
-            x=alt.X(datum=baseline_value, scale=alt.Scale(domain=domain, nice=False))),
-        rbase.mark_rule(strokeWidth=2.2).encode(y=ry, x=rx, x2="high:Q", color=release_colour),
-        rbase.mark_point(size=90, strokeWidth=2, filled=True, opacity=1).encode(
-            y=ry, x="value:Q", color=release_colour, shape=release_shape, tooltip=["release:N"]),
-    ).properties(width=plot_width, height=30 * len(rate_rows),
-                 title=alt.Title(f"Overall {units['rate']} with 95% interval",
-                                 subtitle=f"dashed line: baseline {analysis.baseline}"))
+    all_names, colours, shapes = _release_marks(analysis)
+    y = alt.Y(**_field("release:N"), sort=[row["release"] for row in rate_rows], title=None,
+              axis=alt.Axis(**LABEL_AXIS))
+    x = alt.X(**_field("low:Q"), title=units["rate"] + (f", {units['rate_unit']}" if units["rate_unit"] else ""),
+              scale=alt.Scale(domain=domain, nice=False), axis=alt.Axis(values=ticks, format=units["rate_format"]))
+    colour = alt.Color(**_field("key:N"), scale=alt.Scale(domain=all_names, range=colours), legend=None)
+    shape = alt.Shape(**_field("key:N"), scale=alt.Scale(domain=all_names, range=shapes), legend=None)
+    layers = [
+        _leaf(alt.Chart().mark_rule(strokeDash=[5, 3], color=BASELINE_COLOUR).encode(
+            x=alt.X(datum=baseline_value, scale=alt.Scale(domain=domain, nice=False))), EMPTY),
+        _leaf(alt.Chart().mark_rule(strokeWidth=2.2).encode(y=y, x=x, x2=alt.X2(field="high"), color=colour),
+              "rates"),
+        _leaf(alt.Chart().mark_point(size=90, strokeWidth=2, filled=True, opacity=1).encode(
+            y=y, x=alt.X(**_field("value:Q")), color=colour, shape=shape,
+            tooltip=[alt.Tooltip(**_field("release:N"))]), "rates"),
+    ]
+    return rate_rows, {"layer": layers, "height": 30 * len(rate_rows),
+                       "title": _title(f"Overall {units['rate']} with 95% interval",
+                                       f"dashed line: baseline {analysis.baseline}"),
+                       "width": OVERALL_WIDTH}
 
+
+def _differences_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[dict], dict[str, Any]]:
+    """The overall chart's bottom panel: its rows and its layers (bands, zero, intervals, markers, margin)."""
+    import altair as alt
+
+    binary, scale = units["scale"] == 100.0, units["scale"]
     diff_rows = []
     for cand in analysis.candidates:
         o = cand.overall
@@ -313,40 +387,38 @@ def overall_chart(analysis: Analysis) -> Chart:
     low, high = _extent(diff_rows, ("low", "high", "ni_low", "ni_high"))
     low, high = min(low, 0.0, -margin), max(high, 0.0)
     domain, ticks = _axis(low - 0.04 * (high - low), high + 0.04 * (high - low), most=8)
-    dy = alt.Y("release:N", sort=[row["release"] for row in diff_rows], title=None, axis=alt.Axis(**label_axis))
-    colour = alt.Color("key:N", scale=colour_scale, legend=None)
-    shape = alt.Shape("key:N", scale=alt.Scale(domain=all_names, range=shapes), legend=None)
-    def dx(field: str):
-        return alt.X(field, title=f"difference vs {analysis.baseline}, {units['diff_unit']}",
+    all_names, colours, shapes = _release_marks(analysis)
+    y = alt.Y(**_field("release:N"), sort=[row["release"] for row in diff_rows], title=None,
+              axis=alt.Axis(**LABEL_AXIS))
+    colour_scale = alt.Scale(domain=all_names, range=colours)
+    colour = alt.Color(**_field("key:N"), scale=colour_scale, legend=None)
+    shape = alt.Shape(**_field("key:N"), scale=alt.Scale(domain=all_names, range=shapes), legend=None)
+
+    def x(field: str):
+        return alt.X(**_field(field), title=f"difference vs {analysis.baseline}, {units['diff_unit']}",
                      scale=alt.Scale(domain=domain, nice=False),
                      axis=alt.Axis(values=ticks, labelExpr=_signed_label(units["diff_format"])))
 
-    dbase = alt.Chart(alt.NamedData("differences"))
-    height = 30 * len(diff_rows)
     layers = [
-        dbase.mark_bar(height=11, opacity=0.3).encode(y=dy, x=dx("ni_low:Q"), x2="ni_high:Q",
-                                                      color=colour),
-        alt.Chart().mark_rule(color="#000000", strokeWidth=1.3).encode(
-            x=alt.X(datum=0, scale=alt.Scale(domain=domain, nice=False))),
-        dbase.mark_rule(strokeWidth=2.2).encode(y=dy, x=dx("low:Q"), x2="high:Q", color=colour),
-        dbase.mark_point(size=90, strokeWidth=2, opacity=1).encode(
-            y=dy, x="diff:Q", color=colour, shape=shape,
-            fill=alt.condition("datum.regressed", alt.Fill("key:N", scale=colour_scale, legend=None),
-                               alt.value("white")),
-            tooltip=["release:N"]),
+        _leaf(alt.Chart().mark_bar(height=11, opacity=0.3).encode(
+            y=y, x=x("ni_low:Q"), x2=alt.X2(field="ni_high"), color=colour), "differences"),
+        _leaf(alt.Chart().mark_rule(color="#000000", strokeWidth=1.3).encode(
+            x=alt.X(datum=0, scale=alt.Scale(domain=domain, nice=False))), EMPTY),
+        _leaf(alt.Chart().mark_rule(strokeWidth=2.2).encode(y=y, x=x("low:Q"), x2=alt.X2(field="high"),
+                                                             color=colour), "differences"),
+        _leaf(alt.Chart().mark_point(size=90, strokeWidth=2, opacity=1).encode(
+            y=y, x=alt.X(**_field("diff:Q")), color=colour, shape=shape,
+            fill=_if_regressed(alt.Fill(**_field("key:N"), scale=colour_scale, legend=None),
+                               alt.FillValue("white")),
+            tooltip=[alt.Tooltip(**_field("release:N"))]), "differences"),
     ]
     subtitle = f"line: 95% interval; pale band: {ni_level}% interval (non-inferiority); solid line: no change"
     if margin > 0:
-        layers.append(alt.Chart().mark_rule(strokeDash=[2, 2], color="#000000", strokeWidth=1.3)
-                      .encode(x=alt.datum(-margin)))
+        layers.append(_leaf(alt.Chart().mark_rule(strokeDash=[2, 2], color="#000000", strokeWidth=1.3)
+                            .encode(x=alt.XDatum(-margin)), EMPTY))
         subtitle += f"; dotted: margin {_diff_text(-analysis.parameters.margin, binary)}"
-    diffs = alt.layer(*layers).properties(width=plot_width, height=height,
-                                          title=alt.Title("Overall difference", subtitle=subtitle))
-    chart = alt.vconcat(rates, diffs, spacing=22)
-    return Chart("chart-overall", f"Overall {units['rate']} and difference",
-                 "A candidate is non-inferior when its pale band stays right of the dotted margin line; a filled "
-                 "marker means the whole 95% interval is below zero.",
-                 _spec(chart, {"rates": rate_rows, "differences": diff_rows}))
+    return diff_rows, {"layer": layers, "height": 30 * len(diff_rows),
+                       "title": _title("Overall difference", subtitle), "width": OVERALL_WIDTH}
 
 
 def _extent(rows: list[dict], keys: tuple[str, ...]) -> tuple[float, float]:
@@ -361,7 +433,12 @@ def _signed_label(number_format: str) -> str:
 
 def build_charts(analysis: Analysis) -> list[Chart]:
     """The chart specs of one report, in reading order (overall, per category, fixed and broke)."""
-    charts = [overall_chart(analysis), category_chart(analysis), changes_chart(analysis)]
+    from altair.utils.schemapi import debug_mode
+
+    # altair checks every schema object against the schema as it is made ("debug mode"); the finished specs are
+    # checked once, by the tests, instead.
+    with debug_mode(False):
+        charts = [overall_chart(analysis), category_chart(analysis), changes_chart(analysis)]
     return [c for c in charts if c is not None]
 
 
