@@ -9,6 +9,7 @@ cases, and the minimum detectable difference. Scores and several runs per case t
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 
 import numpy as np
@@ -64,10 +65,22 @@ def case_table(data: ValidatedResults, release: str) -> pd.DataFrame:
     return frame
 
 
-def pair(data: ValidatedResults, candidate: str) -> tuple[pd.DataFrame, Exclusions]:
-    """Inner join of the baseline and one candidate on case_id (SPEC 4.1); excluded cases are listed."""
-    base = case_table(data, data.baseline)
-    cand = case_table(data, candidate)
+def case_tables(data: ValidatedResults) -> dict[str, pd.DataFrame]:
+    """Every release's case table, built once per analysis: with runs each is a group-by over all rows, and the
+    baseline's is needed by every candidate and by the release summary."""
+    return {release: case_table(data, release) for release in data.releases}
+
+
+def _cases(data: ValidatedResults, release: str, tables: Mapping[str, pd.DataFrame] | None) -> pd.DataFrame:
+    return tables[release] if tables and release in tables else case_table(data, release)
+
+
+def pair(data: ValidatedResults, candidate: str,
+         tables: Mapping[str, pd.DataFrame] | None = None) -> tuple[pd.DataFrame, Exclusions]:
+    """Inner join of the baseline and one candidate on case_id (SPEC 4.1); excluded cases are listed.
+    ``tables`` are the releases' case tables when the caller has them (:func:`case_tables`)."""
+    base = _cases(data, data.baseline, tables)
+    cand = _cases(data, candidate, tables)
     joined = base[["outcome"]].rename(columns={"outcome": "base"}).join(
         cand.rename(columns={"outcome": "cand"}), how="inner")
     only_base = tuple(sorted(map(str, base.index.difference(cand.index))))
@@ -168,9 +181,10 @@ def _power(base: np.ndarray, cand: np.ndarray, policy: Policy, design_effect: fl
     return Power(result.mde, sd, design_effect, policy.power, policy.alpha)
 
 
-def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy) -> CandidateAnalysis:
+def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
+                      tables: Mapping[str, pd.DataFrame] | None = None) -> CandidateAnalysis:
     """Run the binary plan for one candidate."""
-    paired, exclusions = pair(data, candidate)
+    paired, exclusions = pair(data, candidate, tables)
     base = paired["base"].to_numpy()
     cand = paired["cand"].to_numpy()
     overall = compare_binary("overall", base, cand, policy)
@@ -203,8 +217,9 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy) ->
     )
 
 
-def release_summary(data: ValidatedResults, release: str, policy: Policy) -> ReleaseSummary:
-    cases = case_table(data, release)
+def release_summary(data: ValidatedResults, release: str, policy: Policy,
+                    tables: Mapping[str, pd.DataFrame] | None = None) -> ReleaseSummary:
+    cases = _cases(data, release, tables)
     n = int(cases.shape[0])
     binary = data.outcome_kind == "binary"
     if data.has_clusters:
@@ -224,13 +239,14 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy) -> Rel
 
 def analyze(data: ValidatedResults, policy: Policy, only: tuple[str, ...] | None = None) -> Analysis:
     """The fixed plan for every candidate: binary McNemar path, or the paired-mean path for scores and runs."""
+    tables = case_tables(data)
     if data.outcome_kind == "binary" and not data.has_runs:
-        candidates = tuple(analyze_candidate(data, c, policy) for c in data.candidates)
+        candidates = tuple(analyze_candidate(data, c, policy, tables) for c in data.candidates)
     else:
         from releasegate.analyze_scores import analyze_scores_candidate
 
-        candidates = tuple(analyze_scores_candidate(data, c, policy) for c in data.candidates)
-    releases = tuple(release_summary(data, r, policy) for r in data.releases)
+        candidates = tuple(analyze_scores_candidate(data, c, policy, tables) for c in data.candidates)
+    releases = tuple(release_summary(data, r, policy, tables) for r in data.releases)
     n_cases = max(r.n_cases for r in releases)
     analysis = Analysis(
         baseline=data.baseline,

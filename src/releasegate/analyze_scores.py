@@ -11,6 +11,7 @@ naive ones in the comparison the verdict reads.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -79,13 +80,15 @@ def power_of(d: np.ndarray, policy: Policy, design_effect: float = 1.0) -> Power
     return Power(result.mde, sd, design_effect, policy.power, policy.alpha)
 
 
-def analyze_scores_candidate(data: ValidatedResults, candidate: str, policy: Policy) -> CandidateAnalysis:
-    """Run the paired-mean plan for one candidate: overall, per category, run axis and clusters."""
+def analyze_scores_candidate(data: ValidatedResults, candidate: str, policy: Policy,
+                             tables: Mapping[str, pd.DataFrame] | None = None) -> CandidateAnalysis:
+    """Run the paired-mean plan for one candidate: overall, per category, run axis and clusters.
+    ``tables`` are the releases' case tables when the caller has them (``analyze.case_tables``)."""
     from releasegate.axes.clusters import apply_clusters
     from releasegate.axes.items import item_axis
     from releasegate.axes.runs import run_axis
 
-    paired, exclusions = pair(data, candidate)
+    paired, exclusions = pair(data, candidate, tables)
     base = paired["base"].to_numpy(np.float64)
     cand = paired["cand"].to_numpy(np.float64)
     d = significant_change(base, cand)
