@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from releasegate.stats.continuous import (
     _CELL_BUDGET,
@@ -23,6 +22,7 @@ from releasegate.stats.continuous import (
     _signflip_core,
     _t_p_values,
 )
+from releasegate.stats.distributions import chi2_1df_sf, normal_cdf, t_quantile
 
 # A standard error this small relative to the data's scale is rounding noise around an exact zero.
 _ZERO_SE_RTOL = 1e-12
@@ -255,7 +255,7 @@ def cr2_test(d: np.ndarray, cluster: np.ndarray, confidence: float = 0.95) -> CR
         return CR2Result(est, 0.0, df, t, p_two, p_reg, p_imp, est, est, n, g, 0.0, 0.0, confidence, True)
     t = estimate / se
     p_two, p_reg, p_imp = _t_p_values(t, df)
-    q = float(special.stdtrit(df, 0.5 + confidence / 2.0))
+    q = t_quantile(0.5 + confidence / 2.0, df)
     return CR2Result(
         estimate=estimate,
         se=se,
@@ -319,7 +319,7 @@ def durkalski_test(broke: np.ndarray, fixed: np.ndarray, cluster: np.ndarray) ->
     Inputs are per-case 0/1 (or bool) indicators: ``broke`` = baseline pass and candidate fail, ``fixed`` =
     baseline fail and candidate pass (a case cannot be both); ``cluster`` as for the rest of the module.
     With D_g = broke_g - fixed_g per cluster: chi2 = (sum_g D_g)^2 / sum_g D_g^2 on 1 df (p via
-    ``scipy.special.chdtrc``); the one-sided regression p uses the signed root z = -sum D_g / sqrt(sum D_g^2)
+    ``chi2_1df_sf``); the one-sided regression p uses the signed root z = -sum D_g / sqrt(sum D_g^2)
     against the standard normal. One case per cluster gives the uncorrected McNemar chi2 (b - c)^2 / (b + c).
 
     Degenerate: every D_g = 0 (no discordance, or broke and fixed cancelling inside each cluster) -> chi2 0,
@@ -343,9 +343,9 @@ def durkalski_test(broke: np.ndarray, fixed: np.ndarray, cluster: np.ndarray) ->
     return DurkalskiResult(
         chi2=chi2,
         z=z,
-        pvalue=float(special.chdtrc(1, chi2)),
-        p_regression=float(special.ndtr(z)),
-        p_improvement=float(special.ndtr(-z)),
+        pvalue=chi2_1df_sf(chi2),
+        p_regression=normal_cdf(z),
+        p_improvement=normal_cdf(-z),
         n_clusters=g,
         broke=n_broke,
         fixed=n_fixed,

@@ -11,7 +11,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+
+from releasegate.stats.distributions import normal_cdf, t_cdf, t_quantile
 
 # Upper bound on the number of float64 cells one vectorised step may hold (16 MB), so memory stays bounded
 # whatever n or the number of resamples.
@@ -43,9 +44,9 @@ def _scaled_std(x: np.ndarray) -> float:
 
 def _t_p_values(t: float, df: float) -> tuple[float, float, float]:
     """Two-sided, regression (H1 < 0) and improvement (H1 > 0) p for a t statistic."""
-    p_reg = float(special.stdtr(df, t))
-    p_imp = float(special.stdtr(df, -t))
-    p_two = float(min(1.0, 2.0 * special.stdtr(df, -abs(t))))
+    p_reg = t_cdf(t, df)
+    p_imp = t_cdf(-t, df)
+    p_two = min(1.0, 2.0 * t_cdf(-abs(t), df))
     return p_two, p_reg, p_imp
 
 
@@ -120,7 +121,7 @@ def paired_t_test(d: np.ndarray, confidence: float = 0.95) -> PairedTResult:
     se = sd / math.sqrt(n)
     t = mean / se
     p_two, p_reg, p_imp = _t_p_values(t, df)
-    q = float(special.stdtrit(df, 0.5 + confidence / 2.0))
+    q = t_quantile(0.5 + confidence / 2.0, df)
     return PairedTResult(
         n, mean, sd, se, t, df, p_two, p_reg, p_imp, mean - q * se, mean + q * se, confidence, True
     )
@@ -266,9 +267,9 @@ def signflip_normal_test(d: np.ndarray) -> SignFlipResult:
         return SignFlipResult(1.0, 1.0, 1.0, False, 0, int(x.size))
     scale = float(np.max(np.abs(nz)))
     z = float((nz / scale).sum() / math.sqrt(float(np.sum((nz / scale) ** 2))))
-    p_reg = float(special.ndtr(z))
-    p_imp = float(special.ndtr(-z))
-    return SignFlipResult(min(1.0, 2.0 * float(special.ndtr(-abs(z)))), p_reg, p_imp, False, 0, int(x.size))
+    p_reg = normal_cdf(z)
+    p_imp = normal_cdf(-z)
+    return SignFlipResult(min(1.0, 2.0 * normal_cdf(-abs(z))), p_reg, p_imp, False, 0, int(x.size))
 
 
 # ---------------------------------------------------------------------------------------------- Welch
@@ -331,7 +332,7 @@ def welch_t_test(baseline: np.ndarray, candidate: np.ndarray, confidence: float 
     df = var**2 / (va**2 / (na - 1) + vb**2 / (nb - 1))
     t = diff / se
     p_two, p_reg, p_imp = _t_p_values(t, df)
-    q = float(special.stdtrit(df, 0.5 + confidence / 2.0))
+    q = t_quantile(0.5 + confidence / 2.0, df)
     return WelchResult(
         diff, ma, mb, na, nb, se, t, df, p_two, p_reg, p_imp, diff - q * se, diff + q * se, confidence, True
     )

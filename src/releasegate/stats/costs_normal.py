@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import ndtri
 
 from releasegate.stats.costs import RatioResult, _check_confidence, _paired
+from releasegate.stats.distributions import normal_quantile
 
 __all__ = ["hall_sheather_bandwidth", "quantile_ratio_normal", "ratio_of_totals_normal"]
 
@@ -36,9 +36,9 @@ def hall_sheather_bandwidth(q: float, n: int, confidence: float = 0.95) -> float
 
     h = n^(-1/3) z_{(1+confidence)/2}^(2/3) (1.5 phi(z_q)^2 / (2 z_q^2 + 1))^(1/3).
     """
-    zq = float(ndtri(q))
+    zq = normal_quantile(q)
     phi = math.exp(-zq * zq / 2.0) / math.sqrt(2.0 * math.pi)
-    z = float(ndtri(0.5 + confidence / 2.0))
+    z = normal_quantile(0.5 + confidence / 2.0)
     return n ** (-1.0 / 3.0) * z ** (2.0 / 3.0) * (1.5 * phi * phi / (2.0 * zq * zq + 1.0)) ** (1.0 / 3.0)
 
 
@@ -53,7 +53,7 @@ def _quantile_influence(values: np.ndarray, q: float, confidence: float) -> tupl
 
 
 def _log_interval(ratio: float, se_log: float, n: int, excluded: int, confidence: float) -> RatioResult:
-    z = float(ndtri(0.5 + confidence / 2.0))
+    z = normal_quantile(0.5 + confidence / 2.0)
     return RatioResult(
         ratio=ratio,
         ci_low=float(ratio * math.exp(-z * se_log)),
