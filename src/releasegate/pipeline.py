@@ -13,7 +13,7 @@ from releasegate.load import AdapterOptions, LoadedResults, Source, load_results
 from releasegate.model import Provenance, Report
 from releasegate.policy import Policy
 
-PROVENANCE_PACKAGES = ("numpy", "scipy", "pandas", "jinja2")
+PROVENANCE_PACKAGES = ("numpy", "pandas", "jinja2")
 
 
 def generation_time() -> str:
