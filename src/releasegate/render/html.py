@@ -7,6 +7,7 @@ for readers with scripts blocked.
 
 from __future__ import annotations
 
+import base64
 import functools
 import re
 from typing import Any
@@ -15,6 +16,7 @@ from markupsafe import Markup
 
 from releasegate.model import Report
 from releasegate.pipeline import package_versions
+from releasegate.render.columns import case_columns
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
 
@@ -25,9 +27,10 @@ CSP_INTERACTIVE = CSP_STATIC + "; script-src 'unsafe-inline' 'unsafe-eval'"
 
 
 def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = None,
-                interactive: bool = False) -> str:
+                interactive: bool = False, *, charts_as_images: bool = False) -> str:
     """Render the HTML release note (SPEC section 6). ``paper`` and ``pdf_variant`` only matter to the PDF
-    and are accepted so that one set of options serves every output."""
+    and are accepted so that one set of options serves every output. ``charts_as_images`` (the PDF's page)
+    places each chart as an ``<img>`` of its SVG as a data: URL instead of inline SVG."""
     context = build_context(report)
     drawn, drawn_costs = _drawn_charts(report)
     context.update({
@@ -40,7 +43,10 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
         "csp": CSP_INTERACTIVE if interactive else CSP_STATIC,
         "subject": " ".join(v.headline for v in report.verdicts),
         "renderers": package_versions(RENDER_PACKAGES),
+        "case_columns": case_columns,
     })
+    if charts_as_images:
+        _as_images([*context["charts"].values(), *context["cost_charts"]])
     return environment("html").get_template("report.html").render(context)
 
 
@@ -82,6 +88,14 @@ def _draw_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
 def _chart_context(chart) -> dict[str, Any]:
     # vl-convert writes well-formed SVG with every data string XML-escaped: safe to place as markup.
     return {"name": chart.name, "title": chart.title, "caption": chart.caption, "svg": Markup(chart.svg)}
+
+
+def _as_images(charts: list[dict[str, Any]]) -> None:
+    # WeasyPrint parses an inline SVG as HTML and cascades its stylesheet over every element; a data: image goes
+    # to its own SVG loader instead (about 0.3 s less on the example), and stays vector, text included.
+    for chart in charts:
+        data = base64.b64encode(str(chart["svg"]).encode("utf-8")).decode("ascii")
+        chart["image"] = Markup('<img src="data:image/svg+xml;base64,{}" alt="{}">').format(data, chart["title"])
 
 
 @functools.cache

@@ -10,6 +10,7 @@ the JSON analysis attached (``pdfdetach -list`` shows it).
 from __future__ import annotations
 
 import datetime as _dt
+import gc
 
 from releasegate.errors import InputError
 from releasegate.model import Report
@@ -22,19 +23,31 @@ def render_pdf(report: Report, paper: str = "A4", pdf_variant: str | None = None
                interactive: bool = False) -> bytes:
     """Render the PDF (SPEC section 6) from :func:`releasegate.render.html.render_html`'s output with
     WeasyPrint. ``interactive`` is accepted and ignored: a PDF runs no scripts."""
+    size = PAPERS.get(str(paper).lower())
+    if size is None:
+        raise InputError(f"unknown paper size {paper!r}: use A4 or Letter")
+    if pdf_variant is not None and pdf_variant not in VARIANTS:
+        raise InputError(f"unknown PDF variant {pdf_variant!r}: use {', '.join(VARIANTS)}")
+    # Importing WeasyPrint and typesetting allocate enough to set off full garbage collections, and each walks
+    # every object alive (some 150,000 in the CLI: modules, data, report) though none of them is garbage.
+    # Frozen, they are skipped: 0.25 s of full collections became 0.02 s on the example.
+    gc.freeze()
+    try:
+        return _typeset(report, size, pdf_variant)
+    finally:
+        gc.unfreeze()
+
+
+def _typeset(report: Report, size: str, pdf_variant: str | None) -> bytes:
     import weasyprint
     from weasyprint.urls import URLFetcher
 
     from releasegate.render.html import render_html
     from releasegate.render.json_out import render_json
 
-    size = PAPERS.get(str(paper).lower())
-    if size is None:
-        raise InputError(f"unknown paper size {paper!r}: use A4 or Letter")
-    if pdf_variant is not None and pdf_variant not in VARIANTS:
-        raise InputError(f"unknown PDF variant {pdf_variant!r}: use {', '.join(VARIANTS)}")
     fetcher = URLFetcher(allowed_protocols={"data"})
-    html = weasyprint.HTML(string=render_html(report), url_fetcher=fetcher, base_url=None)
+    # Charts as data: SVG images (WeasyPrint's own SVG loader, still vector) rather than inline SVG in the page.
+    html = weasyprint.HTML(string=render_html(report, charts_as_images=True), url_fetcher=fetcher, base_url=None)
     page = weasyprint.CSS(string=f"@page {{ size: {size}; }}", url_fetcher=fetcher)
     options: dict = {"stylesheets": [page], "pdf_identifier": False}
     if pdf_variant:
@@ -44,6 +57,7 @@ def render_pdf(report: Report, paper: str = "A4", pdf_variant: str | None = None
             string=render_json(report), name="analysis.json", url_fetcher=fetcher,
             description="releasegate analysis, verdicts and provenance (JSON)",
             created=created, modified=created, relationship="Source")]
+    gc.freeze()  # again, with WeasyPrint's modules and the charts now alive too
     return html.write_pdf(**options)
 
 
