@@ -1,13 +1,15 @@
-"""Chart work on the background thread gives the same report as drawing in line, and reports its errors."""
+"""The chart worker process gives the same charts as drawing in process, and fails as one clear error."""
 
 from __future__ import annotations
 
+import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from releasegate.errors import InputError
-from releasegate.render import background, html, start_rendering
+from releasegate.render import chart_worker, html, rendering
 
 
 def _report(example):
@@ -19,24 +21,55 @@ def _report(example):
     return run([Source(example["eval_results.csv"])], policy, cases=example["eval_cases.csv"], command_line="pytest")
 
 
-def test_engine_started_early_and_drawing_in_background_give_the_same_html(example):
+def test_worker_draws_the_same_html_as_in_process(example):
     report = _report(example)
     html._LAST.clear()
-    inline = html.render_html(report)  # drawn when asked
+    inline = html.render_html(report)  # no worker: drawn here
     html._LAST.clear()
-    start_rendering([Path("note.pdf")])
-    assert background._engine is not None
-    assert background._engine.result(timeout=120) is None  # the engine really started
-    html.draw_charts_in_background(report)
-    first = html._LAST[1]
-    assert html.render_html(report) == inline
-    html.draw_charts_in_background(report)
-    assert html._LAST[1] is first  # a second output of the same report reuses the drawing
+    with rendering([Path("note.pdf")]):
+        assert chart_worker._WORKER, "an HTML or PDF output starts the worker"
+        html.draw_charts_in_background(report)
+        sent = html._LAST[1]
+        assert isinstance(sent, chart_worker.ChartWorker)
+        assert html.render_html(report) == inline
+        drawn = html._LAST[1]
+        assert html.render_html(report, charts_as_images=True)  # a second output reuses the drawing
+        assert html._LAST[1] is drawn
+    assert sent._process.returncode == 0
+    html._LAST.clear()
 
 
-def test_an_error_on_the_chart_thread_reaches_the_caller():
-    def fails() -> None:
-        raise InputError("chart failed")
+def test_unused_worker_is_stopped_with_the_command():
+    with rendering([Path("note.html")]):
+        worker = chart_worker._WORKER[0]
+    assert not chart_worker._WORKER
+    assert worker._process.poll() is not None  # it ended: no process left behind
 
-    with pytest.raises(InputError, match="chart failed"):
-        background.submit(fails).result(timeout=60)
+
+def test_text_outputs_start_no_worker():
+    with rendering([Path("note.md"), Path("note.json")]):
+        assert not chart_worker._WORKER
+
+
+def test_a_worker_that_dies_is_one_clear_error():
+    worker = chart_worker.ChartWorker()
+    worker._process.kill()
+    worker._process.wait()
+    with pytest.raises(RuntimeError, match="drawing the charts failed"):
+        worker.result()
+
+
+def test_worker_error_reaches_the_caller_as_one_line():
+    # A report the worker cannot draw: its reply is an error message, raised in the parent.
+    worker = chart_worker.ChartWorker()
+    pickle.dump("not a report", worker._process.stdin)  # what send() would write, but undrawable
+    worker._process.stdin.close()
+    with pytest.raises(RuntimeError, match=r"drawing the charts failed: AttributeError: .*analysis") as caught:
+        worker.result()
+    assert "\n" not in str(caught.value)
+
+
+def test_worker_exits_when_its_input_closes_unused():
+    done = subprocess.run([sys.executable, "-c", "from releasegate.render.chart_worker import serve; serve()"],
+                          input=b"", capture_output=True, timeout=120, check=False)
+    assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""

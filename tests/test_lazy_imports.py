@@ -71,12 +71,3 @@ def test_text_reports_import_no_html_or_pdf_stack(tmp_path, example, suffix, for
     assert code == 0 and out.stat().st_size > 0
     for name in forbidden:
         assert not _loaded(modules, name), f"releasegate report -o {out.name} imports {name}"
-
-
-def test_text_outputs_start_no_chart_engine(tmp_path):
-    # start_rendering is called by every report command: for text outputs it must not load the chart stack.
-    probe = ("import sys; from pathlib import Path; from releasegate.render import start_rendering; "
-             "start_rendering([Path('a.md'), Path('a.json')]); "
-             "print(sorted(m for m in sys.modules if m.startswith(('vl_convert', 'altair', 'concurrent'))))")
-    done = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, timeout=120)
-    assert done.stdout.strip() == "[]"

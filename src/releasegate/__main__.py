@@ -1,3 +1,3 @@
-from releasegate.cli import main
+from releasegate.cli import entry
 
-main()
+entry()

@@ -24,7 +24,7 @@ def write_demo(directory: Path, reports: tuple[str, ...] = REPORTS) -> list[Path
     from releasegate.load import Source
     from releasegate.pipeline import run
     from releasegate.policy import load_policy_file, make_policy
-    from releasegate.render import start_rendering, write_reports
+    from releasegate.render import rendering, write_reports
 
     directory = Path(directory)
     try:
@@ -36,11 +36,10 @@ def write_demo(directory: Path, reports: tuple[str, ...] = REPORTS) -> list[Path
         shutil.copyfile(source, directory / name)
         written.append(directory / name)
     outputs = [Path(name) for name in reports]
-    start_rendering(outputs)
     command = ("releasegate report eval_results.csv --cases eval_cases.csv --policy releasegate.toml "
                + " ".join(f"-o {name}" for name in reports))
     # Run inside the folder so the report records the short relative paths a reader can rerun with.
-    with contextlib.chdir(directory):
+    with contextlib.chdir(directory), rendering(outputs):
         policy = make_policy(load_policy_file(Path("releasegate.toml")))
         report = run([Source(Path("eval_results.csv"))], policy, cases=Path("eval_cases.csv"), command_line=command)
         write_reports(report, outputs)

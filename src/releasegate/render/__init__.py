@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from releasegate.errors import InputError
@@ -58,13 +59,18 @@ def check_output_paths(paths: list[Path]) -> None:
         seen.add(resolved)
 
 
-def start_rendering(paths: list[Path]) -> None:
-    """Start early what the outputs will need and can prepare beside loading and analysis: vl-convert's
-    engine for HTML and PDF (render/background.py). Nothing else changes; calling it is optional."""
-    if any(path.suffix.lower() in (".html", ".pdf") for path in paths):
-        from releasegate.render.background import start_chart_engine
+@contextlib.contextmanager
+def rendering(paths: list[Path]) -> Iterator[None]:
+    """Around a command: start early what its outputs need and can prepare beside loading and analysis (a
+    chart worker process for HTML and PDF, render/chart_worker.py), and stop it if the command ends first."""
+    from releasegate.render import chart_worker
 
-        start_chart_engine()
+    if any(path.suffix.lower() in (".html", ".pdf") for path in paths):
+        chart_worker.start()
+    try:
+        yield
+    finally:
+        chart_worker.stop()
 
 
 def render(report: Report, suffix: str, **options) -> bytes:
@@ -81,6 +87,10 @@ def write_reports(report: Report, paths: list[Path], **options) -> None:
     A failure while rendering writes nothing; an existing report is replaced only by a complete new one.
     """
     check_output_paths(paths)
+    if any(path.suffix.lower() in (".html", ".pdf") for path in paths):
+        from releasegate.render.html import draw_charts_in_background
+
+        draw_charts_in_background(report)  # beside the other outputs and the imports they need
     rendered = [(path, render(report, path.suffix, **options)) for path in paths]
     temporaries: list[tuple[str, Path]] = []
     target: Path | None = None

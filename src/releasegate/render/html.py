@@ -50,39 +50,35 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     return environment("html").get_template("report.html").render(context)
 
 
-# One entry: the report whose charts were asked for last and their drawing (a Future), so that
-# "-o note.html -o note.pdf" draws them once.
+# One entry: the report whose charts were asked for last, and its charts: drawn, or a ChartWorker drawing
+# them (render/chart_worker.py). "-o note.html -o note.pdf" draws them once.
 _LAST: list = []
 
 
 def draw_charts_in_background(report: Report) -> None:
-    """Start building and drawing the report's charts on the chart thread (render/background.py);
-    :func:`render_html` then takes the result. The PDF renderer calls this before importing WeasyPrint."""
-    from releasegate.render import background
+    """Hand the report's charts to the chart worker if the command started one, so that they are drawn while
+    this process does other work; :func:`render_html` then takes them. Without a worker, nothing happens
+    here and the charts are drawn in process when needed."""
+    from releasegate.render import chart_worker
 
-    if not (_LAST and _LAST[0] is report):
-        _LAST[:] = [report, background.submit(_draw_charts, report)]
+    if _LAST and _LAST[0] is report:
+        return
+    worker = chart_worker.take()
+    if worker is not None:
+        worker.send(report)
+    _LAST[:] = [report, worker]
 
 
 def _drawn_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
+    from releasegate.render.chart_worker import ChartWorker, draw_report_charts
+
     draw_charts_in_background(report)
-    return _LAST[1].result()
-
-
-def _draw_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
-    """The report's charts and its cost section's charts (with their kind), drawn in one vl-convert batch."""
-    from releasegate.render import charts
-    from releasegate.render.charts_costs import latency_charts, quality_cost_chart
-
-    main = charts.build_charts(report.analysis)
-    # charts_costs.cost_charts(report), taken by kind so that the template captions each kind once.
-    quality = quality_cost_chart(report)
-    costs = [("quality", charts.Chart("chart-costs-quality", quality["title"]["text"], "", quality))] if quality else []
-    costs += [("latency", charts.Chart(f"chart-costs-latency-{i}", title, "", spec))
-              for i, (title, spec) in enumerate(latency_charts(report), start=1)]
-    drawn = charts.draw(main + [chart for _, chart in costs])
-    kinds = [kind for kind, _ in costs]
-    return drawn[:len(main)], list(zip(kinds, drawn[len(main):]))
+    pending = _LAST[1]
+    if isinstance(pending, ChartWorker):
+        _LAST[1] = pending.result()
+    elif pending is None:
+        _LAST[1] = draw_report_charts(report)
+    return _LAST[1]
 
 
 def _chart_context(chart) -> dict[str, Any]:

@@ -39,11 +39,12 @@ def render_pdf(report: Report, paper: str = "A4", pdf_variant: str | None = None
 
 
 def _typeset(report: Report, size: str, pdf_variant: str | None) -> bytes:
+    from releasegate.render.html import draw_charts_in_background, render_html
+    from releasegate.render.json_out import render_json
+
+    draw_charts_in_background(report)  # vl-convert draws (GIL released) while WeasyPrint is imported
     import weasyprint
     from weasyprint.urls import URLFetcher
-
-    from releasegate.render.html import render_html
-    from releasegate.render.json_out import render_json
 
     fetcher = URLFetcher(allowed_protocols={"data"})
     # Charts as data: SVG images (WeasyPrint's own SVG loader, still vector) rather than inline SVG in the page.

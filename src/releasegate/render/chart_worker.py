@@ -1,0 +1,137 @@
+"""Charts drawn in a second process that starts with the command, so that their cost hides behind other work.
+
+Drawing the report's charts costs about 1.1 s of one core: importing altair (0.22 s), starting vl-convert's
+JavaScript engine (0.45 s) and drawing (about 0.4 s for the example). vl-convert 1.9 holds the GIL while it
+works, so a thread cannot overlap any of it. A worker process can: started at the beginning of a command that
+writes HTML or PDF, it imports altair and starts the engine on the other core while this process loads and
+analyses; it then draws while this process renders the other outputs or imports WeasyPrint.
+
+Protocol: the worker reads one pickled Report from stdin (the parent's own object, case lists left out: no
+chart uses them), writes back one pickled ``("ok", charts)`` or ``("error", message)``, and exits. If its
+input closes first (the command failed before rendering), it exits quietly. Its stderr goes to a temporary
+file, so nothing it prints reaches the user unless it fails, and then as one line. Without a worker (the
+library used from a notebook) :mod:`releasegate.render.html` draws in process; the SVGs are the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+from dataclasses import replace
+from typing import Any
+
+from releasegate.model import Report
+
+_WORKER: list = []  # the running worker of this process, if any (one per command)
+
+
+class ChartWorker:
+    """A worker process for one report's charts (see the module docstring)."""
+
+    def __init__(self) -> None:
+        env = dict(os.environ)
+        # The worker must import this same releasegate: give it the path this process resolved.
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115  (lives as long as the worker; closed in close())
+        self._process = subprocess.Popen(
+            [sys.executable, "-c", "from releasegate.render.chart_worker import serve; serve()"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env)
+        self._sent = False
+
+    def send(self, report: Report) -> None:
+        """Hand the report over; the worker starts drawing at once."""
+        analysis = report.analysis
+        candidates = tuple(replace(c, broken_cases=(), fixed_cases=()) for c in analysis.candidates)
+        light = replace(report, analysis=replace(analysis, candidates=candidates))
+        try:
+            pickle.dump(light, self._process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self._process.stdin.close()
+        except OSError:
+            pass  # the worker is gone: result() says why
+        self._sent = True
+
+    def result(self) -> Any:
+        """The drawn charts, as :func:`releasegate.render.html.draw_report_charts` returns them."""
+        try:
+            status, value = pickle.load(self._process.stdout)
+        except (EOFError, pickle.UnpicklingError, OSError):
+            status, value = "error", self._last_error() or f"it stopped with status {self._process.wait()}"
+        finally:
+            self.close()
+        if status != "ok":
+            raise RuntimeError(f"drawing the charts failed: {value}")
+        return value
+
+    def close(self) -> None:
+        """Stop the worker (closing its input ends it) and wait for it."""
+        for stream in (self._process.stdin, self._process.stdout):
+            if stream and not stream.closed:
+                stream.close()
+        self._process.wait()
+        self._stderr.close()
+
+    def _last_error(self) -> str:
+        self._stderr.seek(0)
+        lines = [line for line in self._stderr.read().decode("utf-8", "replace").splitlines() if line.strip()]
+        return lines[-1].strip() if lines else ""
+
+
+def draw_report_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
+    """The report's charts and its cost section's charts (with their kind), drawn in one vl-convert batch."""
+    from releasegate.render import charts
+    from releasegate.render.charts_costs import latency_charts, quality_cost_chart
+
+    main = charts.build_charts(report.analysis)
+    # charts_costs.cost_charts(report), taken by kind so that the template captions each kind once.
+    quality = quality_cost_chart(report)
+    costs = [("quality", charts.Chart("chart-costs-quality", quality["title"]["text"], "", quality))] if quality else []
+    costs += [("latency", charts.Chart(f"chart-costs-latency-{i}", title, "", spec))
+              for i, (title, spec) in enumerate(latency_charts(report), start=1)]
+    drawn = charts.draw(main + [chart for _, chart in costs])
+    kinds = [kind for kind, _ in costs]
+    return drawn[:len(main)], list(zip(kinds, drawn[len(main):]))
+
+
+def start() -> None:
+    """Start this process's chart worker (once)."""
+    if not _WORKER:
+        _WORKER.append(ChartWorker())
+
+
+def take() -> ChartWorker | None:
+    """The started worker, handed to its one user (or None: then draw in process)."""
+    return _WORKER.pop() if _WORKER else None
+
+
+def stop() -> None:
+    """Stop a worker that was started and never used (the command ended early)."""
+    while _WORKER:
+        _WORKER.pop().close()
+
+
+def serve() -> None:
+    """The worker's side: prepare while the parent works, then draw the one report it is sent."""
+    import altair  # noqa: F401  (imported now, while the parent loads and analyses)
+    import vl_convert
+
+    from releasegate.render import charts
+
+    # The smallest chart vl-convert accepts: it starts the engine and loads this Vega-Lite version.
+    tiny = {"data": {"values": [{"x": 0}]}, "mark": "point", "encoding": {"x": {"field": "x", "type": "quantitative"}}}
+    vl_convert.vegalite_to_svg(tiny, vl_version=charts.VL_VERSION, allowed_base_urls=[])
+    try:
+        report = pickle.load(sys.stdin.buffer)
+    except EOFError:
+        return
+    try:
+        reply = ("ok", draw_report_charts(report))
+    except Exception as exc:  # noqa: BLE001  (any failure becomes one line; the parent raises it)
+        reply = ("error", f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+    pickle.dump(reply, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    sys.stdout.buffer.flush()
+    # The reply is out: skip the interpreter's and the JavaScript engine's teardown (about 0.4 s), which the
+    # parent would otherwise wait for. Nothing is left to flush or close.
+    os._exit(0)
