@@ -73,3 +73,12 @@ def test_worker_exits_when_its_input_closes_unused():
     done = subprocess.run([sys.executable, "-c", "from releasegate.render.chart_worker import serve; serve()"],
                           input=b"", capture_output=True, timeout=120, check=False)
     assert done.returncode == 0 and done.stdout == b"" and done.stderr == b""
+
+
+def test_no_worker_when_no_process_can_start(monkeypatch):
+    def cannot(*args, **kwargs):
+        raise OSError("no processes left")
+
+    monkeypatch.setattr(chart_worker, "ChartWorker", cannot)
+    with rendering([Path("note.html")]):
+        assert not chart_worker._WORKER  # the charts are then drawn in process

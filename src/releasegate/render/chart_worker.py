@@ -65,8 +65,10 @@ class ChartWorker:
             raise RuntimeError(f"drawing the charts failed: {value}")
         return value
 
-    def close(self) -> None:
-        """Stop the worker (closing its input ends it) and wait for it."""
+    def close(self, kill: bool = False) -> None:
+        """Stop the worker (closing its input ends it, ``kill`` ends it at once) and wait for it."""
+        if kill:
+            self._process.kill()
         for stream in (self._process.stdin, self._process.stdout):
             if stream and not stream.closed:
                 stream.close()
@@ -96,9 +98,12 @@ def draw_report_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
 
 
 def start() -> None:
-    """Start this process's chart worker (once)."""
+    """Start this process's chart worker (once). If no process can be started, the charts are drawn here."""
     if not _WORKER:
-        _WORKER.append(ChartWorker())
+        try:
+            _WORKER.append(ChartWorker())
+        except OSError:
+            pass
 
 
 def take() -> ChartWorker | None:
@@ -107,9 +112,10 @@ def take() -> ChartWorker | None:
 
 
 def stop() -> None:
-    """Stop a worker that was started and never used (the command ended early)."""
+    """End a worker that was started and never used (the command ended early, e.g. on bad input): it holds
+    nothing of value, so it is killed rather than waited for while it still starts its engine."""
     while _WORKER:
-        _WORKER.pop().close()
+        _WORKER.pop().close(kill=True)
 
 
 def serve() -> None:
