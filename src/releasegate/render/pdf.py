@@ -42,7 +42,7 @@ def _typeset(report: Report, size: str, pdf_variant: str | None) -> bytes:
     from releasegate.render.html import draw_charts_in_background, render_html
     from releasegate.render.json_out import render_json
 
-    draw_charts_in_background(report)  # vl-convert draws (GIL released) while WeasyPrint is imported
+    draw_charts_in_background(report)  # the chart worker draws while WeasyPrint is imported here
     import weasyprint
     from weasyprint.urls import URLFetcher
 
