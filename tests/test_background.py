@@ -51,12 +51,20 @@ def test_text_outputs_start_no_worker():
         assert not chart_worker._WORKER
 
 
-def test_a_worker_that_dies_is_one_clear_error():
+def test_a_worker_that_dies_is_replaced_by_drawing_in_process(example):
     worker = chart_worker.ChartWorker()
     worker._process.kill()
     worker._process.wait()
-    with pytest.raises(RuntimeError, match="drawing the charts failed"):
+    with pytest.raises(chart_worker.WorkerLost):
         worker.result()
+    report = _report(example)
+    html._LAST.clear()
+    inline = html.render_html(report)
+    html._LAST.clear()
+    with rendering([Path("note.html")]):
+        chart_worker._WORKER[0]._process.kill()
+        assert html.render_html(report) == inline  # same page, drawn here instead
+    html._LAST.clear()
 
 
 def test_worker_error_reaches_the_caller_as_one_line():

@@ -7,10 +7,12 @@ writes HTML or PDF, it imports altair and starts the engine on the other core wh
 analyses; it then draws while this process renders the other outputs or imports WeasyPrint.
 
 Protocol: the worker reads one pickled Report from stdin (the parent's own object, case lists left out: no
-chart uses them), writes back one pickled ``("ok", charts)`` or ``("error", message)``, and exits. If its
-input closes first (the command failed before rendering), it exits quietly. Its stderr goes to a temporary
-file, so nothing it prints reaches the user unless it fails, and then as one line. Without a worker (the
-library used from a notebook) :mod:`releasegate.render.html` draws in process; the SVGs are the same bytes.
+chart uses them), writes back one pickled ``("ok", charts)`` or ``("error", message)`` on its own copy of
+stdout, and exits. A drawing error comes back as one line and is raised in the parent. A worker that ends
+without a reply (it could not start, or died) is replaced by drawing in process. A worker never used (the
+command failed before rendering) is killed. Its stderr goes to a temporary file, so nothing it prints
+reaches the user. Without a worker (the library used from a notebook) :mod:`releasegate.render.html` draws
+in process; the SVGs are the same bytes either way.
 """
 
 from __future__ import annotations
@@ -28,6 +30,10 @@ from releasegate.model import Report
 _WORKER: list = []  # the running worker of this process, if any (one per command)
 
 
+class WorkerLost(Exception):
+    """The worker ended without a reply (it could not start its engine, or its process died)."""
+
+
 class ChartWorker:
     """A worker process for one report's charts (see the module docstring)."""
 
@@ -39,7 +45,6 @@ class ChartWorker:
         self._process = subprocess.Popen(
             [sys.executable, "-c", "from releasegate.render.chart_worker import serve; serve()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env)
-        self._sent = False
 
     def send(self, report: Report) -> None:
         """Hand the report over; the worker starts drawing at once."""
@@ -51,29 +56,33 @@ class ChartWorker:
             self._process.stdin.close()
         except OSError:
             pass  # the worker is gone: result() says why
-        self._sent = True
 
     def result(self) -> Any:
         """The drawn charts, as :func:`releasegate.render.html.draw_report_charts` returns them."""
         try:
             status, value = pickle.load(self._process.stdout)
-        except (EOFError, pickle.UnpicklingError, OSError):
-            status, value = "error", self._last_error() or f"it stopped with status {self._process.wait()}"
-        finally:
+        except (EOFError, pickle.UnpicklingError, OSError) as exc:
+            self._end()
+            message = self._last_error() or f"the worker stopped with status {self._process.returncode}"
             self.close()
+            raise WorkerLost(message) from exc
+        self.close()
         if status != "ok":
             raise RuntimeError(f"drawing the charts failed: {value}")
         return value
 
     def close(self, kill: bool = False) -> None:
         """Stop the worker (closing its input ends it, ``kill`` ends it at once) and wait for it."""
+        self._end(kill)
+        self._stderr.close()
+
+    def _end(self, kill: bool = False) -> None:
         if kill:
             self._process.kill()
         for stream in (self._process.stdin, self._process.stdout):
             if stream and not stream.closed:
                 stream.close()
         self._process.wait()
-        self._stderr.close()
 
     def _last_error(self) -> str:
         self._stderr.seek(0)
@@ -120,6 +129,9 @@ def stop() -> None:
 
 def serve() -> None:
     """The worker's side: prepare while the parent works, then draw the one report it is sent."""
+    # The reply gets its own copy of stdout; anything a library prints goes to stderr and cannot corrupt it.
+    reply_to = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
     import altair  # noqa: F401  (imported now, while the parent loads and analyses)
     import vl_convert
 
@@ -136,8 +148,8 @@ def serve() -> None:
         reply = ("ok", draw_report_charts(report))
     except Exception as exc:  # noqa: BLE001  (any failure becomes one line; the parent raises it)
         reply = ("error", f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
-    pickle.dump(reply, sys.stdout.buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    sys.stdout.buffer.flush()
+    pickle.dump(reply, reply_to, protocol=pickle.HIGHEST_PROTOCOL)
+    reply_to.flush()
     # The reply is out: skip the interpreter's and the JavaScript engine's teardown (about 0.4 s), which the
     # parent would otherwise wait for. Nothing is left to flush or close.
     os._exit(0)

@@ -70,13 +70,16 @@ def draw_charts_in_background(report: Report) -> None:
 
 
 def _drawn_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
-    from releasegate.render.chart_worker import ChartWorker, draw_report_charts
+    from releasegate.render.chart_worker import ChartWorker, WorkerLost, draw_report_charts
 
     draw_charts_in_background(report)
     pending = _LAST[1]
     if isinstance(pending, ChartWorker):
-        _LAST[1] = pending.result()
-    elif pending is None:
+        try:
+            _LAST[1] = pending.result()
+        except WorkerLost:
+            pending = None  # the worker is gone (it never replied): draw here, as without one
+    if pending is None:
         _LAST[1] = draw_report_charts(report)
     return _LAST[1]
 
