@@ -14,14 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from releasegate.stats.continuous import (
-    _CELL_BUDGET,
-    _as_1d_float,
-    _check_confidence,
-    _degenerate_p_values,
-    _signflip_core,
-    _t_p_values,
+from releasegate.stats.common import (
+    CELL_BUDGET,
+    as_1d_float,
+    check_confidence,
+    degenerate_p_values,
+    t_p_values,
 )
+from releasegate.stats.continuous import signflip_core
 from releasegate.stats.distributions import chi2_1df_sf, normal_cdf, t_quantile
 
 # A standard error this small relative to the data's scale is rounding noise around an exact zero.
@@ -45,7 +45,7 @@ def _cluster_codes(cluster, n: int) -> tuple[np.ndarray, int]:
 
 
 def _prepare(d, cluster) -> tuple[np.ndarray, np.ndarray, int]:
-    x = _as_1d_float(d, "d")
+    x = as_1d_float(d, "d")
     if x.size == 0:
         raise ValueError("d is empty: clustered statistics need at least one case")
     codes, g = _cluster_codes(cluster, x.size)
@@ -86,7 +86,7 @@ class ClusterBootstrapResult:
     confidence: float
 
 
-def _percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
+def mirrored_percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
     """Two-sided percentile interval, linear interpolation (numpy's default, R type 7).
 
     Written out rather than np.quantile so that the two limits use mirrored positions with the same weight:
@@ -143,7 +143,7 @@ def cluster_bootstrap_intervals(
     The same draws as the single-level function (same seed, same intervals), so the 95% interval shown and the
     (1 - 2 alpha) interval the non-inferiority rule reads come from one bootstrap at the cost of one.
     """
-    confidences = tuple(_check_confidence(c) for c in confidences)
+    confidences = tuple(check_confidence(c) for c in confidences)
     n_resamples, block = int(n_resamples), int(block)
     if n_resamples < 1:
         raise ValueError("n_resamples must be at least 1")
@@ -158,7 +158,7 @@ def cluster_bootstrap_intervals(
     sums, sizes = sums[order], sizes[order]
 
     rng = np.random.default_rng(seed)
-    rows = max(1, min(block, _CELL_BUDGET // g))
+    rows = max(1, min(block, CELL_BUDGET // g))
     stats = np.empty(n_resamples)
     done = 0
     while done < n_resamples:
@@ -168,7 +168,7 @@ def cluster_bootstrap_intervals(
         done += r
     out = []
     for confidence in confidences:
-        low, high = _percentile_interval(stats, confidence)
+        low, high = mirrored_percentile_interval(stats, confidence)
         out.append(ClusterBootstrapResult(estimate, low, high, n, g, n_resamples, seed, confidence))
     return tuple(out)
 
@@ -230,7 +230,7 @@ def cr2_test(d: np.ndarray, cluster: np.ndarray, confidence: float = 0.95) -> CR
     overall mean, up to rounding): estimate 0 -> every p 1 and interval [0, 0]; otherwise two-sided p 0 and
     the interval collapses to the estimate.
     """
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     x, codes, g = _prepare(d, cluster)
     n = int(x.size)
     nan = math.nan
@@ -251,10 +251,10 @@ def cr2_test(d: np.ndarray, cluster: np.ndarray, confidence: float = 0.95) -> CR
     df = _bell_mccaffrey_df(p)
     if se <= _ZERO_SE_RTOL * scale or scale == 0.0:
         est = 0.0 if abs(estimate) <= _ZERO_SE_RTOL * scale else estimate
-        t, p_two, p_reg, p_imp = _degenerate_p_values(est)
+        t, p_two, p_reg, p_imp = degenerate_p_values(est)
         return CR2Result(est, 0.0, df, t, p_two, p_reg, p_imp, est, est, n, g, 0.0, 0.0, confidence, True)
     t = estimate / se
-    p_two, p_reg, p_imp = _t_p_values(t, df)
+    p_two, p_reg, p_imp = t_p_values(t, df)
     q = t_quantile(0.5 + confidence / 2.0, df)
     return CR2Result(
         estimate=estimate,
@@ -390,7 +390,7 @@ def cluster_signflip_test(
     """
     x, codes, g = _prepare(d, cluster)
     sums = np.bincount(codes, weights=x, minlength=g)
-    p_two, p_reg, p_imp, exact, b = _signflip_core(
+    p_two, p_reg, p_imp, exact, b = signflip_core(
         sums, float(sums.sum()), int(n_resamples), seed, int(max_exact_clusters)
     )
     return ClusterSignFlipResult(p_two, p_reg, p_imp, exact, b, g, smallest_cluster_p(g))

@@ -2,7 +2,7 @@
 
 The paired bootstrap of :mod:`releasegate.stats.costs` costs O(n x resamples): about 4 s for the p95 ratio at
 100,000 cases and only 1,000 resamples. For large n the delta method gives the same interval for O(n log n);
-:mod:`releasegate.analyze_costs` switches to these functions above a work size and says so in the report.
+:mod:`releasegate.analyze.costs` switches to these functions above a work size and says so in the report.
 Both functions return :class:`releasegate.stats.costs.RatioResult` with the same exclusion rules as their
 bootstrap counterparts, and both build the interval on the log scale (exp of log ratio -/+ z se), so the
 bounds stay positive and swapping the releases inverts the interval exactly, as for the t interval.
@@ -23,7 +23,8 @@ import math
 
 import numpy as np
 
-from releasegate.stats.costs import RatioResult, _check_confidence, _paired
+from releasegate.stats.common import check_confidence
+from releasegate.stats.costs import RatioResult, paired_positive
 from releasegate.stats.distributions import normal_quantile
 
 __all__ = ["hall_sheather_bandwidth", "quantile_ratio_normal", "ratio_of_totals_normal"]
@@ -74,10 +75,10 @@ def quantile_ratio_normal(
     exp(log ratio -/+ z se) with se^2 = var(u_c - u_b) / n, u the per-case influence values of the log
     quantiles (module docstring). Meant for large n (thousands of pairs); with n < 2 the interval is NaN.
     """
-    _check_confidence(confidence)
+    check_confidence(confidence)
     if not 0.0 < q < 1.0:
         raise ValueError(f"q must be strictly between 0 and 1, got {q}")
-    base, cand, excluded = _paired(baseline, candidate, allow_zero=False)
+    base, cand, excluded = paired_positive(baseline, candidate, allow_zero=False)
     n = int(base.size)
     nan = float("nan")
     if n == 0:
@@ -99,8 +100,8 @@ def ratio_of_totals_normal(baseline: object, candidate: object, confidence: floa
     exp(log R -/+ z se(R) / R). With a zero baseline total everything is NaN; with a zero candidate total
     (R = 0) or n < 2 the interval is NaN.
     """
-    _check_confidence(confidence)
-    base, cand, excluded = _paired(baseline, candidate, allow_zero=True)
+    check_confidence(confidence)
+    base, cand, excluded = paired_positive(baseline, candidate, allow_zero=True)
     n = int(base.size)
     nan = float("nan")
     base_total = float(base.sum())
