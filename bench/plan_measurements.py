@@ -6,6 +6,9 @@ Every gate below is built from the library's functions (releasegate.stats.*; "to
 library's own plan through bench/opchar/gates.library_fast). Seeded; prints one line per cell with the block
 rate and its Monte Carlo standard error. 400 cases, baseline pass rate 0.9 throughout. Churn 20% is impossible
 at p0 = 0.9 for independent runs (at most 2 p0 (1 - p0) = 18%): the top churn is 17%.
+
+"split w" is the weighted alternative to the discrete step-down for the gate: the overall test at w alpha and
+the categories by discrete Holm at (1 - w) alpha (Bonferroni split, so the family-wise error stays <= alpha).
 """
 
 from __future__ import annotations
@@ -85,6 +88,10 @@ def family_gate(method):
             rejected = holm_adjust(ps) <= ALPHA
         elif method == "discrete holm":
             rejected = np.array(discrete_holm(ns, ps).rejected(ALPHA))
+        elif method.startswith("split "):  # overall at w alpha, categories by discrete holm at (1 - w) alpha
+            w = float(method.split()[1])
+            rest = np.array(discrete_holm(ns[1:], ps[1:]).rejected((1 - w) * ALPHA))
+            rejected = np.concatenate([[ps[0] <= w * ALPHA], rest])
         elif method == "tarone holm":
             rejected = np.array(tarone_holm(ns, ps, ALPHA).rejected)
         else:  # "overall alone": the ceiling of the overall test's power
@@ -128,6 +135,14 @@ def show(title, gate, scenarios, reps):
     print(f"   ({time.time() - t:.0f} s)", flush=True)
 
 
+def family_cells():
+    base = ReleaseScenario(n=400, p0=0.9)
+    return [replace(base, churn=0.05, categories=9), replace(base, churn=0.05, categories=9, drop=0.02, mode="tilted"),
+            replace(base, churn=0.10, categories=9), replace(base, churn=0.10, categories=9, drop=0.02),
+            replace(base, churn=0.05, critical=(50,), categories=8, critical_drop=0.2),
+            replace(base, churn=0.10, critical=(50,), categories=8, critical_drop=0.2)]
+
+
 def main(reps: int) -> None:
     base = ReleaseScenario(n=400, p0=0.9)
     crit = [replace(base, churn=s, critical=(c,)) for s in CHURNS for c in (30, 50, 100)]
@@ -143,11 +158,8 @@ def main(reps: int) -> None:
     show("critical 20pt drop: exchangeability", gate_exchange, [replace(c, rerun=True) for c in drop], reps)
     show("critical 20pt drop: majority 5 runs", gate_majority, [replace(c, runs=5) for c in drop], reps)
     show("critical 20pt drop: sign 5 runs", gate_sign, [replace(c, runs=5) for c in drop], reps)
-    fam = [replace(base, churn=0.05, categories=9), replace(base, churn=0.05, categories=9, drop=0.02, mode="tilted"),
-           replace(base, churn=0.10, categories=9), replace(base, churn=0.10, categories=9, drop=0.02),
-           replace(base, churn=0.05, critical=(50,), categories=8, critical_drop=0.2),
-           replace(base, churn=0.10, critical=(50,), categories=8, critical_drop=0.2)]
-    for method in ("holm", "discrete holm", "tarone holm", "overall alone"):
+    fam = family_cells()
+    for method in ("holm", "discrete holm", "tarone holm", "overall alone", "split 0.8", "split 0.5"):
         show(f"family of 10: {method}", family_gate(method), fam, reps)
     lib = [replace(base, churn=s) for s in CHURNS] + [replace(base, churn=s, drop=0.05) for s in CHURNS]
     show("today, all rules (default)", library_gate("default"), lib, max(200, reps // 4))
