@@ -109,6 +109,7 @@ def library_gate(policy_name):
     """Today's full plan (every rule) through the study's fast path on the library's functions."""
     from opchar.gates import library_fast
     from opchar.simulate import Sample
+
     from releasegate.decide import RULES
     from releasegate.policy import make_policy
 

@@ -71,7 +71,9 @@ def _enumerated_exchangeability_p(base, rerun, cand):
     informative = [r for r in rows if 0 < r.sum() < 3]
 
     def stat(triples):
-        return sum((t[2] == 0) if t.sum() == 2 else (t[2] == 0) for t in triples)  # candidate failed
+        # k1 + (n2 - k2): in a one-failure case the candidate failed iff it is the failure; in a one-pass case
+        # iff it is not the pass. Either way: the informative cases where the candidate failed.
+        return sum(t[2] == 0 for t in triples)
 
     observed = stat(informative)
     options = [sorted({tuple(np.roll(r, s)) for s in range(3)}) for r in informative]

@@ -1,9 +1,9 @@
 """Simulated releases with a known true difference: the data of ``releasegate plan`` and of the
 operating-characteristics study (bench/opchar imports this module).
 
-Two models live here. ``ReleaseScenario`` / ``draw_releases`` (below) is the one the plan uses: churn measured
-as the issue defines it, runs, a baseline rerun and critical categories. ``Scenario`` / ``draw`` is the study's
-original paired-cell model, kept as it was so that the published figures stay reproduced.
+Two models live here. ``ReleaseScenario`` / ``draw_releases`` (below) is the one the plan uses: churn
+measured as the issue defines it, runs, a baseline rerun and critical categories. ``Scenario`` / ``draw`` is
+the study's original paired-cell model, kept as it was so that the published figures stay reproduced.
 
 The paired-cell model (stated again in docs/operating-characteristics.md):
 
@@ -195,7 +195,8 @@ class ReleaseScenario:
 
     def key(self) -> str:
         crit = "+".join(map(str, self.critical)) or "none"
-        return (f"n{self.n}-p{self.p0:g}-s{self.churn:g}-d{self.drop:g}-{self.mode}-c{crit}-cd{self.critical_drop:g}"
+        return (f"n{self.n}-p{self.p0:g}-s{self.churn:g}-d{self.drop:g}-{self.mode}-c{crit}"
+                f"-cd{self.critical_drop:g}"
                 f"-k{self.categories}-r{self.runs}-rr{int(self.rerun)}-g{self.clusters}-icc{self.icc:g}")
 
     @property
@@ -209,8 +210,9 @@ class ReleaseScenario:
         if not 0 < self.p0 < 1:
             raise ValueError(f"the baseline pass rate must be strictly between 0 and 1, got {self.p0:g}")
         if self.churn < 0 or self.flaky_share > 1 + 1e-12:
-            raise ValueError(f"churn {self.churn:g} is impossible at pass rate {self.p0:g}: two independent runs "
-                             f"disagree on at most 2 p0 (1 - p0) = {2 * self.p0 * (1 - self.p0):.3f} of cases")
+            ceiling = 2 * self.p0 * (1 - self.p0)
+            raise ValueError(f"churn {self.churn:g} is impossible at pass rate {self.p0:g}: two independent "
+                             f"runs disagree on at most 2 p0 (1 - p0) = {ceiling:.3f} of cases")
         if sum(self.critical) >= self.n and self.critical:
             raise ValueError("the critical categories leave no other case")
         if not 0 <= self.drop <= self.p0 or not 0 <= self.drop + self.critical_drop <= self.p0:
@@ -222,8 +224,8 @@ class ReleaseScenario:
         if self.clusters < 0 or not 0 <= self.icc < 1 or (self.icc > 0 and self.clusters < 1):
             raise ValueError("icc must be in [0, 1) and needs clusters")
         if self.icc * self.churn / (1 - self.icc) >= self.p0 * (1 - self.p0):
-            raise ValueError(f"an icc of {self.icc:g} at churn {self.churn:g} needs cluster shifts larger than "
-                             f"pass rate {self.p0:g} allows")
+            raise ValueError(f"an icc of {self.icc:g} at churn {self.churn:g} needs cluster shifts larger "
+                             f"than pass rate {self.p0:g} allows")
 
     def labels(self) -> tuple[np.ndarray, np.ndarray | None, tuple[int, ...]]:
         """Per-case category codes (critical first), cluster codes (or None), and the critical codes."""

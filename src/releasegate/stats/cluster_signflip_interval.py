@@ -53,7 +53,8 @@ def cluster_signflip_interval(d, cluster, confidence: float = 0.95, n_resamples:
                               ) -> ClusterSignFlipInterval:
     """Interval for the mean of d = candidate - baseline (ratio of sums) from inverting the cluster sign-flip
     test, with the test's one-sided p-values at mu = 0. Exact enumeration up to ``exact_max_clusters``
-    clusters, else ``n_resamples`` seeded flips (the same flips at every mu, so the interval and the p agree)."""
+    clusters, else ``n_resamples`` seeded flips (the same flips at every mu, so the interval and the p
+    agree)."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
     x, codes, g = _prepare(d, cluster)

@@ -32,7 +32,8 @@ import numpy as np
 from releasegate.stats.costs import RatioResult, _check_confidence, _paired, quantile_ratio_bootstrap
 from releasegate.stats.distributions import normal_quantile
 
-__all__ = ["hall_sheather_bandwidth", "heavy_ties_at_quantile", "quantile_ratio_normal", "ratio_of_totals_normal"]
+__all__ = ["hall_sheather_bandwidth", "heavy_ties_at_quantile", "quantile_ratio_normal",
+           "ratio_of_totals_normal"]
 
 METHOD = "normal approximation"
 TIE_RESAMPLES = 2000  # bounded: the hand-over happens at large n, where each resample costs O(n)
@@ -42,7 +43,8 @@ TIE_METHOD = f"paired bootstrap (ties at the quantile, {TIE_RESAMPLES:,} resampl
 def heavy_ties_at_quantile(values: np.ndarray, q: float) -> bool:
     """True when the share of values equal to the sample q-quantile exceeds sqrt(q (1 - q) / n), the
     standard error of the empirical CDF there: the quantile then moves in jumps the delta method cannot see.
-    Continuous data (one case per distinct value) never qualify; 100-ms rounding at thousands of cases does."""
+    Continuous data (one case per distinct value) never qualify; 100-ms rounding at thousands of cases
+    does."""
     n = values.size
     quantile = np.quantile(values, q)
     # The type 7 quantile may interpolate between two tied runs: either neighbour's run counts.

@@ -12,8 +12,8 @@ never can; the discrete procedures here spend the level only where it can be use
   Holm when every test reaches every p (continuous tests).
 - Tarone (1990, "A modified Bonferroni method for discrete data", Biometrics 46:515): leave out every
   hypothesis whose smallest attainable p exceeds alpha / K, with K the smallest count for which at most K
-  hypotheses remain; the Holm form re-counts K on the hypotheses not yet rejected at every step. Level-dependent,
-  so it returns decisions, not adjusted p-values.
+  hypotheses remain; the Holm form re-counts K on the hypotheses not yet rejected at every step.
+  Level-dependent, so it returns decisions, not adjusted p-values.
 
 Family-wise error control holds for the exact (not mid-p) attainable sets, under any dependence for the
 Bonferroni forms and as Holm's closure argument for the step-down (Hommel & Krummenauer 1998, section 3);
@@ -122,7 +122,8 @@ def discrete_holm(n_discordant, pvalues, midp: bool = False) -> DiscreteAdjustme
     """Discrete Holm step-down (Hommel & Krummenauer 1998; Westfall & Wolfinger 1997, step-down form).
 
     Order the p-values ascending (stable for ties); at step k the critical sum is
-    S_k = sum over the hypotheses ranked k..m of F_j(p_(k)); the adjusted p of rank i is min(1, max_{k<=i} S_k).
+    S_k = sum over the hypotheses ranked k..m of F_j(p_(k)); the adjusted p of rank i is
+    min(1, max_{k<=i} S_k).
     Rejecting every hypothesis whose adjusted p is <= alpha is the step-down "reject while S_k <= alpha".
     """
     n, p = _check(n_discordant, pvalues)

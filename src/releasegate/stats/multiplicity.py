@@ -127,6 +127,6 @@ def discordant_needed_in_family(method: str, alpha: float, others: np.ndarray, m
 
 
 def can_reach(method: str, n_discordant: int, alpha: float, others: np.ndarray, midp: bool = False) -> bool:
-    """Whether a test with ``n_discordant`` pairs could be significant at ``alpha`` given the rest of the family
-    (its "powerless" flag is the negation)."""
+    """Whether a test with ``n_discordant`` pairs could be significant at ``alpha`` given the rest of the
+    family (its "powerless" flag is the negation)."""
     return best_case_adjusted(method, n_discordant, others, midp) <= alpha

@@ -93,7 +93,8 @@ def regression_cells(p0: float, churn: float, drop: float, mode: str = "added") 
         s = max(churn, drop)
         broke, fixed = (s + drop) / 2, (s - drop) / 2
         if broke > p0 + 1e-12:
-            raise ValueError(f"a drop of {drop:g} at churn {churn:g} is impossible from a pass rate of {p0:g}")
+            raise ValueError(f"a drop of {drop:g} at churn {churn:g} is impossible from a pass rate of "
+                             f"{p0:g}")
         return broke, fixed
     raise ValueError(f"unknown mode {mode!r}; expected 'added' or 'tilted'")
 
