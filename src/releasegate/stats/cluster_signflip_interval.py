@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from releasegate.stats.clusters import prepare_clusters, cluster_sums_and_sizes, cr2_test
+from releasegate.stats.clusters import cluster_sums_and_sizes, cr2_test, prepare_clusters
 
 EXACT_MAX_CLUSTERS = 20
 SMALL_G = 20  # below this many clusters the asymptotic methods under-cover (Cameron, Gelbach & Miller 2008)
