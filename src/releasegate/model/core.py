@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from releasegate.model.costs import CostComparison, CostTable
-from releasegate.model.sections import ClusterAnalysis, ItemAxis, RunAxis
+from releasegate.model.sections import ClusterAnalysis, CriticalSection, ItemAxis, RunAxis
 
 
 @dataclass(frozen=True)
@@ -116,6 +116,7 @@ class CandidateSections:
     run_axis: RunAxis | None = None
     clusters: ClusterAnalysis | None = None
     costs: CostComparison | None = None
+    critical: CriticalSection | None = None
 
     def present(self) -> dict[str, Any]:
         """The sections that are there, by name, in name order (the JSON's order)."""
