@@ -70,7 +70,7 @@ def input_options(function):
         click.option("--critical-alpha", type=float, help="Level of each critical category's own test (default 0.10)."),
         click.option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
         click.option("--alpha", type=float, help="Significance level (default 0.05)."),
-        click.option("--correction", type=click.Choice(["holm", "hochberg", "bh", "bonferroni", "none"]),
+        click.option("--correction", type=click.Choice(["discrete-holm", "holm", "hochberg", "bh", "bonferroni", "none"]),
                      help="Multiplicity correction (default holm)."),
         click.option("--mcnemar", type=click.Choice(["exact", "midp"]), help="McNemar p used by the gate (default exact)."),
         click.option("--pass-threshold", type=float, help="Scores at or above this count as passed."),

@@ -11,7 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import InputError
-from releasegate.stats.multiplicity import CORRECTIONS
+from releasegate.stats.multiplicity import CORRECTIONS as PVALUE_CORRECTIONS
+
+# "discrete-holm" adjusts the family with each exact McNemar test's attainable p-values (issue 21 item 2);
+# it needs the discordant counts, so it lives beside the p-value corrections, in analyze/family.py.
+CORRECTIONS = ("discrete-holm", *PVALUE_CORRECTIONS)
 
 CANONICAL_COLUMNS = (
     "release", "case_id", "passed", "score", "category", "cluster", "run",
@@ -32,7 +36,7 @@ class Policy:
     candidates: tuple[str, ...] = ()
     alpha: float = 0.05
     margin: float = 0.05
-    correction: str = "holm"
+    correction: str = "discrete-holm"
     mcnemar: str = "exact"
     critical: tuple[str, ...] = ()
     # A critical category blocks by its own one-sided exact test at critical_alpha ("test"), or on any broken

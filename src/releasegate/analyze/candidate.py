@@ -77,7 +77,9 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     overall, categories = adjust_family(overall, categories, policy)
     critical = critical_section(base, cand, policy, mcnemar=mcnemar, rates=rates, category_codes=category_codes,
                                 category_labels=category_labels)
-    return PlanResult(overall, tuple(categories), power_of(d, policy, design_effect), items, clusters, critical)
+    power = power_of(d, policy, design_effect, overall=overall, categories=categories,
+                     exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact")
+    return PlanResult(overall, tuple(categories), power, items, clusters, critical)
 
 
 def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,

@@ -97,13 +97,18 @@ class Exclusions:
 
 @dataclass(frozen=True)
 class Power:
-    """Minimum detectable difference of the overall one-sided test at 80% power."""
+    """Minimum detectable difference of the overall one-sided test at the policy's power, at ``level``, the
+    level the family leaves the overall test. ``mde`` is NaN when nothing is detectable: ``undetectable`` says
+    why ("floor": the test's smallest p is above the level; "infeasible": even the largest drop falls short)."""
 
     mde: float
     sd_of_difference: float
     design_effect: float
     power: float
     alpha: float
+    level: float = float("nan")
+    method: str = "normal approximation"
+    undetectable: str = ""
 
 
 @dataclass(frozen=True)

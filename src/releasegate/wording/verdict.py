@@ -181,10 +181,12 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
                        f"({fmt.pvalue(c.p_adjusted)} after); worth a look")
     powerless = [c for c in cand.categories if c.powerless]
     if powerless:
-        needed = powerless[0].discordant_needed
+        reachable = [c.discordant_needed for c in powerless if c.discordant_needed is not None]
         names = ", ".join(f"{c.label} {c.fixed + c.broke}" for c in powerless)
+        need = (f"each needs at least {min(reachable)} changed cases" if reachable
+                else "no number of changed cases would be enough")
         out.append(f"{len(powerless)} categor{'y is' if len(powerless) == 1 else 'ies are'} too small to show a "
-                   f"regression on their own: each needs at least {needed} changed cases (has: {names})")
+                   f"regression on their own: {need} (has: {names})")
     if cand.overall.degenerate:
         out.append("no case changed outcome: every p-value is 1")
     if cand.exclusions.count:
