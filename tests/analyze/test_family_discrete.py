@@ -119,3 +119,12 @@ def test_operating_characteristics_against_holm():
     # at 10% churn; a 3-point drop added on top: 16.5% -> 34% (400 reps here).
     assert _rate("discrete-holm", churn=0.10) <= 0.08
     assert _rate("discrete-holm", churn=0.10, drop=0.03) >= _rate("holm", churn=0.10, drop=0.03) + 0.07
+
+
+def test_a_family_too_large_for_the_discrete_step_down_is_adjusted_with_holm():
+    from releasegate.analyze.family import DISCRETE_MAX_FAMILY
+
+    counts = [(1, 0)] * DISCRETE_MAX_FAMILY  # with the overall: one member more than the discrete limit
+    _, cats = _family(counts, Policy())
+    _, holm = _family(counts, Policy(correction="holm"))
+    assert [c.p_adjusted for c in cats] == [c.p_adjusted for c in holm]

@@ -27,11 +27,20 @@ from releasegate.stats.multiplicity import adjust_pvalues, best_case_adjusted
 from releasegate.stats.power import minimum_detectable_difference, minimum_detectable_drop
 
 DISCRETE_HOLM = "discrete-holm"
+# The discrete step-down costs O(m^2) look-ups per adjustment (and the powerless flags m of them): above this
+# many members the family is adjusted with Holm, which discrete Holm never exceeds, so the level still holds.
+DISCRETE_MAX_FAMILY = 200
 _MAX_PAIRS = 1074  # 2^-1074 is the smallest double: no search for the pairs needed goes beyond it
 
 
 def _exact(c: Comparison) -> bool:
     return c.method == "McNemar exact"
+
+
+def _effective(policy: Policy, size: int) -> Policy:
+    if policy.correction == DISCRETE_HOLM and size > DISCRETE_MAX_FAMILY:
+        return replace(policy, correction="holm")
+    return policy
 
 
 def _adjust_one_sided(family: list[Comparison], policy: Policy) -> np.ndarray:
@@ -53,6 +62,11 @@ def _best_case(family: list[Comparison], i: int, n_disc: int, policy: Policy) ->
                                            [c.p_one_sided for c in others], [_exact(c) for c in others])
     # Mid-p values have no attainable-set bound, so discrete-holm adjusts them as Holm does.
     method = "holm" if policy.correction == DISCRETE_HOLM else policy.correction
+    if method in ("holm", "bonferroni", "none"):
+        # Step-down and single-step: the best case is at most m times its floor (1 times under none), the
+        # closed form of SPEC 4.5, O(1) per member even with 10,000 categories.
+        floor = 2.0 ** -(n_disc + (1 if midp else 0)) if n_disc > 0 else 1.0
+        return min(1.0, floor * (1 if method == "none" else len(family)))
     return best_case_adjusted(method, n_disc, np.array([c.p_one_sided for c in others]), midp)
 
 
@@ -75,6 +89,7 @@ def adjust_family(overall: Comparison, categories: list[Comparison],
                   policy: Policy) -> tuple[Comparison, list[Comparison]]:
     """Adjust the candidate's family (overall + every category) and flag powerless categories (SPEC 4.5)."""
     family = [overall, *categories]
+    policy = _effective(policy, len(family))
     one_sided = _adjust_one_sided(family, policy)
     two_sided_method = "holm" if policy.correction == DISCRETE_HOLM else policy.correction
     two_sided = adjust_pvalues(np.array([c.p_value for c in family]), two_sided_method)
@@ -96,6 +111,7 @@ def family_level(overall: Comparison, categories: list[Comparison], policy: Poli
     discordant counts, a paired t or clustered p counting t; the overall test counted as if it could reach
     any p, an upper bound of what it spends)."""
     m = 1 + len(categories)
+    policy = _effective(policy, m)
     if m == 1 or policy.correction == "none":
         return policy.alpha
     if policy.correction != DISCRETE_HOLM or policy.mcnemar == "midp":
