@@ -18,7 +18,7 @@ EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
 
 COLUMN_FLAGS = (
     ("case_col", "case_id"), ("release_col", "release"), ("passed_col", "passed"), ("score_col", "score"),
-    ("category_col", "category"), ("cluster_col", "cluster"), ("run_col", "run"),
+    ("category_col", "category"), ("cluster_col", "cluster"), ("run_col", "run"), ("error_col", "error"),
 )
 
 
@@ -81,6 +81,7 @@ def input_options(function):
         click.option("--category-col", help="Column holding the case category."),
         click.option("--cluster-col", help="Column holding the cluster (passage, conversation, template)."),
         click.option("--run-col", help="Column holding the run (seed / epoch) index."),
+        click.option("--error-col", help="Column holding an error message (a non-empty value marks the cell errored)."),
         click.option("--format", "input_format", type=click.Choice(FORMATS), default="auto", show_default=True,
                      help="Input format (detected from the file by default)."),
         *(click.option(o.flag, o.name, type=click.Choice(o.choices) if o.choices else None, help=o.help)
@@ -187,10 +188,10 @@ def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
             write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant)
     else:
         result = build_report(kw)
-    from releasegate.text import one_line
+    from releasegate.render.console import verdict_lines
 
-    for verdict in result.verdicts:
-        click.echo(one_line(verdict.headline))
+    for line in verdict_lines(result):
+        click.echo(line)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary and not no_step_summary:
         _append_summary(result, Path(summary))

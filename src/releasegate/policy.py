@@ -15,9 +15,10 @@ from releasegate.stats.multiplicity import CORRECTIONS
 
 CANONICAL_COLUMNS = (
     "release", "case_id", "passed", "score", "category", "cluster", "run",
-    "latency_ms", "input_tokens", "output_tokens", "cost",
+    "latency_ms", "input_tokens", "output_tokens", "cost", "error",
 )
-GUARDRAILS = ("max_latency_p95_ratio", "max_latency_mean_ratio", "max_cost_ratio", "max_tokens_ratio")
+GUARDRAILS = ("max_latency_p95_ratio", "max_latency_mean_ratio", "max_cost_ratio", "max_tokens_ratio",
+              "max_error_rate_increase")
 MISSING_MODES = ("refuse", "fail", "drop")
 # [prices."RELEASE"]: what a million input and a million output tokens cost that release (dollars).
 PRICE_KEYS = ("input_per_million", "output_per_million")

@@ -30,6 +30,8 @@ class ValidatedResults:
     """The checked table: one row per (release, case_id[, run]) with a float ``outcome`` column.
 
     ``outcome`` is 0/1 for pass/fail outcomes (``outcome_kind == "binary"``) and the score otherwise.
+    ``errors`` holds the errored rows (release, case_id, error message), which ``table`` no longer holds, when
+    the input has an error column and errors are not counted as failures (``--missing fail``); else None.
     """
 
     table: pd.DataFrame
@@ -43,6 +45,7 @@ class ValidatedResults:
     metadata_columns: tuple[str, ...]
     cost_columns: tuple[str, ...]
     notes: tuple[str, ...]
+    errors: pd.DataFrame | None = None
 
 
 def _examples(values, k: int = 3) -> str:
@@ -204,6 +207,27 @@ def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, 
     return notes
 
 
+def errored_rows(table: pd.DataFrame) -> pd.Series | None:
+    """Rows whose error column holds a non-empty value (a third state, neither pass nor fail); None when the
+    input has no error column."""
+    if "error" not in table.columns:
+        return None
+    text = table["error"].astype(object).where(table["error"].notna(), "").astype(str).str.strip()
+    return text != ""
+
+
+def _split_errors(table: pd.DataFrame, errored: pd.Series, keep: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The table without its errored rows, and those rows' (release, case_id, error); a release whose every row
+    errored has nothing to compare and is refused."""
+    errors = table.loc[errored, ["release", "case_id", "error"]].astype({"error": str}).reset_index(drop=True)
+    table = table[~errored]
+    for release in keep:
+        if not (table["release"] == release).any():
+            raise InputError(f"release {release!r} has no rows left to compare: every row errored (e.g. "
+                             f"{_examples(errors.loc[errors['release'] == release, 'error'].unique(), 1)})")
+    return table, errors
+
+
 def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, ...] = ()) -> ValidatedResults:
     """Check the loaded table and return it with a float ``outcome`` column and the plan's choices."""
     releases, baseline, candidates = _choose_releases(table, policy)
@@ -217,10 +241,16 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     if has_runs and table["run"].isna().any():
         raise InputError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
     _check_keys(table, has_runs)
+    errored = errored_rows(table)
     outcome, kind = _outcome(table, policy)
-    table["outcome"] = outcome
     notes: list[str] = []
-    missing = table["outcome"].isna()
+    if errored is not None and errored.any() and policy.missing == "fail":
+        # The explicit choice: an errored cell is a failure (a baseline error then reads as a candidate fix).
+        outcome = outcome.where(~errored, 0.0)
+        notes.append(f"{int(errored.sum())} errored row(s) counted as failures (--missing fail).")
+        errored = None
+    table["outcome"] = outcome
+    missing = table["outcome"].isna() if errored is None else table["outcome"].isna() & ~errored
     if missing.any():
         ids = table.loc[missing, "case_id"].unique()
         if policy.missing == "refuse":
@@ -247,6 +277,9 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
                              "column is set")
         _check_attribute_agrees(table, "cluster")
     notes += _check_case_sets(table, baseline, candidates, policy.allow_missing)
+    errors = None
+    if errored is not None:
+        table, errors = _split_errors(table, errored.reindex(table.index), keep)
     runs_per_case = 1
     if has_runs:
         runs_per_case = int(table.groupby(["release", "case_id"], sort=False).size().max())
@@ -265,4 +298,5 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         metadata_columns=tuple(c for c in metadata_columns if c in table.columns),
         cost_columns=cost_columns,
         notes=tuple(notes),
+        errors=errors,
     )

@@ -17,6 +17,7 @@ import pandas as pd
 
 from releasegate.analyze.clusters import apply_clusters
 from releasegate.analyze.comparisons import compare_binary, compare_paired
+from releasegate.analyze.errors import errored_cases
 from releasegate.analyze.family import adjust_family, power_of
 from releasegate.analyze.items import item_axis
 from releasegate.analyze.pairing import case_changes, pair, paired_difference
@@ -89,8 +90,9 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         base, cand, policy, mcnemar=mcnemar, rates=data.outcome_kind == "binary", runs=data.has_runs,
         category_codes=codes, category_labels=[str(x) for x in labels],
         cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None)
-    runs = (run_axis(data, candidate, paired, result.overall, policy, exclusions.count == 0)
-            if data.has_runs else None)
+    errors = errored_cases(data, candidate, policy)
+    all_paired = exclusions.count == 0 and (errors is None or errors.excluded == 0)
+    runs = run_axis(data, candidate, paired, result.overall, policy, all_paired) if data.has_runs else None
     d = paired_difference(base, cand)
     critical = tuple(policy.critical)
     return CandidateAnalysis(
@@ -102,5 +104,5 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         exclusions=exclusions,
         power=result.power,
         sections=CandidateSections(item_axis=result.item_axis, run_axis=runs, clusters=result.clusters,
-                                   costs=costs),
+                                   costs=costs, errors=errors),
     )

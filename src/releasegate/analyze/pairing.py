@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from releasegate.analyze.errors import errored_ids
 from releasegate.model import CaseChange, Exclusions
 from releasegate.validate import ValidatedResults
 
@@ -51,9 +52,13 @@ def cases_of(data: ValidatedResults, release: str, tables: Mapping[str, pd.DataF
 def pair(data: ValidatedResults, candidate: str,
          tables: Mapping[str, pd.DataFrame] | None = None) -> tuple[pd.DataFrame, Exclusions]:
     """Inner join of the baseline and one candidate on case_id (SPEC 4.1); excluded cases are listed.
-    ``tables`` are the releases' case tables when the caller has them (:func:`case_tables`)."""
+    ``tables`` are the releases' case tables when the caller has them (:func:`case_tables`). A case errored on
+    either side leaves the join (it is listed with the errored cases, not as an exclusion)."""
     base = cases_of(data, data.baseline, tables)
     cand = cases_of(data, candidate, tables)
+    errored = errored_ids(data, data.baseline, candidate)
+    if len(errored):
+        base, cand = base[~base.index.isin(errored)], cand[~cand.index.isin(errored)]
     joined = base[["outcome"]].rename(columns={"outcome": "base"}).join(
         cand.rename(columns={"outcome": "cand"}), how="inner")
     only_base = tuple(sorted(map(str, base.index.difference(cand.index))))

@@ -11,7 +11,7 @@ import pandas as pd
 from releasegate.errors import InputError
 
 COLUMN_FLAGS = {"release": "--release-col", "case_id": "--case-col", "passed": "--passed-col", "score": "--score-col",
-         "category": "--category-col", "cluster": "--cluster-col", "run": "--run-col"}
+         "category": "--category-col", "cluster": "--cluster-col", "run": "--run-col", "error": "--error-col"}
 
 
 def rename_columns(frame: pd.DataFrame, columns: Mapping[str, str], path: Path,

@@ -26,11 +26,19 @@ from releasegate.model.core import (
     Verdict,
 )
 from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
-from releasegate.model.sections import ClusterAnalysis, ItemAxis, MajorityMcNemar, RunAxis, RunRate
+from releasegate.model.sections import (
+    ClusterAnalysis,
+    ErroredCase,
+    ErroredCases,
+    ItemAxis,
+    MajorityMcNemar,
+    RunAxis,
+    RunRate,
+)
 
 __all__ = [
     "Analysis", "CandidateAnalysis", "CandidateSections", "CaseChange", "ClusterAnalysis", "Comparison",
-    "CostComparison", "CostTable", "Exclusions", "InputFile", "ItemAxis", "MajorityMcNemar", "Parameters",
+    "CostComparison", "CostTable", "ErroredCase", "ErroredCases", "Exclusions", "InputFile", "ItemAxis", "MajorityMcNemar", "Parameters",
     "Power", "Provenance", "Rate", "Reason", "ReleaseCosts", "ReleaseSections", "ReleaseSummary", "Report",
     "RuleCheck", "RunAxis", "RunRate", "Verdict",
 ]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from releasegate.model.costs import CostComparison, CostTable
-from releasegate.model.sections import ClusterAnalysis, ItemAxis, RunAxis
+from releasegate.model.sections import ClusterAnalysis, ErroredCases, ItemAxis, RunAxis
 
 
 @dataclass(frozen=True)
@@ -109,13 +109,14 @@ class Power:
 @dataclass(frozen=True)
 class CandidateSections:
     """The optional sections of one candidate's analysis, each None when the data does not call for it:
-    the item axis (paired-mean path), the run axis (several runs), grouped cases (a cluster column) and the
-    paired cost ratios (latency, tokens or cost columns, or prices)."""
+    the item axis (paired-mean path), the run axis (several runs), grouped cases (a cluster column), the
+    paired cost ratios (latency, tokens or cost columns, or prices) and the errored cases (an error column)."""
 
     item_axis: ItemAxis | None = None
     run_axis: RunAxis | None = None
     clusters: ClusterAnalysis | None = None
     costs: CostComparison | None = None
+    errors: ErroredCases | None = None
 
     def present(self) -> dict[str, Any]:
         """The sections that are there, by name, in name order (the JSON's order)."""

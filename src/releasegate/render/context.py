@@ -11,6 +11,7 @@ from typing import Any
 
 from releasegate.decide.rules import RULES
 from releasegate.model import CandidateAnalysis, Parameters, Report
+from releasegate.wording import errors as error_words
 from releasegate.wording import sections as section_words
 from releasegate.wording.method import method_lines
 
@@ -44,6 +45,17 @@ def _section_words(cand: CandidateAnalysis, parameters: Parameters, baseline: st
     return out
 
 
+def _errors(cand: CandidateAnalysis, baseline: str, limit: int | None) -> dict[str, Any]:
+    """The errored cases beside the verdict (a sentence, empty when none errored) and their listing."""
+    e = cand.sections.errors
+    if e is None or e.excluded == 0:
+        return {"error_line": "", "errored": None}
+    rows = e.cases if limit is None else e.cases[:limit]
+    return {"error_line": error_words.error_line(e, baseline, cand.name),
+            "errored": {"rows": [{"case": r, "side": error_words.SIDE_LABELS[r.side]} for r in rows],
+                        "total": e.excluded, "cut": e.excluded - len(rows)}}
+
+
 def build_context(report: Report, case_limit: int | None = None, category_limit: int | None = None,
                   typographic: bool = False) -> dict[str, Any]:
     """Everything the templates need, in reading order. Limits cut long lists (the Markdown size cap)."""
@@ -70,6 +82,7 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
             "power": cand.power,
             "sections": cand.sections,
             "words": _section_words(cand, analysis.parameters, analysis.baseline),
+            **_errors(cand, analysis.baseline, case_limit),
         })
     rules = [
         {"rule": rule.name, "title": rule.title,

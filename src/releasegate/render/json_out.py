@@ -18,6 +18,7 @@ from releasegate.model import (
     Comparison,
     CostComparison,
     CostTable,
+    ErroredCases,
     ItemAxis,
     Parameters,
     Rate,
@@ -148,10 +149,27 @@ def _sections(cand, parameters: Parameters, baseline: str) -> dict[str, Any]:
     writers = {
         "clusters": lambda k: cluster_json(k, parameters),
         "costs": cost_comparison_json,
+        "errors": errors_json,
         "item_axis": lambda i: item_axis_json(i, parameters),
         "run_axis": lambda r: run_axis_json(r, parameters, baseline, group),
     }
     return {name: writers[name](section) for name, section in s.present().items()}
+
+
+def errors_json(e: ErroredCases) -> dict[str, Any]:
+    """The errored cases of one comparison (docs/json.md, "errors"): counts, the paired error-rate increase
+    with its interval, and the first cases with their messages."""
+    r = e.rate
+    return {
+        "n_cases": e.n_cases, "compared": e.compared, "excluded": e.excluded,
+        "baseline_errored": e.baseline_errored, "candidate_errored": e.candidate_errored,
+        "both_errored": e.both_errored,
+        "error_rate": {"baseline": r.baseline_rate, "candidate": r.candidate_rate, "increase": r.increase,
+                       "ci_low": r.ci_low, "ci_high": r.ci_high, "confidence": r.confidence,
+                       "method": "Newcombe paired (method 10) on the error indicators"},
+        "cases": [dataclasses.asdict(c) for c in e.cases],
+        "cases_not_listed": e.listed_cut,
+    }
 
 
 _ITEM_FIGURES = ("n", "mean_diff", "sd_diff", "se", "t", "df", "p_value", "p_one_sided", "ci_low", "ci_high",
