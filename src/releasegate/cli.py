@@ -84,7 +84,8 @@ def input_options(function):
         click.option("--error-col", help="Column holding an error message (a non-empty value marks the cell errored)."),
         click.option("--format", "input_format", type=click.Choice(FORMATS), default="auto", show_default=True,
                      help="Input format (detected from the file by default)."),
-        *(click.option(o.flag, o.name, type=click.Choice(o.choices) if o.choices else None, help=o.help)
+        *(click.option(o.flag, o.name, type=click.Choice(o.choices) if o.choices else None, help=o.help,
+                       multiple=o.repeatable)
           for o in ADAPTER_OPTIONS),
         click.option("--debug", is_flag=True, help="Show the traceback of an error."),
     ]
@@ -119,10 +120,36 @@ def build_report(kw: dict):
         title=kw.get("title"),
         columns=columns,
     )
-    options = AdapterOptions(format=kw["input_format"], values={o.name: kw.get(o.name) for o in ADAPTER_OPTIONS})
     sources = [parse_source(text) for text in kw["results"]]
+    values = {o.name: kw.get(o.name) for o in ADAPTER_OPTIONS if not o.repeatable}
+    metrics = tuple(kw.get("metric") or ())
+    if metrics and _reads_lm_eval(sources, kw["input_format"]):
+        from releasegate.errors import InputError
+
+        if len(metrics) > 1:
+            raise InputError("lm-eval results take one --metric (its metric name) per run for now; "
+                             f"given: {', '.join(metrics)}")
+        values["metric"], metrics = metrics[0], ()  # lm-eval's own meaning: which of its metrics to read
+    options = AdapterOptions(format=kw["input_format"], values=values)
     command_line = "releasegate " + shlex.join(sys.argv[1:])
-    return run(sources, policy, cases=kw.get("cases"), options=options, command_line=command_line)
+    return run(sources, policy, cases=kw.get("cases"), options=options, command_line=command_line,
+               metrics=metrics)
+
+
+def _reads_lm_eval(sources, input_format: str) -> bool:
+    """Whether an input is lm-eval output, whose --metric names one of its metrics (not a column)."""
+    if input_format != "auto":
+        return input_format == "lm-eval"
+    from releasegate.errors import InputError
+    from releasegate.load.adapters import detect_format
+
+    for source in sources:
+        try:
+            if source.path.exists() and detect_format(source.path) == "lm-eval":
+                return True
+        except (InputError, OSError):
+            continue  # loading names the problem with this file
+    return False
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

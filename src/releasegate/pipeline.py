@@ -20,10 +20,18 @@ def run(
     cases: Path | None = None,
     options: AdapterOptions | None = None,
     command_line: str = "",
-) -> Report:
-    """Load, validate, analyze and decide; the Report holds everything a renderer needs."""
+    metrics: tuple[str, ...] = (),
+):
+    """Load, validate, analyze and decide; the Report holds everything a renderer needs. With two or more
+    ``metrics`` (tidy outcome columns) the result is a MetricsReport: every metric's Report and the verdicts
+    from all of them."""
     options = options or AdapterOptions()
-    loaded = load_results(sources, columns=policy.columns, cases=cases, options=options)
+    tidy_metrics = len(metrics) > 1 or (metrics and "metric" not in options.given())
+    loaded = load_results(sources, columns=policy.columns, cases=cases, options=options,
+                          metrics=tuple(metrics) if tidy_metrics else ())
+    if tidy_metrics:
+        return run_metrics(loaded, policy, tuple(metrics), command_line=command_line,
+                           default_title=title_of(sources))
     return run_loaded(loaded, policy, command_line=command_line, default_title=title_of(sources))
 
 
@@ -46,3 +54,95 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         title=policy.title or default_title,
     )
     return Report(analysis, verdicts, provenance)
+
+
+# --------------------------------------------------------------------------------------------------------
+# several metrics (--metric NAME, repeatable; policy [metrics.NAME])
+
+METRIC_KINDS = ("auto", "pass_fail", "score")
+METRIC_KEYS = ("kind", "direction", "margin", "pass_threshold")
+_NOT_METRICS = {"release", "case_id", "category", "cluster", "run", "latency_ms", "input_tokens", "output_tokens",
+                "cost", "error", "doc_hash"}
+
+
+def check_metrics(metrics: tuple[str, ...], columns, policy: Policy) -> None:
+    """A metric named twice, a metric that matches no column (listing what exists) or a policy for a metric
+    not in the data is refused with one line."""
+    from releasegate.errors import InputError
+
+    seen = set()
+    for name in metrics:
+        if name in seen:
+            raise InputError(f"metric {name!r} is given twice (--metric {name})")
+        seen.add(name)
+    present = [str(c) for c in columns if str(c) not in _NOT_METRICS]
+    for name in metrics:
+        if name not in present:
+            raise InputError(f"metric {name!r} matches no column; columns that could be metrics: "
+                             f"{', '.join(present) or 'none'}")
+    unknown = sorted(set(policy.metrics) - seen)
+    if unknown:
+        raise InputError(f"policy [metrics.{unknown[0]}]: no such metric among the ones gated "
+                         f"({', '.join(metrics)}); name it with --metric {unknown[0]} or remove the table")
+
+
+def _metric_table(loaded: LoadedResults, metric: str, others: tuple[str, ...], policy: Policy):
+    """The loaded table with ``metric`` as its one outcome (passed or score by its kind) and the policy of a
+    single-metric run of it."""
+    import dataclasses
+
+    from releasegate.errors import InputError
+    from releasegate.validate import parse_passed
+
+    spec = dict(policy.metrics.get(metric, {}))
+    table = loaded.table.drop(columns=[c for c in ("passed", "score", *others) if c in loaded.table.columns])
+    values = loaded.table[metric]
+    kind = spec.get("kind", "auto")
+    if kind == "auto":
+        try:
+            parse_passed(values.rename(metric))
+            kind = "pass_fail"
+        except InputError:
+            kind = "score"
+    if kind == "pass_fail":
+        if spec.get("direction", "higher") != "higher":
+            raise InputError(f"[metrics.{metric}]: direction = \"lower\" needs kind = \"score\" (a pass is better)")
+        table["passed"] = values.to_numpy()
+    else:
+        numbers = values if spec.get("direction", "higher") == "higher" else -values.astype(float)
+        table["score"] = numbers.to_numpy()
+    overrides = {k: spec[k] for k in ("margin", "pass_threshold") if k in spec}
+    if spec.get("direction") == "lower" and "pass_threshold" in overrides:
+        overrides["pass_threshold"] = -overrides["pass_threshold"]  # scores are negated: lower is better
+    columns = {k: v for k, v in policy.columns.items() if k not in ("passed", "score")}
+    single = dataclasses.replace(policy, metrics={}, columns=columns, **overrides)
+    metadata = tuple(c for c in loaded.metadata_columns if c != metric and c not in others)
+    return dataclasses.replace(loaded, table=table, metadata_columns=metadata), single
+
+
+def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...], *, command_line: str = "",
+                default_title: str = ""):
+    """Every metric's single-metric run with the correction across metrics, and one verdict per candidate."""
+    import dataclasses
+
+    from releasegate.analyze import analyze
+    from releasegate.analyze.metrics import across_metrics
+    from releasegate.decide import decide
+    from releasegate.decide.metrics import combine
+    from releasegate.model import MetricsReport
+    from releasegate.validate import validate
+
+    check_metrics(metrics, loaded.table.columns, policy)
+    reports = []
+    for metric in metrics:
+        others = tuple(m for m in metrics if m != metric)
+        one, single = _metric_table(loaded, metric, others, policy)
+        data = validate(one.table, single, one.metadata_columns)
+        analysis = across_metrics(analyze(data, single), len(metrics))
+        provenance = Provenance(
+            tool_version=__version__, command_line=command_line, inputs=loaded.inputs,
+            policy={**policy.as_dict(), "metric": metric}, packages=package_versions(),
+            generated_at=generation_time(), title=f"{policy.title or default_title}: {metric}")
+        reports.append(Report(analysis, decide(analysis, single), provenance))
+    reports = tuple(reports)
+    return MetricsReport(tuple(metrics), reports, combine(tuple(metrics), reports))

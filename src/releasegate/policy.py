@@ -47,6 +47,7 @@ class Policy:
     seed: int = 20240501
     n_resamples: int = 10_000
     title: str | None = None
+    metrics: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # [metrics.NAME]: per-metric rules
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-ready view for provenance."""
@@ -57,6 +58,9 @@ class Policy:
         out["prices"] = {k: dict(v) for k, v in self.prices.items()}
         out["columns"] = dict(self.columns)
         out["score_range"] = list(self.score_range) if self.score_range else None
+        out["metrics"] = {k: dict(v) for k, v in self.metrics.items()}
+        if not out["metrics"]:
+            del out["metrics"]  # a single-metric run's provenance stays as it was
         return out
 
 
@@ -111,6 +115,8 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "columns": ("a table of column names ([columns] case_id = \"id\")",
                 lambda x: _is_table(x, lambda v: isinstance(v, str))),
     "guardrails": ("a table of limits ([guardrails] max_cost_ratio = 1.0)", lambda x: _is_table(x, lambda v: True)),
+    "metrics": ("a table per metric ([metrics.safe] kind = \"pass_fail\")",
+                lambda x: _is_table(x, lambda v: isinstance(v, Mapping))),
     # prices: checked key by key by _prices, whose messages name the release and the key.
 }
 
@@ -199,5 +205,26 @@ def _check(p: Policy) -> None:
         raise InputError(f"unknown column role(s) in [columns]: {', '.join(bad)}; known: {', '.join(CANONICAL_COLUMNS)}")
     if not isinstance(p.n_resamples, int) or p.n_resamples < 100:
         raise InputError(f"n_resamples must be an integer >= 100, got {p.n_resamples!r}")
+    for name, spec in p.metrics.items():
+        _check_metric(name, spec)
     if p.score_range and p.score_range[0] >= p.score_range[1]:
         raise InputError(f"score_range low must be below high, got {list(p.score_range)}")
+
+
+# [metrics.NAME] keys and what each must hold.
+METRIC_RULES: dict[str, tuple[str, Any]] = {
+    "kind": ('"auto", "pass_fail" or "score"', lambda x: x in ("auto", "pass_fail", "score")),
+    "direction": ('"higher" or "lower" (which is better)', lambda x: x in ("higher", "lower")),
+    "margin": ("a number in [0, 1)", lambda x: _is_number(x) and 0 <= x < 1),
+    "pass_threshold": ("a number", _is_number),
+}
+
+
+def _check_metric(name: str, spec: Mapping[str, Any]) -> None:
+    unknown = sorted(set(spec) - set(METRIC_RULES))
+    if unknown:
+        raise InputError(f"policy [metrics.{name}]: unknown key(s) {', '.join(unknown)}; known: "
+                         f"{', '.join(METRIC_RULES)}")
+    for key, (expected, test) in METRIC_RULES.items():
+        if key in spec and not test(spec[key]):
+            raise InputError(f"policy [metrics.{name}]: {key} must be {expected}, got {spec[key]!r}")

@@ -73,10 +73,12 @@ def load_results(
     columns: Mapping[str, str] | None = None,
     cases: Path | None = None,
     options: AdapterOptions | None = None,
+    metrics: tuple[str, ...] = (),
 ) -> LoadedResults:
     """Read every source, name the release of each row, join the case table, and record provenance.
 
-    Several files are concatenated; ``NAME=path`` sets the release of every row of that file.
+    Several files are concatenated; ``NAME=path`` sets the release of every row of that file. ``metrics``
+    (``--metric``) name the outcome columns, so no passed or score column is needed.
     """
     options = options or AdapterOptions()
     if not sources:
@@ -113,7 +115,7 @@ def load_results(
         if given and given != role and given not in seen:
             raise InputError(f"column {given!r} ({COLUMN_FLAGS[role]}) is in none of the files; columns present: "
                              f"{', '.join(sorted(seen))}")
-    if "passed" not in table.columns and "score" not in table.columns:
+    if "passed" not in table.columns and "score" not in table.columns and not metrics:
         present = ", ".join(str(c) for c in table.columns)
         close = difflib.get_close_matches("passed", [str(c) for c in table.columns], n=1, cutoff=0.5)
         hint = f"; closest match {close[0]!r} (use --passed-col {close[0]})" if close else ""

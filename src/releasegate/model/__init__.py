@@ -26,6 +26,7 @@ from releasegate.model.core import (
     Verdict,
 )
 from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
+from releasegate.model.metrics import MetricsReport, MetricsVerdict
 from releasegate.model.sections import (
     ClusterAnalysis,
     ErroredCase,
@@ -38,7 +39,7 @@ from releasegate.model.sections import (
 
 __all__ = [
     "Analysis", "CandidateAnalysis", "CandidateSections", "CaseChange", "ClusterAnalysis", "Comparison",
-    "CostComparison", "CostTable", "ErroredCase", "ErroredCases", "Exclusions", "InputFile", "ItemAxis", "MajorityMcNemar", "Parameters",
+    "CostComparison", "CostTable", "ErroredCase", "ErroredCases", "Exclusions", "InputFile", "ItemAxis", "MajorityMcNemar", "MetricsReport", "MetricsVerdict", "Parameters",
     "Power", "Provenance", "Rate", "Reason", "ReleaseCosts", "ReleaseSections", "ReleaseSummary", "Report",
     "RuleCheck", "RunAxis", "RunRate", "Verdict",
 ]

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from releasegate.errors import InputError
-from releasegate.model import Report
+from releasegate.model import MetricsReport, Report
 
 if TYPE_CHECKING:  # the chart worker module is imported only by outputs that draw charts
     from releasegate.render.chart_worker import Charts
@@ -85,6 +85,10 @@ def rendering(paths: list[Path]) -> Iterator[Charts | None]:
 
 def render(report: Report, suffix: str, charts: Charts | None = None, **options) -> bytes:
     """The bytes of one output format (``.md``, ``.json``, ``.html``, ``.pdf``)."""
+    if isinstance(report, MetricsReport):  # several metrics: the grid and each metric's note
+        from releasegate.render.metrics import render_metrics
+
+        return render_metrics(report, suffix)
     renderer = RENDERERS[suffix.lower()]
     if suffix.lower() in CHARTED:
         return renderer(report, charts=charts, **options)
@@ -98,7 +102,7 @@ def write_reports(report: Report, paths: list[Path], charts: Charts | None = Non
     ``charts`` is the command's chart owner from :func:`rendering` (without one they are drawn in process).
     """
     check_output_paths(paths)
-    if _drawn(paths):
+    if _drawn(paths) and not isinstance(report, MetricsReport):
         if charts is None:
             from releasegate.render.chart_worker import Charts
 

@@ -26,6 +26,9 @@ class AdapterOption:
     flag: str
     help: str
     choices: tuple[str, ...] = ()
+    # --metric is also the general, repeatable option naming the outcomes to gate on (tidy columns); with
+    # lm-eval files it keeps the adapter's meaning, one of its metrics.
+    repeatable: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,8 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
                       ("provider", "prompt")),
     ), _promptfoo),
     Adapter("lm-eval", "lm-evaluation-harness", "releasegate.load.adapters.lm_eval", (
-        AdapterOption("metric", "--metric", "lm-eval: the metric to use (acc, exact_match, ...)."),
+        AdapterOption("metric", "--metric", "An outcome to gate on, repeatable: a column of a tidy file (pass/fail "
+                      "or score); lm-eval: its metric to use (acc, exact_match, ...).", repeatable=True),
         AdapterOption("filter_name", "--filter", "lm-eval: the filter to use when samples have several."),
     ), _lm_eval),
 )}
