@@ -27,8 +27,11 @@ def run(
     from all of them."""
     options = options or AdapterOptions()
     tidy_metrics = len(metrics) > 1 or (metrics and "metric" not in options.given())
-    loaded = load_results(sources, columns=policy.columns, cases=cases, options=options,
-                          metrics=tuple(metrics) if tidy_metrics else ())
+    if tidy_metrics and "inspect" in _formats(sources, options):
+        loaded = _load_by_scorer(sources, policy, cases, options, tuple(metrics))
+    else:
+        loaded = load_results(sources, columns=policy.columns, cases=cases, options=options,
+                              metrics=tuple(metrics) if tidy_metrics else ())
     if tidy_metrics:
         return run_metrics(loaded, policy, tuple(metrics), command_line=command_line,
                            default_title=title_of(sources))
@@ -63,6 +66,45 @@ METRIC_KINDS = ("auto", "pass_fail", "score")
 METRIC_KEYS = ("kind", "direction", "margin", "pass_threshold")
 _NOT_METRICS = {"release", "case_id", "category", "cluster", "run", "latency_ms", "input_tokens", "output_tokens",
                 "cost", "error", "doc_hash"}
+
+
+def _formats(sources: list[Source], options: AdapterOptions) -> set[str]:
+    """The formats of the inputs (a file that cannot be sniffed is left to loading to name)."""
+    if options.format != "auto":
+        return {options.format}
+    from releasegate.errors import InputError
+    from releasegate.load.adapters import detect_format
+
+    found = set()
+    for source in sources:
+        try:
+            found.add(detect_format(source.path))
+        except (InputError, OSError):
+            continue
+    return found
+
+
+def _load_by_scorer(sources, policy: Policy, cases, options: AdapterOptions, metrics: tuple[str, ...]):
+    """Inspect logs gated on several scorers (``--metric scorer`` or ``scorer/key``): the logs read once per
+    scorer, each scorer's outcome becoming a column named after it beside the first reading's columns."""
+    import dataclasses
+
+    from releasegate.errors import InputError
+
+    if "scorer" in options.given():
+        raise InputError("--scorer and --metric both name Inspect scorers; name every scorer with --metric")
+    first, keys = None, ["release", "case_id", "run"]
+    for metric in dict.fromkeys(metrics):
+        chosen = AdapterOptions(options.format, {**options.values, "scorer": metric})
+        loaded = load_results(sources, columns=policy.columns, cases=cases, options=chosen)
+        table = loaded.table
+        outcome = table["passed"] if "passed" in table.columns else table["score"]
+        if first is None:
+            first = dataclasses.replace(loaded, table=table.drop(columns=["passed", "score"], errors="ignore"))
+        elif not first.table[keys].reset_index(drop=True).equals(table[keys].reset_index(drop=True)):
+            raise InputError(f"scorer {metric!r} does not score the same samples as {metrics[0]!r}")
+        first.table[metric] = outcome.to_numpy()
+    return first
 
 
 def check_metrics(metrics: tuple[str, ...], columns, policy: Policy) -> None:
@@ -132,6 +174,9 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
     from releasegate.model import MetricsReport
     from releasegate.validate import validate
 
+    if "success" in metrics and "success" not in loaded.table.columns and \
+            any(f.format == "promptfoo" for f in loaded.inputs):
+        loaded = dataclasses.replace(loaded, table=loaded.table.assign(success=loaded.table["passed"]))
     check_metrics(metrics, loaded.table.columns, policy)
     reports = []
     for metric in metrics:

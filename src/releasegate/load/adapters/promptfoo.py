@@ -145,6 +145,12 @@ def _row(path: Path, number: int, result: dict, release_by: str) -> dict[str, An
            "output": _clip(output if isinstance(output, str) or output is None else json.dumps(output)),
            "reason": None if errored or result.get("success") else _clip(grading.get("reason")),
            "error": _clip(result.get("error") or response.get("error")) if errored else None}
+    # Named metrics (namedScores: correctness, brevity, ...) become columns of their own, which --metric NAME
+    # gates on; a name that clashes with a column above is left out rather than overwrite it.
+    named = result.get("namedScores") or grading.get("namedScores") or {}
+    for key, value in (named.items() if isinstance(named, dict) else ()):
+        if str(key) not in row:
+            row[str(key)] = NAN if errored else _number(value)
     # Scalar test metadata (e.g. a "category" or "difficulty" field) is kept as case metadata.
     meta = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
     for key, value in meta.items():
