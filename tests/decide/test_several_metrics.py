@@ -132,3 +132,12 @@ def test_html_with_several_metrics_is_refused_before_anything_is_written(tmp_pat
     result = run_cli("report", _write(tmp_path), "--baseline", "r1", *_metrics_args(), "-o", out)
     assert result.exit_code == 2 and "written as .md or .json" in result.output
     assert not out.exists()
+
+
+def test_the_job_summary_holds_the_grid(tmp_path, monkeypatch):
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = run_cli("check", _write(tmp_path), "--baseline", "r1", *_metrics_args())
+    assert result.exit_code == 1
+    text = summary.read_text()
+    assert "| candidate | verdict | correct | safe | format_ok |" in text and "DON'T SHIP r2: safe blocks" in text

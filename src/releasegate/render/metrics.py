@@ -55,7 +55,8 @@ def _escape(text: str) -> str:
     return one_line(text).replace("|", "\\|").replace("[", "\\[").replace("]", "\\]")
 
 
-def render_metrics_markdown(report: MetricsReport, limit: int = GITHUB_COMMENT_LIMIT) -> bytes:
+def grid_markdown(report: MetricsReport) -> str:
+    """The candidate x metric grid and the combined headlines (the note's top and the job summary)."""
     rows = grid(report)
     head = ["<!-- releasegate -->", f"## Release note: {len(report.metrics)} metrics", "",
             "| candidate | verdict | " + " | ".join(_escape(m) for m in report.metrics) + " |",
@@ -71,7 +72,11 @@ def render_metrics_markdown(report: MetricsReport, limit: int = GITHUB_COMMENT_L
     head.append("")
     head += [f"- {_escape(row['headline'])[:1200]}" for row in rows]
     head.append("")
-    text = "\n".join(head) + "\n"
+    return "\n".join(head) + "\n"
+
+
+def render_metrics_markdown(report: MetricsReport, limit: int = GITHUB_COMMENT_LIMIT) -> bytes:
+    text = grid_markdown(report)
     # Each metric's note gets an equal share of what the grid leaves; render_markdown cuts it to fit.
     share = (limit - len(text) - 200 * len(report.metrics)) // len(report.metrics)
     if share < 2_000:
