@@ -88,6 +88,8 @@ def input_options(function):
         click.option("--category-field", help="Inspect: the sample metadata field holding the category."),
         click.option("--release-by", type=click.Choice(["provider", "prompt"]), default="provider", show_default=True,
                      help="promptfoo: one release per provider or per prompt."),
+        click.option("--drop-holes", is_flag=True, help="A run store with missing or errored cells: compare "
+                     "without those cases (listed in the notes) instead of refusing."),
         click.option("--debug", is_flag=True, help="Show the traceback of an error."),
     ]
     for decorator in reversed(decorators):
@@ -123,6 +125,7 @@ def build_report(kw: dict):
     options = AdapterOptions(
         format=kw["input_format"], scorer=kw.get("scorer"), metric=kw.get("metric"),
         filter_name=kw.get("filter_name"), category_field=kw.get("category_field"), release_by=kw["release_by"],
+        drop_holes=bool(kw.get("drop_holes")),
     )
     sources = [parse_source(text) for text in kw["results"]]
     command_line = "releasegate " + shlex.join(sys.argv[1:])
@@ -138,6 +141,7 @@ def main() -> None:
     releasegate report results.csv --cases cases.csv --baseline r1 -o note.html -o note.md
     releasegate check  results.csv --policy releasegate.toml      (exit 0 ship, 1 don't ship, 2 bad input)
     releasegate demo   [DIR]                                      (the bundled example and its reports)
+    releasegate run    CONFIG.toml                                (call the systems into a store; resumable)
     """
 
 
@@ -216,6 +220,25 @@ def _append_summary(result, path: Path) -> None:
     except OSError as exc:
         click.echo(f"releasegate: warning: cannot append to $GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}",
                    err=True)
+
+
+@main.command(name="run")
+@click.argument("config", type=click.Path(path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Print done / stale / errored / new cells and the calls a run would make.")
+@click.option("--only", help="Call only this system (release); the others' cells stay as they are.")
+@click.option("--fresh", is_flag=True, help="Discard the store and run every cell again.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Also write the tidy table (.parquet or .csv).")
+@click.option("--debug", is_flag=True, help="Show the traceback of an error.")
+@guarded
+def run_systems(config, dry_run, only, fresh, output, debug) -> None:
+    """Call every system on every case for every run, score the outputs, keep them in the store (resumable).
+
+    Exit 0 when every cell is done, 3 when holes remain (run again to resume), 2 for bad configuration.
+    """
+    from releasegate.run.command import run_command
+
+    sys.exit(run_command(config, dry_run=dry_run, only=only, fresh=fresh, output=output,
+                         echo=lambda line: click.echo(line, err=True)))
 
 
 @main.command()

@@ -35,6 +35,7 @@ class AdapterOptions:
     filter_name: str | None = None
     category_field: str | None = None
     release_by: str = "provider"
+    drop_holes: bool = False  # a run store with missing or errored cells: compare without those cases
 
 
 @dataclass(frozen=True)
@@ -155,9 +156,17 @@ def load_results(
     columns = dict(columns or {})
     frames, inputs = [], []
     seen: set[str] = set()  # every column name of every file, before renaming
+    notes: list[str] = []
     for source in sources:
-        _check_file(source.path)
-        frame, fmt = _read_one(source, options)
+        store_input = None
+        if _is_run_store(source.path):
+            from releasegate.load.store import read_store_input
+
+            frame, store_input, store_notes = read_store_input(source.path, source.release, options.drop_holes)
+            notes += store_notes
+        else:
+            _check_file(source.path)
+            frame, fmt = _read_one(source, options)
         seen.update(map(str, frame.columns))
         # category and cluster may come from the case table instead, so only these must be in every file.
         required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
@@ -169,7 +178,8 @@ def load_results(
         require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
         frames.append(frame)
         release = source.release
-        inputs.append(InputFile(str(source.path), sha256_of(source.path), int(frame.shape[0]), fmt, release))
+        inputs.append(store_input or InputFile(str(source.path), sha256_of(source.path), int(frame.shape[0]), fmt,
+                                               release))
     _check_same_task(frames)
     _qualify_lm_eval_cases(frames)
     table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
@@ -187,7 +197,14 @@ def load_results(
         hint = f"; closest match {close[0]!r} (use --passed-col {close[0]})" if close else ""
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
-    return LoadedResults(table, tuple(inputs), metadata)
+    return LoadedResults(table, tuple(inputs), metadata, tuple(notes))
+
+
+def _is_run_store(path: Path) -> bool:
+    """A directory holding a ``releasegate run`` store is read as one input (releasegate.load.store)."""
+    from releasegate.run.store import is_store
+
+    return path.is_dir() and is_store(path)
 
 
 def _check_same_task(frames: list[pd.DataFrame]) -> None:
