@@ -150,7 +150,7 @@ class Runner:
             return Score("error", error=str(exc))
 
         def request(attempt: int) -> Request:
-            return Request("judge", case.fields, 0, attempt, prompt=prompt)
+            return Request("judge", case.fields, 0, attempt, prompt=prompt, judged_output=output)
 
         reply, error, _, _ = await self._attempts(self.callers["\0judge"], request, "judge", judge=True)
         if reply is None:

@@ -40,6 +40,7 @@ class Request:
     run: int
     attempt: int
     prompt: str | None = None  # a judge's rendered rubric; systems under test render their own template
+    judged_output: str | None = None  # for a judge: the output it judges (a Python judge gets it as case["output"])
 
 
 class AttemptError(Exception):
@@ -181,7 +182,7 @@ class PythonCallable:
     async def __call__(self, request: Request, timeout_s: float) -> Reply:
         case = dict(request.case)
         if request.prompt is not None:
-            case["prompt"] = request.prompt
+            case.update(prompt=request.prompt, output=request.judged_output)
         try:
             if inspect.iscoroutinefunction(self.function):
                 value = await asyncio.wait_for(self.function(case, request.run), timeout_s)
