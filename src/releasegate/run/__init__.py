@@ -8,6 +8,8 @@ makes calls, never by ``report`` or ``check`` reading a store.
 from __future__ import annotations
 
 import asyncio
+import sys
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,3 +124,14 @@ def summary_line(stats: Any) -> str:
     return (f"run: {stats.system_calls} system call(s), {stats.judge_calls} judge call(s); {stats.cells_ok} cell(s) "
             f"ok, {stats.cells_failed} errored; {stats.scores_failed} score hole(s); {stats.rate_limited} "
             f"rate-limited; cost ${stats.cost:.4f}")
+
+
+class _CallableModule(types.ModuleType):
+    """``releasegate.run(...)`` is the function and ``releasegate.run`` the package: once the package is
+    imported Python binds the name to the module, so the module itself forwards a call to :func:`run`."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> RunResult:
+        return run(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
