@@ -44,6 +44,9 @@ class StubServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body go out as two writes: with Nagle's algorithm the second waits for the client's
+            # delayed ACK (up to 40 ms a reply).
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:
                 return None

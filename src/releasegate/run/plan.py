@@ -109,17 +109,17 @@ def make_plan(store: Store, config: RunConfig, cases: list[Case], only: str | No
         for run in range(config.runs):
             for system in systems:
                 key = (system.name, case.case_id, run)
-                state = states.get(key)
+                state = states.get(key)  # (status, input_hash, system_hash, output_hash)
                 if state is None:
                     counts["new"] += 1
                     calls.append(key)
-                elif state.status != "ok":
+                elif state[0] != "ok":
                     counts["errored"] += 1
                     calls.append(key)
-                elif state.input_hash != case.input_hash or state.system_hash != system.system_hash:
+                elif state[1] != case.input_hash or state[2] != system.system_hash:
                     counts["stale"] += 1
                     calls.append(key)
-                elif state.output_hash not in scored:
+                elif state[3] not in scored:
                     counts["unscored"] += 1
                     rescore.append(key)
                 else:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,16 +44,6 @@ CELL_COLUMNS = ("release", "case_id", "run", "input_hash", "system_hash", "statu
                 "error_kind", "error", "attempts", "started_at", "finished_at")
 SCORE_COLUMNS = ("output_hash", "metric_hash", "metric", "status", "value", "judge_prompt", "judge_reply", "error",
                  "scored_at")
-
-
-@dataclass(frozen=True)
-class CellState:
-    """What planning needs of a stored cell."""
-
-    status: str
-    input_hash: str
-    system_hash: str
-    output_hash: str | None
 
 
 def db_path(directory: Path) -> Path:
@@ -139,10 +128,12 @@ class Store:
             f"INSERT INTO cells ({', '.join(CELL_COLUMNS)}) VALUES ({', '.join('?' * len(CELL_COLUMNS))}) "
             f"ON CONFLICT(release, case_id, run) DO UPDATE SET {updates}", values)
 
-    def cell_states(self) -> dict[tuple[str, str, int], CellState]:
+    def cell_states(self) -> dict[tuple[str, str, int], tuple[str, str, str, str | None]]:
+        """(release, case_id, run) -> (status, input_hash, system_hash, output_hash); plain tuples, since a
+        resume of 100,000 cells builds one per cell (docs/run.md, plan in under a second)."""
         rows = self.connection.execute(
             "SELECT release, case_id, run, status, input_hash, system_hash, output_hash FROM cells")
-        return {(r, c, n): CellState(s, ih, sh, oh) for r, c, n, s, ih, sh, oh in rows}
+        return {row[:3]: row[3:] for row in rows}
 
     def cells(self) -> list[dict[str, Any]]:
         cursor = self.connection.execute(f"SELECT {', '.join(CELL_COLUMNS)} FROM cells")
