@@ -29,7 +29,8 @@ SYSTEM_KEYS = {
     "openai": {"base_url", "model", "api_key_env", "system_prompt", "system_prompt_file", "user_template",
                "user_template_file", "params", "seed"},
     "python": {"entry", "version", "function"},
-    "fake": {"accuracy", "rate_429", "rate_5xx", "rate_timeout", "seed", "version", "latency_s", "wrong_answer"},
+    "fake": {"accuracy", "rate_429", "rate_5xx", "rate_timeout", "seed", "version", "latency_s", "latency_ms",
+             "wrong_answer"},
 }
 METRIC_KEYS = {
     "exact": {"ignore_case"}, "contains": {"ignore_case"}, "regex": {"ignore_case"},
@@ -187,7 +188,8 @@ def parse_system(raw: Any, base_dir: Path, where: str, *, name_required: bool = 
     hashed = {"kind": kind, **{k: v for k, v in spec.items() if k not in ("api_key_env", "function")}}
     if kind == "fake":  # failure rates are the provider's weather, not the system: changing them re-runs nothing
         hashed = {k: v for k, v in hashed.items() if not k.startswith("rate_")}
-        spec = {**spec, "latency_s": _number(raw, "latency_s", 0.0, where, low=0.0)}
+        spec = {**spec, "latency_s": _number(raw, "latency_s", 0.0, where, low=0.0),
+                "latency_ms": _number(raw, "latency_ms", 800.0, where, low=0.0)}
     return SystemConfig(name=name, kind=kind, spec=spec, system_hash=stable_hash(hashed), **prices)
 
 

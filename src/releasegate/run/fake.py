@@ -3,7 +3,8 @@
 The answer of a cell depends on (seed, release, case, run): the reference with probability ``accuracy``,
 else ``wrong_answer``. Whether an attempt fails depends on (seed, release, case, run, attempt): with the
 set rates it is a 429, a 503 or a timeout. The same cell and attempt always do the same thing, so the
-holes of a run with one attempt are known in advance (:func:`injected_failure`).
+holes of a run with one attempt are known in advance (:func:`injected_failure`). The recorded latency is
+simulated (``latency_ms`` x uniform 0.5-1.5 from the hash; no real wait); ``latency_s`` really waits.
 """
 
 from __future__ import annotations
@@ -65,4 +66,6 @@ class FakeProvider:
         output = str(reference) if correct and reference is not None else spec["wrong_answer"]
         text = str(request.case.get("input", ""))
         return Reply(output=output, input_tokens=20 + len(text.split()), output_tokens=5 + len(output.split()),
-                     model=f"fake-{request.release}", fingerprint="fake")
+                     model=f"fake-{request.release}", fingerprint="fake",
+                     latency_ms=spec["latency_ms"] * (0.5 + unit_hash("latency", spec["seed"], request.release, case_id,
+                                                                      request.run)))

@@ -105,7 +105,7 @@ class Runner:
             cost = reply.cost if reply.cost is not None else system.cost(reply.input_tokens, reply.output_tokens)
             cell.update(status="ok", output=reply.output, output_hash=output_hash(case.input_hash, reply.output),
                         input_tokens=reply.input_tokens, output_tokens=reply.output_tokens, cost=cost,
-                        latency_ms=latency * 1000.0, model=reply.model, fingerprint=reply.fingerprint,
+                        latency_ms=reply.latency_ms if reply.latency_ms is not None else latency * 1000.0, model=reply.model, fingerprint=reply.fingerprint,
                         finish_reason=reply.finish_reason)
             self.stats.cells_ok += 1
             self.stats.cost += cost or 0.0

@@ -31,6 +31,7 @@ class Reply:
     model: str | None = None
     fingerprint: str | None = None
     finish_reason: str | None = None
+    latency_ms: float | None = None  # the fake provider's simulated latency; others are timed by the runner
 
 
 @dataclass(frozen=True)
