@@ -37,7 +37,6 @@ def _write(tmp_path, run=None, systems=None, metric=None):
     ({}, None, {"kind": "judge", "rubric": "{output}"}, "a judge needs a [run.metric.system]"),
     ({}, None, {"kind": "judge", "rubric": "{output}", "pattern": "PASS", "system": {"kind": "fake"}},
      "pattern must have one group"),
-    ({"grid": {"temperature": [0, 1]}}, None, None, "[run.grid] (sweeps) is not supported yet"),
 ])
 def test_bad_config_is_one_line_and_exit_2(tmp_path, run, systems, metric, message):
     path = _write(tmp_path, run, systems, metric)

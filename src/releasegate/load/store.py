@@ -46,6 +46,13 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
         if "model" in table.columns else {}
     for name, values in dict(models).items():
         notes.append(f"{name}: answers recorded from model {', '.join(map(str, values))}.")
+    grid = result.plan.get("grid")
+    if grid:  # a sweep: which candidate is best, Holm across candidates, apart from each one's own gate
+        from releasegate.run.sweep import describe_ranking, rank_candidates
+
+        value = "passed" if result.plan["metric"]["value"] == "passed" else "score"
+        ranked = rank_candidates(table, grid["baseline"], tuple(grid["candidates"]), value)
+        notes.extend(describe_ranking(ranked, grid["baseline"]))
     if table["run"].nunique() <= 1:
         table = table.drop(columns=["run"])
     table = table.drop(columns=[c for c in NOT_FOR_THE_GATE if c in table.columns])

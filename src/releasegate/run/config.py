@@ -96,6 +96,8 @@ class RunConfig:
     backoff_s: float = 1.0
     max_backoff_s: float = 60.0
     base_dir: Path = field(default_factory=Path)
+    grid_baseline: str | None = None  # a sweep ([run.grid]): what its candidates are ranked against
+    grid_candidates: tuple[str, ...] = ()
 
     def system(self, name: str) -> SystemConfig:
         for system in self.systems:
@@ -122,14 +124,17 @@ def load_config(path: Path) -> RunConfig:
 def parse_config(run: Mapping[str, Any], *, base_dir: Path = Path("."), where: str = "config") -> RunConfig:
     """The [run] table (as a dict) -> RunConfig, for the file and the Python API alike."""
     _no_unknown(run, RUN_KEYS, f"{where}: [run]")
-    if "grid" in run:
-        raise InputError(f"{where}: [run.grid] (sweeps) is not supported yet; list each candidate as a [[run.system]]")
     for key in ("cases", "store"):
         if not isinstance(run.get(key), str) or not run[key].strip():
             raise InputError(f"{where}: [run] {key} must be a path (text), got {run.get(key)!r}")
     systems_raw = run.get("system")
     if not isinstance(systems_raw, list) or not systems_raw:
         raise InputError(f"{where}: at least one [[run.system]] is needed")
+    grid_baseline, grid_candidates = None, ()
+    if "grid" in run:
+        from releasegate.run.grid import expand_grid
+
+        systems_raw, grid_baseline, grid_candidates = expand_grid(systems_raw, run["grid"], f"{where}: [run.grid]")
     systems = tuple(parse_system(s, base_dir, f"{where}: [[run.system]] #{i + 1}") for i, s in enumerate(systems_raw))
     names = [s.name for s in systems]
     dup = sorted({n for n in names if names.count(n) > 1})
@@ -154,6 +159,8 @@ def parse_config(run: Mapping[str, Any], *, base_dir: Path = Path("."), where: s
         backoff_s=_number(run, "backoff_s", 1.0, where, low=0.0),
         max_backoff_s=_number(run, "max_backoff_s", 60.0, where, low=0.0),
         base_dir=base_dir,
+        grid_baseline=grid_baseline,
+        grid_candidates=grid_candidates,
     )
     return config
 

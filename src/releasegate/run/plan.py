@@ -90,6 +90,8 @@ def save_expected(store: Store, config: RunConfig, cases: list[Case]) -> None:
                    "value": config.metric.value},
         "reference_field": config.reference_field,
     }
+    if config.grid_candidates:
+        plan["grid"] = {"baseline": config.grid_baseline, "candidates": list(config.grid_candidates)}
     store.save_plan(plan, ((c.case_id, c.input_hash, c.fields) for c in cases))
 
 

@@ -191,8 +191,8 @@ class Runner:
                     await self._gate()
                     remaining = config.deadline_s - (self.clock() - start)
                     if remaining <= 0:
-                        error = AttemptError("deadline", f"per-cell deadline of {config.deadline_s:g} s passed",
-                                             transient=False)
+                        # Transient (status "error", retried on resume); stop() ends this cell's attempts.
+                        error = AttemptError("deadline", f"per-cell deadline of {config.deadline_s:g} s passed")
                         attempts.append({"n": number, **error.record()})
                         raise error
                     if judge:
