@@ -42,10 +42,13 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
         shown = ", ".join(dropped[:LISTED]) + (f" and {len(dropped) - LISTED} more" if len(dropped) > LISTED else "")
         notes.append(f"{len(dropped)} case(s) dropped because {len(result.holes)} of their cells are missing or "
                      f"errored in the run store (--drop-holes): {shown}.")
-    models = table.dropna(subset=["model"]).groupby("release", sort=False)["model"].unique() \
-        if "model" in table.columns else {}
-    for name, values in dict(models).items():
-        notes.append(f"{name}: answers recorded from model {', '.join(map(str, values))}.")
+    for name, rows in table.groupby("release", sort=False):
+        models = sorted({str(m) for m in rows["model"].dropna()})
+        prints = sorted({str(f) for f in rows["fingerprint"].dropna()})
+        if models:
+            shown = ", ".join(prints[:3]) + (f" and {len(prints) - 3} more" if len(prints) > 3 else "")
+            notes.append(f"{name}: answers recorded from model {', '.join(models)}"
+                         + (f" (system fingerprint {shown})." if prints else "."))
     grid = result.plan.get("grid")
     if grid:  # a sweep: which candidate is best, Holm across candidates, apart from each one's own gate
         from releasegate.run.sweep import describe_ranking, rank_candidates

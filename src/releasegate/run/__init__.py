@@ -81,17 +81,12 @@ def run_config(config: Any, *, dry_run: bool = False, only: str | None = None, f
     """Plan, then (unless dry_run) execute; the store is created or resumed. ``clock``, ``sleep`` and
     ``callers`` are for tests (an injected clock makes retries cost no real time)."""
     from releasegate.run.plan import make_plan, read_cases, save_expected
-    from releasegate.run.store import Store
+    from releasegate.run.store import Store, is_store
     from releasegate.run.table import read_store
 
     cases = read_cases(config.cases_path)
-    if dry_run and not (config.store / "releasegate-run.sqlite").exists():
-        from releasegate.run.plan import Plan
-
-        n = len(cases) * config.runs * len([s for s in config.systems if only in (None, s.name)])
-        plan = Plan((None,) * n, (), {"done": 0, "stale": 0, "errored": 0, "new": n, "unscored": 0}, n,
-                    judge=config.metric.kind == "judge")
-        return RunResult(None, (), plan, None, config.store, dry_run=True)
+    if dry_run and not is_store(config.store):
+        return RunResult(None, (), make_plan(None, config, cases, only=only), None, config.store, dry_run=True)
     with Store(config.store, fresh=fresh and not dry_run) as db:
         plan = make_plan(db, config, cases, only=only)
         if dry_run:

@@ -11,6 +11,7 @@ import hashlib
 import importlib
 import inspect
 import json
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -260,8 +261,8 @@ def parse_metric(raw: Mapping[str, Any], base_dir: Path, where: str) -> MetricCo
             raise InputError(f"{where}: value must be 'passed' or 'score', got {value!r}")
         pattern = _text(raw, "pattern", DEFAULT_JUDGE_PATTERN, where)
         try:
-            compiled = __import__("re").compile(pattern)
-        except Exception as exc:
+            compiled = re.compile(pattern)
+        except re.error as exc:
             raise InputError(f"{where}: pattern is not a valid regular expression: {exc}") from None
         if compiled.groups < 1:
             raise InputError(f"{where}: pattern must have one group holding the verdict or the score")

@@ -95,9 +95,10 @@ def save_expected(store: Store, config: RunConfig, cases: list[Case]) -> None:
     store.save_plan(plan, ((c.case_id, c.input_hash, c.fields) for c in cases))
 
 
-def make_plan(store: Store, config: RunConfig, cases: list[Case], only: str | None = None) -> Plan:
-    states = store.cell_states()
-    scored = store.scored_ok(config.metric.metric_hash)
+def make_plan(store: Store | None, config: RunConfig, cases: list[Case], only: str | None = None) -> Plan:
+    """Classify every expected cell; ``store=None`` is a store not created yet (a dry run creates nothing)."""
+    states = store.cell_states() if store is not None else {}
+    scored = store.scored_ok(config.metric.metric_hash) if store is not None else set()
     counts = dict.fromkeys(("done", "stale", "errored", "new", "unscored"), 0)
     calls: list[Key] = []
     rescore: list[Key] = []
