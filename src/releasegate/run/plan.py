@@ -97,8 +97,7 @@ def save_expected(store: Store, config: RunConfig, cases: list[Case]) -> None:
 
 def make_plan(store: Store | None, config: RunConfig, cases: list[Case], only: str | None = None) -> Plan:
     """Classify every expected cell; ``store=None`` is a store not created yet (a dry run creates nothing)."""
-    states = store.cell_states() if store is not None else {}
-    scored = store.scored_ok(config.metric.metric_hash) if store is not None else set()
+    states = store.cell_states(config.metric.metric_hash) if store is not None else {}
     counts = dict.fromkeys(("done", "stale", "errored", "new", "unscored"), 0)
     calls: list[Key] = []
     rescore: list[Key] = []
@@ -112,7 +111,7 @@ def make_plan(store: Store | None, config: RunConfig, cases: list[Case], only: s
         for run in range(config.runs):
             for system in systems:
                 key = (system.name, case.case_id, run)
-                state = states.get(key)  # (status, input_hash, system_hash, output_hash)
+                state = states.get(key)  # (status, input_hash, system_hash, scored ok)
                 if state is None:
                     counts["new"] += 1
                     calls.append(key)
@@ -122,7 +121,7 @@ def make_plan(store: Store | None, config: RunConfig, cases: list[Case], only: s
                 elif state[1] != case.input_hash or state[2] != system.system_hash:
                     counts["stale"] += 1
                     calls.append(key)
-                elif state[3] not in scored:
+                elif not state[3]:
                     counts["unscored"] += 1
                     rescore.append(key)
                 else:

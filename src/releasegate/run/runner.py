@@ -105,8 +105,8 @@ class Runner:
             cost = reply.cost if reply.cost is not None else system.cost(reply.input_tokens, reply.output_tokens)
             cell.update(status="ok", output=reply.output, output_hash=output_hash(case.input_hash, reply.output),
                         input_tokens=reply.input_tokens, output_tokens=reply.output_tokens, cost=cost,
-                        latency_ms=reply.latency_ms if reply.latency_ms is not None else latency * 1000.0, model=reply.model, fingerprint=reply.fingerprint,
-                        finish_reason=reply.finish_reason)
+                        latency_ms=reply.latency_ms if reply.latency_ms is not None else latency * 1000.0,
+                        model=reply.model, fingerprint=reply.fingerprint, finish_reason=reply.finish_reason)
             self.stats.cells_ok += 1
             self.stats.cost += cost or 0.0
         else:
@@ -116,10 +116,14 @@ class Runner:
             if error.stop:
                 self.stats.stopped = f"{release}: {error.message}; the run stopped (fix the key or access, then resume)"
         cell["finished_at"] = utc_now()
-        self.store.put_cell(cell)
+        local = reply is not None and self.config.metric.kind != "judge"
+        # A local score is committed with its cell (one transaction, half the commits); a judge's comes later.
+        score = self._score_row(local_score(self.config.metric, reply.output, case.fields,
+                                            self.config.reference_field), cell["output_hash"]) if local else None
+        self.store.put_cell(cell, score)
         if self.progress is not None:
             self.progress.cell(release, ok=reply is not None, cost=cell.get("cost") or 0.0)
-        if reply is not None:
+        if reply is not None and not local:
             await self._score(case, reply.output, cell["output_hash"])
 
     async def _rescore(self, key: Key) -> None:
@@ -134,13 +138,17 @@ class Runner:
             score = local_score(metric, output, case.fields, self.config.reference_field)
         else:
             score = await self._judge(case, output)
+        self.store.put_score(self._score_row(score, out_hash))
+
+    def _score_row(self, score: Score, out_hash: str) -> dict[str, Any]:
         if score.status == "ok":
             self.stats.scores_ok += 1
         else:
             self.stats.scores_failed += 1
-        self.store.put_score({"output_hash": out_hash, "metric_hash": metric.metric_hash, "metric": metric.name,
-                              "status": score.status, "value": score.value, "judge_prompt": score.judge_prompt,
-                              "judge_reply": score.judge_reply, "error": score.error, "scored_at": utc_now()})
+        metric = self.config.metric
+        return {"output_hash": out_hash, "metric_hash": metric.metric_hash, "metric": metric.name,
+                "status": score.status, "value": score.value, "judge_prompt": score.judge_prompt,
+                "judge_reply": score.judge_reply, "error": score.error, "scored_at": utc_now()}
 
     async def _judge(self, case: Case, output: str) -> Score:
         metric = self.config.metric

@@ -44,6 +44,13 @@ CELL_COLUMNS = ("release", "case_id", "run", "input_hash", "system_hash", "statu
                 "error_kind", "error", "attempts", "started_at", "finished_at")
 SCORE_COLUMNS = ("output_hash", "metric_hash", "metric", "status", "value", "judge_prompt", "judge_reply", "error",
                  "scored_at")
+# Writing a cell or a score twice is an upsert: a late duplicate answer overwrites, leaving one row.
+UPSERT_CELL = (f"INSERT INTO cells ({', '.join(CELL_COLUMNS)}) VALUES ({', '.join('?' * len(CELL_COLUMNS))}) "
+               "ON CONFLICT(release, case_id, run) DO UPDATE SET "
+               + ", ".join(f"{c} = excluded.{c}" for c in CELL_COLUMNS[3:]))
+UPSERT_SCORE = (f"INSERT INTO scores ({', '.join(SCORE_COLUMNS)}) VALUES ({', '.join('?' * len(SCORE_COLUMNS))}) "
+                "ON CONFLICT(output_hash, metric_hash) DO UPDATE SET "
+                + ", ".join(f"{c} = excluded.{c}" for c in SCORE_COLUMNS[2:]))
 
 
 def db_path(directory: Path) -> Path:
@@ -119,20 +126,23 @@ class Store:
         return [(case_id, input_hash, json.loads(fields)) for case_id, input_hash, fields in rows]
 
     # -- cells ----------------------------------------------------------------------------------------
-    def put_cell(self, cell: Mapping[str, Any]) -> None:
-        """Upsert one cell and commit it (autocommit: the statement is its own transaction)."""
+    def put_cell(self, cell: Mapping[str, Any], score: Mapping[str, Any] | None = None) -> None:
+        """Upsert one cell (and its score, if given) and commit: one transaction per cell."""
         values = [cell.get(c) for c in CELL_COLUMNS]
         values[CELL_COLUMNS.index("attempts")] = json.dumps(list(cell.get("attempts") or ()))
-        updates = ", ".join(f"{c} = excluded.{c}" for c in CELL_COLUMNS[3:])
-        self.connection.execute(
-            f"INSERT INTO cells ({', '.join(CELL_COLUMNS)}) VALUES ({', '.join('?' * len(CELL_COLUMNS))}) "
-            f"ON CONFLICT(release, case_id, run) DO UPDATE SET {updates}", values)
+        with self.connection:
+            if score is not None:
+                self.connection.execute("BEGIN")
+            self.connection.execute(UPSERT_CELL, values)
+            if score is not None:
+                self.connection.execute(UPSERT_SCORE, [score.get(c) for c in SCORE_COLUMNS])
 
-    def cell_states(self) -> dict[tuple[str, str, int], tuple[str, str, str, str | None]]:
-        """(release, case_id, run) -> (status, input_hash, system_hash, output_hash); plain tuples, since a
-        resume of 100,000 cells builds one per cell (docs/run.md, plan in under a second)."""
+    def cell_states(self, metric_hash: str = "") -> dict[tuple[str, str, int], tuple[str, str, str, bool]]:
+        """(release, case_id, run) -> (status, input_hash, system_hash, scored ok under metric_hash); plain
+        tuples and the join done by SQLite, since a resume of 100,000 cells builds one per cell."""
         rows = self.connection.execute(
-            "SELECT release, case_id, run, status, input_hash, system_hash, output_hash FROM cells")
+            "SELECT c.release, c.case_id, c.run, c.status, c.input_hash, c.system_hash, s.status IS 'ok' "
+            "FROM cells c LEFT JOIN scores s ON s.output_hash = c.output_hash AND s.metric_hash = ?", (metric_hash,))
         return {row[:3]: row[3:] for row in rows}
 
     def cells(self) -> list[dict[str, Any]]:
@@ -151,11 +161,7 @@ class Store:
 
     # -- scores ---------------------------------------------------------------------------------------
     def put_score(self, score: Mapping[str, Any]) -> None:
-        values = [score.get(c) for c in SCORE_COLUMNS]
-        updates = ", ".join(f"{c} = excluded.{c}" for c in SCORE_COLUMNS[2:])
-        self.connection.execute(
-            f"INSERT INTO scores ({', '.join(SCORE_COLUMNS)}) VALUES ({', '.join('?' * len(SCORE_COLUMNS))}) "
-            f"ON CONFLICT(output_hash, metric_hash) DO UPDATE SET {updates}", values)
+        self.connection.execute(UPSERT_SCORE, [score.get(c) for c in SCORE_COLUMNS])
 
     def scores(self, metric_hash: str) -> dict[str, dict[str, Any]]:
         cursor = self.connection.execute(
