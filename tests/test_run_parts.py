@@ -120,3 +120,25 @@ def test_sync_and_async_callables_and_a_template_error(tmp_path):
 def test_attempt_records_are_short_and_typed():
     record = AttemptError("server", "x" * 2000, status=503).record()
     assert record == {"kind": "server", "status": 503, "message": "x" * 500}
+
+
+def test_sync_callables_run_up_to_max_concurrency_at_once(tmp_path):
+    import threading
+
+    lock, state = threading.Lock(), {"now": 0, "peak": 0}
+    barrier = threading.Barrier(8, timeout=30)
+
+    def slow(case, run):
+        with lock:
+            state["now"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+        try:
+            barrier.wait()  # only passes when 8 calls are in flight together
+        finally:
+            with lock:
+                state["now"] -= 1
+        return case["reference"]
+
+    result = releasegate.run(systems={"s": slow}, cases=write_cases(tmp_path / "c.csv", 16), metric="exact",
+                             store=tmp_path / "s", max_concurrency=8, max_attempts=1)
+    assert result.complete and state["peak"] == 8

@@ -80,6 +80,10 @@ class Runner:
                 else:
                     await self._rescore(key)
 
+        # Sync callables run in worker threads: as many as max_concurrency (the default pool has cpu + 4).
+        from concurrent.futures import ThreadPoolExecutor
+
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(self.config.max_concurrency))
         try:
             await asyncio.gather(*(worker() for _ in range(self.config.max_concurrency)))
         finally:
