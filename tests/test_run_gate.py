@@ -102,3 +102,12 @@ def test_the_example_runs_offline(tmp_path):
     note = tmp_path / "note.md"
     done = run_cli("report", tmp_path / "run" / "store", "--baseline", "r1-live", "-o", note)
     assert done.exit_code == 0 and "r2-candidate" in note.read_text()
+
+
+def test_demo_writes_the_run_example_and_it_is_the_repository_one(tmp_path):
+    done = run_cli("demo", "--run", tmp_path / "d")
+    assert done.exit_code == 0 and f"releasegate run {tmp_path / 'd' / 'releasegate-run.toml'}" in done.output
+    for name in ("releasegate-run.toml", "cases.csv"):
+        assert (tmp_path / "d" / name).read_bytes() == (ROOT / "examples" / "run" / name).read_bytes()
+    assert run_cli("run", tmp_path / "d" / "releasegate-run.toml").exit_code == 0
+    assert run_cli("check", tmp_path / "d" / "store", "--baseline", "r1-live").exit_code in (0, 1)

@@ -243,10 +243,21 @@ def run_systems(config, dry_run, only, fresh, output, debug) -> None:
 
 @main.command()
 @click.argument("directory", required=False, default="releasegate-demo", type=click.Path(path_type=Path))
+@click.option("--run", "run_example", is_flag=True,
+              help="Instead: the offline `releasegate run` example (two fake-provider systems and a case file).")
 @click.option("--debug", is_flag=True, help="Show the traceback of an error.")
 @guarded
-def demo(directory, debug) -> None:
+def demo(directory, run_example, debug) -> None:
     """Write the bundled bank-assistant example, its policy and its reports into DIRECTORY."""
+    if run_example:
+        from releasegate.demo import write_run_demo
+
+        written = write_run_demo(directory)
+        click.echo(f"Wrote the run example to {directory}/; from the systems to a release note:")
+        click.echo(f"  releasegate run {written[0]}")
+        click.echo(f"  releasegate check {directory}/store --baseline r1-live")
+        click.echo(f"  releasegate report {directory}/store --baseline r1-live -o note.html -o note.md")
+        return
     from releasegate.demo import write_demo
 
     written = write_demo(directory)
