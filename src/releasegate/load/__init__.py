@@ -202,9 +202,11 @@ def load_results(
 
 def _is_run_store(path: Path) -> bool:
     """A directory holding a ``releasegate run`` store is read as one input (releasegate.load.store)."""
+    if not path.is_dir():
+        return False  # a results file: releasegate.run is not imported at all
     from releasegate.run.store import is_store
 
-    return path.is_dir() and is_store(path)
+    return is_store(path)
 
 
 def _check_same_task(frames: list[pd.DataFrame]) -> None:
