@@ -20,9 +20,8 @@ LISTED = 10
 
 def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> tuple[pd.DataFrame, InputFile,
                                                                                         tuple[str, ...]]:
-    from releasegate.load import sha256_of
-    from releasegate.run.store import db_path
-    from releasegate.run.table import read_store
+    from releasegate.load.sources import sha256_of
+    from releasegate.load.store_table import db_path, read_store
 
     if release is not None:
         raise InputError(f"{directory}: a run store names its own releases; give it without NAME=")
@@ -49,13 +48,10 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
             shown = ", ".join(prints[:3]) + (f" and {len(prints) - 3} more" if len(prints) > 3 else "")
             notes.append(f"{name}: answers recorded from model {', '.join(models)}"
                          + (f" (system fingerprint {shown})." if prints else "."))
-    grid = result.plan.get("grid")
-    if grid:  # a sweep: which candidate is best, Holm across candidates, apart from each one's own gate
-        from releasegate.run.sweep import describe_ranking, rank_candidates
-
-        value = "passed" if result.plan["metric"]["value"] == "passed" else "score"
-        ranked = rank_candidates(table, grid["baseline"], tuple(grid["candidates"]), value)
-        notes.extend(describe_ranking(ranked, grid["baseline"]))
+    # A sweep: which candidate is best (Holm across candidates, apart from each one's own gate), as ranked by
+    # the run that completed the store (releasegate.run.sweep); a store with holes has no ranking.
+    if not result.holes:
+        notes.extend(result.ranking)
     if table["run"].nunique() <= 1:
         table = table.drop(columns=["run"])
     table = table.drop(columns=[c for c in NOT_FOR_THE_GATE if c in table.columns])

@@ -31,6 +31,7 @@ class RunResult:
     stats: Any
     store: Path
     dry_run: bool = False
+    ranking: tuple[str, ...] = ()  # a sweep's ranking lines ([run.grid]), once every cell is done
 
     @property
     def complete(self) -> bool:
@@ -95,8 +96,21 @@ def run_config(config: Any, *, dry_run: bool = False, only: str | None = None, f
             announce(f"{plan.counts['stale']} cell(s) are stale (their system or case changed) and run again")
         save_expected(db, config, cases)
         stats = _execute(config, db, cases, plan, progress=progress, clock=clock, sleep=sleep, callers=callers)
-    result = read_store(config.store)
-    return RunResult(result.table, result.holes, plan, stats, config.store)
+        result = read_store(config.store)
+        ranking = _sweep_ranking(config, result)
+        db.set_meta("sweep_ranking", list(ranking))  # what report / check on the store put in the notes
+    return RunResult(result.table, result.holes, plan, stats, config.store, ranking=ranking)
+
+
+def _sweep_ranking(config: Any, result: Any) -> tuple[str, ...]:
+    """A complete sweep's candidates ranked against the baseline (Holm across them); none while holes remain."""
+    if not config.grid_candidates or result.holes:
+        return ()
+    from releasegate.run.sweep import describe_ranking, rank_candidates
+
+    value = "passed" if config.metric.value == "passed" else "score"
+    ranked = rank_candidates(result.table, config.grid_baseline, config.grid_candidates, value)
+    return tuple(describe_ranking(ranked, config.grid_baseline))
 
 
 def _execute(config: Any, db: Any, cases: list, plan: Any, *, progress: bool, clock: Any, sleep: Any,

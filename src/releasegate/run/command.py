@@ -37,13 +37,8 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
     if output is not None:
         write_table(result.table, output)
         echo(f"wrote {output}")
-    if config.grid_candidates and not result.holes:
-        from releasegate.run.sweep import describe_ranking, rank_candidates
-
-        value = "passed" if config.metric.value == "passed" else "score"
-        for line in describe_ranking(rank_candidates(result.table, config.grid_baseline, config.grid_candidates,
-                                                     value), config.grid_baseline):
-            echo(line)
+    for line in result.ranking:
+        echo(line)
     if stats.stopped:
         raise InputError(stats.stopped)
     if result.holes:

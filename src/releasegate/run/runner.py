@@ -20,7 +20,8 @@ from releasegate.run.config import RunConfig, stable_hash
 from releasegate.run.metrics import Score, judge_prompt, local_score, parse_judge
 from releasegate.run.plan import Case, Key, Plan
 from releasegate.run.store import Store
-from releasegate.run.systems import AttemptError, Reply, Request, make_caller
+from releasegate.run.fake import FakeProvider
+from releasegate.run.systems import AttemptError, OpenAIChat, PythonCallable, Reply, Request
 
 
 def utc_now() -> str:
@@ -44,6 +45,15 @@ class RunStats:
     cost: float = 0.0
     stopped: str | None = None
     waits: list[float] = field(default_factory=list)
+
+
+def make_caller(system: Any, max_connections: int) -> Any:
+    """The caller for a system's kind (httpx is imported by the first HTTP call, never by a python-only run)."""
+    if system.kind == "openai":
+        return OpenAIChat(system, max_connections=max_connections)
+    if system.kind == "python":
+        return PythonCallable(system)
+    return FakeProvider(system)
 
 
 class Runner:

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import InputError
+from releasegate.load.store_table import DB_NAME, db_path, is_store  # noqa: F401 (the one definition)
 
-DB_NAME = "releasegate-run.sqlite"
 SCHEMA_VERSION = 1
 
 SCHEMA = """
@@ -51,14 +51,6 @@ UPSERT_CELL = (f"INSERT INTO cells ({', '.join(CELL_COLUMNS)}) VALUES ({', '.joi
 UPSERT_SCORE = (f"INSERT INTO scores ({', '.join(SCORE_COLUMNS)}) VALUES ({', '.join('?' * len(SCORE_COLUMNS))}) "
                 "ON CONFLICT(output_hash, metric_hash) DO UPDATE SET "
                 + ", ".join(f"{c} = excluded.{c}" for c in SCORE_COLUMNS[2:]))
-
-
-def db_path(directory: Path) -> Path:
-    return Path(directory) / DB_NAME
-
-
-def is_store(directory: Path) -> bool:
-    return Path(directory).is_dir() and db_path(directory).is_file()
 
 
 class Store:

@@ -212,17 +212,6 @@ def reply_from_value(value: Any) -> Reply:
                                     "{'output': str, 'usage': {...}}")
 
 
-def make_caller(system: SystemConfig, max_connections: int):
-    """The caller for a system's kind (imported here so a python-only run never imports httpx)."""
-    if system.kind == "openai":
-        return OpenAIChat(system, max_connections=max_connections)
-    if system.kind == "python":
-        return PythonCallable(system)
-    from releasegate.run.fake import FakeProvider
-
-    return FakeProvider(system)
-
-
 def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
