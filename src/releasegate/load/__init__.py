@@ -155,21 +155,26 @@ def load_results(
     columns = dict(columns or {})
     frames, inputs = [], []
     seen: set[str] = set()  # every column name of every file, before renaming
-    for source in sources:
+    from releasegate.load.directories import expand_sources
+    from releasegate.load.records import check_one_file_per_release, input_record
+
+    read: list = []
+    for source in expand_sources(sources):  # a harness's output directory is read whole
         _check_file(source.path)
         frame, fmt = _read_one(source, options)
         seen.update(map(str, frame.columns))
         # category and cluster may come from the case table instead, so only these must be in every file.
         required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
         frame = _rename(frame, columns, source.path, required)
-        if source.release is not None:
+        if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
             frame["release"] = source.release
         else:
             require_column(frame, "release", source.path, "--release-col", columns.get("release"))
         require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
         frames.append(frame)
-        release = source.release
-        inputs.append(InputFile(str(source.path), sha256_of(source.path), int(frame.shape[0]), fmt, release))
+        inputs.append(input_record(source.path, sha256_of(source.path), frame, fmt, source.release))
+        read.append((source.path, frame, fmt, source.release))
+    check_one_file_per_release(read)
     _check_same_task(frames)
     _qualify_lm_eval_cases(frames)
     table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]

@@ -17,6 +17,7 @@ from releasegate.errors import InputError
 
 FORMATS = ("inspect", "lm-eval", "promptfoo", "tidy")
 SNIFF_BYTES = 64 * 1024
+_LM_EVAL_041 = frozenset({"doc_id", "doc", "arguments", "resps", "filtered_resps"})  # no doc_hash before 0.4.2
 _OPTIONS = {  # the keyword options each reader accepts
     "inspect": ("release", "scorer", "category_field"),
     "lm-eval": ("release", "metric", "filter_name"),
@@ -44,6 +45,10 @@ def detect_format(path: Path) -> str:
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return "inspect" if _is_inspect_zip(path) else "tidy"
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if text.startswith("[") and path.suffix.lower() == ".jsonl":
+        # lm-eval 0.4.0/0.4.1 wrote <model>_<task>.jsonl as one pretty-printed JSON array
+        top, _ = _object_keys(text[1:].lstrip())
+        return "lm-eval" if _LM_EVAL_041 <= set(top) else "tidy"
     if not text.startswith("{"):
         return "tidy"
     first_line = text.split("\n", 1)[0]
@@ -103,7 +108,7 @@ def _classify(top: set[str], nested: dict[str, set[str]]) -> str:
         return "inspect"
     if "results" in top and ("evalId" in top or {"version", "results"} <= nested.get("results", set())):
         return "promptfoo"
-    if {"doc_id", "doc_hash"} <= top:
+    if {"doc_id", "doc_hash"} <= top or _LM_EVAL_041 <= top:
         return "lm-eval"
     if "success" in top and top & {"testIdx", "provider"}:
         return "promptfoo"
