@@ -49,8 +49,9 @@ def read_promptfoo(path: Path, *, release: str | None = None, release_by: str = 
     if release_by not in ("provider", "prompt"):
         raise InputError(f"release_by must be 'provider' or 'prompt', not {release_by!r}")
     results, description, meta = _load(path)
-    rows = [_row(path, number, result, release_by) for number, result in enumerate(results, 1)]
+    rows = [_row(path, number, result) for number, result in enumerate(results, 1)]
     frame = pd.DataFrame(rows)
+    _check_named(path, frame, release_by)
     crossed = _name_releases(frame, release_by)
     releases = list(dict.fromkeys(frame["release"]))
     if release:
@@ -73,7 +74,7 @@ def _name_releases(frame: pd.DataFrame, release_by: str) -> bool:
     """Set ``release`` from the provider or prompt; True when the other one varies within a release (then both)."""
     other = "_prompt" if release_by == "provider" else "_provider"
     first = frame["_" + release_by]
-    crossed = bool((frame.groupby(first, sort=False)[other].nunique() > 1).any())
+    crossed = bool((frame.groupby(first, sort=False)[other].nunique() > 1).any())  # "" (unnamed) counts as one
     frame["release"] = first + " [" + frame[other] + "]" if crossed else first
     return crossed
 
@@ -187,7 +188,7 @@ def case_key(result: dict) -> str:
     return "vars:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
 
 
-def _name(path: Path, number: int, result: dict, role: str) -> str:
+def _name(result: dict, role: str) -> str:
     """The provider's label (else id), or the prompt's label (else display, else text) cut for the command line."""
     item = result.get(role)
     if isinstance(item, dict):
@@ -195,10 +196,14 @@ def _name(path: Path, number: int, result: dict, role: str) -> str:
         name = next((item[k] for k in keys if item.get(k)), None)
     else:
         name = item
-    if not name:
-        raise InputError(f"{path}: result {number} names no {role} ({role}.label / "
+    return short_name(str(name)) if name else ""
+
+
+def _check_named(path: Path, frame: pd.DataFrame, role: str) -> None:
+    unnamed = frame.index[frame["_" + role] == ""]
+    if len(unnamed):
+        raise InputError(f"{path}: result {unnamed[0] + 1} names no {role} ({role}.label / "
                          f"{'id' if role == 'provider' else 'raw'})")
-    return short_name(str(name))
 
 
 def short_name(text: str) -> str:
@@ -210,7 +215,7 @@ def short_name(text: str) -> str:
     return f"{first[:RELEASE_NAME_LIMIT - 10].rstrip()}… #{digest}"
 
 
-def _row(path: Path, number: int, result: dict, release_by: str) -> dict[str, Any]:
+def _row(path: Path, number: int, result: dict) -> dict[str, Any]:
     response = result.get("response") if isinstance(result.get("response"), dict) else {}
     errored = result.get("failureReason") == ERROR_REASON or (
         "failureReason" not in result and bool(response.get("error")))
@@ -220,7 +225,7 @@ def _row(path: Path, number: int, result: dict, release_by: str) -> dict[str, An
     prompt = result.get("prompt") if isinstance(result.get("prompt"), dict) else {}
     grading = result.get("gradingResult") if isinstance(result.get("gradingResult"), dict) else {}
     output = response.get("output")
-    row = {"_provider": _name(path, number, result, "provider"), "_prompt": _name(path, number, result, "prompt"),
+    row = {"_provider": _name(result, "provider"), "_prompt": _name(result, "prompt"),
            "_test": _canonical(test.get("vars", result.get("vars"))), "_order": _order(result, number),
            "case_id": case_key(result),
            "passed": NAN if errored else float(bool(result.get("success"))),
