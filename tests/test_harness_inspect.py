@@ -138,3 +138,14 @@ def test_report_states_what_was_read_and_tidy_records_are_unchanged(tmp_path):
     assert result.exit_code in (0, 1), result.output
     record = json.loads((tmp_path / "t.json").read_text())["inputs"][0]
     assert sorted(record) == ["format", "path", "release", "rows", "sha256"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_an_eval_set_finished_by_a_rerun_reads_as_the_finished_log(version):
+    # the first eval_set call stopped with an error on q3; the second, in the same directory, finished the task
+    folder = HARNESS / version / "eval-set-retry"
+    (header,) = json.loads((folder / "logs.json").read_text()).values()
+    assert header["status"] == "success"
+    table = load_results([Source(folder)]).table
+    assert sorted(table["case_id"]) == ["q1", "q2", "q3", "q4"] and table["passed"].notna().all()
+    assert table["passed"].mean() == pytest.approx(header["results"]["scores"][0]["metrics"]["accuracy"]["value"])
