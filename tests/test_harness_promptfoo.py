@@ -94,3 +94,12 @@ def test_two_multi_provider_runs_compare_by_name(tmp_path):
     # unnamed, the same provider from two files is refused with the NAME= hint
     result = run_cli("report", V2 / "repeat3.json", V3 / "repeat3.json", "--baseline", "shout", "-o", out)
     assert result.exit_code == 2 and "both hold release 'shout'" in result.output and "base=" in result.output
+
+
+def test_a_repeat_file_reports_its_runs(tmp_path):
+    out = tmp_path / "r.json"
+    result = run_cli("report", V3 / "repeat3.json", "--baseline", "echo", "-o", out)
+    assert result.exit_code in (0, 1), result.output
+    candidate = json.loads(out.read_text())["candidates"][0]
+    assert candidate["name"] == "shout" and candidate["overall"]["n"] == 6
+    assert (candidate["run_axis"]["runs_baseline"], candidate["run_axis"]["runs_candidate"]) == (3, 3)
