@@ -149,3 +149,14 @@ def test_an_eval_set_finished_by_a_rerun_reads_as_the_finished_log(version):
     table = load_results([Source(folder)]).table
     assert sorted(table["case_id"]) == ["q1", "q2", "q3", "q4"] and table["passed"].notna().all()
     assert table["passed"].mean() == pytest.approx(header["results"]["scores"][0]["metrics"]["accuracy"]["value"])
+
+
+def test_an_eval_set_missing_a_tasks_log_is_refused(tmp_path):
+    folder = tmp_path / "eval-set"
+    shutil.copytree(HARNESS / "inspect-0.3.285" / "eval-set", folder)
+    index = json.loads((folder / "logs.json").read_text())
+    gone = sorted(index)[0]
+    (folder / gone).unlink()
+    (folder / "logs.json").write_text(json.dumps({k: v for k, v in index.items() if k != gone}))
+    _raises(lambda: harness_files(folder), "lists task(s) with no log", index[gone]["eval"]["task_id"],
+            "incomplete")
