@@ -96,3 +96,11 @@ def test_results_summary_alone_and_an_output_without_samples_are_refused(tmp_pat
     bare.mkdir()
     shutil.copy(summary, bare / summary.name)
     _raises(lambda: load_results([Source(bare)]), "no samples files", "--log_samples")
+
+
+def test_two_runs_of_one_model_in_one_folder_need_names(tmp_path):
+    folder = tmp_path / "model-a"
+    shutil.copytree(NEW / "model-a", folder)
+    for path in list(folder.iterdir()):  # a second run of the same model, on another date
+        shutil.copy(path, folder / path.name.replace("2026-12-01T09-00-19", "2026-12-02T10-00-00"))
+    _raises(lambda: load_results([Source(folder)]), "both hold release 'model-a'", "base=", "cand=")
