@@ -29,7 +29,7 @@ _LM_RESULTS = re.compile(r"^results(_.+)?\.json$")
 
 def expand_sources(sources: list) -> list:
     """Each directory source becomes the sources of the files it holds; index files are refused."""
-    from releasegate.load import Source
+    from releasegate.load.sources import Source
 
     expanded = []
     for source in sources:
