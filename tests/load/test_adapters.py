@@ -117,7 +117,8 @@ def test_inspect_scored_eval_matches_the_logs_own_accuracy_and_usage(inspect_dir
 def test_inspect_unscored_eval_is_refused_saying_it_has_no_scores(inspect_dir):
     # fail closed: an unscored log has no outcomes to compare, under any --scorer
     for scorer in (None, "match"):
-        _raises(lambda: read_inspect(inspect_dir / UNSCORED, scorer=scorer), "holds no scores", "inspect score")
+        _raises(lambda scorer=scorer: read_inspect(inspect_dir / UNSCORED, scorer=scorer), "holds no scores",
+                "inspect score")
 
 
 def test_inspect_epochs_become_runs(inspect_dir):

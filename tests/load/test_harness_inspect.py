@@ -43,7 +43,7 @@ def test_eval_set_directory_is_read_whole_and_matches_inspects_accuracy(version)
     index = json.loads((folder / "logs.json").read_text())
     assert len(loaded.inputs) == len(index) == 2
     table = loaded.table
-    for name, header in index.items():
+    for header in index.values():
         model = header["eval"]["model"]
         accuracy = {s["name"]: s["metrics"]["accuracy"]["value"] for s in header["results"]["scores"]}
         rows = table[table["release"] == model]
@@ -155,7 +155,7 @@ def test_an_eval_set_missing_a_tasks_log_is_refused(tmp_path):
     folder = tmp_path / "eval-set"
     shutil.copytree(HARNESS / "inspect-0.3.285" / "eval-set", folder)
     index = json.loads((folder / "logs.json").read_text())
-    gone = sorted(index)[0]
+    gone = min(index)
     (folder / gone).unlink()
     (folder / "logs.json").write_text(json.dumps({k: v for k, v in index.items() if k != gone}))
     _raises(lambda: harness_files(folder), "lists task(s) with no log", index[gone]["eval"]["task_id"],
