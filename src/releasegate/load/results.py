@@ -87,10 +87,16 @@ def load_results(
     columns = dict(columns or {})
     frames, inputs, formats = [], [], []
     seen: set[str] = set()  # every column name of every file, before renaming
+    from releasegate.load.directories import expand_sources
+    from releasegate.load.records import check_one_file_per_release, input_record
+
+    read: list = []
     notes: list[str] = []
-    for source in sources:
+    # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output, read whole.
+    expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source]))]
+    for source in expanded:
         store_input = None
-        if source.path.is_dir() and is_store(source.path):  # a `releasegate run` store (load/store.py)
+        if is_store(source.path):
             frame, store_input, store_notes = read_store_input(source.path, source.release, options.drop_holes)
             fmt = store_input.format
             notes += store_notes
@@ -102,16 +108,16 @@ def load_results(
         # category and cluster may come from the case table instead, so only these must be in every file.
         required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
         frame = rename_columns(frame, columns, source.path, required)
-        if source.release is not None:
+        if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
             frame["release"] = source.release
         else:
             require_column(frame, "release", source.path, "--release-col", columns.get("release"))
         require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
         frames.append(frame)
-        release = source.release
-        inputs.append(store_input or InputFile(str(source.path), sha256_of(source.path), int(frame.shape[0]), fmt,
-                                               release))
+        inputs.append(store_input or input_record(source.path, sha256_of(source.path), frame, fmt, source.release))
+        read.append((source.path, frame, fmt, source.release))
     _check_options_apply(options, set(formats))
+    check_one_file_per_release(read)
     for fmt in dict.fromkeys(formats):
         if fmt in adapters.ADAPTERS:
             adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])
