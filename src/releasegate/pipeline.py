@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from releasegate import __version__
@@ -45,6 +46,8 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     from releasegate.validate import validate
 
     data = validate(loaded.table, policy, loaded.metadata_columns)
+    if loaded.notes:  # what loading dropped or recorded (e.g. a run store's holes) is said in the report
+        data = dataclasses.replace(data, notes=(*loaded.notes, *data.notes))
     analysis = analyze(data, policy)
     verdicts = decide(analysis, policy)
     provenance = Provenance(
@@ -74,13 +77,14 @@ def _formats(sources: list[Source], options: AdapterOptions) -> set[str]:
         return {options.format}
     from releasegate.errors import InputError
     from releasegate.load.adapters import detect_format
+    from releasegate.load.directories import expand_sources
 
     found = set()
     for source in sources:
         try:
-            found.add(detect_format(source.path))
+            found.update(detect_format(one.path) for one in expand_sources([source]) if one.path.is_file())
         except (InputError, OSError):
-            continue
+            continue  # loading names the problem with this input
     return found
 
 
@@ -95,7 +99,7 @@ def _load_by_scorer(sources, policy: Policy, cases, options: AdapterOptions, met
         raise InputError("--scorer and --metric both name Inspect scorers; name every scorer with --metric")
     first, keys = None, ["release", "case_id", "run"]
     for metric in dict.fromkeys(metrics):
-        chosen = AdapterOptions(options.format, {**options.values, "scorer": metric})
+        chosen = dataclasses.replace(options, values={**options.values, "scorer": metric})
         loaded = load_results(sources, columns=policy.columns, cases=cases, options=chosen)
         table = loaded.table
         outcome = table["passed"] if "passed" in table.columns else table["score"]
@@ -183,6 +187,8 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
         others = tuple(m for m in metrics if m != metric)
         one, single = _metric_table(loaded, metric, others, policy)
         data = validate(one.table, single, one.metadata_columns)
+        if loaded.notes:
+            data = dataclasses.replace(data, notes=(*loaded.notes, *data.notes))
         analysis = across_metrics(analyze(data, single), len(metrics))
         provenance = Provenance(
             tool_version=__version__, command_line=command_line, inputs=loaded.inputs,

@@ -35,7 +35,9 @@ ALLOWED: dict[str, set[str]] = {
     "pipeline": BASE | {"load", "validate", "analyze", "decide", "model", "policy", "provenance"},
     "demo": BASE | {"load", "pipeline", "policy", "render"},
     "api": BASE | {"load", "pipeline", "policy", "render", "model"},
-    "cli": BASE | {"load", "pipeline", "policy", "render", "demo", "api"},
+    "cli": BASE | {"load", "pipeline", "policy", "render", "demo", "api", "plan", "run"},
+    # plan simulates releases like the suite and runs the gate's own plan on them.
+    "plan": BASE | {"stats", "model", "policy", "analyze", "decide", "validate", "load", "pipeline"},
 }
 
 

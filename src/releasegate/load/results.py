@@ -19,6 +19,8 @@ from releasegate.load import adapters
 from releasegate.load.cases import join_cases
 from releasegate.load.columns import COLUMN_FLAGS, rename_columns, require_column
 from releasegate.load.sources import Source, check_file, sha256_of
+from releasegate.load.store import read_store_input
+from releasegate.load.store_table import is_store
 from releasegate.model import InputFile
 from releasegate.policy import CANONICAL_COLUMNS
 
@@ -30,6 +32,7 @@ class AdapterOptions:
 
     format: str = "auto"
     values: Mapping[str, Any] = field(default_factory=dict)
+    drop_holes: bool = False  # a run store with missing or errored cells: compare without those cases
 
     def given(self) -> dict[str, Any]:
         return {k: v for k, v in self.values.items() if v is not None}
@@ -86,23 +89,37 @@ def load_results(
     columns = dict(columns or {})
     frames, inputs, formats = [], [], []
     seen: set[str] = set()  # every column name of every file, before renaming
-    for source in sources:
-        check_file(source.path)
-        frame, fmt = _read_one(source, options)
+    from releasegate.load.directories import expand_sources
+    from releasegate.load.records import check_one_file_per_release, input_record
+
+    read: list = []
+    notes: list[str] = []
+    # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output, read whole.
+    expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source]))]
+    for source in expanded:
+        store_input = None
+        if is_store(source.path):
+            frame, store_input, store_notes = read_store_input(source.path, source.release, options.drop_holes)
+            fmt = store_input.format
+            notes += store_notes
+        else:
+            check_file(source.path)
+            frame, fmt = _read_one(source, options)
         formats.append(fmt)
         seen.update(map(str, frame.columns))
         # category and cluster may come from the case table instead, so only these must be in every file.
         required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
         frame = rename_columns(frame, columns, source.path, required)
-        if source.release is not None:
+        if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
             frame["release"] = source.release
         else:
             require_column(frame, "release", source.path, "--release-col", columns.get("release"))
         require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
         frames.append(frame)
-        release = source.release
-        inputs.append(InputFile(str(source.path), sha256_of(source.path), int(frame.shape[0]), fmt, release))
+        inputs.append(store_input or input_record(source.path, sha256_of(source.path), frame, fmt, source.release))
+        read.append((source.path, frame, fmt, source.release))
     _check_options_apply(options, set(formats))
+    check_one_file_per_release(read)
     for fmt in dict.fromkeys(formats):
         if fmt in adapters.ADAPTERS:
             adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])
@@ -121,4 +138,4 @@ def load_results(
         hint = f"; closest match {close[0]!r} (use --passed-col {close[0]})" if close else ""
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
-    return LoadedResults(table, tuple(inputs), metadata)
+    return LoadedResults(table, tuple(inputs), metadata, tuple(notes))

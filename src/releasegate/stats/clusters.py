@@ -44,7 +44,7 @@ def _cluster_codes(cluster, n: int) -> tuple[np.ndarray, int]:
     return codes.reshape(-1), int(uniq.size)
 
 
-def _prepare(d, cluster) -> tuple[np.ndarray, np.ndarray, int]:
+def prepare_clusters(d, cluster) -> tuple[np.ndarray, np.ndarray, int]:
     x = as_1d_float(d, "d")
     if x.size == 0:
         raise ValueError("d is empty: clustered statistics need at least one case")
@@ -52,7 +52,7 @@ def _prepare(d, cluster) -> tuple[np.ndarray, np.ndarray, int]:
     return x, codes, g
 
 
-def _sums_and_sizes(x: np.ndarray, codes: np.ndarray, g: int) -> tuple[np.ndarray, np.ndarray]:
+def cluster_sums_and_sizes(x: np.ndarray, codes: np.ndarray, g: int) -> tuple[np.ndarray, np.ndarray]:
     return np.bincount(codes, weights=x, minlength=g), np.bincount(codes, minlength=g).astype(np.float64)
 
 
@@ -149,8 +149,8 @@ def cluster_bootstrap_intervals(
         raise ValueError("n_resamples must be at least 1")
     if block < 1:
         raise ValueError("block must be at least 1")
-    x, codes, g = _prepare(d, cluster)
-    sums, sizes = _sums_and_sizes(x, codes, g)
+    x, codes, g = prepare_clusters(d, cluster)
+    sums, sizes = cluster_sums_and_sizes(x, codes, g)
     n = int(x.size)
     estimate = float(sums.sum() / n)
     direction = float(np.sign(sums.sum()))
@@ -231,7 +231,7 @@ def cr2_test(d: np.ndarray, cluster: np.ndarray, confidence: float = 0.95) -> CR
     the interval collapses to the estimate.
     """
     confidence = check_confidence(confidence)
-    x, codes, g = _prepare(d, cluster)
+    x, codes, g = prepare_clusters(d, cluster)
     n = int(x.size)
     nan = math.nan
     constant = bool(np.all(x == x[0]))
@@ -240,7 +240,7 @@ def cr2_test(d: np.ndarray, cluster: np.ndarray, confidence: float = 0.95) -> CR
         return CR2Result(estimate, nan, nan, nan, nan, nan, nan, nan, nan, n, g, nan, nan, confidence, False)
     scale = float(np.max(np.abs(x)))
     # Work on d / max|d| so that squaring tiny or huge values neither underflows nor overflows.
-    resid_sums, sizes = _sums_and_sizes((x - estimate) / (scale or 1.0), codes, g)
+    resid_sums, sizes = cluster_sums_and_sizes((x - estimate) / (scale or 1.0), codes, g)
     p = sizes / n
     ss = resid_sums**2
     if constant:
@@ -388,7 +388,7 @@ def cluster_signflip_test(
     under-cover (Canay, Santos & Shaikh 2021, Econometrica 89:1; Miller 2024, arXiv 2411.00640). The result
     depends only on the multiset of cluster sums.
     """
-    x, codes, g = _prepare(d, cluster)
+    x, codes, g = prepare_clusters(d, cluster)
     sums = np.bincount(codes, weights=x, minlength=g)
     p_two, p_reg, p_imp, exact, b = signflip_core(
         sums, float(sums.sum()), int(n_resamples), seed, int(max_exact_clusters)
@@ -411,7 +411,7 @@ def design_effect(d: np.ndarray, cluster: np.ndarray, floor: bool = True) -> flo
     ``floor=True`` (default) reports max(1, ratio), like flooring the ICC at 0: a power statement should not
     bank on negatively correlated clusters. All d equal (no variance) -> 1.
     """
-    x, codes, g = _prepare(d, cluster)
+    x, codes, g = prepare_clusters(d, cluster)
     if np.all(x == x[0]):
         return 1.0
     e = (x - x.mean()) / float(np.max(np.abs(x)))  # scaled: the ratio is scale-free, squares stay finite
