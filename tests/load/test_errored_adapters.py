@@ -16,10 +16,13 @@ PROMPTFOO = TESTS / "data" / "promptfoo" / "results.json"
 
 def test_an_errored_inspect_sample_leaves_the_comparison(tmp_path):
     log = json.loads(POPULARITY.read_text())
+    log["status"] = "success"  # the fixture's log was cancelled after 3 samples; read it as a finished one
+    live = tmp_path / "live.json"
+    live.write_text(json.dumps(log))
     log["samples"][1]["error"] = {"message": "RateLimitError: too many requests", "traceback": "..."}
     edited = tmp_path / "edited.json"
     edited.write_text(json.dumps(log))
-    report = build_report([f"live={POPULARITY}", f"new={edited}"], baseline="live", margin=0)
+    report = build_report([f"live={live}", f"new={edited}"], baseline="live", margin=0)
     cand = report.analysis.candidates[0]
     e = cand.sections.errors
     assert (e.excluded, e.candidate_errored, e.baseline_errored) == (1, 1, 0)

@@ -17,6 +17,7 @@ PROMPTFOO = TESTS / "data" / "promptfoo" / "results.json"
 
 def _inspect(tmp_path, name: str, safe: list[str], tone: list[float]) -> Path:
     log = json.loads(POPULARITY.read_text())
+    log["status"] = "success"  # the fixture's log was cancelled after 3 samples; read it as a finished one
     for sample, s, t in zip(log["samples"], safe, tone):
         sample["scores"]["safe"] = {"value": s}
         sample["scores"]["style"] = {"value": {"tone": t, "length": 1}}
