@@ -111,6 +111,36 @@ def _load_by_scorer(sources, policy: Policy, cases, options: AdapterOptions, met
     return first
 
 
+def _widen(loaded: LoadedResults) -> LoadedResults:
+    """A long layout (one row per release, case[, run] and metric, the outcome in passed or score) becomes one
+    column per metric; an error on any metric's row marks the case's cell errored (kept as its message)."""
+    import pandas as pd
+
+    from releasegate.errors import InputError
+
+    table = loaded.table
+    if "metric" not in table.columns:
+        return loaded
+    outcome = "passed" if "passed" in table.columns else "score"
+    keys = ["release", "case_id"] + (["run"] if "run" in table.columns else [])
+    names = [str(x) for x in pd.unique(table["metric"].astype(str))]
+    if any(c in table.columns for c in names):
+        raise InputError(f"the metric column names {', '.join(names)}, and some of these are also columns")
+    if table.duplicated(subset=[*keys, "metric"]).any():
+        raise InputError(f"duplicate ({', '.join(keys)}, metric) rows in the long layout")
+    rest = table.drop(columns=["metric", "passed", "score"], errors="ignore")
+    wide = rest.drop_duplicates(subset=keys).set_index(keys)
+    by_metric = table.set_index([*keys, "metric"])[outcome]
+    for name in names:
+        wide[name] = by_metric.xs(name, level="metric").reindex(wide.index)
+    if "error" in table.columns:
+        text = table["error"].astype(object).where(table["error"].notna(), "").astype(str).str.strip()
+        errors = table.assign(error=text)[text != ""].groupby(keys)["error"].first()
+        wide["error"] = errors.reindex(wide.index)
+    metadata = tuple(c for c in loaded.metadata_columns if c != "metric")
+    return dataclasses.replace(loaded, table=wide.reset_index(), metadata_columns=metadata)
+
+
 def check_metrics(metrics: tuple[str, ...], columns, policy: Policy) -> None:
     """A metric named twice, a metric that matches no column (listing what exists) or a policy for a metric
     not in the data is refused with one line."""
@@ -178,6 +208,7 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
     from releasegate.model import MetricsReport
     from releasegate.validate import validate
 
+    loaded = _widen(loaded)
     if "success" in metrics and "success" not in loaded.table.columns and \
             any(f.format == "promptfoo" for f in loaded.inputs):
         loaded = dataclasses.replace(loaded, table=loaded.table.assign(success=loaded.table["passed"]))

@@ -141,3 +141,20 @@ def test_the_job_summary_holds_the_grid(tmp_path, monkeypatch):
     assert result.exit_code == 1
     text = summary.read_text()
     assert "| candidate | verdict | correct | safe | format_ok |" in text and "DON'T SHIP r2: safe blocks" in text
+
+
+def test_a_long_layout_with_a_metric_column_is_the_same_gate(tmp_path):
+    wide = _write(tmp_path)
+    lines = wide.read_text().splitlines()
+    long = ["release,case_id,category,metric,passed"]
+    for line in lines[1:]:
+        release, case, category, *values = line.split(",")
+        long += [f"{release},{case},{category},{m},{v}" for m, v in zip(METRICS, values)]
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(long) + "\n")
+    a, b = tmp_path / "wide.json", tmp_path / "long.json"
+    run_cli("check", wide, "--baseline", "r1", *_metrics_args(), "-o", a)
+    result = run_cli("check", path, "--baseline", "r1", *_metrics_args(), "-o", b)
+    assert result.output.startswith("DON'T SHIP r2: safe blocks")
+    grid_a, grid_b = (json.loads(p.read_text())["candidates"] for p in (a, b))
+    assert grid_a == grid_b
