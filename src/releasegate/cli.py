@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from releasegate import __version__
+from releasegate.cli_options import option
 
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -57,38 +58,38 @@ def input_options(function):
     """The options shared by report and check: inputs, columns, adapters and policy."""
     decorators = [
         click.argument("results", nargs=-1, required=True),
-        click.option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
-        click.option("--baseline", help="The live release (default: the policy's)."),
-        click.option("--candidate", "candidates", multiple=True, help="A candidate to compare (default: every other release)."),
-        click.option("--policy", "policy_path", type=click.Path(path_type=Path), help="Policy TOML file; flags win over it."),
-        click.option("--critical", multiple=True, help="A critical category: any broken case in it blocks the release."),
-        click.option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
-        click.option("--alpha", type=float, help="Significance level (default 0.05)."),
-        click.option("--correction", type=click.Choice(["holm", "hochberg", "bh", "bonferroni", "none"]),
+        option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
+        option("--baseline", help="The live release (default: the policy's)."),
+        option("--candidate", "candidates", multiple=True, help="A candidate to compare (default: every other release)."),
+        option("--policy", "policy_path", type=click.Path(path_type=Path), help="Policy TOML file; flags win over it."),
+        option("--critical", multiple=True, help="A critical category: any broken case in it blocks the release."),
+        option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
+        option("--alpha", type=float, help="Significance level (default 0.05)."),
+        option("--correction", type=click.Choice(["holm", "hochberg", "bh", "bonferroni", "none"]),
                      help="Multiplicity correction (default holm)."),
-        click.option("--mcnemar", type=click.Choice(["exact", "midp"]), help="McNemar p used by the gate (default exact)."),
-        click.option("--pass-threshold", type=float, help="Scores at or above this count as passed."),
-        click.option("--missing", type=click.Choice(["refuse", "fail", "drop"]), help="Rows without an outcome (default refuse)."),
-        click.option("--allow-missing", is_flag=True, default=None, help="Compare shared cases only when case sets differ."),
-        click.option("--seed", type=int, help="Random seed of every resampling."),
-        click.option("--resamples", "n_resamples", type=int, help="Bootstrap resamples (default 10,000)."),
-        click.option("--title", help="Report title (default: the input's folder name)."),
-        click.option("--case-col", help="Column holding the case id."),
-        click.option("--release-col", help="Column holding the release name."),
-        click.option("--passed-col", help="Column holding pass/fail."),
-        click.option("--score-col", help="Column holding a numeric score."),
-        click.option("--category-col", help="Column holding the case category."),
-        click.option("--cluster-col", help="Column holding the cluster (passage, conversation, template)."),
-        click.option("--run-col", help="Column holding the run (seed / epoch) index."),
-        click.option("--format", "input_format", type=click.Choice(["auto", "tidy", "inspect", "lm-eval", "promptfoo"]),
+        option("--mcnemar", type=click.Choice(["exact", "midp"]), help="McNemar p used by the gate (default exact)."),
+        option("--pass-threshold", type=float, help="Scores at or above this count as passed."),
+        option("--missing", type=click.Choice(["refuse", "fail", "drop"]), help="Rows without an outcome (default refuse)."),
+        option("--allow-missing", is_flag=True, default=None, help="Compare shared cases only when case sets differ."),
+        option("--seed", type=int, help="Random seed of every resampling."),
+        option("--resamples", "n_resamples", type=int, help="Bootstrap resamples (default 10,000)."),
+        option("--title", help="Report title (default: the input's folder name)."),
+        option("--case-col", help="Column holding the case id."),
+        option("--release-col", help="Column holding the release name."),
+        option("--passed-col", help="Column holding pass/fail."),
+        option("--score-col", help="Column holding a numeric score."),
+        option("--category-col", help="Column holding the case category."),
+        option("--cluster-col", help="Column holding the cluster (passage, conversation, template)."),
+        option("--run-col", help="Column holding the run (seed / epoch) index."),
+        option("--format", "input_format", type=click.Choice(["auto", "tidy", "inspect", "lm-eval", "promptfoo"]),
                      default="auto", show_default=True, help="Input format (detected from the file by default)."),
-        click.option("--scorer", help="Inspect: the scorer to use when a log has several."),
-        click.option("--metric", help="lm-eval: the metric to use (acc, exact_match, ...)."),
-        click.option("--filter", "filter_name", help="lm-eval: the filter to use when samples have several."),
-        click.option("--category-field", help="Inspect: the sample metadata field holding the category."),
-        click.option("--release-by", type=click.Choice(["provider", "prompt"]), default="provider", show_default=True,
-                     help="promptfoo: one release per provider or per prompt."),
-        click.option("--debug", is_flag=True, help="Show the traceback of an error."),
+        option("--scorer", help="Inspect: the scorer to use when a log has several."),
+        option("--metric", help="lm-eval: the metric to use (acc, exact_match, ...)."),
+        option("--filter", "filter_name", help="lm-eval: the filter to use when samples have several."),
+        option("--category-field", help="Inspect: the sample metadata field holding the category."),
+        option("--release-by", type=click.Choice(["provider", "prompt"]),
+                     help="promptfoo: one release per provider (default) or per prompt."),
+        option("--debug", is_flag=True, help="Show the traceback of an error."),
     ]
     for decorator in reversed(decorators):
         function = decorator(function)
@@ -122,11 +123,19 @@ def build_report(kw: dict):
     )
     options = AdapterOptions(
         format=kw["input_format"], scorer=kw.get("scorer"), metric=kw.get("metric"),
-        filter_name=kw.get("filter_name"), category_field=kw.get("category_field"), release_by=kw["release_by"],
+        filter_name=kw.get("filter_name"), category_field=kw.get("category_field"), release_by=kw.get("release_by"),
     )
     sources = [parse_source(text) for text in kw["results"]]
     command_line = "releasegate " + shlex.join(sys.argv[1:])
     return run(sources, policy, cases=kw.get("cases"), options=options, command_line=command_line)
+
+
+def _check_not_inputs(paths: list[Path], kw: dict) -> None:
+    from releasegate.load import parse_source
+    from releasegate.render.output_guard import check_outputs_are_not_inputs
+
+    inputs = [parse_source(text).path for text in kw["results"]] + [kw.get("cases"), kw.get("policy_path")]
+    check_outputs_are_not_inputs(paths, inputs)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -143,12 +152,12 @@ def main() -> None:
 
 @main.command()
 @input_options
-@click.option("-o", "--output", "outputs", multiple=True, required=True, type=click.Path(path_type=Path),
+@option("-o", "--output", "outputs", multiple=True, required=True, type=click.Path(path_type=Path),
               help="Output file; the format comes from the suffix (.html, .md, .pdf, .json). Repeatable.")
-@click.option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
+@option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
               help="PDF paper size.")
-@click.option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
-@click.option("--interactive", is_flag=True, help="HTML: add one inline Vega bundle for tooltips.")
+@option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
+@option("--interactive", is_flag=True, help="HTML: add one inline Vega bundle for tooltips.")
 @guarded
 def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
     """Write the release note in every format asked for with -o."""
@@ -156,6 +165,7 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
 
     paths = list(outputs)
     check_output_paths(paths)
+    _check_not_inputs(paths, kw)
     with rendering(paths):
         result = build_report(kw)
         write_reports(result, paths, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
@@ -169,12 +179,12 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
 
 @main.command()
 @input_options
-@click.option("-o", "--output", "outputs", multiple=True, type=click.Path(path_type=Path),
+@option("-o", "--output", "outputs", multiple=True, type=click.Path(path_type=Path),
               help="Also write the report (.md for a PR comment, .html, .pdf, .json). Repeatable.")
-@click.option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
+@option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
               help="PDF paper size.")
-@click.option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
-@click.option("--no-step-summary", is_flag=True,
+@option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
+@option("--no-step-summary", is_flag=True,
               help="Do not append the verdict to $GITHUB_STEP_SUMMARY (done by default when it is set).")
 @guarded
 def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
@@ -188,6 +198,7 @@ def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
         from releasegate.render import check_output_paths, rendering
 
         check_output_paths(paths)
+        _check_not_inputs(paths, kw)
         preparing = rendering(paths)
     with preparing:
         result = build_report(kw)
@@ -220,7 +231,7 @@ def _append_summary(result, path: Path) -> None:
 
 @main.command()
 @click.argument("directory", required=False, default="releasegate-demo", type=click.Path(path_type=Path))
-@click.option("--debug", is_flag=True, help="Show the traceback of an error.")
+@option("--debug", is_flag=True, help="Show the traceback of an error.")
 @guarded
 def demo(directory, debug) -> None:
     """Write the bundled bank-assistant example, its policy and its reports into DIRECTORY."""

@@ -6,6 +6,7 @@ written when validation fails.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -204,6 +205,43 @@ def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, 
     return notes
 
 
+# A critical name that matches no category would check nothing and let a broken case SHIP (issue 15):
+# it is refused, naming the categories and the closest match (fraud for Fraud).
+def _closest_category(name: str, categories: list[str]) -> str | None:
+    """The category the user most plausibly meant: the same name in another case, else a near spelling."""
+    folded = [c for c in categories if c.casefold() == name.casefold()]
+    if folded:
+        return folded[0]
+    close = difflib.get_close_matches(name.casefold(), [c.casefold() for c in categories], n=1, cutoff=0.6)
+    if not close:
+        return None
+    return next(c for c in categories if c.casefold() == close[0])
+
+
+def check_critical(critical: tuple[str, ...], categories: list[str] | None) -> None:
+    """Refuse critical names when there is no category at all, or when one matches no category exactly.
+
+    ``categories`` is None when the data has no category column (nor a case table giving one).
+    """
+    if not critical:
+        return
+    if categories is None:
+        raise InputError(f"critical categor{'y' if len(critical) == 1 else 'ies'} "
+                         f"{', '.join(map(repr, critical))} given, but the data has no category column "
+                         "(add one, join a case table with --cases, or name it with --category-col)")
+    known = set(categories)
+    for name in critical:
+        if name in known:
+            continue
+        listing = ", ".join(map(repr, categories[:MAX_LISTED]))
+        if len(categories) > MAX_LISTED:
+            listing += f" and {len(categories) - MAX_LISTED} more"
+        close = _closest_category(name, categories)
+        hint = f"; closest match {close!r}" if close else ""
+        raise InputError(f"critical category {name!r} matches no category (names are case-sensitive){hint}; "
+                         f"categories: {listing}")
+
+
 def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, ...] = ()) -> ValidatedResults:
     """Check the loaded table and return it with a float ``outcome`` column and the plan's choices."""
     releases, baseline, candidates = _choose_releases(table, policy)
@@ -241,6 +279,8 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         table["category"] = table["category"].fillna("(none)")
         _check_category_count(table)
         _check_attribute_agrees(table, "category")
+    check_critical(tuple(policy.critical),
+                   sorted(map(str, pd.unique(table["category"]))) if has_categories else None)
     if has_clusters:
         if table["cluster"].isna().any():
             raise InputError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "

@@ -34,7 +34,7 @@ class AdapterOptions:
     metric: str | None = None
     filter_name: str | None = None
     category_field: str | None = None
-    release_by: str = "provider"
+    release_by: str | None = None  # None: one release per provider (given, it must be a promptfoo input)
 
 
 @dataclass(frozen=True)
@@ -93,12 +93,27 @@ def _read_one(source: Source, options: AdapterOptions) -> tuple[pd.DataFrame, st
     elif fmt == "promptfoo":
         from releasegate.load.adapters.promptfoo import read_promptfoo
 
-        frame = read_promptfoo(source.path, release=source.release, release_by=options.release_by)
+        frame = read_promptfoo(source.path, release=source.release, release_by=options.release_by or "provider")
     else:
         from releasegate.load.tidy import read_tidy
 
         frame = read_tidy(source.path)
     return frame, fmt
+
+
+# Harness options and the formats they apply to: given for an input of no such format, they would be
+# ignored silently, and the user expected them to change the result.
+HARNESS_OPTIONS = {"scorer": ("--scorer", "inspect"), "category_field": ("--category-field", "inspect"),
+                   "metric": ("--metric", "lm-eval"), "filter_name": ("--filter", "lm-eval"),
+                   "release_by": ("--release-by", "promptfoo")}
+
+
+def check_harness_options(options: AdapterOptions, formats: set[str]) -> None:
+    """Refuse an option of a harness none of the inputs comes from, naming the format it applies to."""
+    for key, (flag, fmt) in HARNESS_OPTIONS.items():
+        if getattr(options, key) is not None and fmt not in formats:
+            raise InputError(f"{flag} applies to {fmt} files only; the input is {' and '.join(sorted(formats))}: "
+                             f"drop {flag}")
 
 
 FLAGS = {"release": "--release-col", "case_id": "--case-col", "passed": "--passed-col", "score": "--score-col",
@@ -170,6 +185,7 @@ def load_results(
         frames.append(frame)
         release = source.release
         inputs.append(InputFile(str(source.path), sha256_of(source.path), int(frame.shape[0]), fmt, release))
+    check_harness_options(options, {i.format for i in inputs})
     _check_same_task(frames)
     _qualify_lm_eval_cases(frames)
     table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
