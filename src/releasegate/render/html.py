@@ -19,6 +19,7 @@ from releasegate.pipeline import package_versions
 from releasegate.render.columns import case_columns
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
+from releasegate.render.html_limits import MAX_CASE_ROWS, MAX_CATEGORY_ROWS, limit_context
 
 RENDER_PACKAGES = ("altair", "vl-convert-python", "weasyprint")
 CSP_STATIC = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
@@ -31,7 +32,8 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     """Render the HTML release note (SPEC section 6). ``paper`` and ``pdf_variant`` only matter to the PDF
     and are accepted so that one set of options serves every output. ``charts_as_images`` (the PDF's page)
     places each chart as an ``<img>`` of its SVG as a data: URL instead of inline SVG."""
-    context = build_context(report)
+    # Long lists are cut with a count (render/html_limits.py); the JSON keeps every row.
+    context = limit_context(build_context(report, case_limit=MAX_CASE_ROWS, category_limit=MAX_CATEGORY_ROWS))
     drawn, drawn_costs = _drawn_charts(report)
     context.update({
         "charts": {c.name: _chart_context(c) for c in drawn},
