@@ -74,6 +74,8 @@ def load_policy_file(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"policy file {path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise InputError(f"policy file {path} is nested too deeply to be a policy") from None
     unknown = sorted(set(data) - _KEYS)
     if unknown:
         import difflib

@@ -24,6 +24,9 @@ COST_COLUMNS = ("latency_ms", "input_tokens", "output_tokens", "cost")
 MAX_CATEGORIES = 10_000
 MAX_LISTED = 20
 _COMMA_NUMBER = re.compile(r"^\s*[-+]?\d[\d.]*,\d")
+# Beyond this a number overflows the statistics (squares, sums of a million of them) to infinity: it is refused
+# rather than turned into "inf" in a report or a NaN in a test.
+MAX_MAGNITUDE = 1e100
 
 
 @dataclass(frozen=True)
@@ -51,8 +54,22 @@ def _examples(values, k: int = 3) -> str:
     return ", ".join(shown)
 
 
+def _refuse_nested(series: pd.Series, name: str) -> None:
+    """JSON objects or lists where a value is due (nested records): one line, not "unhashable type"."""
+    if series.dtype != object:
+        return
+    nested = series[series.map(lambda v: isinstance(v, (dict, list)))]
+    if len(nested):
+        example = nested.iloc[0]
+        shown = (f"an object with keys {', '.join(map(str, list(example)[:5]))}" if isinstance(example, dict)
+                 else "a list")
+        raise InputError(f"{name!r} holds JSON objects or lists, not values: {len(nested)} row(s), e.g. {shown}; "
+                         "flatten the records so that the column holds one value per row")
+
+
 def parse_passed(series: pd.Series) -> pd.Series:
     """Boolean-like values (0/1, true/false, pass/fail, yes/no; any case) to 1.0/0.0, missing to NaN."""
+    _refuse_nested(series, "passed")
     if series.dtype == bool:
         return series.astype(float)
     if series.dtype.kind in "iuf":
@@ -83,6 +100,7 @@ def parse_score(series: pd.Series) -> pd.Series:
     Infinite values are refused too: no mean, interval or ratio survives them.
     """
     name = series.name if isinstance(series.name, str) else "score"
+    _refuse_nested(series, name)
     if series.dtype.kind in "iuf":
         numbers = series.astype(float)
     else:
@@ -98,6 +116,10 @@ def parse_score(series: pd.Series) -> pd.Series:
     if len(infinite):
         raise InputError(f"{name!r} must be finite; found {len(infinite)} infinite value(s), e.g. "
                          f"{_examples(infinite.unique())}")
+    huge = numbers[numbers.abs() > MAX_MAGNITUDE]
+    if len(huge):
+        raise InputError(f"{name!r} values must lie within +-{MAX_MAGNITUDE:g} (larger ones overflow the "
+                         f"statistics); found {len(huge)}, e.g. {_examples(huge.unique())}: rescale them")
     return numbers
 
 

@@ -320,17 +320,21 @@ def welch_t_test(baseline: np.ndarray, candidate: np.ndarray, confidence: float 
     diff = mb - ma
     if na < 2 or nb < 2:
         return WelchResult(diff, ma, mb, na, nb, nan, nan, nan, nan, nan, nan, nan, nan, confidence, False)
-    va = 0.0 if np.all(a == a[0]) else _scaled_std(a) ** 2 / na
-    vb = 0.0 if np.all(b == b[0]) else _scaled_std(b) ** 2 / nb
+    # In units of the largest |value|: t and df do not depend on the unit, and var**2 below would overflow at
+    # |x| ~ 1e150 and underflow to 0 / 0 at ~1e-160 in the data's own units.
+    scale = float(max(np.max(np.abs(a)), np.max(np.abs(b))))
+    scale = scale if math.isfinite(scale) and scale > 0.0 else 1.0
+    va = 0.0 if np.all(a == a[0]) else _scaled_std(a / scale) ** 2 / na
+    vb = 0.0 if np.all(b == b[0]) else _scaled_std(b / scale) ** 2 / nb
     var = va + vb
     if var == 0.0:
         t, p_two, p_reg, p_imp = _degenerate_p_values(diff)
         return WelchResult(
             diff, ma, mb, na, nb, 0.0, t, nan, p_two, p_reg, p_imp, diff, diff, confidence, True
         )
-    se = math.sqrt(var)
     df = var**2 / (va**2 / (na - 1) + vb**2 / (nb - 1))
-    t = diff / se
+    t = (float((b / scale).mean()) - float((a / scale).mean())) / math.sqrt(var)
+    se = math.sqrt(var) * scale
     p_two, p_reg, p_imp = _t_p_values(t, df)
     q = t_quantile(0.5 + confidence / 2.0, df)
     return WelchResult(
