@@ -22,7 +22,7 @@ T, DF, P = 1.4976677603213118, 6.898369401896859, 0.17850885065223354
 LOW, HIGH = -0.8608080556045672, 3.8108080556045665
 
 
-@pytest.mark.parametrize("unit", [1.0, 1e150, 1e-160, 1e300, 1e-300])
+@pytest.mark.parametrize("unit", [1.0, 1e150, 1e-80, 1e-160, 1e300, 1e-300])
 def test_welch_is_unit_free(unit):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no overflow, underflow or division warning either
