@@ -31,7 +31,7 @@ def test_a_results_file_named_like_an_option_is_read_as_a_file(tmp_path):
 def test_a_crash_is_an_error_even_in_report_only_mode(tmp_path, example):
     """A Python traceback exits 1 like DON'T SHIP; report-only must not turn it green."""
     (tmp_path / "crash.sh").write_text("echo 'Traceback (most recent call last):' >&2\nexit 1\n")
-    done, outputs, summary = run_action(tmp_path, {"RELEASEGATE": f"bash {tmp_path / 'crash.sh'}"},
+    done, outputs, _ = run_action(tmp_path, {"RELEASEGATE": f"bash {tmp_path / 'crash.sh'}"},
                                         results=str(example["eval_results.csv"]), report_only="true")
     assert done.returncode == 2
     assert outputs["verdict"] == "error" and outputs["exit-code"] == "2"

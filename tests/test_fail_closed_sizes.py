@@ -64,7 +64,7 @@ def many_releases(tmp_path_factory):
 def test_many_releases_detail_the_worst_and_count_the_rest(many_releases):
     work, n_candidates = many_releases
     html = (work / "r.html").read_text(encoding="utf-8")
-    rules = re.search(r'<table class="rules">.*?</thead>', html, re.S).group(0)
+    rules = re.search(r'<table class="rules">.*?</thead>', html, re.DOTALL).group(0)
     assert rules.count('<th scope="col">') == MAX_DETAILED_CANDIDATES
     assert html.count('<article class="verdict') == MAX_DETAILED_CANDIDATES
     assert (f"{n_candidates - MAX_DETAILED_CANDIDATES} more candidates are not detailed here (this page details "

@@ -77,8 +77,8 @@ def test_demo_never_overwrites_a_file(tmp_path, existing):
     (tmp_path / "notes.txt").write_bytes(b"unrelated\n")
     result = run_cli("demo", tmp_path)
     assert result.exit_code == 2
-    assert result.stderr.splitlines() == [
+    assert result.stderr.splitlines() == [(
         f"releasegate: error: {tmp_path} already holds {existing}; the demo never overwrites files: give it a new "
-        "or empty folder"]
+        "or empty folder")]
     assert (tmp_path / existing).read_bytes() == b"mine\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([existing, "notes.txt"])

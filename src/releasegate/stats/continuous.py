@@ -349,11 +349,11 @@ def welch_t_test(baseline: np.ndarray, candidate: np.ndarray, confidence: float 
     if na < 2 or nb < 2:
         return WelchResult(diff, ma, mb, na, nb, nan, nan, nan, nan, nan, nan, nan, nan, confidence, False)
     try:
-        va, vb, var, df, t, se = _welch_parts(a, b, diff, 1.0)
+        _, _, var, df, t, se = _welch_parts(a, b, diff, 1.0)
     except (OverflowError, ZeroDivisionError):
         # In units of the largest |value| (t and df do not depend on the unit): var**2 overflows at |x| ~ 1e150
         # and underflows to 0 / 0 at ~1e-160 in the data's own units.
-        va, vb, var, df, t, se = _welch_parts(a, b, diff, float(max(np.max(np.abs(a)), np.max(np.abs(b)))))
+        _, _, var, df, t, se = _welch_parts(a, b, diff, float(max(np.max(np.abs(a)), np.max(np.abs(b)))))
     if var == 0.0:
         t, p_two, p_reg, p_imp = _degenerate_p_values(diff)
         return WelchResult(
