@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import shlex
@@ -10,11 +9,46 @@ import sys
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from releasegate import __version__
-from releasegate.cli_options import option
+from releasegate.load.adapters import FORMATS
+from releasegate.load.adapters import OPTIONS as ADAPTER_OPTIONS
 
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
+
+
+# Click keeps the last of `--passed-col a --passed-col b` silently; a user who wrote both meant something the
+# tool cannot guess, so a second occurrence of a one-valued option is an error (one line, exit 2) instead.
+class OneValued(click.Option):
+    """An option that takes one value and may be given at most once."""
+
+    def add_to_parser(self, parser, ctx) -> None:
+        if self.multiple or self.is_flag or self.count:
+            super().add_to_parser(parser, ctx)
+            return
+        # Collected as a list so that consume_value can see how often it was given.
+        parser.add_option(obj=self, opts=self.opts, dest=self.name, action="append", nargs=self.nargs)
+
+    def consume_value(self, ctx, opts):
+        value, source = super().consume_value(ctx, opts)
+        if source is ParameterSource.COMMANDLINE and isinstance(value, list) \
+                and not (self.multiple or self.is_flag or self.count):
+            if len(value) > 1:
+                from releasegate.text import one_line
+
+                shown = ", ".join(repr(v) for v in value)
+                message = f"{self.opts[-1]} takes one value and was given {len(value)} times ({shown}); give it once"
+                click.echo(f"releasegate: error: {one_line(message)}", err=True)
+                sys.exit(2)
+            value = value[0]
+        return value, source
+
+
+def option(*names, **kwargs):
+    """click.option with the OneValued class: every option of the command line is built with it."""
+    return click.option(*names, cls=OneValued, **kwargs)
+
 
 COLUMN_FLAGS = (
     ("case_col", "case_id"), ("release_col", "release"), ("passed_col", "passed"), ("score_col", "score"),
@@ -81,14 +115,10 @@ def input_options(function):
         option("--category-col", help="Column holding the case category."),
         option("--cluster-col", help="Column holding the cluster (passage, conversation, template)."),
         option("--run-col", help="Column holding the run (seed / epoch) index."),
-        option("--format", "input_format", type=click.Choice(["auto", "tidy", "inspect", "lm-eval", "promptfoo"]),
-                     default="auto", show_default=True, help="Input format (detected from the file by default)."),
-        option("--scorer", help="Inspect: the scorer to use when a log has several."),
-        option("--metric", help="lm-eval: the metric to use (acc, exact_match, ...)."),
-        option("--filter", "filter_name", help="lm-eval: the filter to use when samples have several."),
-        option("--category-field", help="Inspect: the sample metadata field holding the category."),
-        option("--release-by", type=click.Choice(["provider", "prompt"]),
-                     help="promptfoo: one release per provider (default) or per prompt."),
+        option("--format", "input_format", type=click.Choice(FORMATS), default="auto", show_default=True,
+                     help="Input format (detected from the file by default)."),
+        *(option(o.flag, o.name, type=click.Choice(o.choices) if o.choices else None, help=o.help)
+          for o in ADAPTER_OPTIONS),
         option("--debug", is_flag=True, help="Show the traceback of an error."),
     ]
     for decorator in reversed(decorators):
@@ -98,7 +128,8 @@ def input_options(function):
 
 def build_report(kw: dict):
     """Options -> Report, through the library's one pipeline."""
-    from releasegate.load import AdapterOptions, parse_source
+    from releasegate.load.results import AdapterOptions
+    from releasegate.load.sources import parse_source
     from releasegate.pipeline import run
     from releasegate.policy import load_policy_file, make_policy
 
@@ -121,10 +152,7 @@ def build_report(kw: dict):
         title=kw.get("title"),
         columns=columns,
     )
-    options = AdapterOptions(
-        format=kw["input_format"], scorer=kw.get("scorer"), metric=kw.get("metric"),
-        filter_name=kw.get("filter_name"), category_field=kw.get("category_field"), release_by=kw.get("release_by"),
-    )
+    options = AdapterOptions(format=kw["input_format"], values={o.name: kw.get(o.name) for o in ADAPTER_OPTIONS})
     sources = [parse_source(text) for text in kw["results"]]
     command_line = "releasegate " + shlex.join(sys.argv[1:])
     return run(sources, policy, cases=kw.get("cases"), options=options, command_line=command_line)
@@ -166,9 +194,9 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
     paths = list(outputs)
     check_output_paths(paths)
     _check_not_inputs(paths, kw)
-    with rendering(paths):
+    with rendering(paths) as charts:
         result = build_report(kw)
-        write_reports(result, paths, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
+        write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
     from releasegate.text import one_line
 
     for verdict in result.verdicts:  # release names come from the input: one line each, controls shown
@@ -193,19 +221,16 @@ def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
     In GitHub Actions the verdict and the rules are appended to the job summary.
     """
     paths = list(outputs)
-    preparing = contextlib.nullcontext()
     if paths:
-        from releasegate.render import check_output_paths, rendering
+        from releasegate.render import check_output_paths, rendering, write_reports
 
         check_output_paths(paths)
         _check_not_inputs(paths, kw)
-        preparing = rendering(paths)
-    with preparing:
+        with rendering(paths) as charts:
+            result = build_report(kw)
+            write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant)
+    else:
         result = build_report(kw)
-        if paths:
-            from releasegate.render import write_reports
-
-            write_reports(result, paths, paper=paper, pdf_variant=pdf_variant)
     from releasegate.text import one_line
 
     for verdict in result.verdicts:

@@ -7,6 +7,7 @@ written when validation fails.
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass
 
@@ -92,7 +93,7 @@ def parse_passed(series: pd.Series) -> pd.Series:
     return out
 
 
-def parse_score(series: pd.Series) -> pd.Series:
+def parse_score(series: pd.Series, bound: float = MAX_MAGNITUDE) -> pd.Series:
     """Numbers to float; anything else is an error naming the column and the values.
 
     A comma inside a number ("1,234", "0,5") is refused, not guessed: it is a thousands separator in one
@@ -116,9 +117,9 @@ def parse_score(series: pd.Series) -> pd.Series:
     if len(infinite):
         raise InputError(f"{name!r} must be finite; found {len(infinite)} infinite value(s), e.g. "
                          f"{_examples(infinite.unique())}")
-    huge = numbers[numbers.abs() > MAX_MAGNITUDE]
+    huge = numbers[numbers.abs() > bound]
     if len(huge):
-        raise InputError(f"{name!r} values must lie within +-{MAX_MAGNITUDE:g} (larger ones overflow the "
+        raise InputError(f"{name!r} values must lie within +-{bound:g} (larger ones overflow the "
                          f"statistics); found {len(huge)}, e.g. {_examples(huge.unique())}: rescale them")
     return numbers
 
@@ -314,7 +315,10 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         runs_per_case = int(table.groupby(["release", "case_id"], sort=False).size().max())
     cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
     for column in cost_columns:
-        table[column] = parse_score(table[column].rename(column)).to_numpy()
+        # Costs and tokens beyond the range are left to the guardrails ("could not be measured"); a latency of
+        # 1e308 ms is no latency, and would show as "inf" in every report.
+        bound = MAX_MAGNITUDE if column == "latency_ms" else math.inf
+        table[column] = parse_score(table[column].rename(column), bound).to_numpy()
     return ValidatedResults(
         table=table.reset_index(drop=True),
         baseline=baseline,

@@ -53,11 +53,12 @@ def chart_view(report: Report) -> tuple[Report, str]:
     if not said:
         return report, ""
     names = {analysis.baseline, *(c.name for c in candidates)}
-    extras = dict(analysis.extras)
-    costs = extras.get("costs")
-    if costs is not None and dataclasses.is_dataclass(costs) and hasattr(costs, "releases"):
-        extras["costs"] = dataclasses.replace(costs, releases=tuple(r for r in costs.releases if r.name in names))
-    view = dataclasses.replace(analysis, candidates=candidates, extras=extras,
+    sections = analysis.sections
+    costs = sections.costs
+    if costs is not None:
+        costs = dataclasses.replace(costs, releases=tuple(r for r in costs.releases if r.name in names))
+        sections = dataclasses.replace(sections, costs=costs)
+    view = dataclasses.replace(analysis, candidates=candidates, sections=sections,
                                releases=tuple(r for r in analysis.releases if r.name in names))
     verdicts = tuple(v for v in report.verdicts if v.candidate in names)
     note = f"The charts show {' and '.join(said)}; the tables below list more and the JSON report every one."
