@@ -83,7 +83,11 @@ def load_results(
     columns = dict(columns or {})
     frames, inputs, formats = [], [], []
     seen: set[str] = set()  # every column name of every file, before renaming
-    for source in sources:
+    from releasegate.load.directories import expand_sources
+    from releasegate.load.records import check_one_file_per_release, input_record
+
+    read: list = []
+    for source in expand_sources(sources):  # a harness's output directory is read whole
         check_file(source.path)
         frame, fmt = _read_one(source, options)
         formats.append(fmt)
@@ -91,15 +95,16 @@ def load_results(
         # category and cluster may come from the case table instead, so only these must be in every file.
         required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
         frame = rename_columns(frame, columns, source.path, required)
-        if source.release is not None:
+        if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
             frame["release"] = source.release
         else:
             require_column(frame, "release", source.path, "--release-col", columns.get("release"))
         require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
         frames.append(frame)
-        release = source.release
-        inputs.append(InputFile(str(source.path), sha256_of(source.path), int(frame.shape[0]), fmt, release))
+        inputs.append(input_record(source.path, sha256_of(source.path), frame, fmt, source.release))
+        read.append((source.path, frame, fmt, source.release))
     _check_options_apply(options, set(formats))
+    check_one_file_per_release(read)
     for fmt in dict.fromkeys(formats):
         if fmt in adapters.ADAPTERS:
             adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])
