@@ -67,7 +67,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
 
 METRIC_KINDS = ("auto", "pass_fail", "score")
 METRIC_KEYS = ("kind", "direction", "margin", "pass_threshold")
-_NOT_METRICS = {"release", "case_id", "category", "cluster", "run", "latency_ms", "input_tokens", "output_tokens",
+_NOT_METRICS = {"passed", "score", "release", "case_id", "category", "cluster", "run", "latency_ms", "input_tokens", "output_tokens",
                 "cost", "error", "doc_hash"}
 
 

@@ -48,9 +48,10 @@ FAIL_CLOSED_CASES: tuple[Case, ...] = (
     Case("foreign-option-tidy", "a harness option on a tidy table", "`--scorer match` on a CSV",
          {"results.csv": GOOD}, ("results.csv", *BASE, "--scorer", "match"),
          ("--scorer applies to inspect files only", "the inputs are tidy")),
-    Case("foreign-option-promptfoo", "an lm-eval option on a promptfoo file", "`--metric acc` on promptfoo results",
-         {"results.json": PROMPTFOO.read_bytes}, ("results.json", *BASE, "--metric", "acc"),
-         ("--metric applies to lm-eval files only", "the inputs are promptfoo")),
+    # (--metric itself also names promptfoo's named metrics since issue 16; --filter stays lm-eval's own.)
+    Case("foreign-option-promptfoo", "an lm-eval option on a promptfoo file", "`--filter strict-match` on promptfoo results",
+         {"results.json": PROMPTFOO.read_bytes}, ("results.json", *BASE, "--filter", "strict-match"),
+         ("--filter applies to lm-eval files only", "the inputs are promptfoo")),
     Case("foreign-option-lm-eval", "a promptfoo option on an lm-eval file", "`--release-by prompt` on lm-eval samples",
          {"m1.jsonl": LM_SAMPLES.read_bytes}, ("m1=m1.jsonl", *BASE, "--release-by", "prompt"),
          ("--release-by applies to promptfoo files only", "the inputs are lm-eval")),
