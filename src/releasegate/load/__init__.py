@@ -73,7 +73,8 @@ def _check_file(path: Path) -> None:
         raise InputError(f"{path}: the file is empty")
 
 
-def _read_one(source: Source, options: AdapterOptions) -> tuple[pd.DataFrame, str]:
+def _read_one(source: Source, options: AdapterOptions,
+              columns: Mapping[str, str] | None = None) -> tuple[pd.DataFrame, str]:
     """Read one file with the adapter its content calls for (or the one forced by --format)."""
     fmt = options.format
     if fmt == "auto":
@@ -97,8 +98,15 @@ def _read_one(source: Source, options: AdapterOptions) -> tuple[pd.DataFrame, st
     else:
         from releasegate.load.tidy import read_tidy
 
-        frame = read_tidy(source.path)
+        frame = read_tidy(source.path, _identity_names(columns or {}))
     return frame, fmt
+
+
+def _identity_names(columns: Mapping[str, str]) -> tuple[str, ...]:
+    """The identity columns under both names: the canonical one and the one the user chose for it."""
+    from releasegate.load.tidy import TEXT_COLUMNS
+
+    return TEXT_COLUMNS + tuple(given for role, given in columns.items() if role in TEXT_COLUMNS)
 
 
 FLAGS = {"release": "--release-col", "case_id": "--case-col", "passed": "--passed-col", "score": "--score-col",
@@ -157,7 +165,7 @@ def load_results(
     seen: set[str] = set()  # every column name of every file, before renaming
     for source in sources:
         _check_file(source.path)
-        frame, fmt = _read_one(source, options)
+        frame, fmt = _read_one(source, options, columns)
         seen.update(map(str, frame.columns))
         # category and cluster may come from the case table instead, so only these must be in every file.
         required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
@@ -217,7 +225,7 @@ def _join_cases(table: pd.DataFrame, path: Path, columns: Mapping[str, str],
     from releasegate.load.tidy import read_tidy
 
     _check_file(path)
-    cases = read_tidy(path)
+    cases = read_tidy(path, _identity_names(columns))
     seen.update(map(str, cases.columns))
     cases = _rename(cases, {k: v for k, v in columns.items() if k not in ("release",)}, path, ("case_id",))
     require_column(cases, "case_id", path, "--case-col", columns.get("case_id"))
