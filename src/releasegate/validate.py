@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from releasegate import keycodes
 from releasegate.errors import InputError
 from releasegate.policy import Policy
 
@@ -145,12 +146,14 @@ def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ..
     return releases, policy.baseline, candidates
 
 
-def _check_keys(table: pd.DataFrame, has_runs: bool) -> None:
+def _check_keys(table: pd.DataFrame, has_runs: bool, codes: dict[str, keycodes.Codes]) -> None:
     blank = table["case_id"].isna() | (table["case_id"] == "")
     if blank.any():
         raise InputError(f"{int(blank.sum())} row(s) have a blank case_id (release "
                          f"{table.loc[blank, 'release'].iloc[0]!r})")
     keys = ["release", "case_id"] + (["run"] if has_runs else [])
+    if not keycodes.has_duplicates(keycodes.combined(*(codes[k] for k in keys))):
+        return
     dup = table.duplicated(subset=keys, keep=False)
     if dup.any():
         rows = table.loc[dup, keys].drop_duplicates().head(3)
@@ -160,7 +163,9 @@ def _check_keys(table: pd.DataFrame, has_runs: bool) -> None:
                          f"{shown}{extra}")
 
 
-def _check_attribute_agrees(table: pd.DataFrame, column: str) -> None:
+def _check_attribute_agrees(table: pd.DataFrame, column: str, cases: keycodes.Codes) -> None:
+    if not keycodes.varies_within(cases, keycodes.encode(table[column])):
+        return
     pairs = table[["case_id", column]].drop_duplicates()
     clash = pairs["case_id"][pairs["case_id"].duplicated()]
     if len(clash):
@@ -180,7 +185,19 @@ def _check_category_count(table: pd.DataFrame) -> None:
                          "category column with --category-col")
 
 
-def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], allow: bool) -> list[str]:
+def _same_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], cases: keycodes.Codes) -> bool:
+    """Whether every candidate has exactly the baseline's cases (the common case, answered on codes)."""
+    def of(release: str) -> np.ndarray:
+        return keycodes.present(cases, (table["release"] == release).to_numpy(bool))
+
+    base = of(baseline)
+    return bool(base.any()) and all(np.array_equal(of(c), base) for c in candidates)
+
+
+def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], allow: bool,
+                     cases: keycodes.Codes) -> list[str]:
+    if _same_case_sets(table, baseline, candidates, cases):
+        return []
     notes = []
     base_ids = pd.Index(table.loc[table["release"] == baseline, "case_id"].unique())
     for candidate in candidates:
@@ -216,7 +233,9 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     has_runs = "run" in table.columns and table["run"].notna().any()
     if has_runs and table["run"].isna().any():
         raise InputError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
-    _check_keys(table, has_runs)
+    # Factorized once: every check below counts integer codes instead of hashing strings again.
+    codes = {k: keycodes.encode(table[k]) for k in ("release", "case_id", *(["run"] if has_runs else []))}
+    _check_keys(table, has_runs, codes)
     outcome, kind = _outcome(table, policy)
     table["outcome"] = outcome
     notes: list[str] = []
@@ -231,6 +250,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
             notes.append(f"{int(missing.sum())} row(s) without an outcome counted as failures (--missing fail).")
         else:
             table = table[~missing]
+            codes = {k: c.take(~missing.to_numpy()) for k, c in codes.items()}
             notes.append(f"{int(missing.sum())} row(s) without an outcome dropped (--missing drop).")
     for release in keep:
         if not (table["release"] == release).any():
@@ -240,16 +260,16 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     if has_categories:
         table["category"] = table["category"].fillna("(none)")
         _check_category_count(table)
-        _check_attribute_agrees(table, "category")
+        _check_attribute_agrees(table, "category", codes["case_id"])
     if has_clusters:
         if table["cluster"].isna().any():
             raise InputError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
                              "column is set")
-        _check_attribute_agrees(table, "cluster")
-    notes += _check_case_sets(table, baseline, candidates, policy.allow_missing)
+        _check_attribute_agrees(table, "cluster", codes["case_id"])
+    notes += _check_case_sets(table, baseline, candidates, policy.allow_missing, codes["case_id"])
     runs_per_case = 1
     if has_runs:
-        runs_per_case = int(table.groupby(["release", "case_id"], sort=False).size().max())
+        runs_per_case = keycodes.column_max(keycodes.counts(keycodes.combined(codes["release"], codes["case_id"])))
     cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
     for column in cost_columns:
         table[column] = parse_score(table[column].rename(column)).to_numpy()
