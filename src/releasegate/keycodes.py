@@ -26,6 +26,8 @@ class Codes:
 
 
 def encode(series: pd.Series) -> Codes:
+    if isinstance(series.dtype, pd.CategoricalDtype):  # already codes: nothing to hash
+        return Codes(series.cat.codes.to_numpy().astype(np.int64), len(series.cat.categories))
     codes, uniques = pd.factorize(series, sort=False, use_na_sentinel=True)
     return Codes(codes.astype(np.int64, copy=False), len(uniques))
 
@@ -83,3 +85,18 @@ def varies_within(groups: Codes, values: Codes) -> bool:
 def present(groups: Codes, mask: np.ndarray) -> np.ndarray:
     """Which codes occur among the rows selected by ``mask``."""
     return counts(groups.take(mask)) > 0
+
+
+def as_categories(table: pd.DataFrame, columns: tuple[str, ...]) -> None:
+    """Identity columns as pandas categoricals (in place): every later group-by, join and sort works on codes.
+
+    The categories are sorted, so that ordering by a category's code is ordering by its text, as sorting the
+    strings themselves would.
+    """
+    for column in columns:
+        if column in table.columns and not isinstance(table[column].dtype, pd.CategoricalDtype):
+            codes, uniques = pd.factorize(table[column], sort=True, use_na_sentinel=True)
+            # Categories as Python strings: pandas turns them into a NumPy object array for every engine and
+            # hash it builds, and a million Arrow strings cost 0.1 s to convert each time.
+            categories = pd.Index(np.asarray(uniques, dtype=object), dtype=object)
+            table[column] = pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(categories))

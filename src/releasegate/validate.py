@@ -233,7 +233,9 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     has_runs = "run" in table.columns and table["run"].notna().any()
     if has_runs and table["run"].isna().any():
         raise InputError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
-    # Factorized once: every check below counts integer codes instead of hashing strings again.
+    # Factorized once, as categoricals: every check below counts integer codes instead of hashing strings,
+    # and so do the analysis's group-bys, joins and sorts.
+    keycodes.as_categories(table, ("release", "case_id"))
     codes = {k: keycodes.encode(table[k]) for k in ("release", "case_id", *(["run"] if has_runs else []))}
     _check_keys(table, has_runs, codes)
     outcome, kind = _outcome(table, policy)
@@ -273,8 +275,10 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
     for column in cost_columns:
         table[column] = parse_score(table[column].rename(column)).to_numpy()
+    table = table.reset_index(drop=True)
+    keycodes.as_categories(table, ("category", "cluster"))
     return ValidatedResults(
-        table=table.reset_index(drop=True),
+        table=table,
         baseline=baseline,
         candidates=candidates,
         releases=tuple(keep),
