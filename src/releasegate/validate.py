@@ -261,12 +261,14 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     has_clusters = "cluster" in table.columns and table["cluster"].notna().any()
     if has_categories:
         table["category"] = table["category"].fillna("(none)")
+        keycodes.as_categories(table, ("category",))  # before the checks, which then count its codes
         _check_category_count(table)
         _check_attribute_agrees(table, "category", codes["case_id"])
     if has_clusters:
         if table["cluster"].isna().any():
             raise InputError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
                              "column is set")
+        keycodes.as_categories(table, ("cluster",))
         _check_attribute_agrees(table, "cluster", codes["case_id"])
     notes += _check_case_sets(table, baseline, candidates, policy.allow_missing, codes["case_id"])
     runs_per_case = 1
