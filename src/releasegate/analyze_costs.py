@@ -70,7 +70,7 @@ def per_case(data, release: str, policy: Policy) -> tuple[pd.DataFrame, int]:
     """
     columns = data.cost_columns
     rows = data.table.loc[data.table["release"] == release]
-    frame = pd.DataFrame({"case_id": rows["case_id"].to_numpy()}, index=rows.index)
+    frame = pd.DataFrame({"case_id": rows["case_id"].array}, index=rows.index)
     invalid = 0
     if "latency_ms" in columns:
         latency = rows["latency_ms"].astype(float)
