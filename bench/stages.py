@@ -57,7 +57,8 @@ def main() -> None:
     from releasegate.analyze import analyze
     from releasegate.decide import decide
     from releasegate.load import Source, load_results
-    from releasegate.pipeline import _default_title, generation_time, package_versions
+    from releasegate.load.sources import default_title
+    from releasegate.provenance import generation_time, package_versions
     from releasegate.model import Provenance, Report
     from releasegate.policy import make_policy
     from releasegate.render.json_out import render_json
@@ -78,7 +79,7 @@ def main() -> None:
     verdicts = decide(analysis, policy)
     provenance = Provenance(tool_version="bench", command_line="", inputs=inputs, policy=policy.as_dict(),
                             packages=package_versions(), generated_at=generation_time(),
-                            title=_default_title(sources))
+                            title=default_title(sources))
     report = Report(analysis, verdicts, provenance)
     stages.mark("decide")
     as_json = render_json(report).encode("utf-8")

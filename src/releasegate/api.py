@@ -16,7 +16,6 @@ from releasegate.errors import InputError
 from releasegate.model import Analysis, Report, Verdict
 from releasegate.policy import Policy
 
-ADAPTER_KEYS = ("format", "scorer", "metric", "filter_name", "category_field", "release_by")
 NOTEBOOK_TEMPLATE = "notebook.html"
 NOTEBOOK_CASE_LIMIT = 200  # broken cases listed in the notebook view; the reports list them all
 
@@ -127,14 +126,16 @@ def compare(
     Methods: docs/methods.md (McNemar exact, Newcombe method 10, Holm; Fagerland et al. 2013).
     Bad input raises :class:`releasegate.errors.InputError`.
     """
-    from releasegate.load import AdapterOptions
+    from releasegate.load.adapters import OPTIONS
+    from releasegate.load.results import AdapterOptions
     from releasegate.pipeline import run_loaded
 
-    adapter = {key: overrides.pop(key) for key in ADAPTER_KEYS if key in overrides}
+    adapter = {key: overrides.pop(key) for key in ("format", *(o.name for o in OPTIONS)) if key in overrides}
     if cases is not None and not isinstance(cases, (str, os.PathLike)):
         raise InputError("cases must be a file path; to use a DataFrame of cases, merge it into results on case_id")
     resolved = _policy(policy, baseline=baseline, candidates=candidates, **overrides)
-    options = AdapterOptions(**{k: v for k, v in adapter.items() if v is not None})
+    options = AdapterOptions(format=adapter.get("format") or "auto",
+                             values={k: v for k, v in adapter.items() if k != "format"})
     loaded, default_title = _load(results, resolved, Path(cases) if cases is not None else None, options)
     call = _call_text(results, baseline=baseline, candidates=candidates, cases=cases, policy=policy,
                       **adapter, **overrides)
@@ -144,7 +145,7 @@ def compare(
 
 def _policy(policy: Any, **overrides: Any) -> Policy:
     """Policy object, dict or TOML path, with keyword overrides on top (None means "not given")."""
-    from releasegate.policy import _KEYS, load_policy_file, make_policy
+    from releasegate.policy import POLICY_KEYS, load_policy_file, make_policy
 
     if policy is None:
         values: dict[str, Any] = {}
@@ -156,9 +157,9 @@ def _policy(policy: Any, **overrides: Any) -> Policy:
         values = load_policy_file(Path(policy))
     else:
         raise InputError(f"policy must be a Policy, a dict or a TOML file path, got {type(policy).__name__}")
-    unknown = sorted((set(values) | set(overrides)) - _KEYS)
+    unknown = sorted((set(values) | set(overrides)) - POLICY_KEYS)
     if unknown:
-        raise InputError(f"unknown policy key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(_KEYS))}")
+        raise InputError(f"unknown policy key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(POLICY_KEYS))}")
     return make_policy(values, **overrides)
 
 
@@ -166,16 +167,15 @@ def _load(results: Any, policy: Policy, cases: Path | None, options):
     """Results in any accepted form -> (LoadedResults, default title)."""
     import pandas as pd
 
-    from releasegate.load import Source, load_results, parse_source
-    from releasegate.pipeline import _default_title
+    from releasegate.load.frame import load_frame
+    from releasegate.load.results import load_results
+    from releasegate.load.sources import Source, default_title, parse_source
 
     def is_path(x: Any) -> bool:
         return isinstance(x, (str, os.PathLike))
 
     if isinstance(results, pd.DataFrame) or (
             isinstance(results, Mapping) and results and all(isinstance(v, pd.DataFrame) for v in results.values())):
-        from releasegate.load.frame import load_frame
-
         return load_frame(results, columns=policy.columns, cases=cases), "release comparison"
     if is_path(results):
         sources = [parse_source(os.fspath(results))]
@@ -187,7 +187,7 @@ def _load(results: Any, policy: Policy, cases: Path | None, options):
         raise InputError("results must be a DataFrame, a path, a list of paths, or a mapping of release name to "
                          "DataFrame or path (not a mix)")
     loaded = load_results(sources, columns=policy.columns, cases=cases, options=options)
-    return loaded, _default_title(sources)
+    return loaded, default_title(sources)
 
 
 def _call_text(results: Any, **arguments: Any) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
@@ -18,6 +19,11 @@ TIDY_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
 TEXT_COLUMNS = ("release", "case_id", "category", "cluster")
 # pandas' own list of words read as missing, kept for the columns that are not identity columns.
 DEFAULT_NA_WORDS = sorted(STR_NA_VALUES)
+
+
+def identity_names(columns: Mapping[str, str]) -> tuple[str, ...]:
+    """The identity columns under both names: the canonical one and the one the user chose for it."""
+    return TEXT_COLUMNS + tuple(given for role, given in columns.items() if role in TEXT_COLUMNS)
 
 
 def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.DataFrame:
@@ -54,7 +60,7 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
     frame.columns = [str(c).strip() for c in frame.columns]
     for column in text_columns:
         if column in frame.columns:
-            frame[column] = _as_text(frame[column])
+            frame[column] = as_text(frame[column])
     return frame
 
 
@@ -152,7 +158,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     return pd.read_parquet(path)
 
 
-def _as_text(series: pd.Series) -> pd.Series:
+def as_text(series: pd.Series) -> pd.Series:
     """Identity values as stripped strings, keeping missing values missing (not the string 'nan')."""
     mask = series.isna()
     if series.dtype.kind == "f":
