@@ -87,7 +87,11 @@ def load_results(
     seen: set[str] = set()  # every column name of every file, before renaming
     from concurrent.futures import ThreadPoolExecutor
 
-    for source in sources:
+    from releasegate.load.directories import expand_sources
+    from releasegate.load.records import check_one_file_per_release, input_record
+
+    read: list = []
+    for source in expand_sources(sources):  # a harness's output directory is read whole
         check_file(source.path)
         # Hashed in a thread while the file is parsed: hashlib lets go of the GIL, so on two cores the 0.15 s
         # per 100 MB of hashing hides behind the parse.
@@ -99,15 +103,16 @@ def load_results(
         # category and cluster may come from the case table instead, so only these must be in every file.
         required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
         frame = rename_columns(frame, columns, source.path, required)
-        if source.release is not None:
+        if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
             frame["release"] = source.release
         else:
             require_column(frame, "release", source.path, "--release-col", columns.get("release"))
         require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
         frames.append(frame)
-        release = source.release
-        inputs.append(InputFile(str(source.path), digest.result(), int(frame.shape[0]), fmt, release))
+        inputs.append(input_record(source.path, digest.result(), frame, fmt, source.release))
+        read.append((source.path, frame, fmt, source.release))
     _check_options_apply(options, set(formats))
+    check_one_file_per_release(read)
     for fmt in dict.fromkeys(formats):
         if fmt in adapters.ADAPTERS:
             adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])
