@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from releasegate import __version__
@@ -35,6 +36,8 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     from releasegate.validate import validate
 
     data = validate(loaded.table, policy, loaded.metadata_columns)
+    if loaded.notes:  # what loading dropped or recorded (e.g. a run store's holes) is said in the report
+        data = dataclasses.replace(data, notes=(*loaded.notes, *data.notes))
     inputs = loaded.inputs
     # The validated table holds the identity columns as categorical codes; the loaded one's text columns
     # (about 90 MB per million rows) are freed here unless the caller keeps them.

@@ -19,6 +19,8 @@ from releasegate.load import adapters
 from releasegate.load.cases import join_cases
 from releasegate.load.columns import COLUMN_FLAGS, rename_columns, require_column
 from releasegate.load.sources import Source, check_file, sha256_of
+from releasegate.load.store import read_store_input
+from releasegate.load.store_table import is_store
 from releasegate.model import InputFile
 from releasegate.policy import CANONICAL_COLUMNS
 
@@ -30,6 +32,7 @@ class AdapterOptions:
 
     format: str = "auto"
     values: Mapping[str, Any] = field(default_factory=dict)
+    drop_holes: bool = False  # a run store with missing or errored cells: compare without those cases
 
     def given(self) -> dict[str, Any]:
         return {k: v for k, v in self.values.items() if v is not None}
@@ -91,13 +94,23 @@ def load_results(
     from releasegate.load.records import check_one_file_per_release, input_record
 
     read: list = []
-    for source in expand_sources(sources):  # a harness's output directory is read whole
-        check_file(source.path)
-        # Hashed in a thread while the file is parsed: hashlib lets go of the GIL, so on two cores the 0.15 s
-        # per 100 MB of hashing hides behind the parse.
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            digest = pool.submit(sha256_of, source.path)
-            frame, fmt = _read_one(source, options, columns)
+    notes: list[str] = []
+    # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output, read whole.
+    expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source]))]
+    for source in expanded:
+        store_input = None
+        digest = None
+        if is_store(source.path):
+            frame, store_input, store_notes = read_store_input(source.path, source.release, options.drop_holes)
+            fmt = store_input.format
+            notes += store_notes
+        else:
+            check_file(source.path)
+            # Hashed in a thread while the file is parsed: hashlib lets go of the GIL, so on two cores the
+            # 0.15 s per 100 MB of hashing hides behind the parse.
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                digest = pool.submit(sha256_of, source.path)
+                frame, fmt = _read_one(source, options, columns)
         formats.append(fmt)
         seen.update(map(str, frame.columns))
         # category and cluster may come from the case table instead, so only these must be in every file.
@@ -109,7 +122,7 @@ def load_results(
             require_column(frame, "release", source.path, "--release-col", columns.get("release"))
         require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
         frames.append(frame)
-        inputs.append(input_record(source.path, digest.result(), frame, fmt, source.release))
+        inputs.append(store_input or input_record(source.path, digest.result(), frame, fmt, source.release))
         read.append((source.path, frame, fmt, source.release))
     _check_options_apply(options, set(formats))
     check_one_file_per_release(read)
@@ -131,4 +144,4 @@ def load_results(
         hint = f"; closest match {close[0]!r} (use --passed-col {close[0]})" if close else ""
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
-    return LoadedResults(table, tuple(inputs), metadata)
+    return LoadedResults(table, tuple(inputs), metadata, tuple(notes))
