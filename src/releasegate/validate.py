@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from releasegate import keycodes
 from releasegate.errors import InputError
 from releasegate.policy import Policy
 
@@ -172,12 +173,14 @@ def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ..
     return releases, policy.baseline, candidates
 
 
-def _check_keys(table: pd.DataFrame, has_runs: bool) -> None:
+def _check_keys(table: pd.DataFrame, has_runs: bool, codes: dict[str, keycodes.Codes]) -> None:
     blank = table["case_id"].isna() | (table["case_id"] == "")
     if blank.any():
         raise InputError(f"{int(blank.sum())} row(s) have a blank case_id (release "
                          f"{table.loc[blank, 'release'].iloc[0]!r})")
     keys = ["release", "case_id"] + (["run"] if has_runs else [])
+    if not keycodes.has_duplicates(keycodes.combined(*(codes[k] for k in keys))):
+        return
     dup = table.duplicated(subset=keys, keep=False)
     if dup.any():
         rows = table.loc[dup, keys].drop_duplicates().head(3)
@@ -187,7 +190,9 @@ def _check_keys(table: pd.DataFrame, has_runs: bool) -> None:
                          f"{shown}{extra}")
 
 
-def _check_attribute_agrees(table: pd.DataFrame, column: str) -> None:
+def _check_attribute_agrees(table: pd.DataFrame, column: str, cases: keycodes.Codes) -> None:
+    if not keycodes.varies_within(cases, keycodes.encode(table[column])):
+        return
     pairs = table[["case_id", column]].drop_duplicates()
     clash = pairs["case_id"][pairs["case_id"].duplicated()]
     if len(clash):
@@ -207,7 +212,19 @@ def _check_category_count(table: pd.DataFrame) -> None:
                          "category column with --category-col")
 
 
-def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], allow: bool) -> list[str]:
+def _same_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], cases: keycodes.Codes) -> bool:
+    """Whether every candidate has exactly the baseline's cases (the common case, answered on codes)."""
+    def of(release: str) -> np.ndarray:
+        return keycodes.present(cases, (table["release"] == release).to_numpy(bool))
+
+    base = of(baseline)
+    return bool(base.any()) and all(np.array_equal(of(c), base) for c in candidates)
+
+
+def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], allow: bool,
+                     cases: keycodes.Codes) -> list[str]:
+    if _same_case_sets(table, baseline, candidates, cases):
+        return []
     notes = []
     base_ids = pd.Index(table.loc[table["release"] == baseline, "case_id"].unique())
     for candidate in candidates:
@@ -243,7 +260,7 @@ def errored_rows(table: pd.DataFrame) -> pd.Series | None:
 def _split_errors(table: pd.DataFrame, errored: pd.Series, keep: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The table without its errored rows, and those rows' (release, case_id, error); a release whose every row
     errored has nothing to compare and is refused."""
-    errors = table.loc[errored, ["release", "case_id", "error"]].astype({"error": str}).reset_index(drop=True)
+    errors = table.loc[errored, ["release", "case_id", "error"]].astype(str).reset_index(drop=True)
     table = table[~errored]
     for release in keep:
         if not (table["release"] == release).any():
@@ -301,7 +318,11 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     has_runs = "run" in table.columns and table["run"].notna().any()
     if has_runs and table["run"].isna().any():
         raise InputError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
-    _check_keys(table, has_runs)
+    # Factorized once, as categoricals: every check below counts integer codes instead of hashing strings,
+    # and so do the analysis's group-bys, joins and sorts.
+    keycodes.as_categories(table, ("release", "case_id"))
+    codes = {k: keycodes.encode(table[k]) for k in ("release", "case_id", *(["run"] if has_runs else []))}
+    _check_keys(table, has_runs, codes)
     errored = errored_rows(table)
     outcome, kind = _outcome(table, policy)
     notes: list[str] = []
@@ -322,6 +343,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
             notes.append(f"{int(missing.sum())} row(s) without an outcome counted as failures (--missing fail).")
         else:
             table = table[~missing]
+            codes = {k: c.take(~missing.to_numpy()) for k, c in codes.items()}
             notes.append(f"{int(missing.sum())} row(s) without an outcome dropped (--missing drop).")
     for release in keep:
         if not (table["release"] == release).any():
@@ -330,30 +352,36 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     has_clusters = "cluster" in table.columns and table["cluster"].notna().any()
     if has_categories:
         table["category"] = table["category"].fillna("(none)")
+        keycodes.as_categories(table, ("category",))  # before the checks, which then count its codes
         _check_category_count(table)
-        _check_attribute_agrees(table, "category")
+        _check_attribute_agrees(table, "category", codes["case_id"])
     check_critical(tuple(policy.critical),
                    sorted(map(str, pd.unique(table["category"]))) if has_categories else None)
     if has_clusters:
         if table["cluster"].isna().any():
             raise InputError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
                              "column is set")
-        _check_attribute_agrees(table, "cluster")
-    notes += _check_case_sets(table, baseline, candidates, policy.allow_missing)
+        keycodes.as_categories(table, ("cluster",))
+        _check_attribute_agrees(table, "cluster", codes["case_id"])
+    notes += _check_case_sets(table, baseline, candidates, policy.allow_missing, codes["case_id"])
     errors = None
     if errored is not None:
+        kept = ~errored.reindex(table.index).to_numpy()
         table, errors = _split_errors(table, errored.reindex(table.index), keep)
+        codes = {k: c.take(kept) for k, c in codes.items()}
     runs_per_case = 1
     if has_runs:
-        runs_per_case = int(table.groupby(["release", "case_id"], sort=False).size().max())
+        runs_per_case = keycodes.column_max(keycodes.counts(keycodes.combined(codes["release"], codes["case_id"])))
     cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
     for column in cost_columns:
         # Costs and tokens beyond the range are left to the guardrails ("could not be measured"); a latency of
         # 1e308 ms is no latency, and would show as "inf" in every report.
         bound = MAX_MAGNITUDE if column == "latency_ms" else math.inf
         table[column] = parse_score(table[column].rename(column), bound).to_numpy()
+    table = table.reset_index(drop=True)
+    keycodes.as_categories(table, ("category", "cluster"))
     return ValidatedResults(
-        table=table.reset_index(drop=True),
+        table=table,
         baseline=baseline,
         candidates=candidates,
         releases=tuple(keep),

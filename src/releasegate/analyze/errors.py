@@ -44,7 +44,8 @@ def errored_cases(data: ValidatedResults, candidate: str, policy: Policy) -> Err
     table = data.table
 
     def present(release: str, messages: pd.Series) -> pd.Index:
-        return pd.Index(table.loc[table["release"] == release, "case_id"].unique()).union(messages.index)
+        ids = table.loc[table["release"] == release, "case_id"].astype(str).unique()
+        return pd.Index(ids, dtype=object).union(pd.Index(messages.index, dtype=object))
 
     cases = present(data.baseline, base_msg).intersection(present(candidate, cand_msg)).sort_values()
     in_base = cases.isin(base_msg.index)
