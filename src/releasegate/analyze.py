@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from releasegate.answers import baseline_renames, baseline_texts
 from releasegate.model import (
     Analysis,
     CandidateAnalysis,
@@ -81,7 +82,8 @@ def pair(data: ValidatedResults, candidate: str,
     ``tables`` are the releases' case tables when the caller has them (:func:`case_tables`)."""
     base = _cases(data, data.baseline, tables)
     cand = _cases(data, candidate, tables)
-    joined = base[["outcome"]].rename(columns={"outcome": "base"}).join(
+    texts = [c for c in data.per_release_columns if c in base.columns]  # the baseline's answers ride along
+    joined = base[["outcome", *texts]].rename(columns={"outcome": "base", **baseline_renames(texts)}).join(
         cand.rename(columns={"outcome": "cand"}), how="inner")
     only_base = tuple(sorted(map(str, base.index.difference(cand.index))))
     only_cand = tuple(sorted(map(str, cand.index.difference(base.index))))
@@ -158,9 +160,10 @@ def _changes(paired: pd.DataFrame, mask: np.ndarray, data: ValidatedResults, pol
     metadata = [list(zip([c] * n, _texts(rows[c], ""))) for c in meta_columns]
     base = rows["base"].astype(float).tolist()
     cand = rows["cand"].astype(float).tolist()
+    answers = baseline_texts(rows, [c for c in meta_columns if c in data.per_release_columns])
     changes = [
         CaseChange(ids[i], categories[i], clusters[i], base[i], cand[i], categories[i] in critical,
-                   tuple(column[i] for column in metadata))
+                   tuple(column[i] for column in metadata), answers[i])
         for i in range(n)
     ]
     # Critical categories first, then by category and case, so the reader meets what matters first.

@@ -69,7 +69,11 @@ class Comparison:
 
 @dataclass(frozen=True)
 class CaseChange:
-    """A case whose outcome changed between the baseline and the candidate."""
+    """A case whose outcome changed between the baseline and the candidate.
+
+    ``metadata`` holds the candidate's row (every metadata column); ``baseline_texts`` the baseline's value of
+    each per-release column (output, reason, error: load/per_release.py), so both answers can be shown.
+    """
 
     case_id: str
     category: str | None
@@ -78,6 +82,7 @@ class CaseChange:
     candidate_outcome: float
     critical: bool
     metadata: tuple[tuple[str, str], ...] = ()
+    baseline_texts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

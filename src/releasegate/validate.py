@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.per_release import per_release_columns
 from releasegate.policy import Policy
 
 TRUE_WORDS = {"1", "1.0", "true", "t", "pass", "passed", "yes", "y"}
@@ -43,6 +44,8 @@ class ValidatedResults:
     metadata_columns: tuple[str, ...]
     cost_columns: tuple[str, ...]
     notes: tuple[str, ...]
+    # Metadata columns holding each release's own text (output, reason, error): load/per_release.py.
+    per_release_columns: tuple[str, ...] = ()
 
 
 def _examples(values, k: int = 3) -> str:
@@ -253,6 +256,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
     for column in cost_columns:
         table[column] = parse_score(table[column].rename(column)).to_numpy()
+    metadata_columns = tuple(c for c in metadata_columns if c in table.columns)
     return ValidatedResults(
         table=table.reset_index(drop=True),
         baseline=baseline,
@@ -262,7 +266,8 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         has_categories=bool(has_categories),
         has_clusters=bool(has_clusters),
         has_runs=runs_per_case > 1,
-        metadata_columns=tuple(c for c in metadata_columns if c in table.columns),
+        metadata_columns=metadata_columns,
         cost_columns=cost_columns,
         notes=tuple(notes),
+        per_release_columns=per_release_columns(table, metadata_columns),
     )

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from releasegate.analyze import MAX_METADATA_COLUMNS
+from releasegate.answers import baseline_texts
 from releasegate.model import CaseChange
 from releasegate.policy import Policy
 from releasegate.validate import ValidatedResults
@@ -51,12 +52,13 @@ def case_changes(paired: pd.DataFrame, mask: np.ndarray, data: ValidatedResults,
     order = np.lexsort((ids, categories, -size, ~critical))  # the last key sorts first
     meta = list(data.metadata_columns[:MAX_METADATA_COLUMNS])
     meta_rows = zip(*[_text(rows[c])[order].tolist() for c in meta]) if meta else itertools.repeat(())
+    answers = baseline_texts(rows.iloc[order], [c for c in meta if c in data.per_release_columns])
     # Plain Python lists: building each record from numpy scalars would cost several times as much.
     listed = zip(
         ids[order].tolist(),
         categories[order].tolist() if has_category else itertools.repeat(None),
         clusters[order].tolist() if clusters is not None else itertools.repeat(None),
-        base[order].tolist(), cand[order].tolist(), critical[order].tolist(), meta_rows,
+        base[order].tolist(), cand[order].tolist(), critical[order].tolist(), meta_rows, answers,
     )
-    return tuple(CaseChange(i, cat, cl, b, c, crit, tuple(zip(meta, values)))
-                 for i, cat, cl, b, c, crit, values in listed)
+    return tuple(CaseChange(i, cat, cl, b, c, crit, tuple(zip(meta, values)), texts)
+                 for i, cat, cl, b, c, crit, values, texts in listed)

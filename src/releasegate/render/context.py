@@ -11,6 +11,7 @@ from typing import Any
 
 from releasegate.decide import RULES
 from releasegate.model import CandidateAnalysis, Report
+from releasegate.render.answers import any_longer, answer_rows, text_columns
 
 RULE_TITLES = {
     "critical_broken": "A case broken in a critical category",
@@ -23,12 +24,17 @@ RULE_TITLES = {
 
 def _case_rows(changes, limit: int | None) -> dict[str, Any]:
     shown = changes if limit is None else changes[:limit]
-    return {"rows": list(shown), "total": len(changes), "cut": len(changes) - len(shown)}
+    # "answers": per shown case, its per-release texts side by side with the word diff (render/answers.py).
+    answers = answer_rows(shown)
+    return {"rows": list(shown), "total": len(changes), "cut": len(changes) - len(shown),
+            "answers": answers, "answers_cut": any_longer(answers)}
 
 
 def _metadata_columns(cand: CandidateAnalysis) -> list[str]:
+    """The metadata shown once per case; the per-release columns are shown side by side instead."""
     for change in (*cand.broken_cases, *cand.fixed_cases):
-        return [name for name, _ in change.metadata]
+        per_release = {name for name, _ in change.baseline_texts}
+        return [name for name, _ in change.metadata if name not in per_release]
     return []
 
 
@@ -53,6 +59,7 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
             "broken": _case_rows(cand.broken_cases, case_limit),
             "fixed": _case_rows(cand.fixed_cases, case_limit),
             "metadata_columns": _metadata_columns(cand),
+            "text_columns": text_columns((*cand.broken_cases, *cand.fixed_cases)),
             "exclusions": cand.exclusions,
             "power": cand.power,
             "extras": cand.extras,

@@ -68,6 +68,9 @@ def _case(change: CaseChange) -> dict[str, Any]:
         "baseline_outcome": change.baseline_outcome,
         "candidate_outcome": change.candidate_outcome,
         "metadata": dict(change.metadata),
+        # Each per-release column (output, reason, error) whole, for both sides; "metadata" is the candidate's row.
+        "answers": {name: {"baseline": text, "candidate": dict(change.metadata).get(name, "")}
+                    for name, text in change.baseline_texts},
     }
 
 

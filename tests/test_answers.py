@@ -1,0 +1,123 @@
+"""Both releases' answers side by side (issue 17): per-release columns detected at validation, carried to the
+broken and fixed cases, and shown whole (JSON), cut with a note (Markdown) and with a word diff (HTML)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+
+from releasegate.api import compare
+from releasegate.load.per_release import per_release_columns
+from releasegate.render.answers import MARKDOWN_CUT, pair_of, word_diff, _WORDS
+from releasegate.render.markdown import GITHUB_COMMENT_LIMIT
+
+FREEZE = "Freeze your card in the app now and call the bank on the number on the back of your card."
+LONG = ("I understand how worrying this is. " * 40) + "Please call us."
+
+
+def _table(rows):
+    return pd.DataFrame(rows, columns=["release", "case_id", "passed", "category", "input", "difficulty", "output",
+                                       "reason"])
+
+
+@pytest.fixture
+def results() -> pd.DataFrame:
+    rows = []
+    for i in range(6):
+        same = f"answer {i}"
+        rows.append(["r1", f"c{i}", 1, "Fraud", f"question {i}", "easy", FREEZE if i == 0 else same, ""])
+        # c0 broken with a long answer; c5 fixed; the others keep their answer and their outcome.
+        passed, output = (0, LONG) if i == 0 else ((1, "fixed now") if i == 5 else (1, same))
+        rows.append(["r2", f"c{i}", passed, "Fraud", f"question {i}", "easy", output, "too long" if i == 0 else ""])
+    table = _table(rows)
+    table.loc[(table.release == "r1") & (table.case_id == "c5"), "passed"] = 0
+    return table
+
+
+def test_per_release_columns_are_those_that_differ_between_releases(results):
+    columns = ("input", "difficulty", "output", "reason")
+    assert per_release_columns(results, columns) == ("output", "reason")
+    same = results[results.case_id != "c0"].copy()
+    same["output"] = "one answer"
+    assert per_release_columns(same, columns) == ()  # without c0 every case has one output and one reason
+    # An input or difficulty written differently by two harnesses is still an attribute of the case.
+    results.loc[results.release == "r2", "input"] = "reworded"
+    assert "input" not in per_release_columns(results, columns)
+
+
+def test_an_answer_missing_on_one_side_is_per_release():
+    table = _table([["r1", "c1", 1, "A", "q", "easy", "yes", None], ["r2", "c1", 0, "A", "q", "easy", None, None]])
+    assert per_release_columns(table, ("output", "reason")) == ("output",)
+
+
+def test_word_diff_marks_only_the_changed_words_and_keeps_both_texts():
+    base, cand = "Freeze your card and call the bank.", "Freeze your card, then wait for an email from the bank."
+    gone, new = word_diff(_WORDS.findall(base), _WORDS.findall(cand))
+    assert "".join(t for _, t in gone) == base and "".join(t for _, t in new) == cand
+    assert [t for k, t in gone if k == "gone"] == ["card and call "]
+    assert [t for k, t in new if k == "new"] == ["card, then wait for an email from "]
+    assert [t for k, t in gone if k == "same"] == ["Freeze your ", "the bank."]
+
+
+def test_pair_markup_escapes_and_cuts_the_short_text():
+    pair = pair_of("output", "<b>x</b> " * 100, "<b>x</b> " * 100 + "more")
+    assert "<b>" not in pair.baseline_html and "&lt;b&gt;" in pair.baseline_html
+    assert pair.long and pair.baseline_short.endswith("…")
+    assert pair.candidate_html.endswith("<ins>more</ins>")
+    assert "<del>" not in pair.baseline_html  # the baseline's text is all in the candidate's
+
+
+def test_broken_and_fixed_cases_carry_both_answers(results):
+    note = compare(results, baseline="r1")
+    (cand,) = note.analysis.candidates
+    (broken,) = cand.broken_cases
+    assert broken.case_id == "c0"
+    assert dict(broken.baseline_texts) == {"output": FREEZE, "reason": ""}
+    assert dict(broken.metadata)["output"] == LONG
+    (fixed,) = cand.fixed_cases
+    assert dict(fixed.baseline_texts)["output"] == "answer 5" and dict(fixed.metadata)["output"] == "fixed now"
+
+
+def test_scores_path_carries_both_answers(results):
+    scored = results.rename(columns={"passed": "score"})
+    scored["score"] = scored["score"] * 0.5 + 0.25
+    scored.loc[scored.case_id == "c1", "score"] = [0.75, 0.7]
+    note = compare(scored, baseline="r1")
+    broken = {c.case_id: c for c in note.analysis.candidates[0].broken_cases}
+    assert dict(broken["c0"].baseline_texts)["output"] == FREEZE
+    assert dict(broken["c1"].baseline_texts)["output"] == "answer 1"
+
+
+def test_json_keeps_both_answers_whole(results):
+    report = json.loads(compare(results, baseline="r1").to_json())
+    (broken,) = report["candidates"][0]["broken_cases"]
+    assert broken["answers"]["output"] == {"baseline": FREEZE, "candidate": LONG}
+    assert broken["answers"]["reason"] == {"baseline": "", "candidate": "too long"}
+    assert broken["metadata"]["input"] == "question 0"
+
+
+def test_markdown_shows_both_answers_cut_with_a_note(results):
+    md = compare(results, baseline="r1").to_markdown()
+    assert "| output on r1 | output on r2 | reason on r1 | reason on r2 |" in md
+    assert FREEZE in md and LONG not in md and LONG[: MARKDOWN_CUT - 1] in md
+    assert "Answers longer than 160 characters are cut here; the HTML report" in md
+    assert len(md) <= GITHUB_COMMENT_LIMIT
+
+
+def test_markdown_without_long_answers_has_no_cut_note(results):
+    results.loc[results.output == LONG, "output"] = "short"
+    md = compare(results, baseline="r1").to_markdown()
+    assert "output on r1" in md and "Answers longer than" not in md
+
+
+def test_html_shows_both_answers_with_the_difference_marked_and_the_whole_text(results):
+    html = compare(results, baseline="r1").to_html()
+    assert "output</span> on <span class=\"name\">r1</span>" in html
+    assert "<del>" in html and "<ins>" in html
+    assert '<details class="answer"><summary>whole text</summary>' in html
+    wholes = re.findall(r'<div class="whole">(.*?)</div>', html, flags=re.S)
+    assert LONG in [re.sub(r"</?(ins|del)>", "", w) for w in wholes]  # whole, reachable without a script
+    assert html.count("<script") == 0
