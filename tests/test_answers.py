@@ -8,6 +8,8 @@ import re
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from releasegate.api import compare
 from releasegate.load.per_release import per_release_columns
@@ -65,7 +67,7 @@ def test_word_diff_marks_only_the_changed_words_and_keeps_both_texts():
 def test_pair_markup_escapes_and_cuts_the_short_text():
     pair = pair_of("output", "<b>x</b> " * 100, "<b>x</b> " * 100 + "more")
     assert "<b>" not in pair.baseline_html and "&lt;b&gt;" in pair.baseline_html
-    assert pair.long and pair.baseline_short.endswith("…")
+    assert pair.baseline_long and pair.candidate_long and pair.baseline_short.endswith("…")
     assert pair.candidate_html.endswith("<ins>more</ins>")
     assert "<del>" not in pair.baseline_html  # the baseline's text is all in the candidate's
 
@@ -121,3 +123,27 @@ def test_html_shows_both_answers_with_the_difference_marked_and_the_whole_text(r
     wholes = re.findall(r'<div class="whole">(.*?)</div>', html, flags=re.S)
     assert LONG in [re.sub(r"</?(ins|del)>", "", w) for w in wholes]  # whole, reachable without a script
     assert html.count("<script") == 0
+
+
+def test_short_matches_between_changes_count_as_changed():
+    base = "Please freeze your account now and call the bank on 0700 123 4567."
+    cand = "I'm sorry to hear that; fraud is common and the bank will never ask for your code."
+    gone, new = word_diff(_WORDS.findall(base), _WORDS.findall(cand))
+    # "and", "the bank" are shared, but marking them common would chop both sentences into pieces.
+    assert gone == [("gone", base)] and new == [("new", cand)]
+    # A shared opening and ending stay unmarked, however short.
+    gone, new = word_diff(_WORDS.findall("Hello! Yes. Bye"), _WORDS.findall("Hello! No. Bye"))
+    assert gone == [("same", "Hello! "), ("gone", "Yes. "), ("same", "Bye")]
+    assert new == [("same", "Hello! "), ("new", "No. "), ("same", "Bye")]
+
+
+@given(st.lists(st.sampled_from(["a", "b", "the", "bank", "  ", "\n", "x,"]), max_size=30),
+       st.lists(st.sampled_from(["a", "b", "the", "bank", "  ", "\n", "y."]), max_size=30))
+@settings(max_examples=200, deadline=None)
+def test_word_diff_rebuilds_both_texts(base_tokens, cand_tokens):
+    base, cand = " ".join(base_tokens), " ".join(cand_tokens)
+    gone, new = word_diff(_WORDS.findall(base), _WORDS.findall(cand))
+    assert "".join(t for _, t in gone) == base and "".join(t for _, t in new) == cand
+    assert {k for k, _ in gone} <= {"same", "gone"} and {k for k, _ in new} <= {"same", "new"}
+    # The unmarked words are the same on both sides, in the same order.
+    assert [t for k, t in gone if k == "same"] == [t for k, t in new if k == "same"]

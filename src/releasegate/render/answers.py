@@ -25,6 +25,7 @@ from releasegate.model import CaseChange
 from releasegate.text import visible
 
 DIFF_WORDS = 2_000  # per text; two such texts take about 0.1 s to compare
+MIN_MATCH = 3  # words: a shorter match between two changes is shown as part of the change
 DIFF_CASES = 500  # per list of broken or fixed cases
 MARKDOWN_CUT = 160  # characters of an answer in a Markdown table cell, as the other metadata cells
 SHORT = 300  # characters shown before "whole text" in the HTML table (as the other metadata cells)
@@ -38,8 +39,8 @@ _WORDS = re.compile(r"\S+\s*|\s+")
 class AnswerPair:
     """One per-release column of one case: the two texts, and the HTML of each with the difference marked.
 
-    ``*_short`` is the first :data:`SHORT` characters' markup (the whole when shorter); ``long`` says whether
-    either text is longer, so that the table shows the start and an expandable whole.
+    ``*_short`` is the first :data:`SHORT` characters' markup (the whole when shorter); ``*_long`` says
+    whether that text is longer, so that the table shows its start and an expandable whole.
     """
 
     column: str
@@ -49,7 +50,8 @@ class AnswerPair:
     candidate_html: Markup
     baseline_short: Markup
     candidate_short: Markup
-    long: bool
+    baseline_long: bool
+    candidate_long: bool
     marked: bool  # False when the texts were too long (or too many) to compare word by word
 
 
@@ -96,7 +98,8 @@ def pair_of(column: str, baseline: str, candidate: str, diff: bool = True) -> An
         candidate_html=_markup(cand_parts, None, cand_cut),
         baseline_short=_markup(base_parts, SHORT, len(baseline) > SHORT),
         candidate_short=_markup(cand_parts, SHORT, len(candidate) > SHORT),
-        long=len(baseline) > SHORT or len(candidate) > SHORT,
+        baseline_long=len(baseline) > SHORT,
+        candidate_long=len(candidate) > SHORT,
         marked=marked,
     )
 
@@ -107,7 +110,7 @@ def word_diff(base_words: Sequence[str], cand_words: Sequence[str]) -> tuple[lis
     matcher = difflib.SequenceMatcher(None, list(base_words), list(cand_words), autojunk=False)
     base_parts: list[tuple[str, str]] = []
     cand_parts: list[tuple[str, str]] = []
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+    for op, i1, i2, j1, j2 in _absorb_short_matches(matcher.get_opcodes()):
         if op == "equal":
             base_parts.append(("same", "".join(base_words[i1:i2])))
             cand_parts.append(("same", "".join(cand_words[j1:j2])))
@@ -117,6 +120,22 @@ def word_diff(base_words: Sequence[str], cand_words: Sequence[str]) -> tuple[lis
         if j2 > j1:
             cand_parts.append(("new", "".join(cand_words[j1:j2])))
     return base_parts, cand_parts
+
+
+def _absorb_short_matches(opcodes: list[tuple[str, int, int, int, int]]) -> list[tuple[str, int, int, int, int]]:
+    """Two different answers share "the", "and", "your" here and there; marked as common, those words chop
+    a rewritten sentence into confetti. A match of fewer than :data:`MIN_MATCH` words between two changes
+    counts as changed; matches at either end (a shared greeting, a shared last sentence) stay."""
+    merged: list[list] = []
+    for k, (op, i1, i2, j1, j2) in enumerate(opcodes):
+        inner = 0 < k < len(opcodes) - 1
+        if op == "equal" and inner and i2 - i1 < MIN_MATCH:
+            op = "replace"
+        if op != "equal" and merged and merged[-1][0] != "equal":
+            merged[-1][0], merged[-1][2], merged[-1][4] = "replace", i2, j2  # extend the change before
+        else:
+            merged.append([op, i1, i2, j1, j2])
+    return [tuple(m) for m in merged]
 
 
 _TAGS = {"same": None, "gone": "del", "new": "ins"}
