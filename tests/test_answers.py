@@ -147,3 +147,34 @@ def test_word_diff_rebuilds_both_texts(base_tokens, cand_tokens):
     assert {k for k, _ in gone} <= {"same", "gone"} and {k for k, _ in new} <= {"same", "new"}
     # The unmarked words are the same on both sides, in the same order.
     assert [t for k, t in gone if k == "same"] == [t for k, t in new if k == "same"]
+
+
+def test_notebook_cases_return_both_answers(results):
+    note = compare(results, baseline="r1")
+    broken = note.cases("broken")
+    assert broken[["case_id", "output (r1)", "output (r2)"]].values.tolist() == [["c0", FREEZE, LONG]]
+    assert broken.loc[0, "input"] == "question 0" and broken.loc[0, "candidate"] == "r2"
+    fixed = note.cases("fixed", candidate="r2")
+    assert fixed[["output (r1)", "output (r2)"]].values.tolist() == [["answer 5", "fixed now"]]
+    assert note.cases("errored").empty and list(note.cases("both_fail").columns)[:2] == ["candidate", "case_id"]
+    with pytest.raises(ValueError, match="unknown kind of case 'lost'"):
+        note.cases("lost")
+    with pytest.raises(KeyError):
+        note.cases("broken", candidate="r9")
+
+
+def test_notebook_view_shows_charts_answers_and_costs(results):
+    results["latency_ms"] = 100.0
+    html = compare(results, baseline="r1")._repr_html_()
+    assert html.count("<svg") >= 2  # the overall chart and the category charts, inline
+    assert "<th>output on r1</th><th>output on r2</th>" in html and "<del>" in html
+    assert "latency, ms p50 / p95" in html
+    assert "text-align: left" in html
+
+
+def test_to_frame_explains_the_p_values_and_has_cost_columns(results):
+    results["latency_ms"] = [100.0 + i for i in range(len(results))]
+    frame = compare(results, baseline="r1").to_frame()
+    assert {"latency_p95_ratio", "latency_p95_ratio_ci_high", "p_adjusted", "p_value_adjusted"} <= set(frame.columns)
+    assert "the gate reads" in frame.attrs["columns"]["p_adjusted"]
+    assert "does not use it" in frame.attrs["columns"]["p_value_adjusted"]

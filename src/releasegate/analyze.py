@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from releasegate.answers import baseline_renames, baseline_texts
+from releasegate.case_view import case_view
 from releasegate.model import (
     Analysis,
     CandidateAnalysis,
@@ -208,6 +209,8 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     overall, categories = adjust_family(overall, categories, policy)
     broken = _changes(paired, (base == 1) & (cand == 0), data, policy)
     fixed = _changes(paired, (base == 0) & (cand == 1), data, policy)
+    extras["case_view"] = case_view(paired, (base == 0) & (cand == 0), data.metadata_columns,
+                                    lambda mask: _changes(paired, mask, data, policy), policy.critical)
     return CandidateAnalysis(
         name=candidate,
         overall=overall,

@@ -18,6 +18,7 @@ import pandas as pd
 
 from releasegate.analyze import adjust_family, pair
 from releasegate.axes.changes import case_changes, significant_change
+from releasegate.case_view import case_view
 from releasegate.model import CandidateAnalysis, Comparison, Power, Rate
 from releasegate.policy import Policy
 from releasegate.stats.continuous import mean_interval, paired_t_test
@@ -112,6 +113,9 @@ def analyze_scores_candidate(data: ValidatedResults, candidate: str, policy: Pol
     overall, categories = adjust_family(overall, categories, policy)
     if data.has_runs:
         extras["run_axis"] = run_axis(data, candidate, paired, overall, policy, exclusions.count == 0)
+    # Pass/fail with runs: "fails on both" is failing every run on both releases.
+    extras["case_view"] = case_view(paired, (base == 0) & (cand == 0) if rates else None, data.metadata_columns,
+                                    lambda mask: case_changes(paired, mask, data, policy), policy.critical)
     return CandidateAnalysis(
         name=candidate,
         overall=overall,

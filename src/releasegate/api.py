@@ -16,7 +16,8 @@ from releasegate.errors import InputError
 from releasegate.model import Analysis, Report, Verdict
 from releasegate.policy import Policy
 
-ADAPTER_KEYS = ("format", "scorer", "metric", "filter_name", "category_field", "release_by")
+ADAPTER_KEYS = ("format", "scorer", "metric", "filter_name", "category_field", "release_by", "wide", "release_cols",
+                "latency_unit")
 NOTEBOOK_TEMPLATE = "notebook.html"
 NOTEBOOK_CASE_LIMIT = 200  # broken cases listed in the notebook view; the reports list them all
 
@@ -79,19 +80,33 @@ class ReleaseComparison:
         return targets
 
     def to_frame(self):
-        """One row per candidate and comparison (overall, then each category): a pandas DataFrame."""
+        """One row per candidate and comparison (overall, then each category): a pandas DataFrame, with the
+        candidate's cost and latency ratios (and intervals) on its rows when the data has costs.
+        ``frame.attrs["columns"]`` says what the p-value and ratio columns are: ``p_adjusted`` is the one-sided
+        "worse" p adjusted over the family (the gate's); ``p_value_adjusted`` the two-sided one."""
         import pandas as pd
 
+        from releasegate.notebook_frames import COLUMN_NOTES, cost_columns
         from releasegate.render.json_out import comparison_dict
 
         rows = []
         for cand in self.analysis.candidates:
+            costs = cost_columns(self.report, cand.name)
             for comparison in (cand.overall, *cand.categories):
                 figures = comparison_dict(comparison)
                 del figures["baseline"], figures["candidate"]  # nested rates; their values are already columns
                 rows.append({"candidate": cand.name, "comparison": comparison.label, **figures,
-                             "critical": comparison.critical, "powerless": comparison.powerless})
-        return pd.DataFrame(rows)
+                             "critical": comparison.critical, "powerless": comparison.powerless, **costs})
+        frame = pd.DataFrame(rows)
+        frame.attrs["columns"] = {k: v for k, v in COLUMN_NOTES.items() if k in frame.columns}
+        return frame
+
+    def cases(self, kind: str = "broken", candidate: str | None = None):
+        """The cases of one kind, "broken", "fixed", "both_fail" or "errored", as a DataFrame: one row per case
+        and candidate, with both releases' answers ("output (r1)", "output (r2)") side by side."""
+        from releasegate.notebook_frames import cases_frame
+
+        return cases_frame(self.report, kind, candidate)
 
     def _repr_html_(self) -> str:
         """Jupyter's view: verdicts, summary, rules, categories and broken cases, styled under one class so that
@@ -100,11 +115,23 @@ class ReleaseComparison:
         from releasegate.render.filters import environment
 
         template = environment("html").get_template(NOTEBOOK_TEMPLATE)
-        return template.render(build_context(self.report, case_limit=NOTEBOOK_CASE_LIMIT))
+        context = build_context(self.report, case_limit=NOTEBOOK_CASE_LIMIT)
+        context["notebook_charts"] = _notebook_charts(self.report)
+        return template.render(context)
 
     def __repr__(self) -> str:
         verdicts = "; ".join(f"{v.label} {v.candidate}" for v in self.verdicts)
         return f"<ReleaseComparison baseline={self.analysis.baseline!r}: {verdicts}>"
+
+
+def _notebook_charts(report: Report) -> list[dict[str, Any]]:
+    """The report's charts as inline SVG for the notebook view; none (the tables alone) when the chart
+    packages are not installed."""
+    try:
+        from releasegate.render.html import chart_contexts
+    except ImportError:
+        return []
+    return chart_contexts(report)
 
 
 def compare(
@@ -134,6 +161,10 @@ def compare(
     if cases is not None and not isinstance(cases, (str, os.PathLike)):
         raise InputError("cases must be a file path; to use a DataFrame of cases, merge it into results on case_id")
     resolved = _policy(policy, baseline=baseline, candidates=candidates, **overrides)
+    if isinstance(adapter.get("release_cols"), str):
+        adapter["release_cols"] = adapter["release_cols"].split(",")
+    if adapter.get("release_cols") is not None:
+        adapter["release_cols"] = tuple(str(c).strip() for c in adapter["release_cols"])
     options = AdapterOptions(**{k: v for k, v in adapter.items() if v is not None})
     loaded, default_title = _load(results, resolved, Path(cases) if cases is not None else None, options)
     call = _call_text(results, baseline=baseline, candidates=candidates, cases=cases, policy=policy,
@@ -176,7 +207,10 @@ def _load(results: Any, policy: Policy, cases: Path | None, options):
             isinstance(results, Mapping) and results and all(isinstance(v, pd.DataFrame) for v in results.values())):
         from releasegate.load.frame import load_frame
 
-        return load_frame(results, columns=policy.columns, cases=cases), "release comparison"
+        if options.release_cols and not options.wide:
+            raise InputError("release_cols names the release columns of a wide frame: add wide=True")
+        return load_frame(results, columns=policy.columns, cases=cases, latency_unit=options.latency_unit,
+                          wide_release_cols=options.release_cols if options.wide else ()), "release comparison"
     if is_path(results):
         sources = [parse_source(os.fspath(results))]
     elif isinstance(results, Mapping) and results and all(is_path(v) for v in results.values()):

@@ -17,7 +17,7 @@ EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
 
 COLUMN_FLAGS = (
     ("case_col", "case_id"), ("release_col", "release"), ("passed_col", "passed"), ("score_col", "score"),
-    ("category_col", "category"), ("cluster_col", "cluster"), ("run_col", "run"),
+    ("category_col", "category"), ("cluster_col", "cluster"), ("run_col", "run"), ("latency_col", "latency_ms"),
 )
 
 
@@ -60,7 +60,9 @@ def input_options(function):
         click.option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
         click.option("--baseline", help="The live release (default: the policy's)."),
         click.option("--candidate", "candidates", multiple=True, help="A candidate to compare (default: every other release)."),
-        click.option("--policy", "policy_path", type=click.Path(path_type=Path), help="Policy TOML file; flags win over it."),
+        click.option("--policy", "policy_path", type=click.Path(path_type=Path),
+                     help="Policy TOML file; flags win over it (default: releasegate.toml beside the results or here)."),
+        click.option("--no-policy", is_flag=True, help="Use no policy file, even if a releasegate.toml is found."),
         click.option("--critical", multiple=True, help="A critical category: any broken case in it blocks the release."),
         click.option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
         click.option("--alpha", type=float, help="Significance level (default 0.05)."),
@@ -80,6 +82,11 @@ def input_options(function):
         click.option("--category-col", help="Column holding the case category."),
         click.option("--cluster-col", help="Column holding the cluster (passage, conversation, template)."),
         click.option("--run-col", help="Column holding the run (seed / epoch) index."),
+        click.option("--latency-col", help="Column holding the latency (default latency_ms, or latency_s in seconds)."),
+        click.option("--latency-unit", type=click.Choice(["ms", "s"]), default="ms", show_default=True,
+                     help="Unit of the latency column."),
+        click.option("--wide", is_flag=True, help="One row per case, one outcome column per release (--release-cols)."),
+        click.option("--release-cols", help="With --wide: the release columns, comma-separated (r1,r2)."),
         click.option("--format", "input_format", type=click.Choice(["auto", "tidy", "inspect", "lm-eval", "promptfoo"]),
                      default="auto", show_default=True, help="Input format (detected from the file by default)."),
         click.option("--scorer", help="Inspect: the scorer to use when a log has several."),
@@ -101,7 +108,16 @@ def build_report(kw: dict):
     from releasegate.pipeline import run
     from releasegate.policy import load_policy_file, make_policy
 
-    file_values = load_policy_file(kw["policy_path"]) if kw.get("policy_path") else {}
+    sources = [parse_source(text) for text in kw["results"]]
+    policy_path = kw.get("policy_path")
+    if policy_path is None and not kw.get("no_policy"):
+        from releasegate.policy_discovery import find_policy, shown
+
+        policy_path = find_policy([s.path for s in sources], Path.cwd())
+        if policy_path is not None:
+            click.echo(f"policy: {shown(policy_path, Path.cwd())} (found; --policy FILE for another, "
+                       "--no-policy for none)")
+    file_values = load_policy_file(policy_path) if policy_path else {}
     columns = {canonical: kw[flag] for flag, canonical in COLUMN_FLAGS if kw.get(flag)}
     policy = make_policy(
         file_values,
@@ -123,8 +139,9 @@ def build_report(kw: dict):
     options = AdapterOptions(
         format=kw["input_format"], scorer=kw.get("scorer"), metric=kw.get("metric"),
         filter_name=kw.get("filter_name"), category_field=kw.get("category_field"), release_by=kw["release_by"],
+        wide=bool(kw.get("wide")), latency_unit=kw.get("latency_unit") or "ms",
+        release_cols=tuple(c.strip() for c in (kw.get("release_cols") or "").split(",") if c.strip()),
     )
-    sources = [parse_source(text) for text in kw["results"]]
     command_line = "releasegate " + shlex.join(sys.argv[1:])
     return run(sources, policy, cases=kw.get("cases"), options=options, command_line=command_line)
 

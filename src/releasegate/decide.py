@@ -41,8 +41,9 @@ def _critical_broken(cand: CandidateAnalysis, policy: Policy, binary: bool = Tru
             parts.append(f"{c.broke} of {c.both_pass + c.broke} passing {c.label} cases (fixed {fixed})")
         else:  # scores or several runs: a case's mean went down (SPEC 4.3, improved/worsened)
             parts.append(f"{c.broke} of {c.n} {c.label} cases (improved {fixed})")
-    kind = "a critical category" if len(hits) == 1 else "critical categories"
-    return RuleCheck("critical_broken", True, f"it {'broke' if binary else 'worsened'} {'; '.join(parts)}, {kind}")
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    kind = {1: "a critical category", 2: "both critical categories"}.get(len(hits), "all critical categories")
+    return RuleCheck("critical_broken", True, f"it {'broke' if binary else 'worsened'} {listed}, {kind}")
 
 
 def _test_name(c: Comparison) -> str:
@@ -85,7 +86,9 @@ def _guardrails(cand: CandidateAnalysis, policy: Policy) -> tuple[RuleCheck, lis
             warnings.append(f"guardrail {name} is set but the data has no figure for it")
             continue
         estimate, low, high = bounds[name]
-        text = f"{name.removeprefix('max_')} {fmt.ratio(estimate)} [{fmt.ratio(low)}, {fmt.ratio(high)}] vs limit {limit:g}"
+        where = "above" if high > limit else "within"
+        text = (f"{name.removeprefix('max_')} {fmt.ratio(estimate)} [{fmt.ratio(low)}, {fmt.ratio(high)}]: "
+                f"the upper bound {fmt.ratio(high)} is {where} the limit {limit:g}")
         (fired if high > limit else passed).append(text)
     if fired:
         return RuleCheck("guardrail", True, "guardrail exceeded: " + "; ".join(fired)), warnings
@@ -98,10 +101,25 @@ def _non_inferior(cand: CandidateAnalysis, policy: Policy, binary: bool) -> Rule
     unit = _unit(binary)
     if policy.margin == 0:
         return RuleCheck("not_non_inferior", False, "non-inferiority check off (margin = 0)")
-    shown = f"the {level}% interval's lower bound is {unit(o.ni_low)}, margin {unit(-policy.margin)}"
+    bound, margin = _told_apart(o.ni_low, -policy.margin, binary)
+    shown = f"the {level}% interval's lower bound is {bound}, margin {margin}"
     if o.ni_low < -policy.margin:
         return RuleCheck("not_non_inferior", True, f"the data cannot show it is no worse: {shown}")
     return RuleCheck("not_non_inferior", False, f"non-inferior: {shown}")
+
+
+def _told_apart(value: float, margin: float, binary: bool) -> tuple[str, str]:
+    """The bound with as many more digits as it takes to show how far it is from the margin: "-5.05 points,
+    margin -5.0 points", not "-5.0 points, margin -5.0 points" beside "fired". The margin keeps its digits."""
+    scale = 100 if binary else 1
+    base = 1 if binary else 3
+    gap = abs(value - margin) * scale
+    digits = base
+    while digits < base + 3 and 0 < gap < 10 ** -digits:
+        digits += 1
+    if binary:
+        return f"{fmt.points(value, digits)} points", f"{fmt.points(margin)} points"
+    return fmt.signed(value, digits), fmt.signed(margin)
 
 
 def _warnings(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> list[str]:
@@ -143,6 +161,11 @@ def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy
     o = cand.overall
     p_word = "not significant" if o.p_value >= policy.alpha else "significant"
     overall_text = f"overall {_diff(o, binary)} ({_test_name(o)} {fmt.p_is(o.p_value)}, {p_word})"
+    if o.p_value >= policy.alpha and (o.ci_low > 0 or o.ci_high < 0) and o.method.startswith("McNemar"):
+        # Newcombe's interval (score-based) and the exact McNemar test (on the changed cases alone) are
+        # different methods; with few changed cases the exact test is the more cautious, and the gate reads it.
+        overall_text += (" (the interval excludes zero but the exact test, which the rules read, does not reach "
+                         "significance: with few changed cases it is the more cautious of the two)")
     if ship:
         ruled_out = ("any loss" if o.ni_low >= 0
                      else f"a loss larger than {_unit(binary)(o.ni_low).lstrip('+-')}")

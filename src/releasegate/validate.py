@@ -131,7 +131,9 @@ def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ..
     if len(releases) > MAX_LISTED:
         listing += f" and {len(releases) - MAX_LISTED} more"
     if len(releases) < 2:
-        raise InputError(f"need at least two releases to compare; found {len(releases)}: {listing}")
+        raise InputError(f"need at least two releases to compare; found {len(releases)}: {listing}; if each file "
+                         "holds one release (two files of the same model), name them: NAME=path, e.g. "
+                         "r1=old.json r2=new.json")
     if policy.baseline is None:
         raise InputError(f"no baseline given: use --baseline NAME or baseline in the policy; releases: {listing}")
     if policy.baseline not in releases:

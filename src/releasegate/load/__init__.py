@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load import shapes
 from releasegate.model import InputFile
 from releasegate.policy import CANONICAL_COLUMNS
 
@@ -35,6 +36,10 @@ class AdapterOptions:
     filter_name: str | None = None
     category_field: str | None = None
     release_by: str = "provider"
+    # Input shapes (load/shapes.py): a wide file's release columns, and the latency column's unit.
+    wide: bool = False
+    release_cols: tuple[str, ...] = ()
+    latency_unit: str = "ms"
 
 
 @dataclass(frozen=True)
@@ -153,15 +158,28 @@ def load_results(
     if not sources:
         raise InputError("no results file given")
     columns = dict(columns or {})
+    if options.release_cols and not options.wide:
+        raise InputError("--release-cols names the release columns of a wide file: add --wide")
     frames, inputs = [], []
     seen: set[str] = set()  # every column name of every file, before renaming
     for source in sources:
         _check_file(source.path)
         frame, fmt = _read_one(source, options)
+        frame = shapes.resolve_dotted(frame, columns.values(), source.path)
         seen.update(map(str, frame.columns))
         # category and cluster may come from the case table instead, so only these must be in every file.
         required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
+        if options.wide:
+            if source.release is not None:
+                raise InputError(f"{source.release}={source.path}: a wide file holds every release; with --wide "
+                                 "name the release columns (--release-cols), not the file")
+            required = ("case_id",)
         frame = _rename(frame, columns, source.path, required)
+        if options.wide:
+            frame = shapes.melt_wide(frame, options.release_cols, source.path)
+        else:
+            shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
+        frame = shapes.latency_in_ms(frame, options.latency_unit, source.path)
         if source.release is not None:
             frame["release"] = source.release
         else:
@@ -170,6 +188,7 @@ def load_results(
         frames.append(frame)
         release = source.release
         inputs.append(InputFile(str(source.path), sha256_of(source.path), int(frame.shape[0]), fmt, release))
+    shapes.refuse_same_file_twice(inputs)
     _check_same_task(frames)
     _qualify_lm_eval_cases(frames)
     table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]

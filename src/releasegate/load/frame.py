@@ -17,6 +17,7 @@ import pandas as pd
 from releasegate.errors import InputError
 from releasegate.load import LoadedResults, _join_cases, _rename, require_column
 from releasegate.load.tidy import TEXT_COLUMNS, _as_text
+from releasegate.load import shapes
 from releasegate.model import InputFile
 from releasegate.policy import CANONICAL_COLUMNS
 
@@ -33,6 +34,8 @@ def load_frame(
     *,
     columns: Mapping[str, str] | None = None,
     cases: Path | None = None,
+    wide_release_cols: tuple[str, ...] = (),
+    latency_unit: str = "ms",
 ) -> LoadedResults:
     """A tidy DataFrame, or one DataFrame per release (``{"r1-live": df1, "r2": df2}``), -> LoadedResults.
 
@@ -52,6 +55,10 @@ def load_frame(
         part = frame.reset_index(drop=True).copy()
         part.columns = [str(c).strip() for c in part.columns]
         part = _rename(part, columns, Path(label))
+        # The shapes of load/shapes.py, as for files: a wide frame (release columns given), latency in seconds.
+        if wide_release_cols:
+            part = shapes.melt_wide(part, wide_release_cols, Path(label))
+        part = shapes.latency_in_ms(part, latency_unit, Path(label))
         if release is not None:
             part["release"] = str(release)
         require_column(part, "release", label, "columns={'release': ...}", columns.get("release"))

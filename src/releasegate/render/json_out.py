@@ -74,6 +74,9 @@ def _case(change: CaseChange) -> dict[str, Any]:
     }
 
 
+case_dict = _case  # public: the case view (case_view.py) writes its cases as the broken and fixed ones
+
+
 def to_json_dict(report: Report) -> dict[str, Any]:
     """The report as a JSON-ready dict, ``schema_version`` first (SPEC section 6's required keys)."""
     a, prov = report.analysis, report.provenance
