@@ -178,3 +178,10 @@ def test_to_frame_explains_the_p_values_and_has_cost_columns(results):
     assert {"latency_p95_ratio", "latency_p95_ratio_ci_high", "p_adjusted", "p_value_adjusted"} <= set(frame.columns)
     assert "the gate reads" in frame.attrs["columns"]["p_adjusted"]
     assert "does not use it" in frame.attrs["columns"]["p_value_adjusted"]
+
+
+def test_the_start_of_a_long_answer_ends_on_a_whole_word():
+    pair = pair_of("output", "short", "word " * 100)
+    assert str(pair.candidate_short).endswith("word </ins>…") and "wor…" not in str(pair.candidate_short)
+    assert len(str(pair.candidate_short)) <= 300 + len("<ins></ins>…")
+    assert not pair.baseline_long and str(pair.baseline_short) == str(pair.baseline_html)

@@ -142,18 +142,22 @@ _TAGS = {"same": None, "gone": "del", "new": "ins"}
 
 
 def _markup(parts: list[tuple[str, str]], limit: int | None, cut: bool) -> Markup:
-    """Escaped HTML of the runs, at most ``limit`` characters of text; "…" when the text goes on."""
+    """Escaped HTML of the runs, at most ``limit`` characters of text, ending on a whole word when cut; "…"
+    when the text goes on."""
     out, used = [], 0
     for kind, text in parts:
-        if limit is not None and used + len(text) > limit:
+        last = limit is not None and used + len(text) >= limit
+        if last and used + len(text) > limit:
             text = text[: limit - used]
+            space = text.rfind(" ")
+            text = text[: space + 1] if space > 0 else text
             cut = True
         used += len(text)
         if text:
             shown = escape(visible(text))
             tag = _TAGS[kind]
             out.append(Markup(f"<{tag}>{shown}</{tag}>") if tag else shown)
-        if limit is not None and used >= limit:
+        if last:
             break
     if cut:
         out.append(Markup("…"))
