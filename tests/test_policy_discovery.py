@@ -53,3 +53,12 @@ def test_no_policy_file_anywhere_says_nothing(tmp_path):
     (tmp_path / "results.csv").write_text(RESULTS)
     result = run_cli("check", "results.csv", "--baseline", "r1", "--margin", "0.2", cwd=tmp_path)
     assert result.exit_code == 0 and len(result.stdout.splitlines()) == 1
+
+
+def test_a_refused_run_prints_only_its_error(tmp_path):
+    (tmp_path / "results.csv").write_text("release,case_id,passed\nr1,c1,1\n")
+    (tmp_path / "releasegate.toml").write_text(CRITICAL)
+    result = run_cli("check", "results.csv", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("releasegate: error: need at least two releases")

@@ -115,8 +115,9 @@ def build_report(kw: dict):
 
         policy_path = find_policy([s.path for s in sources], Path.cwd())
         if policy_path is not None:
-            click.echo(f"policy: {shown(policy_path, Path.cwd())} (found; --policy FILE for another, "
-                       "--no-policy for none)")
+            # Said with the verdicts, so that a run refused for bad input prints one line.
+            kw["found_policy"] = (f"policy: {shown(policy_path, Path.cwd())} (found; --policy FILE for another, "
+                                  "--no-policy for none)")
     file_values = load_policy_file(policy_path) if policy_path else {}
     columns = {canonical: kw[flag] for flag, canonical in COLUMN_FLAGS if kw.get(flag)}
     policy = make_policy(
@@ -178,6 +179,8 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
         write_reports(result, paths, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
     from releasegate.text import one_line
 
+    if kw.get("found_policy"):
+        click.echo(one_line(kw["found_policy"]))
     for verdict in result.verdicts:  # release names come from the input: one line each, controls shown
         click.echo(f"{verdict.label:<10}  {one_line(verdict.candidate)}")
     for path in paths:
@@ -214,6 +217,8 @@ def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
             write_reports(result, paths, paper=paper, pdf_variant=pdf_variant)
     from releasegate.text import one_line
 
+    if kw.get("found_policy"):
+        click.echo(one_line(kw["found_policy"]))
     for verdict in result.verdicts:
         click.echo(one_line(verdict.headline))
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
