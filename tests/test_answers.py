@@ -185,3 +185,15 @@ def test_the_start_of_a_long_answer_ends_on_a_whole_word():
     assert str(pair.candidate_short).endswith("word </ins>…") and "wor…" not in str(pair.candidate_short)
     assert len(str(pair.candidate_short)) <= 300 + len("<ins></ins>…")
     assert not pair.baseline_long and str(pair.baseline_short) == str(pair.baseline_html)
+
+
+def test_per_release_detection_past_the_first_rows(monkeypatch):
+    import releasegate.load.per_release as per_release
+
+    monkeypatch.setattr(per_release, "_SAMPLE", 4)
+    rows = [[r, f"c{i}", 1, "A", "q", "easy", "same", ""] for r in ("r1", "r2") for i in range(10)]
+    table = _table(rows)
+    assert per_release.per_release_columns(table, ("output", "reason")) == ()
+    table.loc[19, "output"] = "changed"  # the last row, far past the sample
+    table.loc[18, "reason"] = None
+    assert per_release.per_release_columns(table, ("output", "reason")) == ("output", "reason")
