@@ -197,3 +197,13 @@ def test_per_release_detection_past_the_first_rows(monkeypatch):
     table.loc[19, "output"] = "changed"  # the last row, far past the sample
     table.loc[18, "reason"] = None
     assert per_release.per_release_columns(table, ("output", "reason")) == ("output", "reason")
+
+
+def test_markdown_with_many_long_answers_stays_under_the_limit():
+    rows = []
+    for i in range(600):
+        rows.append(["r1", f"c{i:04d}", 1, "A", f"q{i}", "easy", "Freeze and call. " * 60, ""])
+        rows.append(["r2", f"c{i:04d}", 0, "A", f"q{i}", "easy", "Let me explain at length. " * 60, ""])
+    md = compare(_table(rows), baseline="r1").to_markdown()
+    assert len(md) <= GITHUB_COMMENT_LIMIT
+    assert "| output on r1 | output on r2 |" in md and "more broken cases cut" in md
