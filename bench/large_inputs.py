@@ -5,7 +5,7 @@ Scenarios (fixed seed; written to a temporary folder, never into the repository)
 - 1m-x2-broken: the same, but 40% of the cases break: the Markdown must still fit in 65,536 characters;
 - 200k-x5-x3:   200,000 cases x 5 releases x 3 runs (the several-runs path);
 - 200k-x5-run1: the same file with only run 1 (one run per case, the McNemar path), measured when the
-                several-runs path (releasegate.analyze_scores) is not installed, and for comparison.
+                several-runs path (releasegate.analyze.comparisons) is not installed, and for comparison.
 
 Each report runs as its own process (`python -m releasegate report FILE --baseline r1 -o out.json -o out.md`);
 its peak resident set size comes from os.wait4, which reports that child's own usage. Prints a Markdown table.
@@ -120,7 +120,7 @@ def has_runs_path() -> bool:
     """Whether the several-runs path exists in the tree being measured (this checkout's src first)."""
     if str(ROOT / "src") not in sys.path:
         sys.path.insert(0, str(ROOT / "src"))
-    return importlib.util.find_spec("releasegate.analyze_scores") is not None
+    return importlib.util.find_spec("releasegate.analyze.comparisons") is not None
 
 
 def run_all(work: Path, scale: float, only: tuple[str, ...]) -> list[Measurement]:
@@ -141,7 +141,7 @@ def run_all(work: Path, scale: float, only: tuple[str, ...]) -> list[Measurement
         else:
             out.append(Measurement("200k-x5-x3", rows, runs_path.stat().st_size / 1e6, -1, float("nan"),
                                    float("nan"), None, None,
-                                   "not run: releasegate.analyze_scores (several runs) is not installed"))
+                                   "not run: releasegate.analyze.comparisons (several runs) is not installed"))
     if "200k-x5-run1" in only:
         single = work / "200k-x5-run1.csv"
         table = pd.read_csv(runs_path)

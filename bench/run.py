@@ -102,7 +102,7 @@ def rows(workdir: Path) -> list[Row]:
         Row("100,000 cases x 5 runs x 2 releases, 1,000 clusters, 10,000 resamples: analysis stage",
             "python bench/analysis_timer.py runs.csv", [str(BENCH / "analysis_timer.py"), RUNS,
                                                          "--baseline", BASELINE, "--resamples", "10000"],
-            target_s=1.0, large=True, needs=("releasegate.analyze_scores",), in_process="analysis_s"),
+            target_s=1.0, large=True, needs=("releasegate.analyze.comparisons",), in_process="analysis_s"),
     ]
 
 

@@ -21,11 +21,11 @@ SOURCE_DATE_EPOCH = "1796000000"
 EXAMPLES = {
     # name: (folder, results file(s), case table, command line recorded in the report)
     "bank-assistant": ("examples/bank-assistant", "eval_results.csv", "eval_cases.csv",
-                       "releasegate report eval_results.csv --cases eval_cases.csv --policy releasegate.toml "
-                       "-o report.md -o report.json -o report.html -o report.pdf"),
+                       ("releasegate report eval_results.csv --cases eval_cases.csv --policy releasegate.toml "
+                        "-o report.md -o report.json -o report.html -o report.pdf")),
     "reading-comprehension": ("examples/reading-comprehension", "results.csv", None,
-                              "releasegate report results.csv --policy releasegate.toml "
-                              "-o report.md -o report.json -o report.html -o report.pdf"),
+                              ("releasegate report results.csv --policy releasegate.toml "
+                               "-o report.md -o report.json -o report.html -o report.pdf")),
 }
 ALL_FORMATS = ("md", "json", "html", "pdf")
 

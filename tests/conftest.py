@@ -11,12 +11,33 @@ from releasegate.cli import main
 from releasegate.demo import example_files
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+DATA = Path(__file__).resolve().parent / "data"
+EPOCH = "1796000000"  # SOURCE_DATE_EPOCH of every test: reports are reproducible
+
+
+def stat_vectors() -> dict:
+    """The reference values (tests/data/stat-vectors.json, a copy of shared/reference/stat-vectors.json:
+    statsmodels, scipy and R computed independently), so that a clone alone runs every test."""
+    return json.loads((DATA / "stat-vectors.json").read_text(encoding="utf-8"))
+
+
+def build_report(results, cases: Path | None = None, policy: Path | None = None, *, command_line: str = "pytest",
+                 **overrides):
+    """The Report of one results file (or a list of files, ``NAME=path`` allowed) through the library's one
+    pipeline, as the command line builds it: ``policy`` a TOML file, ``overrides`` policy keys (flags)."""
+    from releasegate.load import Source, parse_source
+    from releasegate.pipeline import run
+    from releasegate.policy import load_policy_file, make_policy
+
+    paths = results if isinstance(results, (list, tuple)) else [results]
+    sources = [parse_source(p) if isinstance(p, str) else Source(Path(p)) for p in paths]
+    values = load_policy_file(policy) if policy else {}
+    return run(sources, make_policy(values, **overrides), cases=cases, command_line=command_line)
 
 
 @pytest.fixture(autouse=True)
 def _reproducible_time(monkeypatch):
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1796000000")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 
@@ -35,6 +56,12 @@ def run_cli(*args: str, cwd: Path | None = None):
         return runner.invoke(main, [str(a) for a in args], catch_exceptions=False)
     finally:
         os.chdir(old)
+
+
+@pytest.fixture
+def example_report(example):
+    """The bundled example's Report, as `releasegate demo` makes it."""
+    return build_report(example["eval_results.csv"], example["eval_cases.csv"], example["releasegate.toml"])
 
 
 @pytest.fixture

@@ -17,12 +17,10 @@ import numpy as np
 import pandas as pd
 from scipy import special
 
-from releasegate.analyze import _power, adjust_family, analyze, compare_binary, parameters_of
-from releasegate.analyze_scores import compare_paired, power_of
-from releasegate.axes.changes import significant_change
-from releasegate.axes.clusters import apply_clusters
-from releasegate.decide import RULES, decide, decide_candidate
-from releasegate.model import Analysis, CandidateAnalysis, Exclusions
+from releasegate.analyze import analyze, parameters_of
+from releasegate.analyze.candidate import plan_arrays
+from releasegate.decide import RULE_NAMES, decide, decide_candidate
+from releasegate.model import Analysis, CandidateAnalysis, CandidateSections, Exclusions
 from releasegate.policy import Policy
 from releasegate.validate import validate
 
@@ -30,7 +28,7 @@ from .simulate import Sample
 
 BASELINE, CANDIDATE = "baseline", "candidate"
 
-# A decision: for each of decide.RULES, whether it fired; SHIP is "none fired".
+# A decision: for each of decide.RULE_NAMES, whether it fired; SHIP is "none fired".
 Decision = tuple[bool, ...]
 
 
@@ -68,7 +66,7 @@ def tidy(sample: Sample) -> pd.DataFrame:
 
 def _fired(checks) -> Decision:
     by_rule = {c.rule: c.fired for c in checks}
-    return tuple(by_rule[r] for r in RULES)
+    return tuple(by_rule[r] for r in RULE_NAMES)
 
 
 def library_full(sample: Sample, policies: Sequence[Policy]) -> list[Decision]:
@@ -81,61 +79,29 @@ def library_full(sample: Sample, policies: Sequence[Policy]) -> list[Decision]:
     return out
 
 
-def _compare(sample: Sample, policy: Policy, groups: list[tuple[str, np.ndarray]], codes: np.ndarray | None):
-    """Overall and per-category comparisons as the library's analysis makes them before adjustment: McNemar
-    (one run) or paired means (several runs), then the clustered interval and p in their place."""
-    base, cand = sample.base, sample.cand
-    if sample.base_runs is None:
-        def compare(label, b, c, critical=False):
-            return compare_binary(label, b, c, policy, critical)
-    else:
-        def compare(label, b, c, critical=False):
-            return compare_paired(label, b, c, policy, critical, rates=True)
-    overall = compare("overall", base, cand)
-    cats = [compare(label, base[inside], cand[inside], label in policy.critical) for label, inside in groups]
-    extras, deff = {}, 1.0
-    if sample.cluster is not None:
-        paired = pd.DataFrame({"base": base, "cand": cand, "cluster": cluster_labels(sample.cluster)})
-        overall, cats, extras["clusters"] = apply_clusters(overall, cats, paired, codes, policy,
-                                                          binary=sample.base_runs is None)
-        deff = extras["clusters"].design_effect
-    if sample.base_runs is None:
-        power = _power(base, cand, policy, deff)
-    else:
-        power = power_of(significant_change(base, cand), policy, deff)
-    return overall, cats, extras, power
-
-
 def library_fast(sample: Sample, policies: Sequence[Policy]) -> list[Decision]:
-    """The plan from the library's own functions (analyze.compare_binary or analyze_scores.compare_paired per
-    comparison, axes.clusters.apply_clusters, analyze.adjust_family, decide.decide_candidate), without the
-    pandas validation and pairing that dominate the cost of one replication.
-
-    Comparisons are shared between policies that agree on what they depend on, adjustments between those that
-    also agree on the correction; decide runs once per policy."""
-    groups: list[tuple[str, np.ndarray]] = []
-    codes = None
+    """The plan from the library's own array-level entry (analyze.candidate.plan_arrays: comparisons, clusters,
+    family, power) and decide.decide_candidate, without the pandas validation and pairing that dominate the
+    cost of one replication. Plans are shared between policies that agree on everything the plan reads;
+    decide runs once per policy."""
+    codes, labels = None, ()
     if sample.category is not None:
-        labels = category_labels(sample.category)
-        unique, codes = np.unique(labels, return_inverse=True)
-        groups = [(str(label), codes == k) for k, label in enumerate(unique)]
-    compared: dict[tuple, tuple] = {}
-    adjusted: dict[tuple, CandidateAnalysis] = {}
+        labels, codes = np.unique(category_labels(sample.category), return_inverse=True)
+    planned: dict[tuple, CandidateAnalysis] = {}
     out = []
     for policy in policies:
         key = (policy.alpha, policy.confidence, policy.mcnemar, tuple(policy.critical), policy.n_resamples,
-               policy.seed) + ((policy.correction,) if sample.cluster is not None else ())
-        if key not in compared:
-            compared[key] = _compare(sample, policy, groups, codes)
-        full_key = (*key, policy.correction)
-        if full_key not in adjusted:
-            overall, cats, extras, power = compared[key]
-            overall, cats = adjust_family(overall, cats, policy)
-            adjusted[full_key] = CandidateAnalysis(CANDIDATE, overall, tuple(cats), (), (), Exclusions(), power,
-                                                   extras)
-        cand_analysis = adjusted[full_key]
+               policy.seed, policy.correction, policy.power)
+        if key not in planned:
+            result = plan_arrays(sample.base, sample.cand, policy, mcnemar=sample.base_runs is None,
+                                 runs=sample.base_runs is not None, category_codes=codes,
+                                 category_labels=[str(x) for x in labels],
+                                 cluster_codes=None if sample.cluster is None else pd.factorize(sample.cluster)[0])
+            planned[key] = CandidateAnalysis(CANDIDATE, result.overall, result.categories, (), (), Exclusions(),
+                                             result.power, CandidateSections(result.item_axis, None, result.clusters))
+        cand_analysis = planned[key]
         analysis = Analysis(BASELINE, "binary", sample.base.size, (), (cand_analysis,), parameters_of(policy),
-                            bool(groups), sample.cluster is not None, sample.base_runs is not None)
+                            bool(len(labels)), sample.cluster is not None, sample.base_runs is not None)
         out.append(_fired(decide_candidate(cand_analysis, analysis, policy).checks))
     return out
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from releasegate.decide import RULES
+from releasegate.decide import RULE_NAMES as RULES
 from releasegate.policy import Policy, make_policy
 
 from .gates import (

@@ -16,8 +16,7 @@ from releasegate.errors import InputError
 from releasegate.model import Analysis, Report, Verdict
 from releasegate.policy import Policy
 
-ADAPTER_KEYS = ("format", "scorer", "metric", "filter_name", "category_field", "release_by", "wide", "release_cols",
-                "latency_unit")
+SHAPE_KEYS = ("wide", "release_cols", "latency_unit")  # input shapes (load/shapes.py), beside the adapters'
 NOTEBOOK_TEMPLATE = "notebook.html"
 NOTEBOOK_CASE_LIMIT = 200  # broken cases listed in the notebook view; the reports list them all
 
@@ -86,7 +85,7 @@ class ReleaseComparison:
         "worse" p adjusted over the family (the gate's); ``p_value_adjusted`` the two-sided one."""
         import pandas as pd
 
-        from releasegate.notebook_frames import COLUMN_NOTES, cost_columns
+        from releasegate.render.frames import COLUMN_NOTES, cost_columns
         from releasegate.render.json_out import comparison_dict
 
         rows = []
@@ -104,7 +103,7 @@ class ReleaseComparison:
     def cases(self, kind: str = "broken", candidate: str | None = None):
         """The cases of one kind, "broken", "fixed", "both_fail" or "errored", as a DataFrame: one row per case
         and candidate, with both releases' answers ("output (r1)", "output (r2)") side by side."""
-        from releasegate.notebook_frames import cases_frame
+        from releasegate.render.frames import cases_frame
 
         return cases_frame(self.report, kind, candidate)
 
@@ -154,28 +153,32 @@ def compare(
     Methods: docs/methods.md (McNemar exact, Newcombe method 10, Holm; Fagerland et al. 2013).
     Bad input raises :class:`releasegate.errors.InputError`.
     """
-    from releasegate.load import AdapterOptions
+    from releasegate.load.adapters import OPTIONS
+    from releasegate.load.results import AdapterOptions
     from releasegate.pipeline import run_loaded
 
-    adapter = {key: overrides.pop(key) for key in ADAPTER_KEYS if key in overrides}
+    adapter = {key: overrides.pop(key) for key in ("format", *(o.name for o in OPTIONS)) if key in overrides}
     if cases is not None and not isinstance(cases, (str, os.PathLike)):
         raise InputError("cases must be a file path; to use a DataFrame of cases, merge it into results on case_id")
+    shape = {key: overrides.pop(key) for key in SHAPE_KEYS if key in overrides}
     resolved = _policy(policy, baseline=baseline, candidates=candidates, **overrides)
-    if isinstance(adapter.get("release_cols"), str):
-        adapter["release_cols"] = adapter["release_cols"].split(",")
-    if adapter.get("release_cols") is not None:
-        adapter["release_cols"] = tuple(str(c).strip() for c in adapter["release_cols"])
-    options = AdapterOptions(**{k: v for k, v in adapter.items() if v is not None})
+    release_cols = shape.get("release_cols") or ()
+    if isinstance(release_cols, str):
+        release_cols = release_cols.split(",")
+    options = AdapterOptions(format=adapter.get("format") or "auto",
+                             values={k: v for k, v in adapter.items() if k != "format"},
+                             wide=bool(shape.get("wide")), latency_unit=shape.get("latency_unit") or "ms",
+                             release_cols=tuple(str(c).strip() for c in release_cols))
     loaded, default_title = _load(results, resolved, Path(cases) if cases is not None else None, options)
     call = _call_text(results, baseline=baseline, candidates=candidates, cases=cases, policy=policy,
-                      **adapter, **overrides)
+                      **adapter, **shape, **overrides)
     report = run_loaded(loaded, resolved, command_line=call, default_title=default_title)
     return ReleaseComparison(report)
 
 
 def _policy(policy: Any, **overrides: Any) -> Policy:
     """Policy object, dict or TOML path, with keyword overrides on top (None means "not given")."""
-    from releasegate.policy import _KEYS, load_policy_file, make_policy
+    from releasegate.policy import POLICY_KEYS, load_policy_file, make_policy
 
     if policy is None:
         values: dict[str, Any] = {}
@@ -187,9 +190,9 @@ def _policy(policy: Any, **overrides: Any) -> Policy:
         values = load_policy_file(Path(policy))
     else:
         raise InputError(f"policy must be a Policy, a dict or a TOML file path, got {type(policy).__name__}")
-    unknown = sorted((set(values) | set(overrides)) - _KEYS)
+    unknown = sorted((set(values) | set(overrides)) - POLICY_KEYS)
     if unknown:
-        raise InputError(f"unknown policy key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(_KEYS))}")
+        raise InputError(f"unknown policy key(s) {', '.join(unknown)}; known keys: {', '.join(sorted(POLICY_KEYS))}")
     return make_policy(values, **overrides)
 
 
@@ -197,16 +200,15 @@ def _load(results: Any, policy: Policy, cases: Path | None, options):
     """Results in any accepted form -> (LoadedResults, default title)."""
     import pandas as pd
 
-    from releasegate.load import Source, load_results, parse_source
-    from releasegate.pipeline import _default_title
+    from releasegate.load.frame import load_frame
+    from releasegate.load.results import load_results
+    from releasegate.load.sources import Source, default_title, parse_source
 
     def is_path(x: Any) -> bool:
         return isinstance(x, (str, os.PathLike))
 
     if isinstance(results, pd.DataFrame) or (
             isinstance(results, Mapping) and results and all(isinstance(v, pd.DataFrame) for v in results.values())):
-        from releasegate.load.frame import load_frame
-
         if options.release_cols and not options.wide:
             raise InputError("release_cols names the release columns of a wide frame: add wide=True")
         return load_frame(results, columns=policy.columns, cases=cases, latency_unit=options.latency_unit,
@@ -221,7 +223,7 @@ def _load(results: Any, policy: Policy, cases: Path | None, options):
         raise InputError("results must be a DataFrame, a path, a list of paths, or a mapping of release name to "
                          "DataFrame or path (not a mix)")
     loaded = load_results(sources, columns=policy.columns, cases=cases, options=options)
-    return loaded, _default_title(sources)
+    return loaded, default_title(sources)
 
 
 def _call_text(results: Any, **arguments: Any) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import shlex
@@ -12,6 +11,8 @@ from pathlib import Path
 import click
 
 from releasegate import __version__
+from releasegate.load.adapters import FORMATS
+from releasegate.load.adapters import OPTIONS as ADAPTER_OPTIONS
 
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -87,14 +88,10 @@ def input_options(function):
                      help="Unit of the latency column."),
         click.option("--wide", is_flag=True, help="One row per case, one outcome column per release (--release-cols)."),
         click.option("--release-cols", help="With --wide: the release columns, comma-separated (r1,r2)."),
-        click.option("--format", "input_format", type=click.Choice(["auto", "tidy", "inspect", "lm-eval", "promptfoo"]),
-                     default="auto", show_default=True, help="Input format (detected from the file by default)."),
-        click.option("--scorer", help="Inspect: the scorer to use when a log has several."),
-        click.option("--metric", help="lm-eval: the metric to use (acc, exact_match, ...)."),
-        click.option("--filter", "filter_name", help="lm-eval: the filter to use when samples have several."),
-        click.option("--category-field", help="Inspect: the sample metadata field holding the category."),
-        click.option("--release-by", type=click.Choice(["provider", "prompt"]), default="provider", show_default=True,
-                     help="promptfoo: one release per provider or per prompt."),
+        click.option("--format", "input_format", type=click.Choice(FORMATS), default="auto", show_default=True,
+                     help="Input format (detected from the file by default)."),
+        *(click.option(o.flag, o.name, type=click.Choice(o.choices) if o.choices else None, help=o.help)
+          for o in ADAPTER_OPTIONS),
         click.option("--debug", is_flag=True, help="Show the traceback of an error."),
     ]
     for decorator in reversed(decorators):
@@ -104,14 +101,15 @@ def input_options(function):
 
 def build_report(kw: dict):
     """Options -> Report, through the library's one pipeline."""
-    from releasegate.load import AdapterOptions, parse_source
+    from releasegate.load.results import AdapterOptions
+    from releasegate.load.sources import parse_source
     from releasegate.pipeline import run
     from releasegate.policy import load_policy_file, make_policy
 
     sources = [parse_source(text) for text in kw["results"]]
     policy_path = kw.get("policy_path")
     if policy_path is None and not kw.get("no_policy"):
-        from releasegate.policy_discovery import find_policy, shown
+        from releasegate.load.policy_file import find_policy, shown
 
         policy_path = find_policy([s.path for s in sources], Path.cwd())
         if policy_path is not None:
@@ -138,8 +136,7 @@ def build_report(kw: dict):
         columns=columns,
     )
     options = AdapterOptions(
-        format=kw["input_format"], scorer=kw.get("scorer"), metric=kw.get("metric"),
-        filter_name=kw.get("filter_name"), category_field=kw.get("category_field"), release_by=kw["release_by"],
+        format=kw["input_format"], values={o.name: kw.get(o.name) for o in ADAPTER_OPTIONS},
         wide=bool(kw.get("wide")), latency_unit=kw.get("latency_unit") or "ms",
         release_cols=tuple(c.strip() for c in (kw.get("release_cols") or "").split(",") if c.strip()),
     )
@@ -174,9 +171,9 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
 
     paths = list(outputs)
     check_output_paths(paths)
-    with rendering(paths):
+    with rendering(paths) as charts:
         result = build_report(kw)
-        write_reports(result, paths, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
+        write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
     from releasegate.text import one_line
 
     if kw.get("found_policy"):
@@ -203,18 +200,15 @@ def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
     In GitHub Actions the verdict and the rules are appended to the job summary.
     """
     paths = list(outputs)
-    preparing = contextlib.nullcontext()
     if paths:
-        from releasegate.render import check_output_paths, rendering
+        from releasegate.render import check_output_paths, rendering, write_reports
 
         check_output_paths(paths)
-        preparing = rendering(paths)
-    with preparing:
+        with rendering(paths) as charts:
+            result = build_report(kw)
+            write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant)
+    else:
         result = build_report(kw)
-        if paths:
-            from releasegate.render import write_reports
-
-            write_reports(result, paths, paper=paper, pdf_variant=pdf_variant)
     from releasegate.text import one_line
 
     if kw.get("found_policy"):

@@ -39,9 +39,9 @@ def write_demo(directory: Path, reports: tuple[str, ...] = REPORTS) -> list[Path
     command = ("releasegate report eval_results.csv --cases eval_cases.csv --policy releasegate.toml "
                + " ".join(f"-o {name}" for name in reports))
     # Run inside the folder so the report records the short relative paths a reader can rerun with.
-    with contextlib.chdir(directory), rendering(outputs):
+    with contextlib.chdir(directory), rendering(outputs) as charts:
         policy = make_policy(load_policy_file(Path("releasegate.toml")))
         report = run([Source(Path("eval_results.csv"))], policy, cases=Path("eval_cases.csv"), command_line=command)
-        write_reports(report, outputs)
+        write_reports(report, outputs, charts)
     written += [directory / name for name in reports]
     return written

@@ -2,41 +2,15 @@
 
 from __future__ import annotations
 
-import datetime as _dt
-import os
-from importlib import metadata
 from pathlib import Path
 
 from releasegate import __version__
-from releasegate.errors import InputError
-from releasegate.load import AdapterOptions, LoadedResults, Source, load_results
+from releasegate.load.results import AdapterOptions, LoadedResults, load_results
+from releasegate.load.sources import Source
+from releasegate.load.sources import default_title as title_of
 from releasegate.model import Provenance, Report
 from releasegate.policy import Policy
-
-PROVENANCE_PACKAGES = ("numpy", "pandas", "jinja2")
-
-
-def generation_time() -> str:
-    """ISO time of generation: SOURCE_DATE_EPOCH when set (reproducible builds), else now, in UTC."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch:
-        try:
-            moment = _dt.datetime.fromtimestamp(int(epoch), tz=_dt.UTC)
-        except (ValueError, OverflowError, OSError):
-            raise InputError(f"SOURCE_DATE_EPOCH must be an integer number of seconds, got {epoch!r}") from None
-    else:
-        moment = _dt.datetime.now(tz=_dt.UTC).replace(microsecond=0)
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def package_versions(names: tuple[str, ...] = PROVENANCE_PACKAGES) -> dict[str, str]:
-    versions = {}
-    for name in names:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
+from releasegate.provenance import generation_time, package_versions
 
 
 def run(
@@ -50,7 +24,7 @@ def run(
     """Load, validate, analyze and decide; the Report holds everything a renderer needs."""
     options = options or AdapterOptions()
     loaded = load_results(sources, columns=policy.columns, cases=cases, options=options)
-    return run_loaded(loaded, policy, command_line=command_line, default_title=_default_title(sources))
+    return run_loaded(loaded, policy, command_line=command_line, default_title=title_of(sources))
 
 
 def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "") -> Report:
@@ -72,9 +46,3 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         title=policy.title or default_title,
     )
     return Report(analysis, verdicts, provenance)
-
-
-def _default_title(sources: list[Source]) -> str:
-    first = sources[0].path
-    name = first.parent.name if first.parent.name else first.stem
-    return name or first.stem

@@ -59,7 +59,7 @@ class Policy:
         return out
 
 
-_KEYS = {f.name for f in dataclasses.fields(Policy)}
+POLICY_KEYS = frozenset(f.name for f in dataclasses.fields(Policy))
 
 
 def load_policy_file(path: Path) -> dict[str, Any]:
@@ -74,14 +74,14 @@ def load_policy_file(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"policy file {path} is not valid TOML: {exc}") from None
-    unknown = sorted(set(data) - _KEYS)
+    unknown = sorted(set(data) - POLICY_KEYS)
     if unknown:
         import difflib
 
-        close = difflib.get_close_matches(unknown[0], sorted(_KEYS), n=1)
+        close = difflib.get_close_matches(unknown[0], sorted(POLICY_KEYS), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise InputError(f"policy file {path}: unknown key(s) {', '.join(unknown)}{hint}; "
-                         f"known keys: {', '.join(sorted(_KEYS))}")
+                         f"known keys: {', '.join(sorted(POLICY_KEYS))}")
     return data
 
 

@@ -8,7 +8,11 @@ says. The JSON keeps the raw text; every human-facing output goes through :func:
 
 from __future__ import annotations
 
+import math
 import re
+
+# Harness texts (inputs, outputs, grader reasons) are kept up to this many characters per value.
+TEXT_LIMIT = 2000
 
 # C0 and C1 controls except tab and the line breaks (handled by each output), DEL, and the Unicode
 # bidirectional embeddings, overrides and isolates (the "Trojan Source" characters).
@@ -28,3 +32,11 @@ def visible(text: str) -> str:
 def one_line(text: str) -> str:
     """One line for a terminal or log: every run of whitespace (newlines included) becomes one space."""
     return " ".join(visible(str(text)).split())
+
+
+def clip(text: object, limit: int = TEXT_LIMIT) -> str | None:
+    """A harness text as a string of at most ``limit`` characters (cut with an ellipsis); missing stays None."""
+    if text is None or (isinstance(text, float) and math.isnan(text)):
+        return None
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -15,9 +15,11 @@ from pathlib import Path
 import pandas as pd
 
 from releasegate.errors import InputError
-from releasegate.load import LoadedResults, _join_cases, _rename, require_column
-from releasegate.load.tidy import TEXT_COLUMNS, _as_text
 from releasegate.load import shapes
+from releasegate.load.cases import join_cases
+from releasegate.load.columns import rename_columns, require_column
+from releasegate.load.results import LoadedResults
+from releasegate.load.tidy import TEXT_COLUMNS, as_text
 from releasegate.model import InputFile
 from releasegate.policy import CANONICAL_COLUMNS
 
@@ -54,7 +56,7 @@ def load_frame(
                                 None if release is None else str(release)))
         part = frame.reset_index(drop=True).copy()
         part.columns = [str(c).strip() for c in part.columns]
-        part = _rename(part, columns, Path(label))
+        part = rename_columns(part, columns, Path(label))
         # The shapes of load/shapes.py, as for files: a wide frame (release columns given), latency in seconds.
         if wide_release_cols:
             part = shapes.melt_wide(part, wide_release_cols, Path(label))
@@ -69,9 +71,9 @@ def load_frame(
     table = pd.concat(parts, ignore_index=True, sort=False) if len(parts) > 1 else parts[0]
     for column in TEXT_COLUMNS:
         if column in table.columns:
-            table[column] = _as_text(table[column])
+            table[column] = as_text(table[column])
     if cases is not None:
-        table, case_input = _join_cases(table, Path(cases), columns, set(map(str, table.columns)))
+        table, case_input = join_cases(table, Path(cases), columns, set(map(str, table.columns)))
         inputs.append(case_input)
     if "passed" not in table.columns and "score" not in table.columns:
         present = ", ".join(str(c) for c in table.columns)

@@ -122,14 +122,22 @@ def refuse_same_file_twice(inputs: Sequence[InputFile]) -> None:
 def latency_in_ms(frame: pd.DataFrame, unit: str, path: Path) -> pd.DataFrame:
     """The latency column in milliseconds: ``latency_s`` is seconds by its name; ``--latency-unit s`` says the
     latency column (``latency_ms`` or the one named with --latency-col) holds seconds."""
-    from releasegate.validate import parse_score
-
     if unit not in LATENCY_UNITS:
         raise InputError(f"unknown latency unit {unit!r}; use s or ms")
     if "latency_ms" not in frame.columns and "latency_s" in frame.columns:
-        seconds = parse_score(frame["latency_s"].rename("latency_s"))
+        seconds = _numbers(frame["latency_s"], "latency_s", path)
         return frame.drop(columns="latency_s").assign(latency_ms=seconds * 1000.0)
     if unit != "ms" and "latency_ms" in frame.columns:
-        values = parse_score(frame["latency_ms"].rename("latency"))
+        values = _numbers(frame["latency_ms"], "latency", path)
         return frame.assign(latency_ms=values * LATENCY_UNITS[unit])
     return frame
+
+
+def _numbers(series: pd.Series, name: str, path: Path) -> pd.Series:
+    """A latency column as numbers before it is scaled (validation checks the scaled column again)."""
+    numbers = pd.to_numeric(series, errors="coerce").astype(float)
+    bad = series[numbers.isna() & series.notna()]
+    if len(bad):
+        raise InputError(f"{path}: {name!r} must be numeric; found {bad.nunique()} other value(s), e.g. "
+                         f"{', '.join(map(repr, bad.astype(str).unique()[:3]))}")
+    return numbers

@@ -51,7 +51,7 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
     frame.columns = [str(c).strip() for c in frame.columns]
     for column in text_columns:
         if column in frame.columns:
-            frame[column] = _as_text(frame[column])
+            frame[column] = as_text(frame[column])
     return frame
 
 
@@ -135,7 +135,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     return pd.read_parquet(path)
 
 
-def _as_text(series: pd.Series) -> pd.Series:
+def as_text(series: pd.Series) -> pd.Series:
     """Identity values as stripped strings, keeping missing values missing (not the string 'nan')."""
     mask = series.isna()
     if series.dtype.kind == "f":

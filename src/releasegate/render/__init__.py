@@ -7,11 +7,16 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from releasegate.errors import InputError
 from releasegate.model import Report
 
+if TYPE_CHECKING:  # the chart worker module is imported only by outputs that draw charts
+    from releasegate.render.chart_worker import Charts
+
 SUFFIXES = (".html", ".md", ".pdf", ".json")
+CHARTED = (".html", ".pdf")  # the outputs that draw charts
 
 
 def _markdown(report: Report) -> bytes:
@@ -59,39 +64,47 @@ def check_output_paths(paths: list[Path]) -> None:
         seen.add(resolved)
 
 
+def _drawn(paths: list[Path]) -> bool:
+    return any(path.suffix.lower() in CHARTED for path in paths)
+
+
 @contextlib.contextmanager
-def rendering(paths: list[Path]) -> Iterator[None]:
+def rendering(paths: list[Path]) -> Iterator[Charts | None]:
     """Around a command: start early what its outputs need and can prepare beside loading and analysis (a
-    chart worker process for HTML and PDF, render/chart_worker.py), and stop it if the command ends first."""
-    from releasegate.render import chart_worker
+    chart worker process for HTML and PDF, render/chart_worker.py), and stop it if the command ends first.
+    Yields the command's chart owner (None when no output has charts), for :func:`write_reports`."""
+    from releasegate.render.chart_worker import Charts
 
-    if any(path.suffix.lower() in (".html", ".pdf") for path in paths):
-        chart_worker.start()
+    charts = Charts(start_worker=True) if _drawn(paths) else None
     try:
-        yield
+        yield charts
     finally:
-        chart_worker.stop()
+        if charts is not None:
+            charts.close()
 
 
-def render(report: Report, suffix: str, **options) -> bytes:
+def render(report: Report, suffix: str, charts: Charts | None = None, **options) -> bytes:
     """The bytes of one output format (``.md``, ``.json``, ``.html``, ``.pdf``)."""
     renderer = RENDERERS[suffix.lower()]
-    if suffix.lower() in (".html", ".pdf"):
-        return renderer(report, **options)
+    if suffix.lower() in CHARTED:
+        return renderer(report, charts=charts, **options)
     return renderer(report)
 
 
-def write_reports(report: Report, paths: list[Path], **options) -> None:
+def write_reports(report: Report, paths: list[Path], charts: Charts | None = None, **options) -> None:
     """Render every output in memory, then write each to a temporary file beside it and rename it into place.
 
     A failure while rendering writes nothing; an existing report is replaced only by a complete new one.
+    ``charts`` is the command's chart owner from :func:`rendering` (without one they are drawn in process).
     """
     check_output_paths(paths)
-    if any(path.suffix.lower() in (".html", ".pdf") for path in paths):
-        from releasegate.render.html import draw_charts_in_background
+    if _drawn(paths):
+        if charts is None:
+            from releasegate.render.chart_worker import Charts
 
-        draw_charts_in_background(report)  # beside the other outputs and the imports they need
-    rendered = [(path, render(report, path.suffix, **options)) for path in paths]
+            charts = Charts()
+        charts.ask(report)  # drawn beside the other outputs and the imports they need
+    rendered = [(path, render(report, path.suffix, charts, **options)) for path in paths]
     temporaries: list[tuple[str, Path]] = []
     target: Path | None = None
     try:

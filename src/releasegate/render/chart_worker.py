@@ -11,8 +11,11 @@ chart uses them), writes back one pickled ``("ok", charts)`` or ``("error", mess
 stdout, and exits. A drawing error comes back as one line and is raised in the parent. A worker that ends
 without a reply (it could not start, or died) is replaced by drawing in process. A worker never used (the
 command failed before rendering) is killed. Its stderr goes to a temporary file, so nothing it prints
-reaches the user. Without a worker (the library used from a notebook) :mod:`releasegate.render.html` draws
-in process; the SVGs are the same bytes either way.
+reaches the user. Without a worker (the library used from a notebook) the charts are drawn in process; the
+SVGs are the same bytes either way.
+
+:class:`Charts` owns the worker and its lifetime: ``render.rendering()`` makes one per command, the renderers
+ask it for a report's charts, and it draws them once for every output that needs them.
 """
 
 from __future__ import annotations
@@ -26,8 +29,6 @@ from dataclasses import replace
 from typing import Any
 
 from releasegate.model import Report
-
-_WORKER: list = []  # the running worker of this process, if any (one per command)
 
 
 class WorkerLost(Exception):
@@ -106,25 +107,52 @@ def draw_report_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
     return drawn[:len(main)], list(zip(kinds, drawn[len(main):]))
 
 
-def start() -> None:
-    """Start this process's chart worker (once). If no process can be started, the charts are drawn here."""
-    if not _WORKER:
-        try:
-            _WORKER.append(ChartWorker())
-        except OSError:
-            pass
+class Charts:
+    """The charts of one command: a worker started with it (or none: draw in process), one report's charts
+    asked for once (:meth:`ask`, so the worker draws while this process does other work) and handed to every
+    renderer that needs them (:meth:`get`). :meth:`close` ends a worker that was never used."""
 
+    def __init__(self, start_worker: bool = False) -> None:
+        self._worker: ChartWorker | None = None
+        if start_worker:
+            try:
+                self._worker = ChartWorker()
+            except OSError:
+                self._worker = None  # no process could start: draw in process
+        self._report: Report | None = None
+        self._drawn: Any = None
 
-def take() -> ChartWorker | None:
-    """The started worker, handed to its one user (or None: then draw in process)."""
-    return _WORKER.pop() if _WORKER else None
+    @property
+    def worker(self) -> ChartWorker | None:
+        return self._worker
 
+    def ask(self, report: Report) -> None:
+        """Hand the report to the worker (if any) so that its charts are drawn meanwhile."""
+        if self._report is report:
+            return
+        self._report, self._drawn = report, None
+        if self._worker is not None:
+            self._worker.send(report)
 
-def stop() -> None:
-    """End a worker that was started and never used (the command ended early, e.g. on bad input): it holds
-    nothing of value, so it is killed rather than waited for while it still starts its engine."""
-    while _WORKER:
-        _WORKER.pop().close(kill=True)
+    def get(self, report: Report) -> tuple[list, list[tuple[str, object]]]:
+        """The report's charts, as :func:`draw_report_charts` returns them."""
+        self.ask(report)
+        if self._drawn is None and self._worker is not None:
+            worker, self._worker = self._worker, None
+            try:
+                self._drawn = worker.result()
+            except WorkerLost:
+                self._drawn = None  # the worker is gone (it never replied): draw here, as without one
+        if self._drawn is None:
+            self._drawn = draw_report_charts(report)
+        return self._drawn
+
+    def close(self) -> None:
+        """End a worker that was started and never used (the command ended early, e.g. on bad input): it holds
+        nothing of value, so it is killed rather than waited for while it still starts its engine."""
+        if self._worker is not None:
+            self._worker.close(kill=True)
+            self._worker = None
 
 
 def serve() -> None:

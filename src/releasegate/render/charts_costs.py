@@ -11,7 +11,7 @@ Contract with the HTML renderer (render/html.py), which owns the vl-convert call
   ``{"title": str, "svg": markupsafe.Markup}``. ``templates/extras/costs.html`` shows them as figures when
   that variable is defined, and shows nothing in its place otherwise.
 
-Every number comes from the analysis' dataclasses (``Analysis.extras["costs"]``, the releases' rates): the
+Every number comes from the analysis' dataclasses (``Analysis.sections.costs``, the releases' rates): the
 charts compute nothing but positions. The specs are deterministic (same report, same dict), so the SVG is
 too.
 """
@@ -22,7 +22,7 @@ import math
 from typing import Any
 
 from releasegate.model import Report
-from releasegate.render.charts import BASELINE_COLOUR, BASELINE_SHAPE, FONT, PALETTE, SHAPES
+from releasegate.render.chart_look import BASELINE_COLOUR, BASELINE_SHAPE, FONT, PALETTE, SHAPES
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 WIDTH = 520
@@ -53,10 +53,10 @@ def _release_styles(report: Report) -> dict[str, tuple[str, str]]:
 
 def quality_cost_chart(report: Report) -> dict[str, Any] | None:
     """Pass rate (or mean score) with its 95% interval against cost per 1,000 cases, one point per release."""
-    table = report.analysis.extras.get("costs")
+    table = report.analysis.sections.costs
     if table is None or not table.has_cost:
         return None
-    binary = report.analysis.outcome_kind == "binary" and not report.analysis.has_runs
+    binary = report.analysis.mcnemar_path
     costs = {r.name: r.cost_per_1k for r in table.releases}
     values = []
     for release in report.analysis.releases:
@@ -99,7 +99,7 @@ def quality_cost_chart(report: Report) -> dict[str, Any] | None:
 
 def latency_charts(report: Report) -> list[tuple[str, dict[str, Any]]]:
     """One histogram of per-case latency per release, on shared bins and a shared axis, p50 and p95 marked."""
-    table = report.analysis.extras.get("costs")
+    table = report.analysis.sections.costs
     if table is None or not table.has_latency or len(table.histogram_edges) < 2:
         return []
     edges = table.histogram_edges

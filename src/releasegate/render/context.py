@@ -9,17 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from releasegate.decide import RULES
-from releasegate.model import CandidateAnalysis, Report
+from releasegate.decide.rules import RULES
+from releasegate.model import CandidateAnalysis, Parameters, Report
 from releasegate.render.answers import any_longer, answer_rows, text_columns
-
-RULE_TITLES = {
-    "critical_broken": "A case broken in a critical category",
-    "overall_regression": "Significant overall regression",
-    "category_regression": "Significant regression in a category",
-    "guardrail": "Cost or latency guardrail exceeded",
-    "not_non_inferior": "Cannot show it is no worse than the margin",
-}
+from releasegate.wording import sections as section_words
+from releasegate.wording.method import method_lines
 
 
 def _case_rows(changes, limit: int | None) -> dict[str, Any]:
@@ -32,7 +26,7 @@ def _case_rows(changes, limit: int | None) -> dict[str, Any]:
 
 def _view_rows(cand: CandidateAnalysis, kind: str, limit: int | None) -> dict[str, Any]:
     """The case view's "both fail" or "errored" listing (case_view.py); its total counts the unlisted too."""
-    view = cand.extras.get("case_view")
+    view = cand.sections.case_view
     if view is None:
         return {**_case_rows((), limit), "defined": False, "column": None}
     rows = _case_rows(getattr(view, kind), limit)
@@ -50,11 +44,30 @@ def _metadata_columns(cand: CandidateAnalysis) -> list[str]:
     return []
 
 
-def build_context(report: Report, case_limit: int | None = None, category_limit: int | None = None) -> dict[str, Any]:
+def _section_words(cand: CandidateAnalysis, parameters: Parameters, baseline: str) -> dict[str, str]:
+    """The sentences of the candidate's optional sections, for the templates."""
+    s, out = cand.sections, {}
+    group = s.clusters.cluster_column if s.clusters is not None else None
+    if s.item_axis is not None:
+        out["item_summary"] = section_words.item_summary(s.item_axis, parameters)
+        out["worsened_rule"] = section_words.worsened_rule(s.item_axis)
+    if s.run_axis is not None:
+        out["run_agreement"] = section_words.run_agreement(s.run_axis, parameters, baseline, group)[0]
+        out["majority_rule"] = section_words.MAJORITY_RULE
+    if s.clusters is not None:
+        out["cluster_explanation"] = section_words.cluster_explanation(s.clusters)
+        out["cluster_floor"] = section_words.cluster_floor(s.clusters)
+    if s.costs is not None:
+        out["cost_clause"] = section_words.cost_clause(s.costs)
+    return out
+
+
+def build_context(report: Report, case_limit: int | None = None, category_limit: int | None = None,
+                  typographic: bool = False) -> dict[str, Any]:
     """Everything the templates need, in reading order. Limits cut long lists (the Markdown size cap)."""
     analysis, verdicts, prov = report.analysis, report.verdicts, report.provenance
     by_name = {c.name: c for c in analysis.candidates}
-    binary = analysis.outcome_kind == "binary" and not analysis.has_runs
+    binary = analysis.mcnemar_path
     candidates = []
     for verdict in verdicts:
         cand = by_name[verdict.candidate]
@@ -76,15 +89,16 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
             "text_columns": text_columns((*cand.broken_cases, *cand.fixed_cases)),
             "exclusions": cand.exclusions,
             "power": cand.power,
-            "extras": cand.extras,
+            "sections": cand.sections,
+            "words": _section_words(cand, analysis.parameters, analysis.baseline),
         })
     rules = [
-        {"rule": rule, "title": RULE_TITLES[rule],
-         "checks": [next(c for c in v.checks if c.rule == rule) for v in verdicts]}
+        {"rule": rule.name, "title": rule.title,
+         "checks": [next(c for c in v.checks if c.rule == rule.name) for v in verdicts]}
         for rule in RULES
     ]
     # SPEC 6: the summary shows each release's p50/p95 latency and cost per 1,000 cases when the data has them.
-    cost_table = analysis.extras.get("costs")
+    cost_table = analysis.sections.costs
     cost_rows = {r.name: r for r in cost_table.releases} if cost_table is not None else {}
     summary = []
     for release in analysis.releases:
@@ -115,5 +129,10 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
         "has_categories": analysis.has_categories,
         "has_runs": analysis.has_runs,
         "has_clusters": analysis.has_clusters,
-        "extras": analysis.extras,
+        "cost_table": cost_table,
+        "cost_words": ({"interval_method": section_words.cost_interval_method(cost_table, analysis.parameters),
+                        "quantile_method": section_words.QUANTILE_METHOD,
+                        "notes": section_words.cost_notes(cost_table)} if cost_table is not None else {}),
+        "ni_level": section_words.ni_level(analysis.parameters),
+        "method_lines": method_lines(analysis, verdicts, typographic),
     }

@@ -15,7 +15,8 @@ from typing import Any
 from markupsafe import Markup
 
 from releasegate.model import Report
-from releasegate.pipeline import package_versions
+from releasegate.provenance import package_versions
+from releasegate.render.chart_worker import Charts
 from releasegate.render.columns import case_columns
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
@@ -27,12 +28,13 @@ CSP_INTERACTIVE = CSP_STATIC + "; script-src 'unsafe-inline' 'unsafe-eval'"
 
 
 def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = None,
-                interactive: bool = False, *, charts_as_images: bool = False) -> str:
+                interactive: bool = False, *, charts: Charts | None = None, charts_as_images: bool = False) -> str:
     """Render the HTML release note (SPEC section 6). ``paper`` and ``pdf_variant`` only matter to the PDF
-    and are accepted so that one set of options serves every output. ``charts_as_images`` (the PDF's page)
-    places each chart as an ``<img>`` of its SVG as a data: URL instead of inline SVG."""
-    context = build_context(report)
-    drawn, drawn_costs = _drawn_charts(report)
+    and are accepted so that one set of options serves every output. ``charts`` is the command's chart owner
+    (render.rendering); without one they are drawn here. ``charts_as_images`` (the PDF's page) places each
+    chart as an ``<img>`` of its SVG as a data: URL instead of inline SVG."""
+    context = build_context(report, typographic=True)
+    drawn, drawn_costs = (charts or Charts()).get(report)
     context.update({
         "charts": {c.name: _chart_context(c) for c in drawn},
         # The cost section's contract (render/charts_costs.py): a list of {"title", "svg"}, plus the anchor.
@@ -50,44 +52,10 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     return environment("html").get_template("report.html").render(context)
 
 
-# One entry: the report whose charts were asked for last, and its charts: drawn, or a ChartWorker drawing
-# them (render/chart_worker.py). "-o note.html -o note.pdf" draws them once.
-_LAST: list = []
-
-
-def draw_charts_in_background(report: Report) -> None:
-    """Hand the report's charts to the chart worker if the command started one, so that they are drawn while
-    this process does other work; :func:`render_html` then takes them. Without a worker, nothing happens
-    here and the charts are drawn in process when needed."""
-    from releasegate.render import chart_worker
-
-    if _LAST and _LAST[0] is report:
-        return
-    worker = chart_worker.take()
-    if worker is not None:
-        worker.send(report)
-    _LAST[:] = [report, worker]
-
-
-def _drawn_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
-    from releasegate.render.chart_worker import ChartWorker, WorkerLost, draw_report_charts
-
-    draw_charts_in_background(report)
-    pending = _LAST[1]
-    if isinstance(pending, ChartWorker):
-        try:
-            _LAST[1] = pending.result()
-        except WorkerLost:
-            pending = None  # the worker is gone (it never replied): draw here, as without one
-    if pending is None:
-        _LAST[1] = draw_report_charts(report)
-    return _LAST[1]
-
-
 def chart_contexts(report: Report) -> list[dict[str, Any]]:
     """Every chart of the report (the overall and category charts, then the cost charts) as inline SVG: for the
     notebook view (api.ReleaseComparison._repr_html_)."""
-    drawn, drawn_costs = _drawn_charts(report)
+    drawn, drawn_costs = Charts().get(report)
     return [_chart_context(c) for c in (*drawn, *(c for _, c in drawn_costs))]
 
 

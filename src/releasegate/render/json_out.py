@@ -1,4 +1,8 @@
-"""JSON: the whole Analysis, Verdicts and provenance; the machine interface (SPEC section 6)."""
+"""JSON: the whole Analysis, Verdicts and provenance; the machine interface (SPEC section 6).
+
+Every JSON shape is written here, the optional sections' included; their sentences come from
+releasegate.wording, as in the other formats.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,22 @@ import json
 import math
 from typing import Any
 
-from releasegate.model import CaseChange, Comparison, Rate, Report
+from releasegate.decide.rules.guardrail import bounds
+from releasegate.model.sections import CASE_VIEW_LISTED
+from releasegate.model import (
+    CaseChange,
+    ClusterAnalysis,
+    Comparison,
+    CostComparison,
+    CostTable,
+    ItemAxis,
+    Parameters,
+    Rate,
+    Report,
+    RunAxis,
+)
+from releasegate.model.costs import RatioResult
+from releasegate.wording import sections as words
 
 SCHEMA_VERSION = "1.0"
 
@@ -74,7 +93,12 @@ def _case(change: CaseChange) -> dict[str, Any]:
     }
 
 
-case_dict = _case  # public: the case view (case_view.py) writes its cases as the broken and fixed ones
+def case_view_json(view) -> dict[str, Any]:
+    """The case view (model.CaseView): cases failing on both releases and errored cases, as the broken ones."""
+    return {"both_fail_total": view.both_fail_total, "both_fail": [_case(c) for c in view.both_fail],
+            "errored_total": view.errored_total, "errored": [_case(c) for c in view.errored],
+            "error_column": view.error_column, "listed_at_most": CASE_VIEW_LISTED,
+            "both_fail_defined": view.both_fail_defined}
 
 
 def to_json_dict(report: Report) -> dict[str, Any]:
@@ -104,8 +128,7 @@ def to_json_dict(report: Report) -> dict[str, Any]:
                                "only_candidate": list(cand.exclusions.only_candidate)},
             "power": dataclasses.asdict(cand.power),
         }
-        for name, extra in sorted(cand.extras.items()):
-            entry[name] = extra.to_json() if hasattr(extra, "to_json") else extra
+        entry.update(_sections(cand, a.parameters, a.baseline))
         candidates.append(entry)
     return _clean({
         "schema_version": SCHEMA_VERSION,
@@ -123,11 +146,112 @@ def to_json_dict(report: Report) -> dict[str, Any]:
         "packages": prov.packages,
         "releases": [{"name": r.name, "n_cases": r.n_cases, "is_baseline": r.is_baseline, "rate": _rate(r.rate)}
                      for r in a.releases],
-        # Release-level optional sections (e.g. "costs": the per-release latency, tokens and cost table).
-        **{name: extra.to_json() if hasattr(extra, "to_json") else extra for name, extra in sorted(a.extras.items())},
+        # Release-level optional sections: the per-release latency, tokens and cost table.
+        **({"costs": cost_table_json(a.sections.costs, a.parameters)} if a.sections.costs is not None else {}),
         "candidates": candidates,
         "notes": list(a.notes),
     })
+
+
+def _sections(cand, parameters: Parameters, baseline: str) -> dict[str, Any]:
+    """The candidate's optional sections, by name in name order."""
+    s = cand.sections
+    group = s.clusters.cluster_column if s.clusters is not None else None
+    writers = {
+        "clusters": lambda k: cluster_json(k, parameters),
+        "costs": cost_comparison_json,
+        "item_axis": lambda i: item_axis_json(i, parameters),
+        "run_axis": lambda r: run_axis_json(r, parameters, baseline, group),
+        "case_view": case_view_json,
+    }
+    return {name: writers[name](section) for name, section in s.present().items()}
+
+
+_ITEM_FIGURES = ("n", "mean_diff", "sd_diff", "se", "t", "df", "p_value", "p_one_sided", "ci_low", "ci_high",
+                 "signflip_p_value", "signflip_p_one_sided")
+
+
+def item_axis_json(i: ItemAxis, parameters: Parameters) -> dict[str, Any]:
+    return {**{k: getattr(i, k) for k in _ITEM_FIGURES}, "signflip_method": words.signflip_method(i, parameters.seed),
+            "improved": i.improved, "worsened": i.worsened, "unchanged": i.unchanged,
+            "worsened_rule": words.worsened_rule(i), "summary": words.item_summary(i, parameters), "warnings": []}
+
+
+_RUN_FIGURES = ("runs_baseline", "runs_candidate", "runs_per_case_min", "runs_per_case_max", "per_run",
+                "baseline_run_sd", "candidate_run_sd", "run_diff", "run_ci_low", "run_ci_high", "run_t", "run_df",
+                "run_p_value", "run_defined", "case_diff", "case_ci_low", "case_ci_high", "case_p_value",
+                "case_method", "run_decisive", "case_decisive", "disagree")
+
+
+def run_axis_json(r: RunAxis, parameters: Parameters, baseline: str, group: str | None) -> dict[str, Any]:
+    majority = None
+    if r.majority is not None:
+        majority = {"rule": words.MAJORITY_RULE, **dataclasses.asdict(r.majority)}
+    return {**{k: getattr(r, k) for k in _RUN_FIGURES},
+            "agreement": words.run_agreement(r, parameters, baseline, group)[0], "majority": majority,
+            "warnings": words.run_warnings(r, parameters, baseline, group)}
+
+
+_CLUSTER_FIGURES = (
+    "cluster_column", "n_cases", "n_clusters", "smallest_cluster", "median_cluster", "largest_cluster", "estimate",
+    "naive_method", "naive_ci_low", "naive_ci_high", "naive_p_value", "naive_p_one_sided", "naive_se",
+    "bootstrap_ci_low", "bootstrap_ci_high", "bootstrap_ni_low", "bootstrap_ni_high", "n_resamples", "seed",
+    "confidence", "cr2_se", "cr2_df", "cr2_t", "cr2_p_value", "cr2_p_one_sided", "cr2_ci_low", "cr2_ci_high",
+    "cr1_se", "durkalski_chi2", "durkalski_p_value", "durkalski_p_one_sided", "signflip_p_value",
+    "signflip_p_one_sided", "signflip_exact", "smallest_p_two_sided", "smallest_p_one_sided", "design_effect",
+    "effective_n", "width_ratio")
+
+
+def cluster_json(k: ClusterAnalysis, parameters: Parameters) -> dict[str, Any]:
+    return {**{f: getattr(k, f) for f in _CLUSTER_FIGURES}, "verdict_method": words.cluster_verdict_method(k),
+            "verdict_test": k.verdict_test, "explanation": words.cluster_explanation(k),
+            "floor": words.cluster_floor(k), "few_cluster_categories": k.few_cluster_categories,
+            "warnings": words.cluster_warnings(k, parameters)}
+
+
+def cost_table_json(table: CostTable, parameters: Parameters) -> dict[str, Any]:
+    releases = []
+    for row in table.releases:
+        entry = dataclasses.asdict(row)
+        entry["latency_ms"] = entry.pop("latency")
+        releases.append(entry)
+    return {"releases": releases, "has_latency": table.has_latency, "has_tokens": table.has_tokens,
+            "has_cost": table.has_cost, "quantile_method": words.QUANTILE_METHOD,
+            "interval_method": words.cost_interval_method(table, parameters),
+            "histogram_edges": table.histogram_edges, "notes": words.cost_notes(table)}
+
+
+def cost_comparison_json(k: CostComparison) -> dict[str, Any]:
+    """SPEC section 6's ``costs.latency_ms`` keys, plus tokens, cost and the guardrail bounds."""
+    bl, cl = k.baseline_latency, k.candidate_latency
+    gm, p95 = k.latency_mean_ratio, k.latency_p95_ratio
+    latency = None
+    if bl is not None and cl is not None and gm is not None and p95 is not None:
+        latency = {
+            "baseline_mean": bl.mean, "candidate_mean": cl.mean, "baseline_p50": bl.p50,
+            "candidate_p50": cl.p50, "baseline_p95": bl.p95, "candidate_p95": cl.p95,
+            "ratio": gm.ratio, "ratio_ci_low": gm.ci_low, "ratio_ci_high": gm.ci_high,
+            "ratio_method": "geometric mean of per-case ratios, " + gm.method,
+            "p95_ratio": p95.ratio, "p95_ratio_ci_low": p95.ci_low, "p95_ratio_ci_high": p95.ci_high,
+            "p95_ratio_method": p95.method, "n": gm.n, "excluded": gm.excluded,
+        }
+    return {
+        "latency_ms": latency,
+        "tokens": _totals_json(k.tokens_ratio, k.baseline_tokens_per_case, k.candidate_tokens_per_case),
+        "cost": _totals_json(k.cost_ratio, k.baseline_cost_per_case, k.candidate_cost_per_case),
+        "quantile_method": words.QUANTILE_METHOD,
+        "guardrail_bounds": {name: {"estimate": v[0], "ci_low": v[1], "ci_high": v[2]}
+                             for name, v in bounds(k).items()},
+        "summary": words.cost_clause(k),
+        "warnings": words.cost_warnings(k),
+    }
+
+
+def _totals_json(r: RatioResult | None, base: float, cand: float) -> dict | None:
+    if r is None:
+        return None
+    return {"baseline_per_case": base, "candidate_per_case": cand, "ratio": r.ratio, "ci_low": r.ci_low,
+            "ci_high": r.ci_high, "method": r.method, "n": r.n, "excluded": r.excluded}
 
 
 def render_json(report: Report) -> str:

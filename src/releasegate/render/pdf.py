@@ -14,13 +14,14 @@ import gc
 
 from releasegate.errors import InputError
 from releasegate.model import Report
+from releasegate.render.chart_worker import Charts
 
 PAPERS = {"a4": "A4", "letter": "Letter"}
 VARIANTS = ("pdf/a-3b",)
 
 
 def render_pdf(report: Report, paper: str = "A4", pdf_variant: str | None = None,
-               interactive: bool = False) -> bytes:
+               interactive: bool = False, *, charts: Charts | None = None) -> bytes:
     """Render the PDF (SPEC section 6) from :func:`releasegate.render.html.render_html`'s output with
     WeasyPrint. ``interactive`` is accepted and ignored: a PDF runs no scripts."""
     size = PAPERS.get(str(paper).lower())
@@ -33,22 +34,23 @@ def render_pdf(report: Report, paper: str = "A4", pdf_variant: str | None = None
     # Frozen, they are skipped: 0.25 s of full collections became 0.02 s on the example.
     gc.freeze()
     try:
-        return _typeset(report, size, pdf_variant)
+        return _typeset(report, size, pdf_variant, charts or Charts())
     finally:
         gc.unfreeze()
 
 
-def _typeset(report: Report, size: str, pdf_variant: str | None) -> bytes:
-    from releasegate.render.html import draw_charts_in_background, render_html
+def _typeset(report: Report, size: str, pdf_variant: str | None, charts: Charts) -> bytes:
+    from releasegate.render.html import render_html
     from releasegate.render.json_out import render_json
 
-    draw_charts_in_background(report)  # the chart worker draws while WeasyPrint is imported here
+    charts.ask(report)  # the chart worker draws while WeasyPrint is imported here
     import weasyprint
     from weasyprint.urls import URLFetcher
 
     fetcher = URLFetcher(allowed_protocols={"data"})
     # Charts as data: SVG images (WeasyPrint's own SVG loader, still vector) rather than inline SVG in the page.
-    html = weasyprint.HTML(string=render_html(report, charts_as_images=True), url_fetcher=fetcher, base_url=None)
+    page_html = render_html(report, charts=charts, charts_as_images=True)
+    html = weasyprint.HTML(string=page_html, url_fetcher=fetcher, base_url=None)
     page = weasyprint.CSS(string=f"@page {{ size: {size}; }}", url_fetcher=fetcher)
     options: dict = {"stylesheets": [page], "pdf_identifier": False}
     if pdf_variant:

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from releasegate.stats.continuous import (
-    _CELL_BUDGET,
-    _as_1d_float,
-    _check_confidence,
-    _degenerate_p_values,
-    _signflip_core,
-    _t_p_values,
+from releasegate.stats.common import (
+    CELL_BUDGET,
+    as_1d_float,
+    check_confidence,
+    degenerate_p_values,
+    t_p_values,
 )
+from releasegate.stats.continuous import signflip_core
 from releasegate.stats.distributions import chi2_1df_sf, normal_cdf, t_quantile
 
 # A standard error this small relative to the data's scale is rounding noise around an exact zero.
@@ -44,15 +44,15 @@ def _cluster_codes(cluster, n: int) -> tuple[np.ndarray, int]:
     return codes.reshape(-1), int(uniq.size)
 
 
-def _prepare(d, cluster) -> tuple[np.ndarray, np.ndarray, int]:
-    x = _as_1d_float(d, "d")
+def prepare_clusters(d, cluster) -> tuple[np.ndarray, np.ndarray, int]:
+    x = as_1d_float(d, "d")
     if x.size == 0:
         raise ValueError("d is empty: clustered statistics need at least one case")
     codes, g = _cluster_codes(cluster, x.size)
     return x, codes, g
 
 
-def _sums_and_sizes(x: np.ndarray, codes: np.ndarray, g: int) -> tuple[np.ndarray, np.ndarray]:
+def cluster_sums_and_sizes(x: np.ndarray, codes: np.ndarray, g: int) -> tuple[np.ndarray, np.ndarray]:
     return np.bincount(codes, weights=x, minlength=g), np.bincount(codes, minlength=g).astype(np.float64)
 
 
@@ -86,7 +86,7 @@ class ClusterBootstrapResult:
     confidence: float
 
 
-def _percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
+def mirrored_percentile_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
     """Two-sided percentile interval, linear interpolation (numpy's default, R type 7).
 
     Written out rather than np.quantile so that the two limits use mirrored positions with the same weight:
@@ -143,14 +143,14 @@ def cluster_bootstrap_intervals(
     The same draws as the single-level function (same seed, same intervals), so the 95% interval shown and the
     (1 - 2 alpha) interval the non-inferiority rule reads come from one bootstrap at the cost of one.
     """
-    confidences = tuple(_check_confidence(c) for c in confidences)
+    confidences = tuple(check_confidence(c) for c in confidences)
     n_resamples, block = int(n_resamples), int(block)
     if n_resamples < 1:
         raise ValueError("n_resamples must be at least 1")
     if block < 1:
         raise ValueError("block must be at least 1")
-    x, codes, g = _prepare(d, cluster)
-    sums, sizes = _sums_and_sizes(x, codes, g)
+    x, codes, g = prepare_clusters(d, cluster)
+    sums, sizes = cluster_sums_and_sizes(x, codes, g)
     n = int(x.size)
     estimate = float(sums.sum() / n)
     direction = float(np.sign(sums.sum()))
@@ -158,7 +158,7 @@ def cluster_bootstrap_intervals(
     sums, sizes = sums[order], sizes[order]
 
     rng = np.random.default_rng(seed)
-    rows = max(1, min(block, _CELL_BUDGET // g))
+    rows = max(1, min(block, CELL_BUDGET // g))
     stats = np.empty(n_resamples)
     done = 0
     while done < n_resamples:
@@ -168,7 +168,7 @@ def cluster_bootstrap_intervals(
         done += r
     out = []
     for confidence in confidences:
-        low, high = _percentile_interval(stats, confidence)
+        low, high = mirrored_percentile_interval(stats, confidence)
         out.append(ClusterBootstrapResult(estimate, low, high, n, g, n_resamples, seed, confidence))
     return tuple(out)
 
@@ -230,8 +230,8 @@ def cr2_test(d: np.ndarray, cluster: np.ndarray, confidence: float = 0.95) -> CR
     overall mean, up to rounding): estimate 0 -> every p 1 and interval [0, 0]; otherwise two-sided p 0 and
     the interval collapses to the estimate.
     """
-    confidence = _check_confidence(confidence)
-    x, codes, g = _prepare(d, cluster)
+    confidence = check_confidence(confidence)
+    x, codes, g = prepare_clusters(d, cluster)
     n = int(x.size)
     nan = math.nan
     constant = bool(np.all(x == x[0]))
@@ -240,7 +240,7 @@ def cr2_test(d: np.ndarray, cluster: np.ndarray, confidence: float = 0.95) -> CR
         return CR2Result(estimate, nan, nan, nan, nan, nan, nan, nan, nan, n, g, nan, nan, confidence, False)
     scale = float(np.max(np.abs(x)))
     # Work on d / max|d| so that squaring tiny or huge values neither underflows nor overflows.
-    resid_sums, sizes = _sums_and_sizes((x - estimate) / (scale or 1.0), codes, g)
+    resid_sums, sizes = cluster_sums_and_sizes((x - estimate) / (scale or 1.0), codes, g)
     p = sizes / n
     ss = resid_sums**2
     if constant:
@@ -251,10 +251,10 @@ def cr2_test(d: np.ndarray, cluster: np.ndarray, confidence: float = 0.95) -> CR
     df = _bell_mccaffrey_df(p)
     if se <= _ZERO_SE_RTOL * scale or scale == 0.0:
         est = 0.0 if abs(estimate) <= _ZERO_SE_RTOL * scale else estimate
-        t, p_two, p_reg, p_imp = _degenerate_p_values(est)
+        t, p_two, p_reg, p_imp = degenerate_p_values(est)
         return CR2Result(est, 0.0, df, t, p_two, p_reg, p_imp, est, est, n, g, 0.0, 0.0, confidence, True)
     t = estimate / se
-    p_two, p_reg, p_imp = _t_p_values(t, df)
+    p_two, p_reg, p_imp = t_p_values(t, df)
     q = t_quantile(0.5 + confidence / 2.0, df)
     return CR2Result(
         estimate=estimate,
@@ -388,9 +388,9 @@ def cluster_signflip_test(
     under-cover (Canay, Santos & Shaikh 2021, Econometrica 89:1; Miller 2024, arXiv 2411.00640). The result
     depends only on the multiset of cluster sums.
     """
-    x, codes, g = _prepare(d, cluster)
+    x, codes, g = prepare_clusters(d, cluster)
     sums = np.bincount(codes, weights=x, minlength=g)
-    p_two, p_reg, p_imp, exact, b = _signflip_core(
+    p_two, p_reg, p_imp, exact, b = signflip_core(
         sums, float(sums.sum()), int(n_resamples), seed, int(max_exact_clusters)
     )
     return ClusterSignFlipResult(p_two, p_reg, p_imp, exact, b, g, smallest_cluster_p(g))
@@ -411,7 +411,7 @@ def design_effect(d: np.ndarray, cluster: np.ndarray, floor: bool = True) -> flo
     ``floor=True`` (default) reports max(1, ratio), like flooring the ICC at 0: a power statement should not
     bank on negatively correlated clusters. All d equal (no variance) -> 1.
     """
-    x, codes, g = _prepare(d, cluster)
+    x, codes, g = prepare_clusters(d, cluster)
     if np.all(x == x[0]):
         return 1.0
     e = (x - x.mean()) / float(np.max(np.abs(x)))  # scaled: the ratio is scale-free, squares stay finite

@@ -12,56 +12,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from releasegate.stats.distributions import normal_cdf, t_cdf, t_quantile
-
-# Upper bound on the number of float64 cells one vectorised step may hold (16 MB), so memory stays bounded
-# whatever n or the number of resamples.
-_CELL_BUDGET = 2_000_000
-
-
-def _check_confidence(confidence: float) -> float:
-    confidence = float(confidence)
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
-    return confidence
-
-
-def _as_1d_float(x, name: str) -> np.ndarray:
-    arr = np.asarray(x, dtype=np.float64)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return arr
-
-
-def _scaled_std(x: np.ndarray) -> float:
-    """Sample sd (ddof = 1) of a non-constant array, computed on x / max|x| so squares neither underflow
-    (values near 1e-160 would give sd = 0 and a division by zero) nor overflow."""
-    scale = float(np.max(np.abs(x)))
-    return scale * float((x / scale).std(ddof=1))
-
-
-def _t_p_values(t: float, df: float) -> tuple[float, float, float]:
-    """Two-sided, regression (H1 < 0) and improvement (H1 > 0) p for a t statistic."""
-    p_reg = t_cdf(t, df)
-    p_imp = t_cdf(-t, df)
-    p_two = min(1.0, 2.0 * t_cdf(-abs(t), df))
-    return p_two, p_reg, p_imp
-
-
-def _degenerate_p_values(estimate: float) -> tuple[float, float, float, float]:
-    """t, two-sided p, p_regression, p_improvement when the standard error is exactly zero.
-
-    No spread means the estimate is known without error: a zero estimate is no evidence of anything (every p
-    is 1, as for McNemar with no discordant pairs); a non-zero one is certain in its direction.
-    """
-    if estimate == 0.0:
-        return 0.0, 1.0, 1.0, 1.0
-    if estimate < 0.0:
-        return -math.inf, 0.0, 0.0, 1.0
-    return math.inf, 0.0, 1.0, 0.0
-
+from releasegate.stats.common import (
+    CELL_BUDGET,
+    as_1d_float,
+    check_confidence,
+    degenerate_p_values,
+    scaled_std,
+    t_p_values,
+)
+from releasegate.stats.distributions import normal_cdf, t_quantile
 
 # ---------------------------------------------------------------------------------------------- paired t
 
@@ -101,8 +60,8 @@ def paired_t_test(d: np.ndarray, confidence: float = 0.95) -> PairedTResult:
     All d equal (sd = 0): mean 0 -> t = 0, every p = 1, interval [0, 0]; mean != 0 -> t = +/-inf, two-sided
     p = 0, the one-sided p in the mean's direction 0 (the other 1), and the interval collapses to the mean.
     """
-    confidence = _check_confidence(confidence)
-    x = _as_1d_float(d, "d")
+    confidence = check_confidence(confidence)
+    x = as_1d_float(d, "d")
     n = int(x.size)
     nan = math.nan
     if n < 2:
@@ -115,12 +74,12 @@ def paired_t_test(d: np.ndarray, confidence: float = 0.95) -> PairedTResult:
     # Exact equality, not a tolerance on sd: np.std of a constant array can come out as 1e-17 rather than 0.
     if np.all(x == x[0]):
         mean = float(x[0])
-        t, p_two, p_reg, p_imp = _degenerate_p_values(mean)
+        t, p_two, p_reg, p_imp = degenerate_p_values(mean)
         return PairedTResult(n, mean, 0.0, 0.0, t, df, p_two, p_reg, p_imp, mean, mean, confidence, True)
-    sd = _scaled_std(x)
+    sd = scaled_std(x)
     se = sd / math.sqrt(n)
     t = mean / se
-    p_two, p_reg, p_imp = _t_p_values(t, df)
+    p_two, p_reg, p_imp = t_p_values(t, df)
     q = t_quantile(0.5 + confidence / 2.0, df)
     return PairedTResult(
         n, mean, sd, se, t, df, p_two, p_reg, p_imp, mean - q * se, mean + q * se, confidence, True
@@ -175,7 +134,7 @@ def _bit_signs(k: int) -> np.ndarray:
     return 1.0 - 2.0 * bits
 
 
-def _signflip_core(
+def signflip_core(
     values: np.ndarray, observed: float, n_resamples: int, seed: int | None, exact_max_n: int
 ) -> tuple[float, float, float, bool, int]:
     """Two-sided, regression and improvement p of the sign-flip test of sum(values) == observed.
@@ -196,7 +155,7 @@ def _signflip_core(
         k = min(m, 10)
         low = _bit_signs(k) @ a[:k]
         high = _bit_signs(m - k) @ a[k:]
-        rows = max(1, _CELL_BUDGET // low.size)
+        rows = max(1, CELL_BUDGET // low.size)
         c_two = c_reg = c_imp = 0
         for start in range(0, high.size, rows):
             t_star = high[start : start + rows, None] + low[None, :]
@@ -208,7 +167,7 @@ def _signflip_core(
     if n_resamples < 1:
         raise ValueError("n_resamples must be at least 1")
     rng = np.random.default_rng(seed)
-    rows = max(1, min(1000, _CELL_BUDGET // m))
+    rows = max(1, min(1000, CELL_BUDGET // m))
     total_a = float(a.sum())
     c_two = c_reg = c_imp = 0
     done = 0
@@ -244,8 +203,8 @@ def signflip_test(
     the same p-values as enumerating them. All d zero (or n = 0): every p is 1. The result depends only on the
     values, not on their order.
     """
-    x = _as_1d_float(d, "d")
-    p_two, p_reg, p_imp, exact, b = _signflip_core(
+    x = as_1d_float(d, "d")
+    p_two, p_reg, p_imp, exact, b = signflip_core(
         x, float(x.sum()), int(n_resamples), seed, int(exact_max_n)
     )
     return SignFlipResult(p_two, p_reg, p_imp, exact, b, int(x.size))
@@ -261,7 +220,7 @@ def signflip_normal_test(d: np.ndarray) -> SignFlipResult:
     to within the Monte Carlo error, at no cost. ``exact`` is False and ``n_resamples`` 0.
     All d zero (or n = 0): every p is 1.
     """
-    x = _as_1d_float(d, "d")
+    x = as_1d_float(d, "d")
     nz = x[x != 0.0]
     if nz.size == 0:
         return SignFlipResult(1.0, 1.0, 1.0, False, 0, int(x.size))
@@ -310,9 +269,9 @@ def welch_t_test(baseline: np.ndarray, candidate: np.ndarray, confidence: float 
     still reported when both samples are non-empty). Both samples constant (se = 0): df is NaN; diff 0 ->
     every p 1 and interval [0, 0]; diff != 0 -> two-sided p 0 and the interval collapses to the diff.
     """
-    confidence = _check_confidence(confidence)
-    a = _as_1d_float(baseline, "baseline")
-    b = _as_1d_float(candidate, "candidate")
+    confidence = check_confidence(confidence)
+    a = as_1d_float(baseline, "baseline")
+    b = as_1d_float(candidate, "candidate")
     na, nb = int(a.size), int(b.size)
     nan = math.nan
     ma = float(a.mean()) if na else nan
@@ -320,18 +279,18 @@ def welch_t_test(baseline: np.ndarray, candidate: np.ndarray, confidence: float 
     diff = mb - ma
     if na < 2 or nb < 2:
         return WelchResult(diff, ma, mb, na, nb, nan, nan, nan, nan, nan, nan, nan, nan, confidence, False)
-    va = 0.0 if np.all(a == a[0]) else _scaled_std(a) ** 2 / na
-    vb = 0.0 if np.all(b == b[0]) else _scaled_std(b) ** 2 / nb
+    va = 0.0 if np.all(a == a[0]) else scaled_std(a) ** 2 / na
+    vb = 0.0 if np.all(b == b[0]) else scaled_std(b) ** 2 / nb
     var = va + vb
     if var == 0.0:
-        t, p_two, p_reg, p_imp = _degenerate_p_values(diff)
+        t, p_two, p_reg, p_imp = degenerate_p_values(diff)
         return WelchResult(
             diff, ma, mb, na, nb, 0.0, t, nan, p_two, p_reg, p_imp, diff, diff, confidence, True
         )
     se = math.sqrt(var)
     df = var**2 / (va**2 / (na - 1) + vb**2 / (nb - 1))
     t = diff / se
-    p_two, p_reg, p_imp = _t_p_values(t, df)
+    p_two, p_reg, p_imp = t_p_values(t, df)
     q = t_quantile(0.5 + confidence / 2.0, df)
     return WelchResult(
         diff, ma, mb, na, nb, se, t, df, p_two, p_reg, p_imp, diff - q * se, diff + q * se, confidence, True
@@ -388,7 +347,7 @@ def hodges_lehmann(d: np.ndarray) -> float:
     line beside the mean, not a test of it). Memory stays O(n) for large n (selection by bisection).
     Empty d -> NaN.
     """
-    x = _as_1d_float(d, "d")
+    x = as_1d_float(d, "d")
     n = int(x.size)
     if n == 0:
         return math.nan

@@ -20,18 +20,19 @@ comes from :mod:`releasegate.stats.distributions`.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from releasegate.stats.common import check_confidence, check_resamples
 from releasegate.stats.distributions import t_quantile
 
 __all__ = [
     "LatencySummary",
     "RatioResult",
+    "ResampleDraws",
     "geometric_mean_ratio",
     "latency_summary",
     "quantile_ratio_bootstrap",
@@ -95,7 +96,7 @@ def _as_1d(values: object, name: str) -> np.ndarray:
     return arr
 
 
-def _paired(baseline: object, candidate: object, *, allow_zero: bool) -> tuple[np.ndarray, np.ndarray, int]:
+def paired_positive(baseline: object, candidate: object, *, allow_zero: bool) -> tuple[np.ndarray, np.ndarray, int]:
     """Aligned 1-D arrays with invalid pairs dropped, and how many pairs were dropped.
 
     A pair is invalid when either side is NaN or infinite, or negative, or (unless ``allow_zero``) zero.
@@ -109,16 +110,6 @@ def _paired(baseline: object, candidate: object, *, allow_zero: bool) -> tuple[n
     else:
         ok = np.isfinite(base) & np.isfinite(cand) & (base > 0) & (cand > 0)
     return base[ok], cand[ok], int(base.size - np.count_nonzero(ok))
-
-
-def _check_confidence(confidence: float) -> None:
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence}")
-
-
-def _check_resamples(n_resamples: int) -> None:
-    if int(n_resamples) != n_resamples or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples}")
 
 
 def _block_size(n: int, n_resamples: int) -> int:
@@ -158,25 +149,49 @@ def _draw_counts(n: int, n_resamples: int, seed: int | None) -> Iterator[np.ndar
         yield _resample_counts(idx)
 
 
-@functools.lru_cache(maxsize=1)
-def _kept_counts(n: int, n_resamples: int, seed: int) -> tuple[np.ndarray, ...]:
-    blocks = tuple(_draw_counts(n, n_resamples, seed))
-    for block in blocks:
-        block.flags.writeable = False
-    return blocks
-
-
-def resample_counts(n: int, n_resamples: int, seed: int | None) -> Iterable[np.ndarray]:
+def resample_counts(n: int, n_resamples: int, seed: int | None) -> Iterator[np.ndarray]:
     """Paired case bootstrap resamples as case counts, in blocks of shape (b, n) whose rows sum to n.
 
     Resample r draws n case indices with replacement from ``numpy.random.default_rng(seed)`` (the same stream
     whichever statistic asks), and row r counts how often each case was drawn. Every statistic here depends on
-    a resample only through these counts. With a seed and at most ``_KEEP_CELLS`` cells the blocks are kept
-    (read-only), so the statistics of one comparison reuse one draw.
+    a resample only through these counts.
     """
-    if seed is not None and n * n_resamples <= _KEEP_CELLS:
-        return _kept_counts(int(n), int(n_resamples), int(seed))
     return _draw_counts(n, n_resamples, seed)
+
+
+class ResampleDraws:
+    """One seeded stream of paired case bootstrap resamples, shared by the statistics of one comparison.
+
+    The p95, token and cost ratios of a comparison draw from the same stream; with a seed and at most
+    ``_KEEP_CELLS`` cells (pairs x resamples) the draw for the last size asked is kept (read-only), so they
+    reuse it instead of drawing it again. The caller makes one per analysis and passes it in; nothing is kept
+    between analyses.
+    """
+
+    def __init__(self, n_resamples: int, seed: int | None) -> None:
+        check_resamples(n_resamples)
+        self.n_resamples = int(n_resamples)
+        self.seed = seed
+        self._kept: tuple[int, tuple[np.ndarray, ...]] | None = None
+
+    def counts(self, n: int) -> Iterable[np.ndarray]:
+        """The resamples of n cases, as :func:`resample_counts` gives them."""
+        if self.seed is None or n * self.n_resamples > _KEEP_CELLS:
+            return _draw_counts(n, self.n_resamples, self.seed)
+        if self._kept is None or self._kept[0] != n:
+            blocks = tuple(_draw_counts(n, self.n_resamples, self.seed))
+            for block in blocks:
+                block.flags.writeable = False
+            self._kept = (n, blocks)
+        return self._kept[1]
+
+
+def _stream(draws: ResampleDraws | None, n_resamples: int, seed: int | None) -> ResampleDraws:
+    if draws is None:
+        return ResampleDraws(n_resamples, seed)
+    if draws.n_resamples != n_resamples or draws.seed != seed:
+        raise ValueError("draws were made for other resamples or another seed")
+    return draws
 
 
 def _order_statistic_positions(counts: np.ndarray, order: np.ndarray, ranks: tuple[int, ...]) -> list[np.ndarray]:
@@ -218,7 +233,7 @@ def _resampled_quantile(
     return sorted_values[lo] + frac * (sorted_values[hi] - sorted_values[lo])
 
 
-def _percentile_interval(stats: np.ndarray, confidence: float) -> tuple[float, float]:
+def ratio_percentile_interval(stats: np.ndarray, confidence: float) -> tuple[float, float]:
     """Percentile bootstrap interval (Efron & Tibshirani 1993, section 13.3), numpy 'linear' quantiles.
 
     NaN replicates (undefined ratios) are dropped. +inf replicates (zero baseline in a resample) are kept
@@ -275,8 +290,8 @@ def geometric_mean_ratio(baseline: object, candidate: object, confidence: float 
     n == 0 everything is NaN; with n == 1 the ratio is that case's ratio and the interval is NaN (no
     degrees of freedom). With sd == 0 the interval collapses to the ratio.
     """
-    _check_confidence(confidence)
-    base, cand, excluded = _paired(baseline, candidate, allow_zero=False)
+    check_confidence(confidence)
+    base, cand, excluded = paired_positive(baseline, candidate, allow_zero=False)
     n = int(base.size)
     nan = float("nan")
     method = "t on log ratios"
@@ -308,6 +323,7 @@ def quantile_ratio_bootstrap(
     n_resamples: int = 10_000,
     seed: int | None = 0,
     confidence: float = 0.95,
+    draws: ResampleDraws | None = None,
 ) -> RatioResult:
     """Ratio of the q-quantiles, candidate / baseline, with a paired-bootstrap percentile interval.
 
@@ -319,13 +335,14 @@ def quantile_ratio_bootstrap(
 
     Pairs with a missing, infinite, zero or negative value on either side are dropped and counted (the same
     rule as :func:`geometric_mean_ratio`, so both latency ratios use the same cases). With n == 0
-    everything is NaN; with n == 1 the interval is NaN (every resample is the same case).
+    everything is NaN; with n == 1 the interval is NaN (every resample is the same case). ``draws`` shares
+    one seeded stream between statistics (:class:`ResampleDraws`; its resamples and seed are then used).
     """
-    _check_confidence(confidence)
-    _check_resamples(n_resamples)
+    check_confidence(confidence)
+    check_resamples(n_resamples)
     if not 0.0 <= q <= 1.0:
         raise ValueError(f"q must be between 0 and 1, got {q}")
-    base, cand, excluded = _paired(baseline, candidate, allow_zero=False)
+    base, cand, excluded = paired_positive(baseline, candidate, allow_zero=False)
     n = int(base.size)
     nan = float("nan")
     method = "paired bootstrap"
@@ -341,14 +358,14 @@ def quantile_ratio_bootstrap(
     sorted_b, sorted_c = base[order_b], cand[order_c]
     stats = np.empty(n_resamples)
     done = 0
-    for counts in resample_counts(n, n_resamples, seed):
+    for counts in _stream(draws, n_resamples, seed).counts(n):
         b = counts.shape[0]
         # Baseline values are all positive, so the denominator cannot be zero.
         stats[done : done + b] = _resampled_quantile(counts, order_c, sorted_c, q) / _resampled_quantile(
             counts, order_b, sorted_b, q
         )
         done += b
-    low, high = _percentile_interval(stats, confidence)
+    low, high = ratio_percentile_interval(stats, confidence)
     return RatioResult(ratio, low, high, n, excluded, method, confidence)
 
 
@@ -358,6 +375,7 @@ def ratio_of_totals_bootstrap(
     n_resamples: int = 10_000,
     seed: int | None = 0,
     confidence: float = 0.95,
+    draws: ResampleDraws | None = None,
 ) -> RatioResult:
     """Ratio of totals sum(candidate) / sum(baseline) with a paired-bootstrap percentile interval.
 
@@ -369,29 +387,30 @@ def ratio_of_totals_bootstrap(
     negative value on either side are dropped and counted. If the baseline total is zero the ratio is
     undefined and ratio, ci_low and ci_high are all NaN. A resample whose baseline total is zero counts as
     +inf (as NaN, and is dropped, if the candidate total is zero too). With n == 0 everything is NaN; with
-    n == 1 the interval is NaN.
+    n == 1 the interval is NaN. ``draws`` as for :func:`quantile_ratio_bootstrap`.
     """
-    _check_confidence(confidence)
-    _check_resamples(n_resamples)
-    base, cand, excluded = _paired(baseline, candidate, allow_zero=True)
+    check_confidence(confidence)
+    check_resamples(n_resamples)
+    base, cand, excluded = paired_positive(baseline, candidate, allow_zero=True)
     n = int(base.size)
     nan = float("nan")
     method = "paired bootstrap"
-    base_total = float(base.sum())
-    if n == 0 or base_total == 0.0:
+    with np.errstate(over="ignore"):  # totals beyond the float range are inf: the ratio is then not finite
+        base_total, cand_total = float(base.sum()), float(cand.sum())
+    if n == 0 or base_total == 0.0 or not math.isfinite(base_total) or not math.isfinite(cand_total):
         return RatioResult(nan, nan, nan, n, excluded, method, confidence)
-    ratio = float(cand.sum()) / base_total
+    ratio = cand_total / base_total
     if n == 1:
         return RatioResult(ratio, nan, nan, 1, excluded, method, confidence)
     pair = np.column_stack([base, cand])
     stats = np.empty(n_resamples)
     done = 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for counts in resample_counts(n, n_resamples, seed):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for counts in _stream(draws, n_resamples, seed).counts(n):
             b = counts.shape[0]
             # A resample's totals are its counts times the values: one matrix product for both releases.
             totals = counts @ pair
             stats[done : done + b] = totals[:, 1] / totals[:, 0]
             done += b
-    low, high = _percentile_interval(stats, confidence)
+    low, high = ratio_percentile_interval(stats, confidence)
     return RatioResult(ratio, low, high, n, excluded, method, confidence)

@@ -80,3 +80,53 @@ def best_case_multiplier(method: str, family_size: int) -> float:
     A test whose floor p times this factor reaches alpha cannot be significant whatever the data say.
     """
     return 1.0 if method == "none" else float(family_size)
+
+
+def _all_broke_p(n_discordant: int, midp: bool) -> float:
+    # The best case of an exact one-sided McNemar test: every discordant pair broke.
+    return 2.0 ** -(n_discordant + (1 if midp else 0)) if n_discordant > 0 else 1.0
+
+
+def best_case_adjusted(method: str, n_discordant: int, others: np.ndarray, midp: bool = False) -> float:
+    """The adjusted p a test with ``n_discordant`` pairs would get if all of them broke, with the rest of the
+    family at the p-values ``others`` (under ``method``, one of CORRECTIONS).
+
+    Unlike ``best_case_multiplier`` (m for every method), this is right for the step-up methods too: under
+    hochberg and bh the others' p-values can lower this test's adjusted p below m times its own (all p = 0.03
+    in a family of 10: Hochberg adjusts every one to 0.03).
+    """
+    family = np.concatenate([[_all_broke_p(int(n_discordant), midp)], np.asarray(others, dtype=float)])
+    return float(adjust_pvalues(family, method)[0])
+
+
+def discordant_needed_in_family(method: str, alpha: float, others: np.ndarray, midp: bool = False,
+                                limit: int = 1074) -> int | None:
+    """Fewest discordant pairs (all broke) with which a test reaches adjusted p <= alpha given the rest of the
+    family at ``others``; None when even ``limit`` pairs (2^-1074 is the smallest double) cannot.
+
+    The adjusted p of the best case falls as n grows under every method here (each is monotone in the test's
+    own p), so the search is a bisection over n."""
+    if not 0 < alpha <= 1:
+        raise ValueError("alpha must be in (0, 1]")
+
+    def reaches(n: int) -> bool:
+        return best_case_adjusted(method, n, others, midp) <= alpha
+
+    if not reaches(limit):
+        return None
+    lo, hi = 0, limit  # reaches(hi) is True; reaches(0) is False (p = 1 > alpha unless alpha = 1)
+    if reaches(0):
+        return 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if reaches(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def can_reach(method: str, n_discordant: int, alpha: float, others: np.ndarray, midp: bool = False) -> bool:
+    """Whether a test with ``n_discordant`` pairs could be significant at ``alpha`` given the rest of the
+    family (its "powerless" flag is the negation)."""
+    return best_case_adjusted(method, n_discordant, others, midp) <= alpha

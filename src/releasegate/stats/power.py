@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from statistics import NormalDist
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -49,3 +52,152 @@ def required_sample_size(
     z = NormalDist().inv_cdf
     z_alpha = z(1 - alpha) if one_sided else z(1 - alpha / 2)
     return (z_alpha + z(power)) ** 2 * sd_of_difference**2 / delta**2
+
+
+# ------------------------------------------------------------------------------------ exact McNemar power
+# The normal formula above fails where it matters (few cases, little discordance, a large family): it
+# reported "a drop of 117.2 points" on 3 cases. What follows is the exact power of the exact one-sided test.
+
+
+@dataclass(frozen=True)
+class ExactPower:
+    """Exact power of the one-sided exact McNemar test for ``n`` cases whose (broke, fixed) cell
+    probabilities are ``broke_prob`` and ``fixed_prob``."""
+
+    power: float
+    n: int
+    broke_prob: float
+    fixed_prob: float
+    alpha: float
+    floor: float  # 2^-n: the smallest p the test can reach with every case discordant
+
+
+def regression_cells(p0: float, churn: float, drop: float, mode: str = "added") -> tuple[float, float]:
+    """(broke, fixed) probabilities of a case for a baseline pass rate p0, churn s (the share of cases whose
+    outcome differs between two runs of the same release) and a true drop of the pass rate.
+
+    - ``"added"``: the candidate is a rerun (broke = fixed = s/2) whose passes are each broken with
+      probability r = drop / p0 on top: broke = s/2 + r (p0 - s/2), fixed = (1 - r) s/2.
+    - ``"tilted"``: the changing share stays s and tilts: broke = (s + drop)/2, fixed = (s - drop)/2 (with
+      drop > s every change is a break and the changing share is the drop).
+    ValueError when the design is impossible (drop outside [0, p0], s/2 above p0 or 1 - p0).
+    """
+    if not 0.0 <= drop <= p0:
+        raise ValueError(f"a drop of {drop:g} is impossible from a pass rate of {p0:g}")
+    if churn < 0 or churn / 2 > min(p0, 1 - p0) + 1e-12:
+        raise ValueError(f"churn {churn:g} is impossible at a pass rate of {p0:g}")
+    if mode == "added":
+        r = drop / p0 if p0 > 0 else 0.0
+        return churn / 2 + r * (p0 - churn / 2), (1 - r) * churn / 2
+    if mode == "tilted":
+        s = max(churn, drop)
+        broke, fixed = (s + drop) / 2, (s - drop) / 2
+        if broke > p0 + 1e-12:
+            raise ValueError(f"a drop of {drop:g} at churn {churn:g} is impossible from a pass rate of "
+                             f"{p0:g}")
+        return broke, fixed
+    raise ValueError(f"unknown mode {mode!r}; expected 'added' or 'tilted'")
+
+
+@lru_cache(maxsize=64)
+def _critical_counts(n: int, alpha: float, midp: bool) -> tuple[int, ...]:
+    """For each discordant count m = 0..n, the smallest broke count whose one-sided p is <= alpha (m + 1 if
+    none): exact p P(X >= k), or mid-p P(X > k) + P(X = k) / 2, X ~ Bin(m, 1/2). Tails in floating point from
+    the small end (relative error ~1e-13), compared with a 1e-9 relative slack so that a level equal to an
+    attainable p (alpha = 2^-m) counts as reached."""
+    lf = _log_factorials(n)
+    out = [1]
+    for m in range(1, n + 1):
+        pmf = _binom_pmf(m, 0.5, lf)
+        upper = np.cumsum(pmf[::-1])[::-1]  # upper[k] = P(X >= k)
+        p = upper - pmf / 2 if midp else upper
+        ok = np.nonzero(p <= alpha * (1 + 1e-9))[0]
+        out.append(int(ok[0]) if ok.size else m + 1)
+    return tuple(out)
+
+
+def _log_factorials(n: int) -> np.ndarray:
+    return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=float)))])
+
+
+def _binom_pmf(n: int, p: float, lf: np.ndarray) -> np.ndarray:
+    """Bin(n, p) pmf from the log factorials ``lf`` (length >= n + 1)."""
+    if p <= 0.0 or p >= 1.0:
+        out = np.zeros(n + 1)
+        out[0 if p <= 0.0 else n] = 1.0
+        return out
+    k = np.arange(n + 1)
+    return np.exp(lf[n] - lf[k] - lf[n - k] + k * math.log(p) + (n - k) * math.log1p(-p))
+
+
+def exact_mcnemar_power(n: int, broke_prob: float, fixed_prob: float, alpha: float = 0.05,
+                        midp: bool = False) -> ExactPower:
+    """P(one-sided exact McNemar p <= alpha) for n cases, each independently broke / fixed / unchanged with
+    the given probabilities: sum over the discordant count m ~ Bin(n, b + c) of
+    P(broke >= k_alpha(m)), broke | m ~ Bin(m, b / (b + c)) (exact enumeration; Miettinen 1968's
+    conditional form, Fagerland et al. 2013). Mid-p (``midp=True``) uses the mid-p critical counts.
+    O(n^2) arithmetic: meant for suites and categories of up to a few thousand cases."""
+    n = int(n)
+    if n < 0 or not 0 <= broke_prob <= 1 or not 0 <= fixed_prob <= 1 or broke_prob + fixed_prob > 1 + 1e-12:
+        raise ValueError("n must be >= 0 and the cell probabilities a distribution")
+    floor = 2.0 ** -(n + (1 if midp else 0)) if n else 1.0
+    d = broke_prob + fixed_prob
+    if n == 0 or d <= 0:
+        return ExactPower(0.0, n, broke_prob, fixed_prob, alpha, floor)
+    share = broke_prob / d
+    crit = _critical_counts(n, float(alpha), bool(midp))
+    lf = _log_factorials(n)
+    weights = _binom_pmf(n, min(d, 1.0), lf)
+    power = 0.0
+    for m in range(1, n + 1):
+        if weights[m] > 1e-300 and crit[m] <= m:
+            power += weights[m] * float(_binom_pmf(m, share, lf)[crit[m]:].sum())
+    return ExactPower(min(1.0, float(power)), n, broke_prob, fixed_prob, alpha, floor)
+
+
+@dataclass(frozen=True)
+class DetectableDrop:
+    """The smallest true drop of the pass rate detected with the wanted power, within what is possible.
+
+    ``drop`` is None when nothing is detectable: ``reason`` then says whether the test's floor is above the
+    level ("floor") or even a drop of the whole baseline rate falls short ("infeasible").
+    """
+
+    drop: float | None
+    power: float
+    n: int
+    p0: float
+    churn: float
+    alpha: float
+    target: float
+    mode: str
+    reason: str
+
+
+def minimum_detectable_drop(n: int, p0: float, churn: float, alpha: float = 0.05, power: float = 0.8,
+                            mode: str = "added", tol: float = 1e-4) -> DetectableDrop:
+    """Smallest drop in [0, p0] at which ``exact_mcnemar_power`` reaches ``power`` (bisection to ``tol``; the
+    power of the exact test rises with the drop in both modes). ``alpha`` is the level the family imposes on
+    this test (alpha / m under Holm for a category, the discrete step-down's level, or critical_alpha).
+    Nothing detectable when 2^-n > alpha, or when the largest possible drop falls short."""
+    def at(drop: float) -> float:
+        b, c = regression_cells(p0, churn, drop, mode)
+        return exact_mcnemar_power(n, b, c, alpha).power
+
+    def result(drop, pw, reason):
+        return DetectableDrop(drop, pw, n, p0, churn, alpha, power, mode, reason)
+
+    if n <= 0 or 2.0**-n > alpha:
+        return result(None, 0.0, "floor")
+    top = p0  # a pass rate cannot drop by more than itself
+    highest = at(top)
+    if highest < power:
+        return result(None, highest, "infeasible")
+    lo, hi = 0.0, top
+    while hi - lo > tol:
+        mid = (lo + hi) / 2
+        if at(mid) >= power:
+            hi = mid
+        else:
+            lo = mid
+    return result(hi, at(hi), "")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 
-def normal_quantile(confidence: float) -> float:
+def two_sided_z(confidence: float) -> float:
     """Two-sided standard normal critical value z_{1 - (1 - confidence)/2}."""
     return NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
 
@@ -29,7 +29,7 @@ def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> Inter
     """
     if n <= 0:
         return Interval(math.nan, 0.0, 1.0, confidence)
-    z = normal_quantile(confidence)
+    z = two_sided_z(confidence)
     p = successes / n
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)

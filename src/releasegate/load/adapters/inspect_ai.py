@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import re
 import struct
 import zipfile
@@ -21,9 +20,9 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.text import clip as _clip
 
 ZSTD_METHOD = 93  # APPNOTE 4.4.5; what Inspect writes since April 2026, unreadable by Python < 3.14
-TEXT_LIMIT = 2000
 NAN = float("nan")
 _SAMPLE_MEMBER = re.compile(r"^samples/[^/]+\.json$")  # samples/{id}_epoch_{n}.json
 _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
@@ -280,8 +279,12 @@ def _output_text(output: Any, attachments: dict) -> str | None:
     return _text(output.get("completion") or (choices[0] or {}).get("message"), attachments)
 
 
-def _clip(text: Any) -> str | None:
-    if text is None or (isinstance(text, float) and math.isnan(text)):
-        return None
-    text = str(text)
-    return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"
+
+read = read_inspect
+
+
+def combine(frames: list[pd.DataFrame]) -> None:
+    """Logs of different tasks are not the same cases; comparing them would pair unrelated items."""
+    tasks = {f.attrs.get("task") for f in frames if f.attrs.get("task")}
+    if len(tasks) > 1:
+        raise InputError(f"the Inspect logs are of different tasks ({', '.join(sorted(tasks))}); compare logs of one task")

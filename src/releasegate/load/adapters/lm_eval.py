@@ -13,7 +13,6 @@ accuracy-type names (acc, acc_norm, exact_match, ...) or boolean values; others 
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,8 +21,8 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.text import clip as _clip
 
-TEXT_LIMIT = 2000
 NAN = float("nan")
 BINARY_METRICS = frozenset({"acc", "acc_norm", "exact_match", "exact", "em", "mc1", "pass@1"})
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)$")
@@ -205,8 +204,16 @@ def _model_name(path: Path, date: str | None) -> str:
     return str(name)
 
 
-def _clip(text: Any) -> str | None:
-    if text is None or (isinstance(text, float) and math.isnan(text)):
-        return None
-    text = str(text)
-    return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"
+
+read = read_lm_eval
+
+
+def combine(frames: list[pd.DataFrame]) -> None:
+    """Every release must have seen the same documents (doc_hash); with several tasks, lm-eval numbers documents
+    from 0 in each, so a case becomes "task/doc_id"."""
+    if len(frames) > 1:
+        check_doc_hashes(frames)
+    tasks = {f.attrs.get("task") for f in frames}
+    if len(tasks) > 1:
+        for frame in frames:
+            frame["case_id"] = frame.attrs["task"] + "/" + frame["case_id"].astype(str)

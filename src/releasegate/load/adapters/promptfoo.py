@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.text import clip as _clip
 
-TEXT_LIMIT = 2000
 NAN = float("nan")
 ERROR_REASON = 2  # ResultFailureReason.ERROR (0 none, 1 assertion)
 _COLUMNS = ["release", "case_id", "passed", "score", "latency_ms", "input_tokens", "output_tokens", "cost",
@@ -171,8 +170,5 @@ def _number(value: Any) -> float:
         return NAN
 
 
-def _clip(text: Any) -> str | None:
-    if text is None or (isinstance(text, float) and math.isnan(text)):
-        return None
-    text = str(text)
-    return text if len(text) <= TEXT_LIMIT else text[: TEXT_LIMIT - 1] + "…"
+
+read = read_promptfoo

@@ -1,0 +1,77 @@
+"""Stage 3: the fixed analysis plan (SPEC section 4), per candidate against the baseline.
+
+One way through: :func:`analyze` pairs each candidate with the baseline and runs the plan
+(:mod:`.candidate`: comparisons, clusters, the family, power, the item and run axes, the changed cases), then
+summarises every release and adds the cost section (:mod:`.costs`) when the data has costs. Every section is
+numbers and flags; the sentences that explain them are in :mod:`releasegate.wording`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pandas as pd
+
+from releasegate.analyze.candidate import analyze_candidate
+from releasegate.analyze.clusters import clustered_rate
+from releasegate.analyze.costs import cost_sections
+from releasegate.analyze.pairing import case_tables, cases_of
+from releasegate.model import Analysis, Parameters, Rate, ReleaseSections, ReleaseSummary
+from releasegate.policy import Policy
+from releasegate.stats.continuous import mean_interval
+from releasegate.stats.proportions import wilson_interval
+from releasegate.validate import ValidatedResults
+
+
+def parameters_of(policy: Policy) -> Parameters:
+    return Parameters(
+        alpha=policy.alpha,
+        margin=policy.margin,
+        correction=policy.correction,
+        mcnemar=policy.mcnemar,
+        confidence=policy.confidence,
+        critical=tuple(policy.critical),
+        power=policy.power,
+        seed=policy.seed,
+        n_resamples=policy.n_resamples,
+    )
+
+
+def release_summary(data: ValidatedResults, release: str, policy: Policy,
+                    tables: Mapping[str, pd.DataFrame] | None = None) -> ReleaseSummary:
+    """One release on its own: its cases and pass rate (Wilson), mean (t) or clustered mean (CR2)."""
+    cases = cases_of(data, release, tables)
+    n = int(cases.shape[0])
+    binary = data.outcome_kind == "binary"
+    if data.has_clusters:
+        rate = clustered_rate(cases["outcome"].to_numpy(float), cases["cluster"], policy.confidence, binary)
+    elif binary and not data.has_runs:
+        w = wilson_interval(float(cases["outcome"].sum()), n, policy.confidence)
+        rate = Rate(n, w.estimate, w.low, w.high)
+    else:
+        m = mean_interval(cases["outcome"].to_numpy(float), policy.confidence)
+        rate = Rate(n, m.mean, m.ci_low, m.ci_high)
+    return ReleaseSummary(release, n, rate, release == data.baseline)
+
+
+def analyze(data: ValidatedResults, policy: Policy) -> Analysis:
+    """The fixed plan for every candidate, the release summaries, and the cost section when there are costs."""
+    # Built once only with runs, where each is a group-by over every row; a single run's table is a cheap
+    # re-indexing, and holding every release's at once cost 230 MB more at 1,000,000 cases.
+    tables = case_tables(data) if data.has_runs else None
+    cost_table, costs = cost_sections(data, policy) if data.cost_columns or policy.prices else (None, {})
+    candidates = [analyze_candidate(data, c, policy, tables, costs.get(c)) for c in data.candidates]
+    releases = tuple(release_summary(data, r, policy, tables) for r in data.releases)
+    return Analysis(
+        baseline=data.baseline,
+        outcome_kind=data.outcome_kind,
+        n_cases=max(r.n_cases for r in releases),
+        releases=releases,
+        candidates=tuple(candidates),
+        parameters=parameters_of(policy),
+        has_categories=data.has_categories,
+        has_clusters=data.has_clusters,
+        has_runs=data.has_runs,
+        notes=data.notes,
+        sections=ReleaseSections(costs=cost_table),
+    )

@@ -1,0 +1,112 @@
+"""The fixed plan for one candidate (SPEC section 4), on plain arrays and on the validated table.
+
+:func:`plan_arrays` is the plan itself, a function of the paired per-case outcomes: the overall and
+per-category comparisons (McNemar for pass/fail with one run, the paired mean otherwise), the item axis, the
+clustered figures in place of the naive ones, the multiplicity family and the power. The operating
+characteristics (bench/opchar) run it on simulated releases. :func:`analyze_candidate` pairs one candidate with
+the baseline, runs the plan, and adds what needs the whole table: the run axis and the changed cases.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from releasegate.analyze.clusters import apply_clusters
+from releasegate.analyze.comparisons import compare_binary, compare_paired
+from releasegate.analyze.family import adjust_family, power_of
+from releasegate.analyze.items import item_axis
+from releasegate.analyze.case_view import case_view
+from releasegate.analyze.pairing import case_changes, pair, paired_difference
+from releasegate.analyze.runs import run_axis
+from releasegate.model import (
+    CandidateAnalysis,
+    CandidateSections,
+    ClusterAnalysis,
+    Comparison,
+    CostComparison,
+    ItemAxis,
+    Power,
+)
+from releasegate.policy import Policy
+from releasegate.validate import ValidatedResults
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """The plan's figures for one candidate: the adjusted comparisons, and the sections made from the arrays."""
+
+    overall: Comparison
+    categories: tuple[Comparison, ...]
+    power: Power
+    item_axis: ItemAxis | None
+    clusters: ClusterAnalysis | None
+
+
+def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool = True,
+                runs: bool = False, category_codes: np.ndarray | None = None,
+                category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None) -> PlanResult:
+    """The plan on paired per-case outcomes ``base`` and ``cand`` (a case's mean over runs).
+
+    ``mcnemar``: pass/fail with one run per case (else the paired-mean path; ``rates`` says the means are pass
+    rates, ``runs`` that there were several runs). ``category_codes`` (0..K-1 per case) name categories by
+    ``category_labels``; ``cluster_codes`` (0..G-1 per case) turn the clustered figures on.
+    """
+    compare = compare_binary if mcnemar else (
+        lambda label, b, c, pol, critical=False: compare_paired(label, b, c, pol, critical, rates=rates))
+    overall = compare("overall", base, cand, policy)
+    categories = []
+    if category_codes is not None:
+        for k, label in enumerate(category_labels):
+            inside = category_codes == k
+            categories.append(compare(str(label), base[inside], cand[inside], policy,
+                                      critical=str(label) in policy.critical))
+    d = paired_difference(base, cand)
+    items = None if mcnemar else item_axis(d, policy, "binary" if rates else "continuous", runs,
+                                           cluster_codes is not None)
+    clusters, design_effect = None, 1.0
+    if cluster_codes is not None:
+        overall, categories, clusters = apply_clusters(overall, categories, base, cand, cluster_codes,
+                                                       category_codes, policy, binary=mcnemar)
+        design_effect = clusters.design_effect
+    overall, categories = adjust_family(overall, categories, policy)
+    return PlanResult(overall, tuple(categories), power_of(d, policy, design_effect), items, clusters)
+
+
+def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
+                      tables: Mapping[str, pd.DataFrame] | None = None,
+                      costs: CostComparison | None = None) -> CandidateAnalysis:
+    """Pair one candidate with the baseline and run the plan; ``tables`` are the releases' case tables when
+    the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section."""
+    paired, exclusions = pair(data, candidate, tables)
+    base = paired["base"].to_numpy(np.float64)
+    cand = paired["cand"].to_numpy(np.float64)
+    codes, labels = (pd.factorize(paired["category"], sort=True) if data.has_categories else (None, ()))
+    mcnemar = data.outcome_kind == "binary" and not data.has_runs
+    result = plan_arrays(
+        base, cand, policy, mcnemar=mcnemar, rates=data.outcome_kind == "binary", runs=data.has_runs,
+        category_codes=codes, category_labels=[str(x) for x in labels],
+        cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None)
+    runs = (run_axis(data, candidate, paired, result.overall, policy, exclusions.count == 0)
+            if data.has_runs else None)
+    d = paired_difference(base, cand)
+    critical = tuple(policy.critical)
+    texts = data.per_release_columns
+    # Pass/fail (with runs: every run) failing on both releases; scores have no "fail" (analyze/case_view.py).
+    both_fail = (base == 0) & (cand == 0) if data.outcome_kind == "binary" else None
+    view = case_view(paired, both_fail, data.metadata_columns,
+                     lambda mask: case_changes(paired, mask, data.metadata_columns, critical, texts), critical)
+    return CandidateAnalysis(
+        name=candidate,
+        overall=result.overall,
+        categories=result.categories,
+        broken_cases=case_changes(paired, d < 0, data.metadata_columns, critical, texts),
+        fixed_cases=case_changes(paired, d > 0, data.metadata_columns, critical, texts),
+        exclusions=exclusions,
+        power=result.power,
+        sections=CandidateSections(item_axis=result.item_axis, run_axis=runs, clusters=result.clusters,
+                                   costs=costs, case_view=view),
+    )

@@ -1,0 +1,104 @@
+"""The two comparisons of the fixed plan, each of two paired arrays: the McNemar comparison of pass/fail
+outcomes (SPEC 4.2) and the paired-mean comparison of per-case means (SPEC 4.3: scores, or pass/fail over
+several runs). Overall and within each category the plan builds one of them; clusters then put their
+interval and p in place (:mod:`.clusters`) and the family adjusts the p-values (:mod:`.family`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from releasegate.analyze.pairing import paired_difference
+from releasegate.model import Comparison, Rate
+from releasegate.policy import Policy
+from releasegate.stats.continuous import mean_interval, paired_t_test
+from releasegate.stats.mcnemar import mcnemar_test
+from releasegate.stats.proportions import newcombe_paired_interval, wilson_interval
+
+
+def compare_binary(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, critical: bool = False) -> Comparison:
+    """The McNemar-path comparison of two paired 0/1 arrays (SPEC 4.2)."""
+    base = base.astype(bool)
+    cand = cand.astype(bool)
+    n = int(base.size)
+    both_pass = int(np.count_nonzero(base & cand))
+    broke = int(np.count_nonzero(base & ~cand))
+    fixed = int(np.count_nonzero(~base & cand))
+    both_fail = n - both_pass - broke - fixed
+    test = mcnemar_test(fixed, broke)
+    ci = newcombe_paired_interval(both_pass, broke, fixed, both_fail, policy.confidence)
+    ni = newcombe_paired_interval(both_pass, broke, fixed, both_fail, 1 - 2 * policy.alpha)
+    rate_b = wilson_interval(both_pass + broke, n, policy.confidence)
+    rate_c = wilson_interval(both_pass + fixed, n, policy.confidence)
+    use_midp = policy.mcnemar == "midp"
+    return Comparison(
+        label=label,
+        n=n,
+        baseline=Rate(n, rate_b.estimate, rate_b.low, rate_b.high),
+        candidate=Rate(n, rate_c.estimate, rate_c.low, rate_c.high),
+        diff=ci.estimate,
+        ci_low=ci.low,
+        ci_high=ci.high,
+        ni_low=ni.low,
+        ni_high=ni.high,
+        fixed=fixed,
+        broke=broke,
+        both_pass=both_pass,
+        both_fail=both_fail,
+        p_value=test.pvalue,
+        p_midp=test.midp,
+        p_one_sided=test.midp_regression if use_midp else test.p_regression,
+        method="McNemar mid-p" if use_midp else "McNemar exact",
+        degenerate=test.degenerate,
+        critical=critical,
+    )
+
+
+def _rate(values: np.ndarray, confidence: float) -> Rate:
+    m = mean_interval(values, confidence)
+    return Rate(m.n, m.mean, m.ci_low, m.ci_high)
+
+
+def compare_paired(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, critical: bool = False,
+                   rates: bool = False) -> Comparison:
+    """The paired-mean comparison of per-case means (SPEC 4.3): paired t interval and test on d.
+
+    ``fixed``/``broke`` count the cases whose mean went up / down. With ``rates`` (pass/fail over several runs)
+    ``both_pass``/``both_fail`` count the cases that pass in every run on both sides / fail in every run on
+    both; for scores they are 0. A comparison
+    of fewer than two cases has no variance estimate: its p-values are 1 and its interval is unbounded, so it
+    can neither show a regression nor prove non-inferiority.
+    """
+    d = paired_difference(base, cand)
+    n = int(d.size)
+    t = paired_t_test(d, policy.confidence)
+    ni = paired_t_test(d, 1 - 2 * policy.alpha)
+    if t.defined:
+        p_two, p_one = t.pvalue, t.p_regression
+        ci, ni_ci = (t.ci_low, t.ci_high), (ni.ci_low, ni.ci_high)
+    else:
+        p_two = p_one = 1.0
+        ci = ni_ci = (-math.inf, math.inf)
+    return Comparison(
+        label=label,
+        n=n,
+        baseline=_rate(base, policy.confidence),
+        candidate=_rate(cand, policy.confidence),
+        diff=float(d.mean()) if n else math.nan,
+        ci_low=ci[0],
+        ci_high=ci[1],
+        ni_low=ni_ci[0],
+        ni_high=ni_ci[1],
+        fixed=int(np.count_nonzero(d > 0)),
+        broke=int(np.count_nonzero(d < 0)),
+        both_pass=int(np.count_nonzero((base == 1) & (cand == 1))) if rates else 0,
+        both_fail=int(np.count_nonzero((base == 0) & (cand == 0))) if rates else 0,
+        p_value=p_two,
+        p_midp=math.nan,
+        p_one_sided=p_one,
+        method="paired t",
+        degenerate=bool(n and not np.any(d)),
+        critical=critical,
+    )

@@ -1,0 +1,269 @@
+"""The cost section of the plan (SPEC section 4 item 8): latency, tokens and cost per release and per candidate.
+
+Per release (``Analysis.sections.costs``, a :class:`CostTable`): latency mean, p50 and p95; input and output
+tokens per case; cost per case and per 1,000 cases, from the ``cost`` column or, without one, from the
+policy's prices per million input and output tokens. Per candidate (``CandidateAnalysis.sections.costs``, a
+:class:`CostComparison`), paired with the baseline case by case: the geometric-mean latency ratio with a t
+interval on the per-case log ratios, the p95 latency ratio, and the ratios of total tokens and total cost,
+each with a paired case bootstrap interval (:mod:`releasegate.stats.costs`). Ratios are candidate / baseline.
+
+A case's latency is its median over runs (robust to one slow retry); its tokens and cost are their means over
+runs (what one run of the case uses on average). Missing, zero or negative latencies are excluded and
+counted. Above :data:`LARGE_WORK` resampled cases (pairs x resamples; 2,000 pairs at the default 10,000
+resamples) the bootstrap gives way to the delta-method intervals of :mod:`releasegate.stats.costs_normal`,
+which agree with it at that size and cost O(n log n); the report says which was used. Numbers and flags only:
+the notes and the verdict's cost clause are in :mod:`releasegate.wording`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from releasegate.errors import InputError
+from releasegate.model import CostComparison, CostTable, ReleaseCosts
+from releasegate.model.costs import LARGE_WORK
+from releasegate.policy import Policy
+from releasegate.stats.costs import (
+    RatioResult,
+    ResampleDraws,
+    geometric_mean_ratio,
+    latency_summary,
+    quantile_ratio_bootstrap,
+    ratio_of_totals_bootstrap,
+)
+from releasegate.stats.costs_normal import quantile_ratio_normal, ratio_of_totals_normal
+
+HISTOGRAM_BINS = 30
+TOKEN_COLUMNS = ("input_tokens", "output_tokens")
+PRICE_OF = {"input_tokens": "input_per_million", "output_tokens": "output_per_million"}
+
+
+# --------------------------------------------------------------------------------------------------------
+# per-case figures
+
+
+def _row_costs(rows: pd.DataFrame, release: str, columns: tuple[str, ...], policy: Policy) -> pd.Series | None:
+    """Cost of each row: the cost column, else tokens x the release's prices per million; None if neither."""
+    if "cost" in columns:
+        return rows["cost"].astype(float)
+    price = policy.prices.get(release)
+    if price is None:
+        return None
+    total = pd.Series(0.0, index=rows.index)
+    for column, key in PRICE_OF.items():
+        if price[key] == 0:
+            continue
+        if column not in columns:
+            raise InputError(f"prices for {release!r} set {key} but the results have no {column} column")
+        total = total + rows[column].astype(float) * (price[key] / 1e6)
+    return total
+
+
+def per_case(data, release: str, policy: Policy) -> tuple[pd.DataFrame, int]:
+    """One row per case of one release (latency, input/output/total tokens, cost) and the invalid latencies.
+
+    Latency is the median of a case's valid runs; tokens and cost the mean over runs. The returned count is
+    the number of rows whose latency was missing, zero or negative (dropped before the median).
+    """
+    columns = data.cost_columns
+    rows = data.table.loc[data.table["release"] == release]
+    frame = pd.DataFrame({"case_id": rows["case_id"].to_numpy()}, index=rows.index)
+    invalid = 0
+    if "latency_ms" in columns:
+        latency = rows["latency_ms"].astype(float)
+        bad = ~(np.isfinite(latency) & (latency > 0))
+        invalid = int(bad.sum())
+        frame["latency"] = latency.mask(bad)
+    tokens = [c for c in TOKEN_COLUMNS if c in columns]
+    for column in tokens:
+        frame[column] = rows[column].astype(float)
+    if tokens:
+        # NaN on either side leaves the case's total unknown (it is then excluded, not counted as zero).
+        frame["tokens"] = frame[tokens].sum(axis=1, min_count=len(tokens))
+    cost = _row_costs(rows, release, columns, policy)
+    if cost is not None:
+        frame["cost"] = cost
+    grouped = frame.groupby("case_id", sort=True)
+    out = grouped.mean(numeric_only=True)
+    if "latency" in frame.columns:
+        out["latency"] = grouped["latency"].median()
+    return out, invalid
+
+
+def _mean(frame: pd.DataFrame, column: str) -> float:
+    """The column's mean; NaN when absent or beyond the float range (a sum that overflows is no figure)."""
+    if column not in frame.columns:
+        return math.nan
+    with np.errstate(over="ignore", invalid="ignore"):
+        value = float(frame[column].mean())
+    return value if math.isfinite(value) else math.nan
+
+
+# --------------------------------------------------------------------------------------------------------
+# release level
+
+
+def histogram_edges(values: np.ndarray, bins: int = HISTOGRAM_BINS) -> np.ndarray:
+    """Shared bin edges for every release's latency histogram: a 1-2-5 width, edges on its multiples."""
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return np.array([])
+    low, high = float(values.min()), float(values.max())
+    raw = (high - low) / bins if high > low else max(abs(low), 1.0) / bins
+    power = 10.0 ** math.floor(math.log10(raw))
+    width = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    start = math.floor(low / width) * width
+    count = max(1, math.ceil((high - start) / width))
+    if start + count * width <= high:  # the maximum belongs inside the last (closed) bin
+        count += 1
+    # Rounded to the width's precision so that edges read 600.0, not 600.0000000000001.
+    return np.round(start + width * np.arange(count + 1), max(0, 1 - math.floor(math.log10(width))))
+
+
+def release_costs(name: str, frame: pd.DataFrame, invalid: int, edges: np.ndarray, policy: Policy,
+                  cost_source: str) -> ReleaseCosts:
+    """Summarise one release's per-case figures."""
+    latency = None
+    histogram: tuple[int, ...] = ()
+    if "latency" in frame.columns:
+        values = frame["latency"].to_numpy(float)
+        latency = latency_summary(values)
+        if edges.size:
+            histogram = tuple(int(x) for x in np.histogram(values[np.isfinite(values)], bins=edges)[0])
+    has_cost = "cost" in frame.columns
+    cost = _mean(frame, "cost")
+    price = policy.prices.get(name, {}) if cost_source == "prices" else {}
+    return ReleaseCosts(
+        name=name,
+        n_cases=int(frame.shape[0]),
+        latency=latency,
+        latency_invalid=invalid,
+        input_tokens_per_case=_mean(frame, "input_tokens"),
+        output_tokens_per_case=_mean(frame, "output_tokens"),
+        cost_per_case=cost,
+        cost_per_1k=cost * 1000.0,
+        cost_missing=int(frame["cost"].isna().sum()) if has_cost else 0,
+        cost_source=cost_source if has_cost else "",
+        input_per_million=float(price.get("input_per_million", math.nan)),
+        output_per_million=float(price.get("output_per_million", math.nan)),
+        histogram=histogram,
+    )
+
+
+# --------------------------------------------------------------------------------------------------------
+# per candidate
+
+
+def _large(n: int, policy: Policy) -> bool:
+    return n * policy.n_resamples > LARGE_WORK
+
+
+def _p95_ratio(base: np.ndarray, cand: np.ndarray, policy: Policy, draws: ResampleDraws) -> RatioResult:
+    if _large(base.size, policy):
+        return quantile_ratio_normal(base, cand, 0.95, policy.confidence)
+    return quantile_ratio_bootstrap(base, cand, 0.95, policy.n_resamples, policy.seed, policy.confidence, draws)
+
+
+def _totals_ratio(base: np.ndarray, cand: np.ndarray, policy: Policy, draws: ResampleDraws) -> RatioResult:
+    if _large(base.size, policy):
+        return ratio_of_totals_normal(base, cand, policy.confidence)
+    return ratio_of_totals_bootstrap(base, cand, policy.n_resamples, policy.seed, policy.confidence, draws)
+
+
+def _valid_latency_pairs(base: np.ndarray, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    ok = np.isfinite(base) & np.isfinite(cand) & (base > 0) & (cand > 0)
+    return base[ok], cand[ok]
+
+
+def _paired_mean(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
+    ok = np.isfinite(base) & np.isfinite(cand) & (base >= 0) & (cand >= 0)
+    if not ok.any():
+        return math.nan, math.nan
+    with np.errstate(over="ignore", invalid="ignore"):
+        means = float(base[ok].mean()), float(cand[ok].mean())
+    return tuple(m if math.isfinite(m) else math.nan for m in means)
+
+
+def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.DataFrame, policy: Policy,
+                  draws: ResampleDraws) -> CostComparison:
+    """The paired ratios of one candidate against the baseline, with intervals; ``draws`` is the analysis'
+    shared bootstrap stream."""
+    joined = base.add_suffix("_b").join(cand.add_suffix("_c"), how="inner").sort_index(kind="stable")
+
+    def arrays(column: str) -> tuple[np.ndarray, np.ndarray] | None:
+        if f"{column}_b" not in joined.columns or f"{column}_c" not in joined.columns:
+            return None
+        return joined[f"{column}_b"].to_numpy(float), joined[f"{column}_c"].to_numpy(float)
+
+    base_lat = cand_lat = gm = p95 = None
+    latency = arrays("latency")
+    if latency is not None:
+        gm = geometric_mean_ratio(*latency, policy.confidence)
+        p95 = _p95_ratio(*latency, policy, draws)
+        valid = _valid_latency_pairs(*latency)
+        base_lat, cand_lat = latency_summary(valid[0]), latency_summary(valid[1])
+    tokens_ratio = cost_ratio = None
+    tokens_means = cost_means = (math.nan, math.nan)
+    tokens = arrays("tokens")
+    if tokens is not None:
+        tokens_ratio = _totals_ratio(*tokens, policy, draws)
+        tokens_means = _paired_mean(*tokens)
+    cost = arrays("cost")
+    if cost is not None:
+        cost_ratio = _totals_ratio(*cost, policy, draws)
+        cost_means = _paired_mean(*cost)
+    return CostComparison(
+        candidate=candidate,
+        baseline=baseline,
+        baseline_latency=base_lat,
+        candidate_latency=cand_lat,
+        latency_mean_ratio=gm,
+        latency_p95_ratio=p95,
+        baseline_tokens_per_case=tokens_means[0],
+        candidate_tokens_per_case=tokens_means[1],
+        tokens_ratio=tokens_ratio,
+        baseline_cost_per_case=cost_means[0],
+        candidate_cost_per_case=cost_means[1],
+        cost_ratio=cost_ratio,
+        n_paired=int(joined.shape[0]),
+    )
+
+
+# --------------------------------------------------------------------------------------------------------
+# the stage
+
+
+def cost_sections(data, policy: Policy) -> tuple[CostTable, dict[str, CostComparison]]:
+    """The release-level CostTable and each candidate's CostComparison, by candidate name."""
+    frames, invalid = {}, {}
+    for release in data.releases:
+        frames[release], invalid[release] = per_case(data, release, policy)
+    all_latency = [f["latency"].to_numpy(float) for f in frames.values() if "latency" in f.columns]
+    edges = histogram_edges(np.concatenate(all_latency)) if all_latency else np.array([])
+    has_cost_column = "cost" in data.cost_columns
+    source = "cost column" if has_cost_column else "prices"
+    rows = [release_costs(r, frames[r], invalid[r], edges, policy, source) for r in data.releases]
+    draws = ResampleDraws(policy.n_resamples, policy.seed)
+    comparisons = {c: compare_costs(c, data.baseline, frames[data.baseline], frames[c], policy, draws)
+                   for c in data.candidates}
+    methods = {r.method for k in comparisons.values() for r in (k.latency_p95_ratio, k.tokens_ratio, k.cost_ratio)
+               if r is not None}
+    priced = not has_cost_column and bool(policy.prices)
+    table = CostTable(
+        releases=tuple(rows),
+        has_latency=any(r.latency is not None for r in rows),
+        has_tokens=any(not math.isnan(r.input_tokens_per_case) or not math.isnan(r.output_tokens_per_case)
+                       for r in rows),
+        has_cost=any(r.cost_source for r in rows),
+        interval_methods=tuple(sorted(methods)),
+        histogram_edges=tuple(float(x) for x in edges),
+        prices_used=any(r.cost_source == "prices" for r in rows),
+        prices_ignored=has_cost_column and bool(policy.prices),
+        unpriced=tuple(r.name for r in rows if not r.cost_source) if priced else (),
+        unknown_prices=tuple(sorted(set(policy.prices) - set(data.releases))) if priced else (),
+        has_runs=data.has_runs,
+    )
+    return table, comparisons

@@ -1,0 +1,129 @@
+"""Pairing (SPEC 4.1): each release's case table, the inner join of a candidate with the baseline, the per-case
+differences, and the one listing of the cases that changed.
+
+The listing makes no Python pass over every case: the selection and the ordering are numpy operations, and
+only the listed cases become objects.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from releasegate.model import CaseChange, Exclusions
+from releasegate.validate import ValidatedResults
+
+# Shown beside broken cases; longer texts are cut by the renderers, not here.
+MAX_METADATA_COLUMNS = 8
+# Means of the same scores summed in a different order can differ in the last bit; such a "change" is
+# rounding, and in a critical category it would block a release.
+_RELATIVE_TOLERANCE = 1e-12
+
+
+def case_table(data: ValidatedResults, release: str) -> pd.DataFrame:
+    """One row per case of one release: the outcome (mean over runs), attributes and metadata, by case_id."""
+    rows = data.table[data.table["release"] == release]
+    attributes = [c for c in ("category", "cluster") if c in rows.columns]
+    if data.has_runs:
+        grouped = rows.groupby("case_id", sort=False)
+        frame = grouped["outcome"].mean().to_frame()
+        first = grouped[[*attributes, *data.metadata_columns]].first()
+        frame = frame.join(first)
+    else:
+        frame = rows.set_index("case_id")[["outcome", *attributes, *data.metadata_columns]]
+    return frame
+
+
+def case_tables(data: ValidatedResults) -> dict[str, pd.DataFrame]:
+    """Every release's case table: with runs each is a group-by over all rows, and the baseline's is needed by
+    every candidate and by the release summary, so the analysis builds them once."""
+    return {release: case_table(data, release) for release in data.releases}
+
+
+def cases_of(data: ValidatedResults, release: str, tables: Mapping[str, pd.DataFrame] | None) -> pd.DataFrame:
+    """The release's case table from ``tables`` when the caller built them, else built now."""
+    return tables[release] if tables and release in tables else case_table(data, release)
+
+
+def pair(data: ValidatedResults, candidate: str,
+         tables: Mapping[str, pd.DataFrame] | None = None) -> tuple[pd.DataFrame, Exclusions]:
+    """Inner join of the baseline and one candidate on case_id (SPEC 4.1); excluded cases are listed.
+    ``tables`` are the releases' case tables when the caller has them (:func:`case_tables`)."""
+    base = cases_of(data, data.baseline, tables)
+    cand = cases_of(data, candidate, tables)
+    texts = [c for c in data.per_release_columns if c in base.columns]  # the baseline's answers ride along
+    joined = base[["outcome", *texts]].rename(columns={"outcome": "base", **{c: baseline_column(c) for c in texts}}
+                                              ).join(cand.rename(columns={"outcome": "cand"}), how="inner")
+    only_base = tuple(sorted(map(str, base.index.difference(cand.index))))
+    only_cand = tuple(sorted(map(str, cand.index.difference(base.index))))
+    # A stable order (by case_id) makes every later listing and every resample reproducible.
+    joined = joined.sort_index(kind="stable")
+    return joined, Exclusions(only_base, only_cand)
+
+
+def paired_difference(base: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """d = cand - base per case, with differences at the level of floating-point rounding set to exactly 0."""
+    d = np.asarray(cand, dtype=np.float64) - np.asarray(base, dtype=np.float64)
+    scale = np.maximum(1.0, np.maximum(np.abs(base), np.abs(cand)))
+    d[np.abs(d) <= _RELATIVE_TOLERANCE * scale] = 0.0
+    return d
+
+
+def _text(series: pd.Series) -> np.ndarray:
+    return series.astype(object).where(series.notna(), "").astype(str).to_numpy()
+
+
+def case_changes(paired: pd.DataFrame, mask: np.ndarray, metadata_columns: tuple[str, ...],
+                 critical: tuple[str, ...], per_release: tuple[str, ...] = ()) -> tuple[CaseChange, ...]:
+    """The cases selected by ``mask`` as CaseChange records: critical categories first, then the largest
+    change first (the cases a reviewer should read), then category and case id for a stable order."""
+    idx = np.flatnonzero(mask)
+    if idx.size == 0:
+        return ()
+    rows = paired.iloc[idx]
+    ids = np.asarray(rows.index.astype(str), dtype=str)
+    base = rows["base"].to_numpy(np.float64)
+    cand = rows["cand"].to_numpy(np.float64)
+    # Rounded so that equal drops sort as equal (0.8 - 0.4 and 0.6 - 0.2 differ in the last bit).
+    size = np.round(np.abs(cand - base), 9)
+    has_category = "category" in rows.columns
+    categories = _text(rows["category"]) if has_category else np.full(idx.size, "")
+    clusters = _text(rows["cluster"]) if "cluster" in rows.columns else None
+    is_critical = np.isin(categories, list(critical)) if has_category else np.zeros(idx.size, bool)
+    order = np.lexsort((ids, categories, -size, ~is_critical))  # the last key sorts first
+    meta = list(metadata_columns[:MAX_METADATA_COLUMNS])
+    meta_rows = zip(*[_text(rows[c])[order].tolist() for c in meta]) if meta else itertools.repeat(())
+    answers = baseline_texts(rows.iloc[order], [c for c in meta if c in per_release])
+    # Plain Python lists: building each record from numpy scalars would cost several times as much.
+    listed = zip(
+        ids[order].tolist(),
+        categories[order].tolist() if has_category else itertools.repeat(None),
+        clusters[order].tolist() if clusters is not None else itertools.repeat(None),
+        base[order].tolist(), cand[order].tolist(), is_critical[order].tolist(), meta_rows, answers,
+    )
+    return tuple(CaseChange(i, cat, cl, b, c, crit, tuple(zip(meta, values)), texts)
+                 for i, cat, cl, b, c, crit, values, texts in listed)
+
+
+# The paired table holds the candidate's columns under their own names; the baseline's copy of a per-release
+# column (validate.per_release_columns: the output, the grader's reason) travels under baseline_column's name,
+# which no input column can have (it starts with a NUL character, which the loaders never keep in a header).
+_BASELINE_PREFIX = "\x00baseline:"
+
+
+def baseline_column(name: str) -> str:
+    """The paired table's name for the baseline's value of the per-release column ``name``."""
+    return _BASELINE_PREFIX + name
+
+
+def baseline_texts(rows: pd.DataFrame, columns: list[str]) -> list[tuple[tuple[str, str], ...]]:
+    """Per row of the paired ``rows``: ((column, the baseline's text), ...) for each per-release column, in
+    order; a missing value is the empty text, as in the metadata."""
+    present = [c for c in columns if baseline_column(c) in rows.columns]
+    if not present:
+        return [()] * int(rows.shape[0])
+    texts = [_text(rows[baseline_column(c)]).tolist() for c in present]
+    return [tuple(zip(present, values)) for values in zip(*texts)]

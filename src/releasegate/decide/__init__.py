@@ -1,0 +1,55 @@
+"""Stage 4: the policy's rules (SPEC section 5) turn each candidate's analysis into SHIP or DON'T SHIP.
+
+The rules are the table in :mod:`.rules`, in order; every rule that fires is a reason with its figures, and the
+first is the headline. Warnings (the plan's and the sections') never change the verdict.
+"""
+
+from __future__ import annotations
+
+from releasegate.decide.rules import RULE_NAMES, RULES
+from releasegate.model import Analysis, CandidateAnalysis, Reason, Verdict
+from releasegate.policy import Policy
+from releasegate.wording import sections as section_words
+from releasegate.wording import verdict as words
+
+__all__ = ["RULES", "RULE_NAMES", "decide", "decide_candidate", "section_warnings"]
+
+
+def section_warnings(cand: CandidateAnalysis, analysis: Analysis) -> list[str]:
+    """The warnings of the candidate's optional sections: grouped cases, the run axis, costs."""
+    s, p = cand.sections, analysis.parameters
+    group = s.clusters.cluster_column if s.clusters is not None else None
+    out: list[str] = []
+    if s.clusters is not None:
+        out += section_words.cluster_warnings(s.clusters, p)
+    if s.run_axis is not None:
+        out += section_words.run_warnings(s.run_axis, p, analysis.baseline, group)
+    if s.costs is not None:
+        out += section_words.cost_warnings(s.costs)
+    return out
+
+
+def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> Verdict:
+    """Apply every rule of the table to one candidate."""
+    checks = tuple(rule.check(cand, analysis, policy) for rule in RULES)
+    reasons = tuple(Reason(c.rule, c.detail) for c in checks if c.fired)
+    ship = not reasons
+    costs = cand.sections.costs
+    because = words.because(cand, analysis.parameters, analysis.mcnemar_path, reasons,
+                            section_words.cost_clause(costs) if costs is not None else "")
+    label = "SHIP" if ship else "DON'T SHIP"
+    return Verdict(
+        candidate=cand.name,
+        ship=ship,
+        headline=words.headline(label, cand.name, because),
+        because=because,
+        reasons=reasons,
+        warnings=tuple(words.plan_warnings(cand, analysis.parameters) + section_warnings(cand, analysis)),
+        checks=checks,
+        smallest_margin_ruled_out=cand.overall.ni_low,
+    )
+
+
+def decide(analysis: Analysis, policy: Policy) -> tuple[Verdict, ...]:
+    """A verdict per candidate, in the analysis' order."""
+    return tuple(decide_candidate(c, analysis, policy) for c in analysis.candidates)

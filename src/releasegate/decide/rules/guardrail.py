@@ -1,0 +1,65 @@
+"""Rule 4, guardrail: a cost or latency ratio whose interval's upper bound exceeds the policy's limit, or that
+cannot be measured.
+
+Each guardrail limits one ratio of the candidate's cost section (candidate / baseline); :func:`bounds` gives
+(estimate, low, high) of every ratio that has a defined interval, which the JSON also records. A guardrail the
+data cannot measure (no such column, every value invalid, totals that overflow, fewer than two valid pairs)
+fires: a gate must not pass what it could not check.
+"""
+
+from __future__ import annotations
+
+import math
+
+from releasegate.model import Analysis, CandidateAnalysis, CostComparison, RuleCheck
+from releasegate.policy import Policy
+from releasegate.wording import verdict as words
+
+NAME = "guardrail"
+# guardrail -> the CostComparison ratio it limits, in the JSON's order
+RATIOS = (("max_latency_mean_ratio", "latency_mean_ratio"), ("max_latency_p95_ratio", "latency_p95_ratio"),
+          ("max_tokens_ratio", "tokens_ratio"), ("max_cost_ratio", "cost_ratio"))
+
+
+def bounds(costs: CostComparison | None) -> dict[str, tuple[float, float, float]]:
+    """(estimate, low, high) of each guardrail's ratio; an undefined interval (fewer than two pairs) is no
+    figure, so it is left out (the rule then cannot pass on it)."""
+    out = {}
+    for name, attribute in RATIOS if costs is not None else ():
+        r = getattr(costs, attribute)
+        if r is not None and math.isfinite(r.ratio) and not math.isnan(r.ci_high):
+            out[name] = (r.ratio, r.ci_low, r.ci_high)
+    return out
+
+
+# What each guardrail's ratio is made of, for the message when it cannot be measured.
+MEASURES = {"max_latency_mean_ratio": "latency", "max_latency_p95_ratio": "latency", "max_tokens_ratio": "tokens",
+            "max_cost_ratio": "cost"}
+
+
+def unmeasured_reason(costs: CostComparison | None, name: str) -> str:
+    """Why a guardrail's ratio has no usable figure (only asked for a guardrail that :func:`bounds` left out)."""
+    what = MEASURES[name]
+    r = getattr(costs, dict(RATIOS)[name]) if costs is not None else None
+    if r is None:
+        return f"the results have no {what} figures"
+    if r.n == 0:
+        return f"no paired case has a valid {what} on both sides ({r.excluded} excluded)"
+    if not math.isfinite(r.ratio):
+        return f"the {what} ratio is not a finite number (a zero or overflowing total)"
+    return f"fewer than two paired cases have a valid {what} ({r.n} used, {r.excluded} excluded)"
+
+
+def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCheck:
+    if not policy.guardrails:
+        return RuleCheck(NAME, False, words.no_guardrails())
+    costs = cand.sections.costs
+    figures = bounds(costs)
+    exceeded, unmeasured, passed = [], [], []
+    for name, limit in sorted(policy.guardrails.items()):
+        if name not in figures:
+            unmeasured.append(words.guardrail_unmeasured(name, unmeasured_reason(costs, name)))
+            continue
+        estimate, low, high = figures[name]
+        (exceeded if high > limit else passed).append(words.guardrail_figure(name, estimate, low, high, limit))
+    return RuleCheck(NAME, bool(exceeded or unmeasured), words.guardrails(exceeded, unmeasured, passed))

@@ -1,0 +1,140 @@
+"""Stage 1: files -> one tidy table with canonical column names, and the provenance of every file.
+
+Each file is read by its adapter (the registry in :mod:`releasegate.load.adapters`) or as a tidy table, renamed
+to the canonical columns, checked together with the other files of its format, concatenated, and joined with
+the case table (:mod:`releasegate.load.cases`)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from releasegate.errors import InputError
+from releasegate.load import adapters, shapes
+from releasegate.load.cases import join_cases
+from releasegate.load.columns import COLUMN_FLAGS, rename_columns, require_column
+from releasegate.load.sources import Source, check_file, sha256_of
+from releasegate.model import InputFile
+from releasegate.policy import CANONICAL_COLUMNS
+
+
+@dataclass(frozen=True)
+class AdapterOptions:
+    """Harness-specific choices (see docs/inputs.md): the format ("auto" detects it) and the adapters' options
+    by name (:data:`releasegate.load.adapters.OPTIONS`); None means not given."""
+
+    format: str = "auto"
+    values: Mapping[str, Any] = field(default_factory=dict)
+    # Input shapes (load/shapes.py): a wide file's release columns, and the latency column's unit.
+    wide: bool = False
+    release_cols: tuple[str, ...] = ()
+    latency_unit: str = "ms"
+
+    def given(self) -> dict[str, Any]:
+        return {k: v for k, v in self.values.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class LoadedResults:
+    """The tidy table (canonical names; other columns are case metadata) and the files it came from."""
+
+    table: pd.DataFrame
+    inputs: tuple[InputFile, ...]
+    metadata_columns: tuple[str, ...]
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _read_one(source: Source, options: AdapterOptions) -> tuple[pd.DataFrame, str]:
+    """Read one file with the adapter its content calls for (or the one forced by --format)."""
+    fmt = options.format if options.format != "auto" else adapters.detect_format(source.path)
+    if fmt == "tidy":
+        from releasegate.load.tidy import read_tidy
+
+        return read_tidy(source.path), fmt
+    taken = adapters.ADAPTERS[fmt].option_names if fmt in adapters.ADAPTERS else ()
+    values = {k: v for k, v in options.given().items() if k in taken}
+    return adapters.read_with(fmt, source.path, source.release, values), fmt
+
+
+def _check_options_apply(options: AdapterOptions, formats: set[str]) -> None:
+    """An option no input file's format takes would silently change nothing: refuse it, naming its formats."""
+    for name in options.given():
+        if not formats & set(adapters.formats_taking(name)):
+            option = next(o for o in adapters.OPTIONS if o.name == name)
+            read = ", ".join(sorted(formats))
+            raise InputError(f"{option.flag} applies to {' and '.join(adapters.formats_taking(name))} files only; "
+                             f"the inputs are {read}")
+
+
+def load_results(
+    sources: list[Source],
+    *,
+    columns: Mapping[str, str] | None = None,
+    cases: Path | None = None,
+    options: AdapterOptions | None = None,
+) -> LoadedResults:
+    """Read every source, name the release of each row, join the case table, and record provenance.
+
+    Several files are concatenated; ``NAME=path`` sets the release of every row of that file.
+    """
+    options = options or AdapterOptions()
+    if not sources:
+        raise InputError("no results file given")
+    columns = dict(columns or {})
+    if options.release_cols and not options.wide:
+        raise InputError("--release-cols names the release columns of a wide file: add --wide")
+    frames, inputs, formats = [], [], []
+    seen: set[str] = set()  # every column name of every file, before renaming
+    for source in sources:
+        check_file(source.path)
+        frame, fmt = _read_one(source, options)
+        formats.append(fmt)
+        frame = shapes.resolve_dotted(frame, columns.values(), source.path)
+        seen.update(map(str, frame.columns))
+        # category and cluster may come from the case table instead, so only these must be in every file.
+        required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
+        if options.wide:
+            if source.release is not None:
+                raise InputError(f"{source.release}={source.path}: a wide file holds every release; with --wide "
+                                 "name the release columns (--release-cols), not the file")
+            required = ("case_id",)
+        frame = rename_columns(frame, columns, source.path, required)
+        if options.wide:
+            frame = shapes.melt_wide(frame, options.release_cols, source.path)
+        else:
+            shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
+        frame = shapes.latency_in_ms(frame, options.latency_unit, source.path)
+        if source.release is not None:
+            frame["release"] = source.release
+        else:
+            require_column(frame, "release", source.path, "--release-col", columns.get("release"))
+        require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
+        frames.append(frame)
+        release = source.release
+        inputs.append(InputFile(str(source.path), sha256_of(source.path), int(frame.shape[0]), fmt, release))
+    shapes.refuse_same_file_twice(inputs)
+    _check_options_apply(options, set(formats))
+    for fmt in dict.fromkeys(formats):
+        if fmt in adapters.ADAPTERS:
+            adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])
+    table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
+    if cases is not None:
+        table, case_input = join_cases(table, cases, columns, seen)
+        inputs.append(case_input)
+    for role in ("category", "cluster"):
+        given = columns.get(role)
+        if given and given != role and given not in seen:
+            raise InputError(f"column {given!r} ({COLUMN_FLAGS[role]}) is in none of the files; columns present: "
+                             f"{', '.join(sorted(seen))}")
+    if "passed" not in table.columns and "score" not in table.columns:
+        present = ", ".join(str(c) for c in table.columns)
+        close = difflib.get_close_matches("passed", [str(c) for c in table.columns], n=1, cutoff=0.5)
+        hint = f"; closest match {close[0]!r} (use --passed-col {close[0]})" if close else ""
+        raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
+    metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
+    return LoadedResults(table, tuple(inputs), metadata)

@@ -1,0 +1,36 @@
+"""The plain data that flows between the stages: Analysis (analyze), Verdict (decide), Report (render).
+
+Every class is a frozen dataclass of numbers, strings and tuples, so a reader can follow one case from the CSV
+to the PDF. :mod:`.core` holds the plan's own figures, :mod:`.sections` the optional sections (item axis, run
+axis, grouped cases), :mod:`.costs` the cost section. Orientation everywhere: difference = candidate -
+baseline; broke = baseline pass and candidate fail; fixed = the reverse.
+"""
+
+from releasegate.model.core import (
+    Analysis,
+    CandidateAnalysis,
+    CandidateSections,
+    CaseChange,
+    Comparison,
+    Exclusions,
+    InputFile,
+    Parameters,
+    Power,
+    Provenance,
+    Rate,
+    Reason,
+    ReleaseSections,
+    ReleaseSummary,
+    Report,
+    RuleCheck,
+    Verdict,
+)
+from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
+from releasegate.model.sections import CaseView, ClusterAnalysis, ItemAxis, MajorityMcNemar, RunAxis, RunRate
+
+__all__ = [
+    "Analysis", "CandidateAnalysis", "CandidateSections", "CaseChange", "CaseView", "ClusterAnalysis", "Comparison",
+    "CostComparison", "CostTable", "Exclusions", "InputFile", "ItemAxis", "MajorityMcNemar", "Parameters",
+    "Power", "Provenance", "Rate", "Reason", "ReleaseCosts", "ReleaseSections", "ReleaseSummary", "Report",
+    "RuleCheck", "RunAxis", "RunRate", "Verdict",
+]

@@ -1,0 +1,259 @@
+"""The plan's own figures: comparisons, rates, case changes, the Analysis, the Verdict and the Report.
+
+Every class is a frozen dataclass of numbers, strings and tuples, so a reader can follow one case from the
+CSV to the PDF, and the JSON output is a direct dump of these objects. Orientation everywhere:
+difference = candidate - baseline; broke = baseline pass and candidate fail; fixed = the reverse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from releasegate.model.costs import CostComparison, CostTable
+from releasegate.model.sections import CaseView, ClusterAnalysis, ItemAxis, RunAxis
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One file read, for provenance: what was compared, exactly."""
+
+    path: str
+    sha256: str
+    rows: int
+    format: str
+    release: str | None = None
+
+
+@dataclass(frozen=True)
+class Rate:
+    """A pass rate (or mean score) with its 95% interval (Wilson for pass/fail, t for scores)."""
+
+    n: int
+    value: float
+    ci_low: float
+    ci_high: float
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One paired comparison of a candidate with the baseline: overall, or within one category.
+
+    ``p_value`` is two-sided (McNemar exact for pass/fail, paired t for scores); ``p_one_sided`` tests
+    "the candidate is worse" and is what the gate uses; ``p_adjusted`` is ``p_one_sided`` adjusted over the
+    candidate's family (overall + every category); ``p_value_adjusted`` the same for the two-sided p.
+    ``ni_low``/``ni_high`` is the two-sided (1 - 2 alpha) interval used for non-inferiority.
+    """
+
+    label: str
+    n: int
+    baseline: Rate
+    candidate: Rate
+    diff: float
+    ci_low: float
+    ci_high: float
+    ni_low: float
+    ni_high: float
+    fixed: int
+    broke: int
+    both_pass: int
+    both_fail: int
+    p_value: float
+    p_midp: float
+    p_one_sided: float
+    p_adjusted: float = float("nan")
+    p_value_adjusted: float = float("nan")
+    method: str = "McNemar exact"
+    degenerate: bool = False
+    powerless: bool = False
+    discordant_needed: int | None = None
+    critical: bool = False
+
+
+@dataclass(frozen=True)
+class CaseChange:
+    """A case whose outcome changed between the baseline and the candidate.
+
+    ``metadata`` holds the candidate's row (every metadata column); ``baseline_texts`` the baseline's value of
+    each per-release column (output, reason, error: load/per_release.py), so both answers can be shown.
+    """
+
+    case_id: str
+    category: str | None
+    cluster: str | None
+    baseline_outcome: float
+    candidate_outcome: float
+    critical: bool
+    metadata: tuple[tuple[str, str], ...] = ()
+    baseline_texts: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Exclusions:
+    """Cases present on one side only, dropped from the pairing (with --allow-missing)."""
+
+    only_baseline: tuple[str, ...] = ()
+    only_candidate: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.only_baseline) + len(self.only_candidate)
+
+
+@dataclass(frozen=True)
+class Power:
+    """Minimum detectable difference of the overall one-sided test at 80% power."""
+
+    mde: float
+    sd_of_difference: float
+    design_effect: float
+    power: float
+    alpha: float
+
+
+@dataclass(frozen=True)
+class CandidateSections:
+    """The optional sections of one candidate's analysis, each None when the data does not call for it:
+    the item axis (paired-mean path), the run axis (several runs), grouped cases (a cluster column) and the
+    paired cost ratios (latency, tokens or cost columns, or prices)."""
+
+    item_axis: ItemAxis | None = None
+    run_axis: RunAxis | None = None
+    clusters: ClusterAnalysis | None = None
+    costs: CostComparison | None = None
+    case_view: CaseView | None = None  # cases failing on both releases, errored cases (issue 17)
+
+    def present(self) -> dict[str, Any]:
+        """The sections that are there, by name, in name order (the JSON's order)."""
+        found = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: found[name] for name in sorted(found) if found[name] is not None}
+
+
+@dataclass(frozen=True)
+class ReleaseSections:
+    """The optional release-level sections: the per-release cost table."""
+
+    costs: CostTable | None = None
+
+
+@dataclass(frozen=True)
+class CandidateAnalysis:
+    """Everything the fixed plan says about one candidate against the baseline; ``sections`` holds the
+    optional parts (:class:`CandidateSections`), so that the core plan stays readable when they are absent."""
+
+    name: str
+    overall: Comparison
+    categories: tuple[Comparison, ...]
+    broken_cases: tuple[CaseChange, ...]
+    fixed_cases: tuple[CaseChange, ...]
+    exclusions: Exclusions
+    power: Power
+    sections: CandidateSections = CandidateSections()
+
+
+@dataclass(frozen=True)
+class ReleaseSummary:
+    """One release on its own: its cases and pass rate."""
+
+    name: str
+    n_cases: int
+    rate: Rate
+    is_baseline: bool
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """The analysis plan's parameters, recorded in every report."""
+
+    alpha: float
+    margin: float
+    correction: str
+    mcnemar: str
+    confidence: float
+    critical: tuple[str, ...]
+    power: float
+    seed: int
+    n_resamples: int
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The result of the fixed plan for every candidate."""
+
+    baseline: str
+    outcome_kind: str  # "binary" or "continuous"
+    n_cases: int
+    releases: tuple[ReleaseSummary, ...]
+    candidates: tuple[CandidateAnalysis, ...]
+    parameters: Parameters
+    has_categories: bool
+    has_clusters: bool
+    has_runs: bool
+    notes: tuple[str, ...] = ()
+    sections: ReleaseSections = ReleaseSections()
+
+    @property
+    def mcnemar_path(self) -> bool:
+        """Pass/fail outcomes with one run per case: the McNemar path, whose differences are in points."""
+        return self.outcome_kind == "binary" and not self.has_runs
+
+
+@dataclass(frozen=True)
+class Reason:
+    """A rule that fired, with its figures in words."""
+
+    rule: str
+    message: str
+
+
+@dataclass(frozen=True)
+class RuleCheck:
+    """One rule of the policy as evaluated for one candidate, fired or not."""
+
+    rule: str
+    fired: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """SHIP or DON'T SHIP for one candidate, with the headline, the reasons and the warnings."""
+
+    candidate: str
+    ship: bool
+    headline: str
+    because: str
+    reasons: tuple[Reason, ...]
+    warnings: tuple[str, ...]
+    checks: tuple[RuleCheck, ...]
+    smallest_margin_ruled_out: float
+
+    @property
+    def label(self) -> str:
+        return "SHIP" if self.ship else "DON'T SHIP"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What an auditor needs to tell exactly what was compared, how and when."""
+
+    tool_version: str
+    command_line: str
+    inputs: tuple[InputFile, ...]
+    policy: dict[str, Any]
+    packages: dict[str, str]
+    generated_at: str
+    title: str
+
+
+@dataclass(frozen=True)
+class Report:
+    """Analysis + verdicts + provenance: everything a renderer needs."""
+
+    analysis: Analysis
+    verdicts: tuple[Verdict, ...]
+    provenance: Provenance
+
+    @property
+    def ship_all(self) -> bool:
+        return all(v.ship for v in self.verdicts)

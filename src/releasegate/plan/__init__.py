@@ -1,0 +1,1 @@
+"""``releasegate plan``'s machinery: simulated releases like a suite, and the gate's rates on them."""

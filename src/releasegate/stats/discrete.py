@@ -1,0 +1,199 @@
+"""Multiplicity adjustments that know each exact test can only reach a finite set of p-values.
+
+An exact one-sided McNemar test on n discordant pairs has the attainable p-values P(X >= k), X ~ Bin(n, 1/2),
+k = 0..n (smallest 2^-n). Holm treats every test as if it could reach any p and spends alpha / m on tests that
+never can; the discrete procedures here spend the level only where it can be used.
+
+- Discrete Bonferroni / Holm (Hommel & Krummenauer 1998, "Improvements and modifications of Tarone's multiple
+  test procedure for discrete data", Biometrics 54:673; the step-down form of Westfall & Wolfinger 1997,
+  "Multiple tests with discrete distributions", Am Stat 51:3): with F_j(t) the largest attainable p of test j
+  that is <= t (0 if none), the adjusted p of the i-th smallest p is max over steps k <= i of
+  min(1, sum over hypotheses ranked >= k of F_j(p_(k))). F_j(t) <= t, so it is never above Holm; it equals
+  Holm when every test reaches every p (continuous tests).
+- Tarone (1990, "A modified Bonferroni method for discrete data", Biometrics 46:515): leave out every
+  hypothesis whose smallest attainable p exceeds alpha / K, with K the smallest count for which at most K
+  hypotheses remain; the Holm form re-counts K on the hypotheses not yet rejected at every step.
+  Level-dependent, so it returns decisions, not adjusted p-values.
+
+Family-wise error control holds for the exact (not mid-p) attainable sets, under any dependence for the
+Bonferroni forms and as Holm's closure argument for the step-down (Hommel & Krummenauer 1998, section 3);
+tests/test_stats_discrete.py checks it by exhaustive enumeration. Mid-p sets are offered for comparison only:
+mid-p values are not valid p-values, so no error bound holds for them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from releasegate.stats.binomial import EXACT_MAX_N, binom_half_pmf
+
+# Observed p-values are recomputed in floating point by the caller; a relative slack this small lets an
+# observed p match its own attainable value without admitting the next one.
+_MATCH_RTOL = 1e-9
+
+
+@lru_cache(maxsize=256)
+def _attainable(n: int, midp: bool) -> tuple[float, ...]:
+    if n < 0:
+        raise ValueError("a discordant count cannot be negative")
+    if n == 0:
+        return (1.0,)
+    if n <= EXACT_MAX_N:
+        pmf = [math.comb(n, k) for k in range(n + 1)]
+        denom = 1 << n
+        # Integer tail sums: exact, rounded once.
+        tail, upper = 0, []
+        for k in range(n, -1, -1):
+            tail += pmf[k]
+            upper.append(tail)
+        upper.reverse()  # upper[k] = 2^n P(X >= k)
+        if midp:
+            values = [(upper[k] - pmf[k] / 2) / denom for k in range(n + 1)]
+        else:
+            values = [u / denom for u in upper]
+    else:
+        pmf_f = np.array([binom_half_pmf(k, n) for k in range(n + 1)])
+        upper_f = np.cumsum(pmf_f[::-1])[::-1]  # summed from the small tail up: accurate where it matters
+        values = list(upper_f - pmf_f / 2) if midp else list(upper_f)
+    return tuple(sorted(min(1.0, float(v)) for v in values))
+
+
+def attainable_pvalues(n_discordant: int, midp: bool = False) -> np.ndarray:
+    """The one-sided p-values an exact McNemar test on n discordant pairs can give, ascending.
+
+    Exact: P(X >= k), X ~ Bin(n, 1/2), k = 0..n (so 2^-n, ..., 1); mid-p: P(X > k) + P(X = k) / 2
+    (smallest 2^-(n+1)). n = 0: only p = 1.
+    """
+    return np.array(_attainable(int(n_discordant), bool(midp)))
+
+
+def largest_attainable_at_most(n_discordant: int, t: float, midp: bool = False) -> float:
+    """F_j(t): the largest attainable p of the test that is <= t (with a relative slack of 1e-9), else 0."""
+    values = _attainable(int(n_discordant), bool(midp))
+    i = int(np.searchsorted(values, t * (1 + _MATCH_RTOL), side="right"))
+    return values[i - 1] if i > 0 else 0.0
+
+
+def _check(n_discordant, pvalues) -> tuple[np.ndarray, np.ndarray]:
+    n = np.asarray(n_discordant, dtype=np.int64).reshape(-1)
+    p = np.asarray(pvalues, dtype=float).reshape(-1)
+    if n.size != p.size:
+        raise ValueError(f"{n.size} discordant counts for {p.size} p-values")
+    if np.any(n < 0):
+        raise ValueError("a discordant count cannot be negative")
+    if np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise ValueError("p-values must lie in [0, 1]")
+    return n, p
+
+
+@dataclass(frozen=True, slots=True)
+class DiscreteAdjustment:
+    """Adjusted p-values of a family of exact one-sided McNemar tests, in the order given."""
+
+    adjusted: tuple[float, ...]
+    method: str  # "discrete bonferroni" or "discrete holm"
+    midp: bool
+
+    def rejected(self, alpha: float) -> tuple[bool, ...]:
+        return tuple(a <= alpha for a in self.adjusted)
+
+
+def _tail_sum(n: np.ndarray, t: float, midp: bool, members: np.ndarray) -> float:
+    return float(sum(largest_attainable_at_most(int(n[j]), t, midp) for j in members))
+
+
+def discrete_bonferroni(n_discordant, pvalues, midp: bool = False) -> DiscreteAdjustment:
+    """Discrete Bonferroni (Hommel & Krummenauer 1998): adjusted p_j = min(1, sum_i F_i(p_j)).
+
+    ``n_discordant[j]`` is test j's discordant count, ``pvalues[j]`` its observed one-sided exact p (an
+    element of its attainable set; ``midp=True`` reads both as mid-p, without error control).
+    """
+    n, p = _check(n_discordant, pvalues)
+    everyone = np.arange(n.size)
+    adjusted = tuple(min(1.0, _tail_sum(n, float(p[j]), midp, everyone)) for j in range(n.size))
+    return DiscreteAdjustment(adjusted, "discrete bonferroni", bool(midp))
+
+
+def discrete_holm(n_discordant, pvalues, midp: bool = False) -> DiscreteAdjustment:
+    """Discrete Holm step-down (Hommel & Krummenauer 1998; Westfall & Wolfinger 1997, step-down form).
+
+    Order the p-values ascending (stable for ties); at step k the critical sum is
+    S_k = sum over the hypotheses ranked k..m of F_j(p_(k)); the adjusted p of rank i is
+    min(1, max_{k<=i} S_k).
+    Rejecting every hypothesis whose adjusted p is <= alpha is the step-down "reject while S_k <= alpha".
+    """
+    n, p = _check(n_discordant, pvalues)
+    m = n.size
+    order = np.argsort(p, kind="stable")
+    out = np.empty(m)
+    running = 0.0
+    for k in range(m):
+        running = max(running, _tail_sum(n, float(p[order[k]]), midp, order[k:]))
+        out[order[k]] = min(1.0, running)
+    return DiscreteAdjustment(tuple(float(v) for v in out), "discrete holm", bool(midp))
+
+
+@dataclass(frozen=True, slots=True)
+class TaroneResult:
+    """Tarone's restricted procedure at one level: which hypotheses are rejected, and which could be tested.
+
+    ``counted`` is K at the first step (the m that Bonferroni divides by); ``testable[j]`` is False for a
+    test whose smallest attainable p exceeds alpha / K at the first step: it was never spent on.
+    """
+
+    rejected: tuple[bool, ...]
+    testable: tuple[bool, ...]
+    counted: int
+    alpha: float
+    method: str  # "tarone bonferroni" or "tarone holm"
+
+
+def _tarone_count(floors: np.ndarray, alpha: float) -> int:
+    """Smallest K >= 1 such that at most K of the floors are <= alpha / K (Tarone 1990)."""
+    for k in range(1, max(1, floors.size) + 1):
+        if int(np.count_nonzero(floors <= alpha / k * (1 + _MATCH_RTOL))) <= k:
+            return k
+    return max(1, floors.size)
+
+
+def _floors(n: np.ndarray, midp: bool) -> np.ndarray:
+    return np.array([_attainable(int(k), midp)[0] for k in n])
+
+
+def tarone_bonferroni(n_discordant, pvalues, alpha: float, midp: bool = False) -> TaroneResult:
+    """Tarone (1990): with K from ``_tarone_count``, reject p_j <= alpha / K among the tests whose floor is
+    <= alpha / K; the rest are not counted and not tested."""
+    n, p = _check(n_discordant, pvalues)
+    floors = _floors(n, midp)
+    k = _tarone_count(floors, alpha)
+    level = alpha / k * (1 + _MATCH_RTOL)
+    testable = floors <= level
+    rejected = testable & (p <= level)
+    return TaroneResult(tuple(bool(v) for v in rejected), tuple(bool(v) for v in testable), k, alpha,
+                        "tarone bonferroni")
+
+
+def tarone_holm(n_discordant, pvalues, alpha: float, midp: bool = False) -> TaroneResult:
+    """Holm form of Tarone's procedure (Hommel & Krummenauer 1998, section 2): step down through the ordered
+    p-values; at each step recount K on the hypotheses not yet rejected and reject the smallest remaining p if
+    it is <= alpha / K and its floor is <= alpha / K; stop at the first that is not."""
+    n, p = _check(n_discordant, pvalues)
+    floors = _floors(n, midp)
+    remaining = list(np.argsort(p, kind="stable"))
+    rejected = np.zeros(n.size, dtype=bool)
+    first_k = _tarone_count(floors, alpha)
+    while remaining:
+        k = _tarone_count(floors[remaining], alpha)
+        level = alpha / k * (1 + _MATCH_RTOL)
+        j = remaining[0]
+        if floors[j] > level or p[j] > level:
+            break
+        rejected[j] = True
+        remaining.pop(0)
+    testable = floors <= alpha / first_k * (1 + _MATCH_RTOL)
+    return TaroneResult(tuple(bool(v) for v in rejected), tuple(bool(v) for v in testable), first_k, alpha,
+                        "tarone holm")

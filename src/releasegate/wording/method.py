@@ -1,0 +1,59 @@
+"""The method notes of the release note ("How these figures were computed"), written once for every format.
+
+Each line is a list of (kind, text) parts: "text" parts are the note's own words, "name" parts are names from
+the input (the baseline, a candidate), which each format escapes its own way. ``typographic`` picks the
+typesetter's minus sign and quotes (HTML, PDF) or plain ASCII (Markdown, read as source in a PR).
+"""
+
+from __future__ import annotations
+
+from releasegate import fmt
+from releasegate.model import Analysis, Verdict
+from releasegate.wording.sections import ni_level
+
+Line = list[tuple[str, str]]
+
+
+def method_lines(analysis: Analysis, verdicts: tuple[Verdict, ...], typographic: bool) -> list[Line]:
+    minus, lq, rq = ("\u2212", "\u201c", "\u201d") if typographic else ("-", '"', '"')
+    p = analysis.parameters
+    binary = analysis.mcnemar_path
+    lines: list[Line] = [[
+        ("text", "Pairing: every candidate is compared with "), ("name", analysis.baseline),
+        ("text", f" case by case (inner join on case_id); difference = candidate {minus} baseline."),
+    ]]
+    if binary:
+        lines.append([("text", ("Pass rates with Wilson 95% intervals; the difference with Newcombe's paired interval "
+                               "(method 10); McNemar's exact test on the fixed and broke counts (two-sided p in the "
+                               f"tables; the gate uses the one-sided {lq}worse{rq} p)."))])
+    else:
+        lines.append([("text", ("Each case reduced to its mean over runs; paired mean difference with a t interval and "
+                               "paired t test."))])
+    if analysis.has_runs:
+        lines.append([("text", (f"Runs: each release's overall mean per run, compared with Welch's t ({lq}would a rerun "
+                               f"agree?{rq}), is shown beside the verdict; the verdict reads the per-case means "
+                               f"({lq}would other cases agree?{rq})."))])
+    if analysis.has_clusters:
+        lines.append([("text", ("Grouped cases: each interval of a difference resamples whole groups (cluster "
+                               f"bootstrap, {fmt.number(p.n_resamples, 0)} resamples, seed {p.seed}, ratio of sums); "
+                               "p-values are Durkalski's clustered McNemar test for pass/fail outcomes, else the CR2 "
+                               "t test with Bell-McCaffrey degrees of freedom; release intervals use CR2; the minimum "
+                               "detectable difference includes the design effect."))])
+    lines.append([("text", ("Multiplicity: per candidate, the overall test and every category test form one family, "
+                           f"adjusted with {p.correction}."))])
+    lines.append([("text", (f"Non-inferiority: the lower bound of the {ni_level(p)}% interval of the difference is "
+                           f"compared with {minus}{p.margin}."))])
+    by_name = {c.name: c for c in analysis.candidates}
+    for verdict in verdicts:
+        power = by_name[verdict.candidate].power
+        drop = f"{fmt.size_points(power.mde)} points" if binary else fmt.number(power.mde)
+        low = verdict.smallest_margin_ruled_out
+        if low >= 0:
+            ruled = "the data rule out any loss"
+        else:
+            ruled = ("the data rule out a loss larger than "
+                     + (f"{fmt.size_points(low)} points" if binary else fmt.number(-low)))
+        lines.append([("name", verdict.candidate),
+                      ("text", (f": at {round(power.power * 100)}% power the overall test detects a true drop of "
+                               f"{drop}; {ruled}."))])
+    return lines

@@ -1,0 +1,176 @@
+"""The sentences of the verdict: each rule's detail, the headline, and the warnings beside the verdict.
+
+Rules (releasegate.decide.rules) decide whether they fire from the figures; the words that report it are
+written here. Formatting goes through releasegate.fmt; nothing here computes a statistic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from releasegate import fmt
+from releasegate.model import CandidateAnalysis, Comparison, Parameters
+from releasegate.wording.sections import ni_level
+
+TINY_SAMPLE = 30
+
+
+def diff(c: Comparison, binary: bool) -> str:
+    """A comparison's difference and interval: "+1.5 points [-0.7, +3.8]" or "+0.057 [+0.010, +0.104]"."""
+    if binary:
+        return f"{fmt.points(c.diff)} points {fmt.interval_points(c.ci_low, c.ci_high)}"
+    return f"{fmt.signed(c.diff)} {fmt.interval_signed(c.ci_low, c.ci_high)}"
+
+
+def unit(binary: bool) -> Callable[[float], str]:
+    return (lambda x: f"{fmt.points(x)} points") if binary else fmt.signed
+
+
+def test_name(c: Comparison) -> str:
+    """The test in a headline: "McNemar" for either McNemar variant, else the method as recorded."""
+    return "McNemar" if c.method.startswith("McNemar") else c.method
+
+
+# --------------------------------------------------------------------------------------------------------
+# rule details
+
+
+def no_critical() -> str:
+    return "no critical categories set"
+
+
+def critical_clear(critical: tuple[str, ...], binary: bool) -> str:
+    return f"no {'broken' if binary else 'worsened'} case in {', '.join(critical)}"
+
+
+def critical_broken(hits: list[Comparison], binary: bool) -> str:
+    parts = []
+    for c in hits:
+        fixed = "none" if c.fixed == 0 else str(c.fixed)
+        if binary:
+            parts.append(f"{c.broke} of {c.both_pass + c.broke} passing {c.label} cases (fixed {fixed})")
+        else:  # scores or several runs: a case's mean went down (SPEC 4.3, improved/worsened)
+            parts.append(f"{c.broke} of {c.n} {c.label} cases (improved {fixed})")
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    kind = {1: "a critical category", 2: "both critical categories"}.get(len(hits), "all critical categories")
+    return f"it {'broke' if binary else 'worsened'} {listed}, {kind}"
+
+
+def overall_regression(o: Comparison, parameters: Parameters, binary: bool, fired: bool) -> str:
+    detail = (f"overall {diff(o, binary)}, one-sided {o.method} {fmt.p_is(o.p_one_sided)} "
+              f"(adjusted {fmt.pvalue(o.p_adjusted)}, {parameters.correction}); alpha {parameters.alpha:g}")
+    return f"significant overall regression: {detail}" if fired else detail
+
+
+def no_categories() -> str:
+    return "no categories given"
+
+
+def category_clear(worst: Comparison) -> str:
+    return (f"no category regresses significantly (smallest adjusted {fmt.p_is(worst.p_adjusted)}, "
+            f"{worst.label})")
+
+
+def category_regression(hits: list[Comparison], binary: bool) -> str:
+    parts = [f"{c.label} {diff(c, binary)}, adjusted {fmt.p_is(c.p_adjusted)}" for c in hits]
+    return "significant regression in " + "; ".join(parts)
+
+
+def no_guardrails() -> str:
+    return "no guardrails set"
+
+
+def guardrail_figure(name: str, estimate: float, low: float, high: float, limit: float) -> str:
+    # The rule reads the interval's upper bound: the sentence says so, beside the estimate.
+    where = "above" if high > limit else "within"
+    return (f"{name.removeprefix('max_')} {fmt.ratio(estimate)} [{fmt.ratio(low)}, {fmt.ratio(high)}]: "
+            f"the upper bound {fmt.ratio(high)} is {where} the limit {limit:g}")
+
+
+def guardrail_unmeasured(name: str, reason: str) -> str:
+    return f"{name.removeprefix('max_')} could not be measured: {reason}"
+
+
+def guardrails(exceeded: list[str], unmeasured: list[str], passed: list[str]) -> str:
+    if exceeded and unmeasured:
+        return "guardrail exceeded or not measurable: " + "; ".join(unmeasured + exceeded)
+    if unmeasured:
+        return "guardrail not measurable: " + "; ".join(unmeasured)
+    if exceeded:
+        return "guardrail exceeded: " + "; ".join(exceeded)
+    return "; ".join(passed)
+
+
+def non_inferiority(o: Comparison, parameters: Parameters, binary: bool, fired: bool) -> str:
+    if parameters.margin == 0:
+        return "non-inferiority check off (margin = 0)"
+    bound, margin = told_apart(o.ni_low, -parameters.margin, binary)
+    shown = f"the {ni_level(parameters)}% interval's lower bound is {bound}, margin {margin}"
+    return f"the data cannot show it is no worse: {shown}" if fired else f"non-inferior: {shown}"
+
+
+def told_apart(value: float, margin: float, binary: bool) -> tuple[str, str]:
+    """The bound with as many more digits as it takes to show how far it is from the margin: "-5.05 points,
+    margin -5.0 points", not "-5.0 points, margin -5.0 points" beside "fired". The margin keeps its digits."""
+    scale = 100 if binary else 1
+    base = 1 if binary else 3
+    gap = abs(value - margin) * scale
+    digits = base
+    while digits < base + 3 and 0 < gap < 10 ** -digits:
+        digits += 1
+    if binary:
+        return f"{fmt.points(value, digits)} points", f"{fmt.points(margin)} points"
+    return fmt.signed(value, digits), fmt.signed(margin)
+
+
+# --------------------------------------------------------------------------------------------------------
+# headline and warnings
+
+
+def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reasons, cost_clause: str) -> str:
+    """The verdict's reason in one sentence (the headline without "SHIP name:")."""
+    o = cand.overall
+    p_word = "not significant" if o.p_value >= parameters.alpha else "significant"
+    overall_text = f"overall {diff(o, binary)} ({test_name(o)} {fmt.p_is(o.p_value)}, {p_word})"
+    if o.p_value >= parameters.alpha and (o.ci_low > 0 or o.ci_high < 0) and o.method.startswith("McNemar"):
+        # Newcombe's interval (score-based) and the exact McNemar test (on the changed cases alone) are
+        # different methods; with few changed cases the exact test is the more cautious, and the gate reads it.
+        overall_text += (" (the interval excludes zero but the exact test, which the rules read, does not reach "
+                         "significance: with few changed cases it is the more cautious of the two)")
+    if not reasons:
+        ruled_out = ("any loss" if o.ni_low >= 0 else f"a loss larger than {unit(binary)(o.ni_low).lstrip('+-')}")
+        text = f"{overall_text}; no rule fired, and the data rule out {ruled_out}."
+    elif reasons[0].rule == "overall_regression":
+        text = f"{reasons[0].message}."
+    else:
+        text = f"{reasons[0].message}; {overall_text}."
+    if cost_clause:
+        # What the release saves (or costs) beside its quality, so the trade-off is read in one line.
+        text = f"{text[:-1]}; {cost_clause}."
+    return text
+
+
+def headline(label: str, name: str, because_text: str) -> str:
+    return f"{label} {name}: {because_text}"
+
+
+def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
+    """Warnings from the plan's own figures (not the sections')."""
+    out = []
+    for c in cand.categories:
+        if c.broke > 0 and c.p_one_sided < parameters.alpha <= c.p_adjusted:
+            out.append(f"{c.label}: {c.broke} broken, one-sided {fmt.p_is(c.p_one_sided)} before correction "
+                       f"({fmt.pvalue(c.p_adjusted)} after); worth a look")
+    powerless = [c for c in cand.categories if c.powerless]
+    if powerless:
+        needed = powerless[0].discordant_needed
+        names = ", ".join(f"{c.label} {c.fixed + c.broke}" for c in powerless)
+        out.append(f"{len(powerless)} categor{'y is' if len(powerless) == 1 else 'ies are'} too small to show a "
+                   f"regression on their own: each needs at least {needed} changed cases (has: {names})")
+    if cand.overall.degenerate:
+        out.append("no case changed outcome: every p-value is 1")
+    if cand.exclusions.count:
+        out.append(f"{cand.exclusions.count} case(s) excluded from the pairing (present on one side only)")
+    if cand.overall.n < TINY_SAMPLE:
+        out.append(f"only {cand.overall.n} paired cases: every figure is very uncertain")
+    return out

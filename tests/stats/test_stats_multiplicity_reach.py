@@ -1,0 +1,46 @@
+"""Whether a test could reach alpha within its family, per correction: the step-up methods included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from releasegate.stats.mcnemar import discordant_needed
+from releasegate.stats.multiplicity import (
+    adjust_pvalues,
+    best_case_adjusted,
+    best_case_multiplier,
+    can_reach,
+    discordant_needed_in_family,
+)
+
+OTHERS = np.full(9, 0.03)  # the issue's family: ten tests, all p = 0.03
+
+
+def test_hochberg_example_from_the_issue():
+    assert np.allclose(adjust_pvalues(np.full(10, 0.03), "hochberg"), 0.03)
+    # The old reasoning: a multiplier of 10 needs 2^-n * 10 < 0.05, i.e. 8 pairs, for every method.
+    assert discordant_needed(0.05, best_case_multiplier("hochberg", 10)) == 8
+    # In the family, five pairs all broke (p = 1/32) are enough under hochberg and bh, not under holm.
+    assert can_reach("hochberg", 5, 0.05, OTHERS) and can_reach("bh", 5, 0.05, OTHERS)
+    assert not can_reach("holm", 5, 0.05, OTHERS)
+    assert discordant_needed_in_family("hochberg", 0.05, OTHERS) == 5
+    assert discordant_needed_in_family("bh", 0.05, OTHERS) == 5
+    assert discordant_needed_in_family("holm", 0.05, OTHERS) == 8
+    assert discordant_needed_in_family("bonferroni", 0.05, OTHERS) == 8
+    assert discordant_needed_in_family("none", 0.05, OTHERS) == 5
+
+
+@pytest.mark.parametrize("method", ["holm", "hochberg", "bh", "bonferroni", "none"])
+def test_needed_is_the_boundary(method):
+    rng = np.random.default_rng(1)
+    others = rng.uniform(0, 1, 6)
+    n = discordant_needed_in_family(method, 0.05, others)
+    assert n is not None and can_reach(method, n, 0.05, others)
+    assert n == 0 or not can_reach(method, n - 1, 0.05, others)
+    assert best_case_adjusted(method, n, others) <= 0.05
+
+
+def test_midp_needs_one_pair_fewer_alone():
+    assert discordant_needed_in_family("none", 0.05, np.array([]), midp=True) == 4
+    assert discordant_needed_in_family("none", 0.05, np.array([])) == 5

@@ -1,0 +1,439 @@
+"""Every input problem the tool knows, as data: what the bad input is, and the words its message must hold.
+
+One list serves two readers. tests/validate/test_input_errors.py runs each case through the command line and checks
+the exit status, the one-line message, and that no output was written or clobbered; docs/input-errors.md
+is the same list as a table, with the message each case really produced. After changing a message,
+regenerate the table with ``PYTHONPATH=src python tests/validate/input_cases.py`` (the test says when it is stale).
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "input-errors.md"
+PREFIX = "releasegate: error: "
+EXISTING = "existing.md"  # an earlier report, which a failed run must leave as it was
+NEW = "new.json"  # a report that a failed run must not create
+OLD_TEXT = b"previous report\n"
+OLD_MTIME = 1_700_000_000
+
+Content = str | bytes | Callable[[], bytes]
+
+
+@dataclass(frozen=True)
+class Case:
+    key: str
+    problem: str
+    example: str  # Markdown, for the docs table
+    files: dict[str, Content]
+    args: tuple[str, ...]
+    words: tuple[str, ...]  # exit 2: in the error line; exit 0: in a note or warning of the report
+    exit: int = 2
+    outputs: tuple[str, ...] = (EXISTING, NEW)
+    subprocess: bool = False
+    env: dict[str, str] = field(default_factory=dict)
+    unreadable: str | None = None
+    markdown: tuple[str, ...] = ()  # exit 0: texts the Markdown report must contain
+
+
+def csv(*rows: str, header: str = "release,case_id,passed,category") -> str:
+    return "\n".join((header, *rows)) + "\n"
+
+
+GOOD_ROWS = ("r1,c1,1,A", "r1,c2,1,A", "r1,c3,0,B", "r1,c4,1,B",
+             "r2,c1,1,A", "r2,c2,0,A", "r2,c3,1,B", "r2,c4,1,B")
+GOOD = csv(*GOOD_ROWS)
+BASE = ("--baseline", "r1")
+
+
+def _late_bad_byte() -> bytes:
+    # Past pandas' first decoding chunk, where its own offset would be wrong.
+    rows = "".join(f"r{r},case-{i:06d},1\n" for r in (1, 2) for i in range(20_000))
+    data = ("release,case_id,passed\n" + rows).encode()
+    return data[:400_000] + b"\xff" + data[400_000:]
+
+
+def _million_categories() -> bytes:
+    n = 1_000_000
+    lines = ["release,case_id,passed,category"]
+    for release in ("r1", "r2"):
+        lines.extend(f"{release},c{i},1,k{i}" for i in range(n))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _json(value) -> str:
+    return json.dumps(value)
+
+
+RECORDS = [{"release": r, "case_id": c, "passed": p} for r, c, p in
+           (("r1", "c1", 1), ("r1", "c2", 0), ("r2", "c1", 1), ("r2", "c2", 1))]
+
+CASES: tuple[Case, ...] = (
+    # --- files -------------------------------------------------------------------------------------------
+    Case("missing-file", "results file does not exist", "`report nothere.csv`",
+         {}, ("nothere.csv", *BASE), ("file not found", "nothere.csv"), subprocess=True),
+    Case("directory", "a directory instead of a file", "`report data/`",
+         {"data/": ""}, ("data", *BASE), ("data is a directory",)),
+    Case("empty-file", "empty file (0 bytes)", "`results.csv` of 0 bytes",
+         {"results.csv": ""}, ("results.csv", *BASE), ("results.csv", "empty")),
+    Case("blank-lines", "file of blank lines only", "`results.csv` holding three newlines",
+         {"results.csv": "\n\n\n"}, ("results.csv", *BASE), ("results.csv", "empty")),
+    Case("header-only", "header but no rows", "`release,case_id,passed` and nothing else",
+         {"results.csv": "release,case_id,passed\n"}, ("results.csv", *BASE), ("header but no rows",)),
+    Case("unreadable", "file that cannot be read (permissions)", "`chmod 000 results.csv`",
+         {"results.csv": GOOD}, ("results.csv", *BASE), ("cannot read", "Permission denied"),
+         unreadable="results.csv"),
+    Case("unknown-format", "unknown format", "`results.xlsx`",
+         {"results.xlsx": "PK"}, ("results.xlsx", *BASE), ("unknown format '.xlsx'", ".csv", ".parquet")),
+    Case("no-suffix", "file name without a suffix", "`results`",
+         {"results": GOOD}, ("results", *BASE), ("unknown format", "no suffix")),
+    Case("parquet-corrupt", "corrupt Parquet file", "`results.parquet` holding text",
+         {"results.parquet": "not parquet"}, ("results.parquet", *BASE), ("cannot read as parquet",)),
+    # --- encodings and syntax ----------------------------------------------------------------------------
+    Case("bom", "UTF-8 byte-order mark (Excel's \"CSV UTF-8\")", "`EF BB BF` before `release,case_id,...`",
+         {"results.csv": b"\xef\xbb\xbf" + GOOD.encode()}, ("results.csv", *BASE), (), exit=0),
+    Case("latin-1", "text that is not UTF-8 (Latin-1, Windows-1252)", "`r1,caf\\xe9,0` saved as Latin-1",
+         {"results.csv": csv("r1,c1,1", "r1,caf\xe9,0", "r2,c1,1", "r2,caf\xe9,1",
+                             header="release,case_id,passed").encode("latin-1")},
+         ("results.csv", *BASE), ("not UTF-8", "0xE9", "offset 37", "line 3", "re-save"), subprocess=True),
+    Case("mixed-encoding-late", "mixed encodings: one bad byte deep in a UTF-8 file",
+         "a 0xFF byte at offset 400,000 of a 1 MB file", {"results.csv": _late_bad_byte},
+         ("results.csv", *BASE), ("not UTF-8", "0xFF", "offset 400000", "line 23530")),
+    Case("utf-16", "UTF-16 file (Excel's \"Unicode text\")", "`FF FE` then UTF-16 text",
+         {"results.csv": GOOD.encode("utf-16")}, ("results.csv", *BASE), ("UTF-16", "re-save it as UTF-8")),
+    Case("truncated-utf8", "file cut inside a multi-byte character", "last byte `\\xc3` of `é`",
+         {"results.csv": GOOD.encode() + b"r3,c\xc3"}, ("results.csv", *BASE),
+         ("not UTF-8", "ends inside a multi-byte character")),
+    Case("malformed-csv", "malformed CSV line (too many fields)", "line 3: `r1,c2,0,A,extra`",
+         {"results.csv": csv("r1,c1,1,A", "r1,c2,0,A,extra", "r2,c1,1,A", "r2,c2,1,A")},
+         ("results.csv", *BASE), ("malformed CSV", "line 3 has 5 fields", "header has 4"), subprocess=True),
+    Case("open-quote", "CSV quote never closed", "line 3: `r1,\"c2,0,A`",
+         {"results.csv": csv("r1,c1,1,A", 'r1,"c2,0,A', "r2,c1,1,A", "r2,c2,1,A")},
+         ("results.csv", *BASE), ("malformed CSV", "starts on line 3", "never closed")),
+    Case("json-not-records", "JSON file that is not records (an object of objects)", '`{"r1": {"c1": 1}}`',
+         {"results.json": _json({"r1": {"c1": 1}, "r2": {"c1": 0}})}, ("results.json", *BASE),
+         ("list of records", "found an object with keys r1, r2")),
+    Case("json-list-of-values", "JSON list of plain values", "`[1, 0, 1]`",
+         {"results.json": "[1, 0, 1]"}, ("results.json", *BASE), ("list of records", "found a list of numbers")),
+    Case("json-empty", "JSON list with no records", "`[]`",
+         {"results.json": "[]"}, ("results.json", *BASE), ("no records",)),
+    Case("json-invalid", "invalid JSON", "`[{\"release\": \"r1\",]`",
+         {"results.json": '[{"release": "r1",\n]'}, ("results.json", *BASE), ("not valid JSON", "line 2")),
+    Case("json-deep", "JSON nested 100,000 levels deep", "`[[[[...]]]]`",
+         {"results.json": "[" * 100_000 + "]" * 100_000}, ("results.json", *BASE), ("nested too deeply",)),
+    Case("jsonl-bad-line", "JSON-lines file with a broken line", 'line 2: `{"release": "r1",`',
+         {"results.jsonl": _json(RECORDS[0]) + '\n{"release": "r1",\n'}, ("results.jsonl", *BASE),
+         ("line 2 is not valid JSON",)),
+    Case("jsonl-not-object", "JSON-lines line that is not an object", "line 2: `[1, 2]`",
+         {"results.jsonl": _json(RECORDS[0]) + "\n[1, 2]\n"}, ("results.jsonl", *BASE),
+         ("line 2 is a list", "not a record")),
+    Case("nul-byte", "NUL or control character inside a value", "case id `c\\x002`",
+         {"results.csv": csv("r1,c1,1,A", "r1,c\x002,1,A", "r2,c1,1,A", "r2,c\x002,0,A")},
+         ("results.csv", *BASE), (), exit=0, markdown=("c\\\\x002",)),
+    # --- columns -----------------------------------------------------------------------------------------
+    Case("missing-case-column", "missing required column (case_id)", "header `release,caseid,passed`",
+         {"results.csv": csv("r1,c1,1", "r2,c1,0", header="release,caseid,passed")}, ("results.csv", *BASE),
+         ("missing required column 'case_id'", "columns present: release, caseid, passed",
+          "closest match 'caseid'", "--case-col caseid")),
+    Case("missing-release-column", "missing required column (release)", "header `model,case_id,passed`",
+         {"results.csv": csv("r1,c1,1", "r2,c1,0", header="model,case_id,passed")}, ("results.csv", *BASE),
+         ("missing required column 'release'", "columns present: model, case_id, passed", "--release-col")),
+    Case("no-outcome-column", "no passed or score column", "header `release,case_id,pased`",
+         {"results.csv": csv("r1,c1,1", "r2,c1,0", header="release,case_id,pased")}, ("results.csv", *BASE),
+         ("no outcome column", "'passed'", "'score'", "closest match 'pased'", "--passed-col pased")),
+    Case("renamed-column-absent", "--case-col naming a column that is not there", "`--case-col id`",
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--case-col", "id"),
+         ("missing required column 'id'", "columns present", "--case-col")),
+    Case("category-column-absent", "--category-col naming a column in no file", "`--category-col topic`",
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--category-col", "topic"),
+         ("column 'topic' (--category-col) is in none of the files", "columns present")),
+    # --- keys --------------------------------------------------------------------------------------------
+    Case("duplicate-rows", "duplicate (release, case_id) rows", "`r1,c1` twice",
+         {"results.csv": csv(*GOOD_ROWS, "r1,c1,0,A")}, ("results.csv", *BASE),
+         ("1 duplicate (release, case_id) row(s)", "r1 c1", "--run-col")),
+    Case("duplicate-runs", "duplicate (release, case_id, run) rows", "`r1,c1,run 1` twice",
+         {"results.csv": csv("r1,c1,1,1", "r1,c1,0,1", "r2,c1,1,1", "r2,c1,1,2",
+                             header="release,case_id,passed,run")}, ("results.csv", *BASE),
+         ("duplicate (release, case_id, run)", "r1 c1 1")),
+    Case("blank-case-id", "a case_id that is blank", "`r1,,1,A` (or only spaces)",
+         {"results.csv": csv(*GOOD_ROWS, "r1,  ,1,A")}, ("results.csv", *BASE),
+         ("1 row(s) have a blank case_id", "'r1'")),
+    Case("blank-release", "a row without a release name", "`,c5,1,A`",
+         {"results.csv": csv(*GOOD_ROWS, ",c5,1,A")}, ("results.csv", *BASE), ("1 row(s) have no release name",)),
+    Case("run-partly-missing", "run column with blank cells", "`r1,c1,0,` among numbered runs",
+         {"results.csv": csv("r1,c1,1,1", "r1,c1,0,", "r2,c1,1,1", "r2,c1,1,2",
+                             header="release,case_id,passed,run")}, ("results.csv", *BASE),
+         ("1 row(s) have no run",)),
+    Case("cluster-partly-missing", "cluster column with blank cells", "`r1,c2,1,` among clusters",
+         {"results.csv": csv("r1,c1,1,p1", "r1,c2,1,", "r2,c1,1,p1", "r2,c2,0,",
+                             header="release,case_id,passed,cluster")}, ("results.csv", *BASE),
+         ("2 row(s) have no cluster",)),
+    # --- releases ----------------------------------------------------------------------------------------
+    Case("empty-release", "an empty release (its file has no rows)", "`r2=r2.csv` with a header only",
+         {"r1.csv": csv("c1,1", header="case_id,passed"), "r2.csv": "case_id,passed\n"},
+         ("r1=r1.csv", "r2=r2.csv", *BASE), ("r2.csv", "header but no rows")),
+    Case("release-emptied", "a release with no rows left (every outcome missing, --missing drop)",
+         "every `passed` of r2 blank", {"results.csv": csv("r1,c1,1", "r1,c2,0", "r2,c1,", "r2,c2,",
+                                                          header="release,case_id,passed")},
+         ("results.csv", *BASE, "--missing", "drop"), ("release 'r2' has no rows left",)),
+    Case("unknown-baseline", "unknown --baseline", "`--baseline r9`",
+         {"results.csv": GOOD}, ("results.csv", "--baseline", "r9"), ("unknown baseline 'r9'", "releases: 'r1', 'r2'")),
+    Case("no-baseline", "no baseline given", "no `--baseline`, none in the policy",
+         {"results.csv": GOOD}, ("results.csv",), ("no baseline given", "--baseline", "'r1', 'r2'")),
+    Case("one-release", "fewer than two releases", "only `r1` rows",
+         {"results.csv": csv(*GOOD_ROWS[:4])}, ("results.csv", *BASE), ("at least two releases", "found 1: 'r1'")),
+    Case("unknown-candidate", "unknown --candidate", "`--candidate r7`",
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--candidate", "r7"), ("unknown candidate 'r7'", "'r2'")),
+    Case("baseline-as-candidate", "baseline also named as a candidate", "`--baseline r1 --candidate r1`",
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--candidate", "r1"), ("cannot also be a candidate",)),
+    Case("many-releases-listed", "unknown --baseline among many releases", "30 releases, `--baseline r99`",
+         {"results.csv": csv(*(f"r{i},c1,1,A" for i in range(30)))}, ("results.csv", "--baseline", "r99"),
+         ("unknown baseline 'r99'", "and 10 more")),
+    Case("path-like-release", "release named like a path or with Markdown/HTML characters",
+         "releases `../../etc/passwd` and `<b>r2</b>\\|x`",
+         {"results.csv": csv(*(row.replace("r1,", "../../etc/passwd,").replace("r2,", '"<b>r2</b>|x",')
+                               for row in GOOD_ROWS))},
+         ("results.csv", "--baseline", "../../etc/passwd"), (), exit=0,
+         markdown=("&lt;b&gt;r2&lt;/b&gt;\\|x", "../../etc/passwd")),
+    # --- outcomes ----------------------------------------------------------------------------------------
+    Case("not-boolean", "passed values that are not boolean-like", "`maybe`, `2`",
+         {"results.csv": csv("r1,c1,1", "r1,c2,maybe", "r2,c1,1", "r2,c2,2", header="release,case_id,passed")},
+         ("results.csv", *BASE), ("'passed' must be boolean-like", "'maybe'", "'2'")),
+    Case("missing-outcome", "missing (NaN) outcomes", "`r1,c2,,A`",
+         {"results.csv": csv(*GOOD_ROWS).replace("r1,c2,1,A", "r1,c2,,A")}, ("results.csv", *BASE),
+         ("1 row(s) have no outcome", "'c2'", "--missing fail", "--missing drop")),
+    Case("missing-fail", "missing outcomes with --missing fail", "`r1,c2,,A`, `--missing fail`",
+         {"results.csv": csv(*GOOD_ROWS).replace("r1,c2,1,A", "r1,c2,,A")},
+         ("results.csv", *BASE, "--missing", "fail"), ("counted as failures",), exit=0),
+    Case("missing-drop", "missing outcomes with --missing drop", "`c2` blank in both releases, `--missing drop`",
+         {"results.csv": csv(*GOOD_ROWS).replace("r1,c2,1,A", "r1,c2,,A").replace("r2,c2,0,A", "r2,c2,,A")},
+         ("results.csv", *BASE, "--missing", "drop"), ("dropped",), exit=0),
+    Case("score-not-numeric", "score that is not a number", "`r1,c1,high`",
+         {"results.csv": csv("r1,c1,high", "r1,c2,0.5", "r2,c1,0.1", "r2,c2,0.2", header="release,case_id,score")},
+         ("results.csv", *BASE), ("'score' must be numeric", "'high'")),
+    Case("decimal-comma", "numbers with commas (decimal comma)", '`"0,5"` in `score`',
+         {"results.csv": csv('r1,c1,"0,5"', "r1,c2,0.5", "r2,c1,0.1", "r2,c2,0.2", header="release,case_id,score")},
+         ("results.csv", *BASE), ("'score' must be numeric", "'0,5'", "commas are not read")),
+    Case("thousands-comma", "numbers with commas (thousands separator)", '`"1,234"` in `latency_ms`',
+         {"results.csv": csv('r1,c1,1,"1,234"', "r1,c2,0,900", "r2,c1,1,800", "r2,c2,1,700",
+                             header="release,case_id,passed,latency_ms")},
+         ("results.csv", *BASE), ("'latency_ms' must be numeric", "'1,234'", "commas are not read")),
+    Case("infinite-score", "infinite number", "`inf` (or `1e400`) in `score`",
+         {"results.csv": csv("r1,c1,inf", "r1,c2,0.5", "r2,c1,0.1", "r2,c2,0.2", header="release,case_id,score")},
+         ("results.csv", *BASE), ("'score' must be finite", "inf")),
+    Case("score-out-of-range", "scores outside the declared range", "`score_range = [0, 1]`, scores `1.5`, `-0.2`",
+         {"results.csv": csv("r1,c1,0.5", "r1,c2,1.5", "r2,c1,0.1", "r2,c2,-0.2", header="release,case_id,score"),
+          "policy.toml": "score_range = [0, 1]\n"},
+         ("results.csv", *BASE, "--policy", "policy.toml"), ("2 score(s) outside the declared range [0, 1]", "1.5", "-0.2")),
+    # --- pairing -----------------------------------------------------------------------------------------
+    Case("case-sets-differ", "case sets differ between baseline and candidate", "`c4` only in r1, `c5` only in r2",
+         {"results.csv": csv(*GOOD_ROWS[:7], "r2,c5,1,B")}, ("results.csv", *BASE),
+         ("case sets differ", "1 case(s) only in 'r1' (e.g. 'c4')", "1 case(s) only in 'r2' (e.g. 'c5')",
+          "--allow-missing")),
+    Case("allow-missing", "case sets differ, with --allow-missing", "as above, `--allow-missing`",
+         {"results.csv": csv(*GOOD_ROWS[:7], "r2,c5,1,B")}, ("results.csv", *BASE, "--allow-missing"),
+         ("compared on 3 shared cases", "'c4'", "'c5'"), exit=0),
+    Case("no-shared-cases", "no case in common, even with --allow-missing", "r1 has `c1`, r2 has `c9`",
+         {"results.csv": csv("r1,c1,1,A", "r2,c9,1,A")}, ("results.csv", *BASE, "--allow-missing"),
+         ("share no case_id",)),
+    Case("category-differs", "a case whose category differs between releases", "`c2` is `A` in r1, `B` in r2",
+         {"results.csv": csv(*GOOD_ROWS).replace("r2,c2,0,A", "r2,c2,0,B")}, ("results.csv", *BASE),
+         ("different category", "case 'c2'", "'A' in 'r1'", "'B' in 'r2'")),
+    Case("cluster-differs", "a case whose cluster differs between releases", "`c2` in `p1` on r1, `p2` on r2",
+         {"results.csv": csv("r1,c1,1,p1", "r1,c2,1,p1", "r2,c1,1,p1", "r2,c2,0,p2",
+                             header="release,case_id,passed,cluster")}, ("results.csv", *BASE),
+         ("different cluster", "case 'c2'", "'p1' in 'r1'", "'p2' in 'r2'")),
+    Case("million-categories", "a million distinct categories", "1,000,000 cases, each its own category",
+         {"results.csv": _million_categories}, ("results.csv", *BASE),
+         ("category column has 1000000 distinct values", "at most 10000", "--category-col")),
+    # --- case table --------------------------------------------------------------------------------------
+    Case("cases-missing", "--cases file does not exist", "`--cases nothere.csv`",
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--cases", "nothere.csv"), ("file not found: nothere.csv",)),
+    Case("cases-duplicate", "case table lists a case twice", "`c1` twice in `cases.csv`",
+         {"results.csv": csv(*(r.rsplit(",", 1)[0] for r in GOOD_ROWS), header="release,case_id,passed"),
+          "cases.csv": "case_id,category\nc1,A\nc1,B\nc2,A\nc3,B\nc4,B\n"},
+         ("results.csv", *BASE, "--cases", "cases.csv"), ("cases.csv", "1 case_id(s) twice", "c1")),
+    Case("cases-blank-id", "case table with a blank case_id", "`,A` in `cases.csv`",
+         {"results.csv": GOOD, "cases.csv": "case_id,difficulty\nc1,easy\n,hard\n"},
+         ("results.csv", *BASE, "--cases", "cases.csv"), ("cases.csv", "blank case_id")),
+    Case("cases-unknown-ids", "results name cases the case table lacks", "`c3`, `c4` not in `cases.csv`",
+         {"results.csv": GOOD, "cases.csv": "case_id,difficulty\nc1,easy\nc2,hard\n"},
+         ("results.csv", *BASE, "--cases", "cases.csv"), ("2 result case_id(s) are not in the case table", "c3")),
+    Case("cases-disagree", "case table and results disagree on a category", "`c2` is `A` in results, `B` in cases",
+         {"results.csv": GOOD, "cases.csv": "case_id,category\nc1,A\nc2,B\nc3,B\nc4,B\n"},
+         ("results.csv", *BASE, "--cases", "cases.csv"), ("column 'category' disagrees", "c2")),
+    # --- policy ------------------------------------------------------------------------------------------
+    Case("policy-missing", "policy file does not exist", "`--policy nothere.toml`",
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--policy", "nothere.toml"), ("policy file not found",)),
+    Case("policy-bad-toml", "policy file that is not valid TOML", "`alpha = `",
+         {"results.csv": GOOD, "policy.toml": "alpha = \n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
+         ("not valid TOML", "line 1"), subprocess=True),
+    Case("policy-unknown-key", "policy file with an unknown key", "`alfa = 0.1`",
+         {"results.csv": GOOD, "policy.toml": "alfa = 0.1\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
+         ("unknown key(s) alfa", "did you mean 'alpha'", "known keys")),
+    Case("policy-bad-value", "policy value out of range", "`alpha = 2`",
+         {"results.csv": GOOD, "policy.toml": "alpha = 2\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
+         ("alpha must be a number between 0 and 1", "2")),
+    Case("policy-wrong-type", "policy value of the wrong type", "`critical = 5`",
+         {"results.csv": GOOD, "policy.toml": "critical = 5\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
+         ("critical must be a list of category names", "got 5")),
+    Case("policy-bad-range", "score_range that is not two numbers", '`score_range = ["a", "b"]`',
+         {"results.csv": GOOD, "policy.toml": 'score_range = ["a", "b"]\n'},
+         ("results.csv", *BASE, "--policy", "policy.toml"), ("score_range must be two numbers",)),
+    Case("flag-bad-value", "flag value out of range", "`--alpha 1.5`",
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--alpha", "1.5"), ("alpha must be a number between 0 and 1",)),
+    Case("source-date-epoch", "SOURCE_DATE_EPOCH that is not a number", "`SOURCE_DATE_EPOCH=yesterday`",
+         {"results.csv": GOOD}, ("results.csv", *BASE), ("SOURCE_DATE_EPOCH must be an integer", "'yesterday'"),
+         env={"SOURCE_DATE_EPOCH": "yesterday"}),
+    # --- outputs -----------------------------------------------------------------------------------------
+    Case("output-missing-dir", "-o into a missing directory", "`-o missing/report.md`",
+         {"results.csv": GOOD}, ("results.csv", *BASE), ("output directory does not exist: missing",),
+         outputs=(EXISTING, "missing/report.md")),
+    Case("output-unknown-suffix", "-o with an unknown suffix", "`-o report.docx`",
+         {"results.csv": GOOD}, ("results.csv", *BASE), ("cannot tell the output format of report.docx",),
+         outputs=(EXISTING, "report.docx")),
+    Case("output-twice", "the same -o given twice", "`-o existing.md -o ./existing.md`",
+         {"results.csv": GOOD}, ("results.csv", *BASE), ("given twice",), outputs=(EXISTING, "./existing.md")),
+    Case("output-is-directory", "-o naming a directory", "`-o out.md` where `out.md/` is a directory",
+         {"results.csv": GOOD, "out.md/": ""}, ("results.csv", *BASE), ("output path is a directory",),
+         outputs=(EXISTING, "out.md")),
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    exit: int
+    stdout: str
+    stderr: str
+    message: str  # the error line without its prefix, or the report's note for an accepted input
+
+
+def prepare(case: Case, work: Path) -> None:
+    """Write the case's files and an earlier report (``existing.md``) into ``work``."""
+    work.mkdir(parents=True, exist_ok=True)
+    for name, content in case.files.items():
+        if name.endswith("/"):
+            (work / name).mkdir()
+            continue
+        data = content() if callable(content) else content
+        (work / name).write_bytes(data.encode() if isinstance(data, str) else data)
+    (work / EXISTING).write_bytes(OLD_TEXT)
+    os.utime(work / EXISTING, (OLD_MTIME, OLD_MTIME))
+
+
+def _deny_reading(target: Path, patch: pytest.MonkeyPatch) -> None:
+    """chmod 000; and, since root reads anything, make open() refuse the file as the kernel would."""
+    target.chmod(0)
+    if os.geteuid() != 0:
+        return
+    real_open, denied = io.open, os.path.realpath(target)
+
+    def guarded(file, *args, **kwargs):
+        if isinstance(file, (str, os.PathLike)) and os.path.realpath(file) == denied:
+            raise PermissionError(13, "Permission denied", os.fspath(file))
+        return real_open(file, *args, **kwargs)
+
+    patch.setattr(io, "open", guarded)
+    patch.setattr(builtins, "open", guarded)
+
+
+def run_case(case: Case, work: Path) -> Outcome:
+    """Run ``releasegate report`` on the prepared case in ``work`` (in-process, or as a subprocess)."""
+    args = ["report", *case.args]
+    for output in case.outputs:
+        args += ["-o", output]
+    if case.subprocess:
+        env = {**os.environ, "SOURCE_DATE_EPOCH": "1796000000", **case.env}
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")])
+        done = subprocess.run([sys.executable, "-m", "releasegate", *args], cwd=work, env=env, check=False,
+                              capture_output=True, text=True, timeout=300)
+        exit_code, stdout, stderr = done.returncode, done.stdout, done.stderr
+    else:
+        from releasegate.cli import main
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("SOURCE_DATE_EPOCH", "1796000000")
+            for key, value in case.env.items():
+                patch.setenv(key, value)
+            if case.unreadable:
+                _deny_reading(work / case.unreadable, patch)
+            patch.chdir(work)
+            result = CliRunner().invoke(main, args, catch_exceptions=False)
+        exit_code, stdout, stderr = result.exit_code, result.stdout, result.stderr
+    return Outcome(exit_code, stdout, stderr, _message(case, work, exit_code, stderr))
+
+
+def _message(case: Case, work: Path, exit_code: int, stderr: str) -> str:
+    if exit_code != 0:
+        first = stderr.splitlines()[0] if stderr.strip() else ""
+        return first.removeprefix(PREFIX)
+    if not case.words:
+        return "(accepted; no message)"
+    report = json.loads((work / NEW).read_text(encoding="utf-8"))
+    said = [*report["notes"], *(w for c in report["candidates"] for w in c["warnings"])]
+    return next((text for text in said if case.words[0] in text), "(no note found)")
+
+
+# --- the docs table ----------------------------------------------------------------------------------------
+
+HEADER = "| problem | example | message | exit status |\n|---|---|---|---:|\n"
+START, END = "<!-- table:start -->", "<!-- table:end -->"
+
+
+def code_cell(text: str) -> str:
+    assert "`" not in text, text
+    return "`" + text.replace("|", "\\|") + "`"
+
+
+def table_row(case: Case, message: str) -> str:
+    return f"| {case.problem} | {case.example} | {code_cell(message)} | {case.exit} |"
+
+
+def _cells(line: str) -> list[str]:
+    cells = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+    return [c.strip() for c in cells]
+
+
+def documented_rows(text: str | None = None) -> dict[str, tuple[str, str, str]]:
+    """The docs table: problem -> (example, message, exit status), as written."""
+    text = DOC.read_text(encoding="utf-8") if text is None else text
+    body = text.split(START, 1)[1].split(END, 1)[0]
+    rows = {}
+    for line in body.strip().splitlines()[2:]:
+        problem, example, message, status = _cells(line)
+        rows[problem] = (example, message, status)
+    return rows
+
+
+def write_docs(tmp: Path) -> None:
+    """Run every case and put the table of the messages they produce into docs/input-errors.md."""
+    lines = []
+    for case in CASES:
+        work = tmp / case.key
+        prepare(case, work)
+        lines.append(table_row(case, run_case(case, work).message))
+    text = DOC.read_text(encoding="utf-8")
+    head, rest = text.split(START, 1)
+    tail = rest.split(END, 1)[1]
+    DOC.write_text(f"{head}{START}\n{HEADER}" + "\n".join(lines) + f"\n{END}{tail}", encoding="utf-8")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        write_docs(Path(scratch))
+    print(f"wrote {DOC}")
