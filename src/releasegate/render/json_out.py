@@ -12,7 +12,6 @@ import math
 from typing import Any
 
 from releasegate.decide.rules.guardrail import bounds
-from releasegate.model.sections import CASE_VIEW_LISTED
 from releasegate.model import (
     CaseChange,
     ClusterAnalysis,
@@ -26,6 +25,7 @@ from releasegate.model import (
     RunAxis,
 )
 from releasegate.model.costs import RatioResult
+from releasegate.model.sections import CASE_VIEW_LISTED
 from releasegate.wording import sections as words
 
 SCHEMA_VERSION = "1.0"
