@@ -90,7 +90,11 @@ def load_results(
         raise InputError("--release-cols names the release columns of a wide file: add --wide")
     frames, inputs, formats = [], [], []
     seen: set[str] = set()  # every column name of every file, before renaming
-    for source in sources:
+    from releasegate.load.directories import expand_sources
+    from releasegate.load.records import check_one_file_per_release, input_record
+
+    read: list = []
+    for source in expand_sources(sources):  # a harness's output directory is read whole
         check_file(source.path)
         frame, fmt = _read_one(source, options)
         formats.append(fmt)
@@ -109,16 +113,17 @@ def load_results(
         else:
             shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
         frame = shapes.latency_in_ms(frame, options.latency_unit, source.path)
-        if source.release is not None:
+        if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
             frame["release"] = source.release
         else:
             require_column(frame, "release", source.path, "--release-col", columns.get("release"))
         require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
         frames.append(frame)
-        release = source.release
-        inputs.append(InputFile(str(source.path), sha256_of(source.path), int(frame.shape[0]), fmt, release))
+        inputs.append(input_record(source.path, sha256_of(source.path), frame, fmt, source.release))
+        read.append((source.path, frame, fmt, source.release))
     shapes.refuse_same_file_twice(inputs)
     _check_options_apply(options, set(formats))
+    check_one_file_per_release(read)
     for fmt in dict.fromkeys(formats):
         if fmt in adapters.ADAPTERS:
             adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])

@@ -107,9 +107,13 @@ def refuse_unnamed_wide(frame: pd.DataFrame, path: Path, release_given: bool) ->
 
 
 def refuse_same_file_twice(inputs: Sequence[InputFile]) -> None:
-    """Two results arguments with the same bytes compare a release with itself: no change, whatever it is."""
+    """Two tidy results files with the same bytes compare a release with itself: no change, whatever it is.
+    Harness files are left alone: their release comes from beside the samples (lm-eval's folder and results
+    file), so two models can write byte-identical sample files."""
     seen: dict[str, InputFile] = {}
     for item in inputs:
+        if item.format != "tidy":
+            continue
         first = seen.setdefault(item.sha256, item)
         if first is not item:
             names = " and ".join(repr(n) for n in (first.release, item.release) if n)

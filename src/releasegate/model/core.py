@@ -23,6 +23,22 @@ class InputFile:
     rows: int
     format: str
     release: str | None = None
+    # What a harness adapter chose for this file (None for tidy tables): the tool and version that wrote it,
+    # where the release name came from, and the scorer / metric / filter whose values are the outcomes.
+    harness: str | None = None
+    release_key: str | None = None
+    scorer: str | None = None
+    metric: str | None = None
+    filter: str | None = None
+
+    @property
+    def read_as(self) -> str:
+        """One line of what was chosen, for the report's provenance ("" for a tidy table)."""
+        parts = [self.harness or ""]
+        parts += [f"{label} {value}" for label, value in (("release from", self.release_key), ("scorer", self.scorer),
+                                                          ("metric", self.metric), ("filter", self.filter))
+                  if value]
+        return "; ".join(p for p in parts if p)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,9 @@ from releasegate.wording import sections as words
 SCHEMA_VERSION = "1.0"
 
 
+_INPUT_FIELDS = ("path", "sha256", "rows", "format", "release")
+
+
 def _clean(value: Any) -> Any:
     """JSON has no NaN or infinity: they become null."""
     if value is None or type(value) in (str, int, bool):  # most leaves: answered before the slower checks
@@ -140,7 +143,9 @@ def to_json_dict(report: Report) -> dict[str, Any]:
         "outcome_kind": a.outcome_kind,
         "n_cases": a.n_cases,
         "ship": report.ship_all,
-        "inputs": [dataclasses.asdict(f) for f in prov.inputs],
+        # The adapter's choices are listed only when set, so a tidy table's record keeps its five fields.
+        "inputs": [{k: v for k, v in dataclasses.asdict(f).items() if v is not None or k in _INPUT_FIELDS}
+                   for f in prov.inputs],
         "parameters": dataclasses.asdict(a.parameters),
         "policy": prov.policy,
         "packages": prov.packages,

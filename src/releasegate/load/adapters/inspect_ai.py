@@ -4,6 +4,11 @@ One row per (sample id, epoch). Score values map as Inspect's own ``value_to_flo
 I -> 0, P (partial) -> 0.5, N (no answer) -> 0, yes/true -> 1, no/false -> 0, numbers as they are.
 ``passed`` is 1 only for C (or yes/true): a partial answer is not a pass, so P gives passed 0 and
 score 0.5. A scorer with plain numeric values gives ``score`` only (no ``passed`` column).
+
+A log that did not finish (status error, cancelled or started) is refused: its missing samples are not
+failures, and its present ones are a biased part of the set. A log without scores is refused too. Scorers are
+named as Inspect names them in the log's results: a scorer with a dict value gives one score per key, named
+by the key (``exact``), or ``scorer/key`` (``graded/exact``) when a key alone is ambiguous.
 """
 
 from __future__ import annotations
@@ -42,9 +47,11 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
     header, samples = _load_log(path)
     spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
     model = str(spec.get("model") or "")
+    named = release
     release = release or model
     if not release:
         raise InputError(f"{path}: the log names no model (eval.model); give the release name (NAME=path)")
+    _check_finished(path, header, len(samples), spec)
     chosen = _choose_scorer(path, samples, scorer)
     rows = []
     for sample in sorted(samples, key=_sample_order):
@@ -64,9 +71,28 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
     for column in ("latency_ms", "input_tokens", "output_tokens", "input", "target", "output", "error"):
         if frame[column].isna().all():
             frame = frame.drop(columns=column)  # the log does not have it: no column beats a column of NaN
-    frame.attrs.update(task=str(spec.get("task") or ""), model=model, scorer=chosen or "",
-                       source_format="inspect")
+    packages = spec.get("packages") if isinstance(spec.get("packages"), dict) else {}
+    version = packages.get("inspect_ai")
+    frame.attrs.update(task=str(spec.get("task") or ""), model=model, scorer=_shown_name(samples, chosen) or "",
+                       source_format="inspect", harness="inspect-ai" + (f" {version}" if version else ""),
+                       release_key="NAME=" if named else "eval.model")
     return frame
+
+
+def _check_finished(path: Path, header: dict, n_samples: int, spec: dict) -> None:
+    """A log that stopped early is refused: its results are not the eval's (fail closed)."""
+    status = header.get("status")
+    if status in (None, "success"):  # logs before 0.3 have no status
+        return
+    dataset = spec.get("dataset") if isinstance(spec.get("dataset"), dict) else {}
+    config = spec.get("config") if isinstance(spec.get("config"), dict) else {}
+    planned = dataset.get("samples")
+    epochs = config.get("epochs") or 1
+    of = f" of {planned * epochs}" if isinstance(planned, int) and isinstance(epochs, int) else ""
+    error = header.get("error") if isinstance(header.get("error"), dict) else {}
+    why = f" ({str(error.get('message'))[:120]})" if error.get("message") else ""
+    raise InputError(f"{path}: the Inspect log stopped with status {status!r}{why}, {n_samples}{of} sample(s) logged; "
+                     "its results are incomplete: finish it with `inspect eval-retry` and pass the new log")
 
 
 def _load_log(path: Path) -> tuple[dict, list[dict]]:
@@ -174,16 +200,36 @@ def _score_values(sample: dict) -> dict[str, Any]:
     return values
 
 
+def _scorer_names(samples: list[dict]) -> dict[str, str]:
+    """Inspect's name of each score -> the key into ``_score_values`` ("exact" -> "graded/exact")."""
+    keys = list(dict.fromkeys(name for s in samples for name in _score_values(s)))
+    short = [k.split("/", 1)[1] if "/" in k and k not in _plain(samples) else k for k in keys]
+    return {(name if short.count(name) == 1 else key): key for name, key in zip(short, keys)}
+
+
+def _plain(samples: list[dict]) -> set[str]:
+    """Scorer names whose value is not a dict (a "/" in such a name is the scorer's own)."""
+    return {name for s in samples for name, score in (s.get("scores") or {}).items()
+            if not isinstance(score.get("value") if isinstance(score, dict) else score, dict)}
+
+
+def _shown_name(samples: list[dict], key: str | None) -> str | None:
+    return next((name for name, k in _scorer_names(samples).items() if k == key), key)
+
+
 def _choose_scorer(path: Path, samples: list[dict], scorer: str | None) -> str | None:
-    available = list(dict.fromkeys(name for s in samples for name in _score_values(s)))
+    names = _scorer_names(samples)
+    if not names:
+        raise InputError(f"{path}: the Inspect log holds no scores (the task has no scorer, or it ran with "
+                         "--no-score); score it with `inspect score` and pass the scored log")
     if scorer is not None:
-        if scorer in available or not available:  # an unscored log stays all-NaN under any scorer
-            return scorer
-        raise InputError(f"{path}: no scorer {scorer!r}; available scorers: {', '.join(available)}")
-    if len(available) > 1:
-        raise InputError(f"{path}: the samples carry {len(available)} scorers ({', '.join(available)}); "
+        if scorer in names or scorer in names.values():  # Inspect's name, or scorer/key
+            return names.get(scorer, scorer)
+        raise InputError(f"{path}: no scorer {scorer!r}; available scorers: {', '.join(names)}")
+    if len(names) > 1:
+        raise InputError(f"{path}: the samples carry {len(names)} scorers ({', '.join(names)}); "
                          "choose one with --scorer")
-    return available[0] if available else None
+    return next(iter(names.values()))
 
 
 def _convert(value: Any) -> tuple[float, float, bool]:
