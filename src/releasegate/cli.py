@@ -92,6 +92,8 @@ def input_options(function):
                      help="Input format (detected from the file by default)."),
         *(click.option(o.flag, o.name, type=click.Choice(o.choices) if o.choices else None, help=o.help)
           for o in ADAPTER_OPTIONS),
+        click.option("--drop-holes", is_flag=True, help="A run store with missing or errored cells: compare "
+                     "without those cases (listed in the notes) instead of refusing."),
         click.option("--debug", is_flag=True, help="Show the traceback of an error."),
     ]
     for decorator in reversed(decorators):
@@ -137,6 +139,7 @@ def build_report(kw: dict):
     )
     options = AdapterOptions(
         format=kw["input_format"], values={o.name: kw.get(o.name) for o in ADAPTER_OPTIONS},
+        drop_holes=bool(kw.get("drop_holes")),
         wide=bool(kw.get("wide")), latency_unit=kw.get("latency_unit") or "ms",
         release_cols=tuple(c.strip() for c in (kw.get("release_cols") or "").split(",") if c.strip()),
     )
@@ -153,6 +156,7 @@ def main() -> None:
     releasegate report results.csv --cases cases.csv --baseline r1 -o note.html -o note.md
     releasegate check  results.csv --policy releasegate.toml      (exit 0 ship, 1 don't ship, 2 bad input)
     releasegate demo   [DIR]                                      (the bundled example and its reports)
+    releasegate run    CONFIG.toml                                (call the systems into a store; resumable)
     """
 
 
@@ -234,12 +238,42 @@ def _append_summary(result, path: Path) -> None:
                    err=True)
 
 
-@main.command()
-@click.argument("directory", required=False, default="releasegate-demo", type=click.Path(path_type=Path))
+@main.command(name="run")
+@click.argument("config", type=click.Path(path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Print done / stale / errored / new cells and the calls a run would make.")
+@click.option("--only", help="Call only this system (release); the others' cells stay as they are.")
+@click.option("--fresh", is_flag=True, help="Discard the store and run every cell again.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), help="Also write the tidy table (.parquet or .csv).")
 @click.option("--debug", is_flag=True, help="Show the traceback of an error.")
 @guarded
-def demo(directory, debug) -> None:
+def run_systems(config, dry_run, only, fresh, output, debug) -> None:
+    """Call every system on every case for every run, score the outputs, keep them in the store (resumable).
+
+    Exit 0 when every cell is done, 3 when holes remain (run again to resume), 2 for bad configuration.
+    """
+    from releasegate.run.command import run_command
+
+    sys.exit(run_command(config, dry_run=dry_run, only=only, fresh=fresh, output=output,
+                         echo=lambda line: click.echo(line, err=True)))
+
+
+@main.command()
+@click.argument("directory", required=False, default="releasegate-demo", type=click.Path(path_type=Path))
+@click.option("--run", "run_example", is_flag=True,
+              help="Instead: the offline `releasegate run` example (two fake-provider systems and a case file).")
+@click.option("--debug", is_flag=True, help="Show the traceback of an error.")
+@guarded
+def demo(directory, run_example, debug) -> None:
     """Write the bundled bank-assistant example, its policy and its reports into DIRECTORY."""
+    if run_example:
+        from releasegate.demo import write_run_demo
+
+        written = write_run_demo(directory)
+        click.echo(f"Wrote the run example to {directory}/; from the systems to a release note:")
+        click.echo(f"  releasegate run {written[0]}")
+        click.echo(f"  releasegate check {directory}/store --baseline r1-live")
+        click.echo(f"  releasegate report {directory}/store --baseline r1-live -o note.html -o note.md")
+        return
     from releasegate.demo import write_demo
 
     written = write_demo(directory)

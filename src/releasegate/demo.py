@@ -45,3 +45,21 @@ def write_demo(directory: Path, reports: tuple[str, ...] = REPORTS) -> list[Path
         write_reports(report, outputs, charts)
     written += [directory / name for name in reports]
     return written
+
+
+RUN_EXAMPLE = ("releasegate-run.toml", "cases.csv")
+
+
+def write_run_demo(directory: Path) -> list[Path]:
+    """Copy the offline ``releasegate run`` example (two fake-provider systems, a case file) into ``directory``."""
+    from releasegate.errors import InputError
+
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        root = resources.files("releasegate") / "examples" / "run"
+        for name in RUN_EXAMPLE:
+            shutil.copyfile(Path(str(root / name)), directory / name)
+    except OSError as exc:
+        raise InputError(f"cannot write the run example to {directory}: {exc.strerror or exc}") from None
+    return [directory / name for name in RUN_EXAMPLE]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from releasegate import __version__
@@ -34,6 +35,8 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     from releasegate.validate import validate
 
     data = validate(loaded.table, policy, loaded.metadata_columns)
+    if loaded.notes:  # what loading dropped or recorded (e.g. a run store's holes) is said in the report
+        data = dataclasses.replace(data, notes=(*loaded.notes, *data.notes))
     analysis = analyze(data, policy)
     verdicts = decide(analysis, policy)
     provenance = Provenance(

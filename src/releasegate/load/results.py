@@ -19,6 +19,8 @@ from releasegate.load import adapters, shapes
 from releasegate.load.cases import join_cases
 from releasegate.load.columns import COLUMN_FLAGS, rename_columns, require_column
 from releasegate.load.sources import Source, check_file, sha256_of
+from releasegate.load.store import read_store_input
+from releasegate.load.store_table import is_store
 from releasegate.model import InputFile
 from releasegate.policy import CANONICAL_COLUMNS
 
@@ -30,6 +32,7 @@ class AdapterOptions:
 
     format: str = "auto"
     values: Mapping[str, Any] = field(default_factory=dict)
+    drop_holes: bool = False  # a run store with missing or errored cells: compare without those cases
     # Input shapes (load/shapes.py): a wide file's release columns, and the latency column's unit.
     wide: bool = False
     release_cols: tuple[str, ...] = ()
@@ -94,9 +97,18 @@ def load_results(
     from releasegate.load.records import check_one_file_per_release, input_record
 
     read: list = []
-    for source in expand_sources(sources):  # a harness's output directory is read whole
-        check_file(source.path)
-        frame, fmt = _read_one(source, options)
+    notes: list[str] = []
+    # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output, read whole.
+    expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source]))]
+    for source in expanded:
+        store_input = None
+        if is_store(source.path):
+            frame, store_input, store_notes = read_store_input(source.path, source.release, options.drop_holes)
+            fmt = store_input.format
+            notes += store_notes
+        else:
+            check_file(source.path)
+            frame, fmt = _read_one(source, options)
         formats.append(fmt)
         frame = shapes.resolve_dotted(frame, columns.values(), source.path)
         seen.update(map(str, frame.columns))
@@ -119,7 +131,7 @@ def load_results(
             require_column(frame, "release", source.path, "--release-col", columns.get("release"))
         require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
         frames.append(frame)
-        inputs.append(input_record(source.path, sha256_of(source.path), frame, fmt, source.release))
+        inputs.append(store_input or input_record(source.path, sha256_of(source.path), frame, fmt, source.release))
         read.append((source.path, frame, fmt, source.release))
     shapes.refuse_same_file_twice(inputs)
     _check_options_apply(options, set(formats))
@@ -142,4 +154,4 @@ def load_results(
         hint = f"; closest match {close[0]!r} (use --passed-col {close[0]})" if close else ""
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
-    return LoadedResults(table, tuple(inputs), metadata)
+    return LoadedResults(table, tuple(inputs), metadata, tuple(notes))
