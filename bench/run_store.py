@@ -33,10 +33,9 @@ sys.stdin.read()  # serve until the benchmark closes our stdin
 
 def cells_per_second(workdir: Path, cells: int, concurrency: int) -> dict[str, float]:
     sys.path.insert(0, str(ROOT / "tests"))
-    from run_support import write_cases, write_config
-
     from releasegate.run import run_config
     from releasegate.run.config import load_config
+    from run_support import write_cases, write_config
 
     server = subprocess.Popen([sys.executable, "-c", SERVER.format(tests=str(ROOT / "tests"))], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)

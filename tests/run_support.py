@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 # behaviour(call_number, request_body) -> (status, headers, body bytes or dict, delay seconds)
 Behaviour = Callable[[int, dict[str, Any]], tuple[int, dict[str, str], Any, float]]
@@ -87,7 +87,7 @@ class StubServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
-    def __enter__(self) -> StubServer:
+    def __enter__(self) -> Self:
         self.thread.start()
         return self
 

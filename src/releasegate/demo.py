@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -27,6 +28,11 @@ def write_demo(directory: Path, reports: tuple[str, ...] = REPORTS) -> list[Path
     from releasegate.render import rendering, write_reports
 
     directory = Path(directory)
+    # `releasegate demo .` in a project folder must not replace its eval_results.csv or releasegate.toml.
+    present = [name for name in (*INPUTS, *reports) if os.path.lexists(directory / name)]
+    if present:
+        raise InputError(f"{directory} already holds {', '.join(present)}; the demo never overwrites files: "
+                         "give it a new or empty folder")
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

@@ -74,6 +74,8 @@ def load_policy_file(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"policy file {path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise InputError(f"policy file {path} is nested too deeply to be a policy") from None
     unknown = sorted(set(data) - POLICY_KEYS)
     if unknown:
         import difflib
@@ -172,11 +174,13 @@ def _prices(raw: Any) -> dict[str, dict[str, float]]:
 
 
 def _check(p: Policy) -> None:
-    def unit(name: str, value: float, low_open: bool = True) -> None:
-        if not isinstance(value, (int, float)) or math.isnan(value) or not (0 < value < 1):
-            raise InputError(f"{name} must be a number between 0 and 1, got {value!r}")
+    def unit(name: str, value: float, high: float = 1.0) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) \
+                or not (0 < value < high):
+            raise InputError(f"{name} must be a number between 0 and {high:g} (both excluded), got {value!r}")
 
-    unit("alpha", p.alpha)
+    # Above 0.5 the "1 - 2 alpha" interval of the non-inferiority test has a negative level.
+    unit("alpha", p.alpha, 0.5)
     unit("confidence", p.confidence)
     unit("power", p.power)
     if not isinstance(p.margin, (int, float)) or not (0 <= p.margin < 1):

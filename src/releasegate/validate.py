@@ -6,6 +6,8 @@ written when validation fails.
 
 from __future__ import annotations
 
+import difflib
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +26,9 @@ COST_COLUMNS = ("latency_ms", "input_tokens", "output_tokens", "cost")
 MAX_CATEGORIES = 10_000
 MAX_LISTED = 20
 _COMMA_NUMBER = re.compile(r"^\s*[-+]?\d[\d.]*,\d")
+# Beyond this a number overflows the statistics (squares, sums of a million of them) to infinity: it is refused
+# rather than turned into "inf" in a report or a NaN in a test.
+MAX_MAGNITUDE = 1e100
 
 
 @dataclass(frozen=True)
@@ -53,8 +58,22 @@ def _examples(values, k: int = 3) -> str:
     return ", ".join(shown)
 
 
+def _refuse_nested(series: pd.Series, name: str) -> None:
+    """JSON objects or lists where a value is due (nested records): one line, not "unhashable type"."""
+    if series.dtype != object:
+        return
+    nested = series[series.map(lambda v: isinstance(v, (dict, list)))]
+    if len(nested):
+        example = nested.iloc[0]
+        shown = (f"an object with keys {', '.join(map(str, list(example)[:5]))}" if isinstance(example, dict)
+                 else "a list")
+        raise InputError(f"{name!r} holds JSON objects or lists, not values: {len(nested)} row(s), e.g. {shown}; "
+                         "flatten the records so that the column holds one value per row")
+
+
 def parse_passed(series: pd.Series) -> pd.Series:
     """Boolean-like values (0/1, true/false, pass/fail, yes/no; any case) to 1.0/0.0, missing to NaN."""
+    _refuse_nested(series, "passed")
     if series.dtype == bool:
         return series.astype(float)
     if series.dtype.kind in "iuf":
@@ -77,7 +96,7 @@ def parse_passed(series: pd.Series) -> pd.Series:
     return out
 
 
-def parse_score(series: pd.Series) -> pd.Series:
+def parse_score(series: pd.Series, bound: float = MAX_MAGNITUDE) -> pd.Series:
     """Numbers to float; anything else is an error naming the column and the values.
 
     A comma inside a number ("1,234", "0,5") is refused, not guessed: it is a thousands separator in one
@@ -85,6 +104,7 @@ def parse_score(series: pd.Series) -> pd.Series:
     Infinite values are refused too: no mean, interval or ratio survives them.
     """
     name = series.name if isinstance(series.name, str) else "score"
+    _refuse_nested(series, name)
     if series.dtype.kind in "iuf":
         numbers = series.astype(float)
     else:
@@ -100,6 +120,10 @@ def parse_score(series: pd.Series) -> pd.Series:
     if len(infinite):
         raise InputError(f"{name!r} must be finite; found {len(infinite)} infinite value(s), e.g. "
                          f"{_examples(infinite.unique())}")
+    huge = numbers[numbers.abs() > bound]
+    if len(huge):
+        raise InputError(f"{name!r} values must lie within +-{bound:g} (larger ones overflow the "
+                         f"statistics); found {len(huge)}, e.g. {_examples(huge.unique())}: rescale them")
     return numbers
 
 
@@ -209,6 +233,43 @@ def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, 
     return notes
 
 
+# A critical name that matches no category would check nothing and let a broken case SHIP (issue 15):
+# it is refused, naming the categories and the closest match (fraud for Fraud).
+def _closest_category(name: str, categories: list[str]) -> str | None:
+    """The category the user most plausibly meant: the same name in another case, else a near spelling."""
+    folded = [c for c in categories if c.casefold() == name.casefold()]
+    if folded:
+        return folded[0]
+    close = difflib.get_close_matches(name.casefold(), [c.casefold() for c in categories], n=1, cutoff=0.6)
+    if not close:
+        return None
+    return next(c for c in categories if c.casefold() == close[0])
+
+
+def check_critical(critical: tuple[str, ...], categories: list[str] | None) -> None:
+    """Refuse critical names when there is no category at all, or when one matches no category exactly.
+
+    ``categories`` is None when the data has no category column (nor a case table giving one).
+    """
+    if not critical:
+        return
+    if categories is None:
+        raise InputError(f"critical categor{'y' if len(critical) == 1 else 'ies'} "
+                         f"{', '.join(map(repr, critical))} given, but the data has no category column "
+                         "(add one, join a case table with --cases, or name it with --category-col)")
+    known = set(categories)
+    for name in critical:
+        if name in known:
+            continue
+        listing = ", ".join(map(repr, categories[:MAX_LISTED]))
+        if len(categories) > MAX_LISTED:
+            listing += f" and {len(categories) - MAX_LISTED} more"
+        close = _closest_category(name, categories)
+        hint = f"; closest match {close!r}" if close else ""
+        raise InputError(f"critical category {name!r} matches no category (names are case-sensitive){hint}; "
+                         f"categories: {listing}")
+
+
 def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, ...] = ()) -> ValidatedResults:
     """Check the loaded table and return it with a float ``outcome`` column and the plan's choices."""
     releases, baseline, candidates = _choose_releases(table, policy)
@@ -246,6 +307,8 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         table["category"] = table["category"].fillna("(none)")
         _check_category_count(table)
         _check_attribute_agrees(table, "category")
+    check_critical(tuple(policy.critical),
+                   sorted(map(str, pd.unique(table["category"]))) if has_categories else None)
     if has_clusters:
         if table["cluster"].isna().any():
             raise InputError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
@@ -257,7 +320,10 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         runs_per_case = int(table.groupby(["release", "case_id"], sort=False).size().max())
     cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
     for column in cost_columns:
-        table[column] = parse_score(table[column].rename(column)).to_numpy()
+        # Costs and tokens beyond the range are left to the guardrails ("could not be measured"); a latency of
+        # 1e308 ms is no latency, and would show as "inf" in every report.
+        bound = MAX_MAGNITUDE if column == "latency_ms" else math.inf
+        table[column] = parse_score(table[column].rename(column), bound).to_numpy()
     metadata_columns = tuple(c for c in metadata_columns if c in table.columns)
     return ValidatedResults(
         table=table.reset_index(drop=True),

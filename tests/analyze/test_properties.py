@@ -82,6 +82,9 @@ def _write(rows: list[dict], path: Path) -> None:
 
 
 def _report(rows: list[dict], baseline: str = "base", suffix: str = ".csv", **policy):
+    # Only categories of the data can be critical: any other name is refused (issue 15), tested elsewhere.
+    present = {row.get("category") for row in rows}
+    policy["critical"] = tuple(name for name in policy.get("critical", ()) if name in present)
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / f"results{suffix}"
         _write(rows, path)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run_cli
-from run_support import write_cases, write_config
 
+from conftest import run_cli
 from releasegate.errors import InputError
 from releasegate.run.config import load_config, parse_config, stable_hash
+from run_support import write_cases, write_config
 
 FAKE = {"name": "r1", "kind": "fake"}
 

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from conftest import run_cli
-from run_support import FakeClock, write_cases, write_config
 
+from conftest import run_cli
 from releasegate.run import run_config
 from releasegate.run.config import load_config
 from releasegate.run.fake import injected_failure
 from releasegate.run.store import Store
+from run_support import FakeClock, write_cases, write_config
 
 RATES = {"rate_429": 0.05, "rate_5xx": 0.05, "rate_timeout": 0.05}
 KIND = {"rate_limited": "rate_limited", "server": "server", "timeout": "timeout"}
@@ -59,7 +59,7 @@ def test_holes_equal_the_injected_failures_with_kind_and_attempts(tmp_path):
     done = run_cli("check", tmp_path / "store")
     assert done.exit_code == 2
     assert f"{len(expected)} cells missing or errored: run again to resume" in done.output
-    first = sorted(result.holes, key=lambda h: 0)[0]
+    first = result.holes[0]
     assert f"{first.release}/{first.case_id}/run {first.run}" in done.output
 
 

@@ -6,11 +6,11 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
-from conftest import run_cli
-from run_support import write_cases, write_config
 
 import releasegate
+from conftest import run_cli
 from releasegate.run.store import Store
+from run_support import write_cases, write_config
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from conftest import run_cli
-from run_support import FakeClock, StubServer, answer, echo_reference, write_cases, write_config
-
 from releasegate.run import run_config
 from releasegate.run.config import load_config
 from releasegate.run.store import Store
+from run_support import FakeClock, StubServer, answer, echo_reference, write_cases, write_config
 
 
 def _config(tmp_path, stub, n=4, **run):

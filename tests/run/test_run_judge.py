@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 from conftest import run_cli
-
 from releasegate.run import run
 from releasegate.run.config import parse_metric
 from releasegate.run.metrics import local_score, parse_judge

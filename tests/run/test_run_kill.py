@@ -10,11 +10,10 @@ import sys
 import time
 from pathlib import Path
 
-from run_support import StubServer, answer, write_cases, write_config
-
 from releasegate.run import run_config
 from releasegate.run.config import load_config
 from releasegate.run.store import Store
+from run_support import StubServer, answer, write_cases, write_config
 
 ROOT = Path(__file__).resolve().parents[2]
 CELLS, CONCURRENCY = 300, 4

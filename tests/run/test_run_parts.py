@@ -6,16 +6,16 @@ import email.utils
 import io
 
 import pandas as pd
-from conftest import run_cli
-from run_support import FakeClock, write_cases, write_config
 
 import releasegate
+from conftest import run_cli
 from releasegate.run import run_config
 from releasegate.run.config import load_config, parse_config
 from releasegate.run.plan import make_plan, read_cases
 from releasegate.run.progress import Progress
 from releasegate.run.store import Store
 from releasegate.run.systems import AttemptError, http_error, parse_retry_after
+from run_support import FakeClock, write_cases, write_config
 
 
 def _config(tmp_path, seed=0, n=30, runs=2, **run):

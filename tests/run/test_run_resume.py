@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 
 from conftest import run_cli
-from run_support import StubServer, write_cases, write_config
-
 from releasegate.run import run_config
 from releasegate.run.config import load_config
 from releasegate.run.store import Store
+from run_support import StubServer, write_cases, write_config
 
 
 def _setup(tmp_path, stub, runs=2, n=12):
@@ -25,7 +24,7 @@ def _setup(tmp_path, stub, runs=2, n=12):
 def _dry_run_counts(path) -> dict[str, int]:
     done = run_cli("run", path, "--dry-run")
     assert done.exit_code == 0, done.output
-    found = dict((k, int(v)) for v, k in re.findall(r"(\d+) (done|stale|errored|new)", done.output))
+    found = {k: int(v) for v, k in re.findall(r"(\d+) (done|stale|errored|new)", done.output)}
     found["calls"] = int(re.search(r"would make (\d+) system call", done.output).group(1))
     return found
 

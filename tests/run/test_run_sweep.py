@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import run_cli
-from run_support import write_cases, write_config
 from scipy import stats as scipy_stats
 
+from conftest import run_cli
 from releasegate.errors import InputError
 from releasegate.run.config import load_config, parse_config
 from releasegate.run.sweep import rank_candidates
+from run_support import write_cases, write_config
 
 
 def _sweep(tmp_path, runs=1):

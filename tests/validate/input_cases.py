@@ -286,7 +286,7 @@ CASES: tuple[Case, ...] = (
          ("unknown key(s) alfa", "did you mean 'alpha'", "known keys")),
     Case("policy-bad-value", "policy value out of range", "`alpha = 2`",
          {"results.csv": GOOD, "policy.toml": "alpha = 2\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
-         ("alpha must be a number between 0 and 1", "2")),
+         ("alpha must be a number between 0 and 0.5", "2")),
     Case("policy-wrong-type", "policy value of the wrong type", "`critical = 5`",
          {"results.csv": GOOD, "policy.toml": "critical = 5\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
          ("critical must be a list of category names", "got 5")),
@@ -294,7 +294,7 @@ CASES: tuple[Case, ...] = (
          {"results.csv": GOOD, "policy.toml": 'score_range = ["a", "b"]\n'},
          ("results.csv", *BASE, "--policy", "policy.toml"), ("score_range must be two numbers",)),
     Case("flag-bad-value", "flag value out of range", "`--alpha 1.5`",
-         {"results.csv": GOOD}, ("results.csv", *BASE, "--alpha", "1.5"), ("alpha must be a number between 0 and 1",)),
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--alpha", "1.5"), ("alpha must be a number between 0 and 0.5",)),
     Case("source-date-epoch", "SOURCE_DATE_EPOCH that is not a number", "`SOURCE_DATE_EPOCH=yesterday`",
          {"results.csv": GOOD}, ("results.csv", *BASE), ("SOURCE_DATE_EPOCH must be an integer", "'yesterday'"),
          env={"SOURCE_DATE_EPOCH": "yesterday"}),
@@ -311,6 +311,12 @@ CASES: tuple[Case, ...] = (
          {"results.csv": GOOD, "out.md/": ""}, ("results.csv", *BASE), ("output path is a directory",),
          outputs=(EXISTING, "out.md")),
 )
+
+# Run as a script, this file is __main__; the added rows import it by name and must find this same module.
+sys.modules.setdefault("input_cases", sys.modules[__name__])
+from input_cases_fail_closed import FAIL_CLOSED_CASES
+
+CASES += FAIL_CLOSED_CASES
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ the case table (:mod:`releasegate.load.cases`)."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +16,7 @@ import pandas as pd
 from releasegate.errors import InputError
 from releasegate.load import adapters, shapes
 from releasegate.load.cases import join_cases
-from releasegate.load.columns import COLUMN_FLAGS, rename_columns, require_column
+from releasegate.load.columns import COLUMN_FLAGS, plausible_match, rename_columns, require_column
 from releasegate.load.sources import Source, check_file, sha256_of
 from releasegate.load.store import read_store_input
 from releasegate.load.store_table import is_store
@@ -150,8 +149,8 @@ def load_results(
                              f"{', '.join(sorted(seen))}")
     if "passed" not in table.columns and "score" not in table.columns:
         present = ", ".join(str(c) for c in table.columns)
-        close = difflib.get_close_matches("passed", [str(c) for c in table.columns], n=1, cutoff=0.5)
-        hint = f"; closest match {close[0]!r} (use --passed-col {close[0]})" if close else ""
+        close = plausible_match("passed", [str(c) for c in table.columns])
+        hint = f"; closest match {close!r} (use --passed-col {close})" if close else ""
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
     return LoadedResults(table, tuple(inputs), metadata, tuple(notes))

@@ -20,6 +20,7 @@ import pandas as pd
 
 from releasegate.errors import InputError
 from releasegate.model import InputFile
+from releasegate.policy import CANONICAL_COLUMNS
 
 LATENCY_UNITS = {"ms": 1.0, "s": 1000.0}
 _BOOLEAN_WORDS = {"0", "1", "0.0", "1.0", "true", "false", "pass", "fail", "passed", "failed", "yes", "no"}
@@ -29,7 +30,8 @@ def resolve_dotted(frame: pd.DataFrame, names: Iterable[str], path: Path) -> pd.
     """Add a column for each dotted name (``scores.correct``) that is not a column already, by walking the
     nested records of its first part. A path no record has is an error naming the keys that are there."""
     used: set[str] = set()
-    for name in dict.fromkeys(n for n in names if n and "." in n and n not in frame.columns):
+    wanted = [n for n in names if n]
+    for name in dict.fromkeys(n for n in wanted if "." in n and n not in frame.columns):
         head, *rest = name.split(".")
         if head not in frame.columns:
             continue  # not a nested path after all: the missing column is reported where it is required
@@ -44,7 +46,9 @@ def resolve_dotted(frame: pd.DataFrame, names: Iterable[str], path: Path) -> pd.
     # The records a path went into are read through it; other nested values are kept as their JSON text, so
     # that every metadata value is text (a dict can be neither compared nor shown).
     frame = frame.drop(columns=sorted(used))
-    for column in frame.columns:
+    # Roles (canonical or named by the user) keep their values: validation refuses a record there by name.
+    roles = set(CANONICAL_COLUMNS) | set(wanted)
+    for column in [c for c in frame.columns if c not in roles]:
         # The first values tell (a column of records holds records): a scan of every row costs seconds at 1M.
         head = frame[column].head(1000) if frame[column].dtype == object else ()
         if any(isinstance(v, (dict, list)) for v in head):

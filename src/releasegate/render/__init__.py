@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -105,26 +103,6 @@ def write_reports(report: Report, paths: list[Path], charts: Charts | None = Non
             charts = Charts()
         charts.ask(report)  # drawn beside the other outputs and the imports they need
     rendered = [(path, render(report, path.suffix, charts, **options)) for path in paths]
-    temporaries: list[tuple[str, Path]] = []
-    target: Path | None = None
-    try:
-        for target, data in rendered:
-            parent = target.parent if str(target.parent) else Path(".")
-            handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
-            # Registered before writing: a write that fails (disk full) must not leave its temporary behind.
-            temporaries.append((temporary, target))
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-                stream.flush()
-                # On disk before the rename, so a crash cannot leave an empty file under the report's name.
-                os.fsync(stream.fileno())
-            os.chmod(temporary, 0o644)
-        for temporary, target in temporaries:
-            os.replace(temporary, target)
-    except BaseException as exc:
-        for temporary, _ in temporaries:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-        if isinstance(exc, OSError):
-            raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
-        raise
+    from releasegate.render.atomic import write_files_atomically
+
+    write_files_atomically(rendered)

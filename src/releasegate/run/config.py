@@ -11,6 +11,7 @@ import hashlib
 import importlib
 import inspect
 import json
+import math
 import re
 import tomllib
 from collections.abc import Mapping
@@ -282,7 +283,7 @@ def resolve_callable(entry: str, where: str):
         raise InputError(f"{where}: entry must look like 'package.module:function', got {entry!r}")
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001  (any failure to import the user's module is their config's)
         raise InputError(f"{where}: cannot import {module_name!r}: {type(exc).__name__}: {exc}") from None
     target = module
     for part in attr.split("."):
@@ -355,7 +356,7 @@ def _number(raw: Mapping[str, Any], key: str, default: float | None, where: str,
     value = raw.get(key, default)
     if value is None and default is None:
         return None
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and value == value
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and not math.isnan(value)
     if ok:
         ok = (value > low if open_low else value >= low) and (high is None or value <= high)
     if not ok:

@@ -57,7 +57,7 @@ def _python_score(metric: MetricConfig, output: str, case: Mapping[str, Any]) ->
     function = _FUNCTIONS.get(entry) or _FUNCTIONS.setdefault(entry, resolve_callable(entry, "[run.metric]"))
     try:
         value = function(output, dict(case))
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001  (a user metric that raises is a hole, never a crash)
         return Score("error", error=f"{type(exc).__name__}: {exc}")
     if isinstance(value, bool):
         return Score("ok", float(value))

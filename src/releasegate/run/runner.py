@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from releasegate.run.config import RunConfig, stable_hash
+from releasegate.run.fake import FakeProvider
 from releasegate.run.metrics import Score, judge_prompt, local_score, parse_judge
 from releasegate.run.plan import Case, Key, Plan
 from releasegate.run.store import Store
-from releasegate.run.fake import FakeProvider
 from releasegate.run.systems import AttemptError, OpenAIChat, PythonCallable, Reply, Request
 
 
@@ -141,7 +141,7 @@ class Runner:
             await self._score(case, reply.output, cell["output_hash"])
 
     async def _rescore(self, key: Key) -> None:
-        release, case_id, run = key
+        _, case_id, _ = key
         row = self.store.connection.execute(
             "SELECT output, output_hash FROM cells WHERE release = ? AND case_id = ? AND run = ?", key).fetchone()
         await self._score(self.cases[case_id], row[0], row[1])

@@ -11,7 +11,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from releasegate.errors import InputError
 from releasegate.load.store_table import DB_NAME, db_path, is_store  # noqa: F401 (the one definition)
@@ -80,7 +80,7 @@ class Store:
         elif version != SCHEMA_VERSION:
             raise InputError(f"{path}: store schema version {version}, this releasegate reads {SCHEMA_VERSION}")
 
-    def __enter__(self) -> Store:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

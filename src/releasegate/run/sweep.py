@@ -65,8 +65,8 @@ def describe_ranking(ranked: tuple[RankedCandidate, ...], baseline: str, alpha: 
     """Lines for the report's notes and the run's summary."""
     if not ranked:
         return []
-    lines = [f"Sweep: {len(ranked)} candidate(s) ranked against {baseline}, Holm across candidates "
-             f"(alpha {alpha:g}):"]
+    lines = [(f"Sweep: {len(ranked)} candidate(s) ranked against {baseline}, Holm across candidates "
+              f"(alpha {alpha:g}):")]
     for i, r in enumerate(ranked, 1):
         lines.append(f"{i}. {r.name}: {r.difference:+.3f} on {r.n_cases} cases, one-sided p {r.p_better:.3g}, "
                      f"adjusted {r.p_adjusted:.3g} ({r.method})")

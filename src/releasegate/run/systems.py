@@ -193,7 +193,7 @@ class PythonCallable:
             raise AttemptError("timeout", f"no answer within {timeout_s:g} s") from None
         except AttemptError:
             raise
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001  (a callable that raises is an errored attempt, by design)
             raise AttemptError("exception", f"{type(exc).__name__}: {exc}") from None
         return reply_from_value(value)
 

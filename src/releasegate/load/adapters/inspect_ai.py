@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.adapters.bounded_unzip import Budget, read_chunks, read_deflated
 from releasegate.text import clip as _clip
 
 ZSTD_METHOD = 93  # APPNOTE 4.4.5; what Inspect writes since April 2026, unreadable by Python < 3.14
@@ -124,8 +125,11 @@ def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
         raise InputError(f"{path}: not a readable .eval log: a zip file was expected ({exc})") from None
     with archive:
         names = set(archive.namelist())
+        members = sorted(n for n in names if _SAMPLE_MEMBER.match(n))
+        budget = Budget()
+        budget.check_declared(path, [archive.getinfo(n) for n in ["header.json", *members] if n in names])
         if "header.json" in names:
-            header = _member_json(path, archive, "header.json")
+            header = _member_json(path, archive, "header.json", budget)
         elif "_journal/start.json" in names:
             raise InputError(f"{path}: the Inspect log has no header.json: the eval did not finish; "
                              "a finished .eval log was expected")
@@ -133,31 +137,24 @@ def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
             raise InputError(f"{path}: zip without header.json: not an Inspect .eval log")
         if not isinstance(header, dict):
             raise InputError(f"{path}: header.json is not a JSON object: not an Inspect .eval log")
-        members = sorted(n for n in names if _SAMPLE_MEMBER.match(n))
         if not members:
             raise InputError(f"{path}: the Inspect log holds no samples (no samples/*.json members)")
-        samples = [_member_json(path, archive, name) for name in members]
+        samples = [_member_json(path, archive, name, budget) for name in members]
     if not all(isinstance(s, dict) for s in samples):
         raise InputError(f"{path}: a samples/*.json member is not a JSON object")
     return header, samples
 
 
-def _member_json(path: Path, archive: zipfile.ZipFile, name: str) -> Any:
+def _member_json(path: Path, archive: zipfile.ZipFile, name: str, budget: Budget) -> Any:
     info = archive.getinfo(name)
     if info.compress_type == ZSTD_METHOD:
-        data = _read_zstd_member(path, info)
+        data = _read_zstd_member(path, info, budget)
     else:
-        try:
-            data = archive.read(info)
-        except NotImplementedError:
-            raise InputError(f"{path}: member {name} uses zip compression method {info.compress_type}; "
-                             "deflate and zstd are supported") from None
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
-            raise InputError(f"{path}: member {name} is corrupt ({exc})") from None
+        data = read_deflated(path, archive, info, budget)
     return _parse_json(path, data, f"member {name}")
 
 
-def _read_zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
+def _read_zstd_member(path: Path, info: zipfile.ZipInfo, budget: Budget) -> bytes:
     """Read the raw bytes of a zstd member and decompress them (Python 3.11's zipfile refuses method 93)."""
     import zstandard  # imported here: only zstd logs need it
 
@@ -172,7 +169,7 @@ def _read_zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
             handle.seek(fields[9] + fields[10], io.SEEK_CUR)  # skip file name and extra field
             raw = handle.read(info.compress_size)
         reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True)
-        data = reader.read()
+        data = read_chunks(path, info, reader, budget)
     except (struct.error, ValueError, OSError, zstandard.ZstdError) as exc:
         raise InputError(f"{path}: zstd member {info.filename} is corrupt ({exc})") from None
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
@@ -185,6 +182,8 @@ def _parse_json(path: Path, data: bytes, what: str) -> Any:
         return json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: {what} is not valid JSON ({exc}); an Inspect log was expected") from None
+    except RecursionError:
+        raise InputError(f"{path}: {what} is nested too deeply to be an Inspect log") from None
 
 
 def _score_values(sample: dict) -> dict[str, Any]:
