@@ -26,10 +26,10 @@ from releasegate.model.core import (
     Verdict,
 )
 from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
-from releasegate.model.sections import ClusterAnalysis, ItemAxis, MajorityMcNemar, RunAxis, RunRate
+from releasegate.model.sections import CaseView, ClusterAnalysis, ItemAxis, MajorityMcNemar, RunAxis, RunRate
 
 __all__ = [
-    "Analysis", "CandidateAnalysis", "CandidateSections", "CaseChange", "ClusterAnalysis", "Comparison",
+    "Analysis", "CandidateAnalysis", "CandidateSections", "CaseChange", "CaseView", "ClusterAnalysis", "Comparison",
     "CostComparison", "CostTable", "Exclusions", "InputFile", "ItemAxis", "MajorityMcNemar", "Parameters",
     "Power", "Provenance", "Rate", "Reason", "ReleaseCosts", "ReleaseSections", "ReleaseSummary", "Report",
     "RuleCheck", "RunAxis", "RunRate", "Verdict",

@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from releasegate.model.costs import CostComparison, CostTable
-from releasegate.model.sections import ClusterAnalysis, ItemAxis, RunAxis
+from releasegate.model.sections import CaseView, ClusterAnalysis, ItemAxis, RunAxis
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,11 @@ class Comparison:
 
 @dataclass(frozen=True)
 class CaseChange:
-    """A case whose outcome changed between the baseline and the candidate."""
+    """A case whose outcome changed between the baseline and the candidate.
+
+    ``metadata`` holds the candidate's row (every metadata column); ``baseline_texts`` the baseline's value of
+    each per-release column (output, reason, error: load/per_release.py), so both answers can be shown.
+    """
 
     case_id: str
     category: str | None
@@ -97,6 +101,7 @@ class CaseChange:
     candidate_outcome: float
     critical: bool
     metadata: tuple[tuple[str, str], ...] = ()
+    baseline_texts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,7 @@ class CandidateSections:
     run_axis: RunAxis | None = None
     clusters: ClusterAnalysis | None = None
     costs: CostComparison | None = None
+    case_view: CaseView | None = None  # cases failing on both releases, errored cases (issue 17)
 
     def present(self) -> dict[str, Any]:
         """The sections that are there, by name, in name order (the JSON's order)."""

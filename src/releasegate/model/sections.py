@@ -158,3 +158,20 @@ class ClusterAnalysis:
     verdict_ni_low: float
     clustered_ci_low: float
     clustered_ci_high: float
+
+
+CASE_VIEW_LISTED = 1_000  # cases listed per list of the case view; the counts are whole
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """One candidate's cases that fail on both releases (pass/fail only) and that errored on either
+    (analyze/case_view.py): counted whole, listed up to ``MAX_LISTED`` (critical categories first).
+    ``CaseChange`` is model.core's (named, not imported: core imports this module)."""
+
+    both_fail: tuple[CaseChange, ...]
+    both_fail_total: int
+    errored: tuple[CaseChange, ...]
+    errored_total: int
+    error_column: str | None
+    both_fail_defined: bool = True  # False for scores: a score has no "fail"
