@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+from releasegate.model.cases import CaseChange
 from releasegate.model.costs import CostComparison, CostTable
 from releasegate.model.sections import CaseView, ClusterAnalysis, ItemAxis, RunAxis
 
@@ -84,24 +85,6 @@ class Comparison:
     powerless: bool = False
     discordant_needed: int | None = None
     critical: bool = False
-
-
-@dataclass(frozen=True)
-class CaseChange:
-    """A case whose outcome changed between the baseline and the candidate.
-
-    ``metadata`` holds the candidate's row (every metadata column); ``baseline_texts`` the baseline's value of
-    each per-release column (output, reason, error: load/per_release.py), so both answers can be shown.
-    """
-
-    case_id: str
-    category: str | None
-    cluster: str | None
-    baseline_outcome: float
-    candidate_outcome: float
-    critical: bool
-    metadata: tuple[tuple[str, str], ...] = ()
-    baseline_texts: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from releasegate.model.cases import CaseChange
+
 
 @dataclass(frozen=True)
 class ItemAxis:
@@ -167,7 +169,7 @@ CASE_VIEW_LISTED = 1_000  # cases listed per list of the case view; the counts a
 class CaseView:
     """One candidate's cases that fail on both releases (pass/fail only) and that errored on either
     (analyze/case_view.py): counted whole, listed up to ``MAX_LISTED`` (critical categories first).
-    ``CaseChange`` is model.core's (named, not imported: core imports this module)."""
+    """
 
     both_fail: tuple[CaseChange, ...]
     both_fail_total: int
