@@ -74,7 +74,8 @@ set -f
 [ ${#results[@]} -gt 0 ] || fail "no results given (input 'results')"
 if [ -n "${RG_CASES:-}" ]; then args+=(--cases "$RG_CASES"); fi
 if [ -n "${RG_BASELINE:-}" ]; then args+=(--baseline "$RG_BASELINE"); fi
-if [ -n "${RG_POLICY:-}" ]; then args+=(--policy "$RG_POLICY"); fi
+# No policy input means no policy: a CI gate does not pick up a releasegate.toml it was not pointed at.
+if [ -n "${RG_POLICY:-}" ]; then args+=(--policy "$RG_POLICY"); else args+=(--no-policy); fi
 for name in ${RG_CANDIDATES:-}; do args+=(--candidate "$name"); done
 RG_ARGS=${RG_ARGS:-}
 if [ -n "${RG_ARGS//[[:space:]]/}" ]; then

@@ -52,7 +52,8 @@ def option(*names, **kwargs):
 
 COLUMN_FLAGS = (
     ("case_col", "case_id"), ("release_col", "release"), ("passed_col", "passed"), ("score_col", "score"),
-    ("category_col", "category"), ("cluster_col", "cluster"), ("run_col", "run"), ("error_col", "error"),
+    ("category_col", "category"), ("cluster_col", "cluster"), ("run_col", "run"), ("latency_col", "latency_ms"),
+    ("error_col", "error"),
 )
 
 
@@ -95,7 +96,9 @@ def input_options(function):
         option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
         option("--baseline", help="The live release (default: the policy's)."),
         option("--candidate", "candidates", multiple=True, help="A candidate to compare (default: every other release)."),
-        option("--policy", "policy_path", type=click.Path(path_type=Path), help="Policy TOML file; flags win over it."),
+        option("--policy", "policy_path", type=click.Path(path_type=Path),
+               help="Policy TOML file; flags win over it (default: releasegate.toml beside the results or here)."),
+        option("--no-policy", is_flag=True, help="Use no policy file, even if a releasegate.toml is found."),
         option("--critical", multiple=True, help="A critical category: any broken case in it blocks the release."),
         option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
         option("--alpha", type=float, help="Significance level (default 0.05)."),
@@ -116,6 +119,11 @@ def input_options(function):
         option("--cluster-col", help="Column holding the cluster (passage, conversation, template)."),
         option("--run-col", help="Column holding the run (seed / epoch) index."),
         option("--error-col", help="Column holding an error message (a non-empty value marks the cell errored)."),
+        option("--latency-col", help="Column holding the latency (default latency_ms, or latency_s in seconds)."),
+        option("--latency-unit", type=click.Choice(["ms", "s"]), default="ms", show_default=True,
+               help="Unit of the latency column."),
+        option("--wide", is_flag=True, help="One row per case, one outcome column per release (--release-cols)."),
+        option("--release-cols", help="With --wide: the release columns, comma-separated (r1,r2)."),
         option("--format", "input_format", type=click.Choice(FORMATS), default="auto", show_default=True,
                      help="Input format (detected from the file by default)."),
         *(option(o.flag, o.name, type=click.Choice(o.choices) if o.choices else None, help=o.help,
@@ -137,7 +145,17 @@ def build_report(kw: dict):
     from releasegate.pipeline import run
     from releasegate.policy import load_policy_file, make_policy
 
-    file_values = load_policy_file(kw["policy_path"]) if kw.get("policy_path") else {}
+    sources = [parse_source(text) for text in kw["results"]]
+    policy_path = kw.get("policy_path")
+    if policy_path is None and not kw.get("no_policy"):
+        from releasegate.load.policy_file import find_policy, shown
+
+        policy_path = find_policy([s.path for s in sources], Path.cwd())
+        if policy_path is not None:
+            # Said with the verdicts, so that a run refused for bad input prints one line.
+            kw["found_policy"] = (f"policy: {shown(policy_path, Path.cwd())} (found; --policy FILE for another, "
+                                  "--no-policy for none)")
+    file_values = load_policy_file(policy_path) if policy_path else {}
     columns = {canonical: kw[flag] for flag, canonical in COLUMN_FLAGS if kw.get(flag)}
     policy = make_policy(
         file_values,
@@ -156,7 +174,6 @@ def build_report(kw: dict):
         title=kw.get("title"),
         columns=columns,
     )
-    sources = [parse_source(text) for text in kw["results"]]
     values = {o.name: kw.get(o.name) for o in ADAPTER_OPTIONS if not o.repeatable}
     metrics = tuple(kw.get("metric") or ())
     if metrics and _reads_lm_eval(sources, kw["input_format"]):
@@ -166,7 +183,12 @@ def build_report(kw: dict):
             raise InputError("lm-eval results take one --metric (its metric name) per run for now; "
                              f"given: {', '.join(metrics)}")
         values["metric"], metrics = metrics[0], ()  # lm-eval's own meaning: which of its metrics to read
-    options = AdapterOptions(format=kw["input_format"], values=values, drop_holes=bool(kw.get("drop_holes")))
+    options = AdapterOptions(
+        format=kw["input_format"], values=values,
+        drop_holes=bool(kw.get("drop_holes")),
+        wide=bool(kw.get("wide")), latency_unit=kw.get("latency_unit") or "ms",
+        release_cols=tuple(c.strip() for c in (kw.get("release_cols") or "").split(",") if c.strip()),
+    )
     command_line = "releasegate " + shlex.join(sys.argv[1:])
     return run(sources, policy, cases=kw.get("cases"), options=options, command_line=command_line,
                metrics=metrics)
@@ -232,6 +254,8 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
         write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
     from releasegate.text import one_line
 
+    if kw.get("found_policy"):
+        click.echo(one_line(kw["found_policy"]))
     for verdict in result.verdicts:  # release names come from the input: one line each, controls shown
         click.echo(f"{verdict.label:<10}  {one_line(verdict.candidate)}")
     for path in paths:
@@ -264,6 +288,10 @@ def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
             write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant)
     else:
         result = build_report(kw)
+    from releasegate.text import one_line
+
+    if kw.get("found_policy"):
+        click.echo(one_line(kw["found_policy"]))
     from releasegate.render.console import verdict_lines
 
     for line in verdict_lines(result):

@@ -15,8 +15,11 @@ from releasegate.stats.multiplicity import CORRECTIONS
 
 CANONICAL_COLUMNS = (
     "release", "case_id", "passed", "score", "category", "cluster", "run",
-    "latency_ms", "input_tokens", "output_tokens", "cost", "error",
+    "latency_ms", "input_tokens", "output_tokens", "cost",
 )
+# Column roles that [columns] may rename beyond the canonical ones: "error" stays case metadata too (its text is
+# each release's own, shown beside the cases), while validation reads it as the errored state.
+EXTRA_COLUMN_ROLES = ("error",)
 GUARDRAILS = ("max_latency_p95_ratio", "max_latency_mean_ratio", "max_cost_ratio", "max_tokens_ratio",
               "max_error_rate_increase")
 MISSING_MODES = ("refuse", "fail", "drop")
@@ -204,9 +207,10 @@ def _check(p: Policy) -> None:
     for name, limit in p.guardrails.items():
         if not isinstance(limit, (int, float)) or limit <= 0:
             raise InputError(f"guardrail {name} must be a positive number, got {limit!r}")
-    bad = sorted(set(p.columns) - set(CANONICAL_COLUMNS))
+    roles = (*CANONICAL_COLUMNS, *EXTRA_COLUMN_ROLES)
+    bad = sorted(set(p.columns) - set(roles))
     if bad:
-        raise InputError(f"unknown column role(s) in [columns]: {', '.join(bad)}; known: {', '.join(CANONICAL_COLUMNS)}")
+        raise InputError(f"unknown column role(s) in [columns]: {', '.join(bad)}; known: {', '.join(roles)}")
     if not isinstance(p.n_resamples, int) or p.n_resamples < 100:
         raise InputError(f"n_resamples must be an integer >= 100, got {p.n_resamples!r}")
     for name, spec in p.metrics.items():

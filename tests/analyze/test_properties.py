@@ -243,6 +243,11 @@ def _normalised(report, rename_back: dict[str, str] | None = None) -> dict:
             for case in cand[key]:
                 case["case_id"] = back.get(case["case_id"], case["case_id"])
             cand[key].sort(key=lambda case: case["case_id"])
+        view = cand.get("case_view") or {}  # the case view's listings (issue 17), as the broken and fixed
+        for key in ("both_fail", "errored"):
+            for case in view.get(key, []):
+                case["case_id"] = back.get(case["case_id"], case["case_id"])
+            view.get(key, []).sort(key=lambda case: case["case_id"])
         for key in ("only_baseline", "only_candidate"):
             cand["excluded_cases"][key] = sorted(back.get(x, x) for x in cand["excluded_cases"][key])
     return out

@@ -75,7 +75,7 @@ def test_each_metric_equals_its_single_metric_run(tmp_path):
             assert a.p_value_adjusted == pytest.approx(min(1.0, 3 * b.p_value_adjusted))
         # The single-metric run shows the other metrics' columns beside its cases as metadata; the gate does not.
         def bare(changes):
-            return [dataclasses.replace(c, metadata=()) for c in changes]
+            return [dataclasses.replace(c, metadata=(), baseline_texts=()) for c in changes]
 
         assert bare(mine.broken_cases) == bare(theirs.broken_cases) and bare(mine.fixed_cases) == bare(theirs.fixed_cases)
     verdict = report.verdicts[0]

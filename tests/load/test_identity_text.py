@@ -102,7 +102,7 @@ def test_example_with_fraud_named_na_does_not_ship(tmp_path, example):
     cases.write_text(text.replace(",Fraud,", ",NA,"), encoding="utf-8")
     out = tmp_path / "r.json"
     result = run_cli("check", example["eval_results.csv"], "--cases", cases, "--baseline", "r1-live",
-                     "--candidate", "r2-new-prompt", "--critical", "NA", "-o", out)
+                     "--candidate", "r2-new-prompt", "--critical", "NA", "--no-policy", "-o", out)
     assert result.exit_code == 1, result.output
     candidate = json.loads(out.read_text())["candidates"][0]
     assert candidate["verdict"] == "dont_ship"

@@ -11,6 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+import dataclasses
+
+from releasegate.errors import InputError
 from releasegate.model import ErroredCase, ErroredCases
 from releasegate.policy import Policy
 from releasegate.stats.error_rates import error_rate_increase
@@ -18,6 +21,29 @@ from releasegate.validate import ValidatedResults
 
 # The listing beside the verdict names this many cases; the count and the rate cover all of them.
 MAX_LISTED = 200
+
+
+def split_errored(data: ValidatedResults, policy: Policy) -> ValidatedResults:
+    """The validated table without its errored rows, which ``errors`` then holds as (release, case_id, error);
+    with ``--missing fail`` (the explicit choice) they stay as failures instead, and a baseline error then
+    reads as a candidate fix. A release whose every row errored has nothing to compare and is refused."""
+    mask = data.errors
+    if mask is None or isinstance(mask, pd.DataFrame):
+        return data
+    table = data.table
+    if policy.missing == "fail":
+        table = table.assign(outcome=np.where(mask, 0.0, table["outcome"].to_numpy(float)))
+        notes = (*data.notes, f"{int(mask.sum())} errored row(s) counted as failures (--missing fail).") \
+            if mask.any() else data.notes
+        return dataclasses.replace(data, table=table, errors=None, notes=notes)
+    errors = table.loc[mask, ["release", "case_id", "error"]].astype(str).reset_index(drop=True)
+    kept = table.loc[~mask].reset_index(drop=True)
+    for release in data.releases:
+        if not (kept["release"] == release).any():
+            example = errors.loc[errors["release"] == release, "error"].iloc[0]
+            raise InputError(f"release {release!r} has no rows left to compare: every row errored (e.g. "
+                             f"{example!r})")
+    return dataclasses.replace(data, table=kept, errors=errors)
 
 
 def _messages(data: ValidatedResults, release: str) -> pd.Series:

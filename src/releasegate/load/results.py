@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
-from releasegate.load import adapters
+from releasegate.load import adapters, shapes
 from releasegate.load.cases import join_cases
 from releasegate.load.columns import COLUMN_FLAGS, plausible_match, rename_columns, require_column
 from releasegate.load.sources import Source, check_file, sha256_of
@@ -32,6 +32,10 @@ class AdapterOptions:
     format: str = "auto"
     values: Mapping[str, Any] = field(default_factory=dict)
     drop_holes: bool = False  # a run store with missing or errored cells: compare without those cases
+    # Input shapes (load/shapes.py): a wide file's release columns, and the latency column's unit.
+    wide: bool = False
+    release_cols: tuple[str, ...] = ()
+    latency_unit: str = "ms"
 
     def given(self) -> dict[str, Any]:
         return {k: v for k, v in self.values.items() if v is not None}
@@ -87,6 +91,8 @@ def load_results(
     if not sources:
         raise InputError("no results file given")
     columns = dict(columns or {})
+    if options.release_cols and not options.wide:
+        raise InputError("--release-cols names the release columns of a wide file: add --wide")
     frames, inputs, formats = [], [], []
     seen: set[str] = set()  # every column name of every file, before renaming
     from concurrent.futures import ThreadPoolExecutor
@@ -113,10 +119,21 @@ def load_results(
                 digest = pool.submit(sha256_of, source.path)
                 frame, fmt = _read_one(source, options, columns)
         formats.append(fmt)
+        frame = shapes.resolve_dotted(frame, columns.values(), source.path)
         seen.update(map(str, frame.columns))
         # category and cluster may come from the case table instead, so only these must be in every file.
         required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
+        if options.wide:
+            if source.release is not None:
+                raise InputError(f"{source.release}={source.path}: a wide file holds every release; with --wide "
+                                 "name the release columns (--release-cols), not the file")
+            required = ("case_id",)
         frame = rename_columns(frame, columns, source.path, required)
+        if options.wide:
+            frame = shapes.melt_wide(frame, options.release_cols, source.path)
+        else:
+            shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
+        frame = shapes.latency_in_ms(frame, options.latency_unit, source.path)
         if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
             frame["release"] = source.release
         else:
@@ -125,6 +142,7 @@ def load_results(
         frames.append(frame)
         inputs.append(store_input or input_record(source.path, digest.result(), frame, fmt, source.release))
         read.append((source.path, frame, fmt, source.release))
+    shapes.refuse_same_file_twice(inputs)
     _check_options_apply(options, set(formats))
     check_one_file_per_release(read)
     for fmt in dict.fromkeys(formats):

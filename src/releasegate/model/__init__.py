@@ -28,6 +28,7 @@ from releasegate.model.core import (
 from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
 from releasegate.model.metrics import MetricsReport, MetricsVerdict
 from releasegate.model.sections import (
+    CaseView,
     ClusterAnalysis,
     ErroredCase,
     ErroredCases,
@@ -38,8 +39,9 @@ from releasegate.model.sections import (
 )
 
 __all__ = [
-    "Analysis", "CandidateAnalysis", "CandidateSections", "CaseChange", "ClusterAnalysis", "Comparison",
-    "CostComparison", "CostTable", "ErroredCase", "ErroredCases", "Exclusions", "InputFile", "ItemAxis", "MajorityMcNemar", "MetricsReport", "MetricsVerdict", "Parameters",
+    "Analysis", "CandidateAnalysis", "CandidateSections", "CaseChange", "CaseView", "ClusterAnalysis", "Comparison",
+    "CostComparison", "CostTable", "ErroredCase", "ErroredCases", "Exclusions", "InputFile", "ItemAxis",
+    "MajorityMcNemar", "MetricsReport", "MetricsVerdict", "Parameters",
     "Power", "Provenance", "Rate", "Reason", "ReleaseCosts", "ReleaseSections", "ReleaseSummary", "Report",
     "RuleCheck", "RunAxis", "RunRate", "Verdict",
 ]

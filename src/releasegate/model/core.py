@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+from releasegate.model.cases import CaseChange
 from releasegate.model.costs import CostComparison, CostTable
-from releasegate.model.sections import ClusterAnalysis, ErroredCases, ItemAxis, RunAxis
+from releasegate.model.sections import CaseView, ClusterAnalysis, ErroredCases, ItemAxis, RunAxis
 
 
 @dataclass(frozen=True)
@@ -87,19 +88,6 @@ class Comparison:
 
 
 @dataclass(frozen=True)
-class CaseChange:
-    """A case whose outcome changed between the baseline and the candidate."""
-
-    case_id: str
-    category: str | None
-    cluster: str | None
-    baseline_outcome: float
-    candidate_outcome: float
-    critical: bool
-    metadata: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
 class Exclusions:
     """Cases present on one side only, dropped from the pairing (with --allow-missing)."""
 
@@ -133,6 +121,7 @@ class CandidateSections:
     clusters: ClusterAnalysis | None = None
     costs: CostComparison | None = None
     errors: ErroredCases | None = None
+    case_view: CaseView | None = None  # cases failing on both releases, errored cases (issue 17)
 
     def present(self) -> dict[str, Any]:
         """The sections that are there, by name, in name order (the JSON's order)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from releasegate.model.cases import CaseChange
 from releasegate.stats.error_rates import ErrorRateIncrease
 
 
@@ -191,3 +192,20 @@ class ErroredCases:
     rate: ErrorRateIncrease
     cases: tuple[ErroredCase, ...]
     listed_cut: int
+
+
+CASE_VIEW_LISTED = 1_000  # cases listed per list of the case view; the counts are whole
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """One candidate's cases that fail on both releases (pass/fail only) and that errored on either
+    (analyze/case_view.py): counted whole, listed up to ``MAX_LISTED`` (critical categories first).
+    """
+
+    both_fail: tuple[CaseChange, ...]
+    both_fail_total: int
+    errored: tuple[CaseChange, ...]
+    errored_total: int
+    error_column: str | None
+    both_fail_defined: bool = True  # False for scores: a score has no "fail"

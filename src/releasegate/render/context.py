@@ -11,6 +11,7 @@ from typing import Any
 
 from releasegate.decide.rules import RULES
 from releasegate.model import CandidateAnalysis, Parameters, Report
+from releasegate.render.answers import answer_rows, any_longer, text_columns
 from releasegate.wording import errors as error_words
 from releasegate.wording import sections as section_words
 from releasegate.wording.method import method_lines
@@ -18,12 +19,29 @@ from releasegate.wording.method import method_lines
 
 def _case_rows(changes, limit: int | None) -> dict[str, Any]:
     shown = changes if limit is None else changes[:limit]
-    return {"rows": list(shown), "total": len(changes), "cut": len(changes) - len(shown)}
+    # "answers": per shown case, its per-release texts side by side with the word diff (render/answers.py).
+    answers = answer_rows(shown)
+    return {"rows": list(shown), "total": len(changes), "cut": len(changes) - len(shown),
+            "answers": answers, "answers_cut": any_longer(answers)}
+
+
+def _view_rows(cand: CandidateAnalysis, kind: str, limit: int | None) -> dict[str, Any]:
+    """The case view's "both fail" or "errored" listing (case_view.py); its total counts the unlisted too."""
+    view = cand.sections.case_view
+    if view is None:
+        return {**_case_rows((), limit), "defined": False, "column": None}
+    rows = _case_rows(getattr(view, kind), limit)
+    total = getattr(view, f"{kind}_total")
+    defined = view.both_fail_defined if kind == "both_fail" else True
+    return {**rows, "total": total, "cut": total - len(rows["rows"]), "defined": defined,
+            "column": view.error_column}
 
 
 def _metadata_columns(cand: CandidateAnalysis) -> list[str]:
+    """The metadata shown once per case; the per-release columns are shown side by side instead."""
     for change in (*cand.broken_cases, *cand.fixed_cases):
-        return [name for name, _ in change.metadata]
+        per_release = {name for name, _ in change.baseline_texts}
+        return [name for name, _ in change.metadata if name not in per_release]
     return []
 
 
@@ -49,10 +67,10 @@ def _errors(cand: CandidateAnalysis, baseline: str, limit: int | None) -> dict[s
     """The errored cases beside the verdict (a sentence, empty when none errored) and their listing."""
     e = cand.sections.errors
     if e is None or e.excluded == 0:
-        return {"error_line": "", "errored": None}
+        return {"error_line": "", "errored_cases": None}
     rows = e.cases if limit is None else e.cases[:limit]
     return {"error_line": error_words.error_line(e, baseline, cand.name),
-            "errored": {"rows": [{"case": r, "side": error_words.SIDE_LABELS[r.side]} for r in rows],
+            "errored_cases": {"rows": [{"case": r, "side": error_words.SIDE_LABELS[r.side]} for r in rows],
                         "total": e.excluded, "cut": e.excluded - len(rows)}}
 
 
@@ -77,7 +95,10 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
             "categories_cut": len(categories) - len(shown),
             "broken": _case_rows(cand.broken_cases, case_limit),
             "fixed": _case_rows(cand.fixed_cases, case_limit),
+            "both_fail": _view_rows(cand, "both_fail", case_limit),
+            "errored": _view_rows(cand, "errored", case_limit),
             "metadata_columns": _metadata_columns(cand),
+            "text_columns": text_columns((*cand.broken_cases, *cand.fixed_cases)),
             "exclusions": cand.exclusions,
             "power": cand.power,
             "sections": cand.sections,

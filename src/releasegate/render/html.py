@@ -55,6 +55,13 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     return environment("html").get_template("report.html").render(context)
 
 
+def chart_contexts(report: Report) -> list[dict[str, Any]]:
+    """Every chart of the report (the overall and category charts, then the cost charts) as inline SVG: for the
+    notebook view (api.ReleaseComparison._repr_html_)."""
+    drawn, drawn_costs = Charts().get(report)
+    return [_chart_context(c) for c in (*drawn, *(c for _, c in drawn_costs))]
+
+
 def _chart_context(chart) -> dict[str, Any]:
     # vl-convert writes well-formed SVG with every data string XML-escaped: safe to place as markup.
     return {"name": chart.name, "title": chart.title, "caption": chart.caption, "svg": Markup(chart.svg)}

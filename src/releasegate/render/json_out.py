@@ -25,6 +25,7 @@ from releasegate.model import (
     RunAxis,
 )
 from releasegate.model.costs import RatioResult
+from releasegate.model.sections import CASE_VIEW_LISTED
 from releasegate.wording import sections as words
 
 SCHEMA_VERSION = "1.0"
@@ -89,7 +90,18 @@ def _case(change: CaseChange) -> dict[str, Any]:
         "baseline_outcome": change.baseline_outcome,
         "candidate_outcome": change.candidate_outcome,
         "metadata": dict(change.metadata),
+        # Each per-release column (output, reason, error) whole, for both sides; "metadata" is the candidate's row.
+        "answers": {name: {"baseline": text, "candidate": dict(change.metadata).get(name, "")}
+                    for name, text in change.baseline_texts},
     }
+
+
+def case_view_json(view) -> dict[str, Any]:
+    """The case view (model.CaseView): cases failing on both releases and errored cases, as the broken ones."""
+    return {"both_fail_total": view.both_fail_total, "both_fail": [_case(c) for c in view.both_fail],
+            "errored_total": view.errored_total, "errored": [_case(c) for c in view.errored],
+            "error_column": view.error_column, "listed_at_most": CASE_VIEW_LISTED,
+            "both_fail_defined": view.both_fail_defined}
 
 
 def to_json_dict(report: Report) -> dict[str, Any]:
@@ -161,6 +173,7 @@ def _sections(cand, parameters: Parameters, baseline: str) -> dict[str, Any]:
         "errors": errors_json,
         "item_axis": lambda i: item_axis_json(i, parameters),
         "run_axis": lambda r: run_axis_json(r, parameters, baseline, group),
+        "case_view": case_view_json,
     }
     return {name: writers[name](section) for name, section in s.present().items()}
 
