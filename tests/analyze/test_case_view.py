@@ -26,7 +26,11 @@ def _results(n_both: int = 3) -> pd.DataFrame:
 
 
 def test_both_fail_and_errored_are_counted_and_listed():
-    note = compare(_results(), baseline="r1", critical=["Fraud"])
+    # Errored cases leave the comparison by default (issue 16: listed in sections.errors); counted as failures
+    # (--missing fail, the explicit choice) they are paired, and the case view lists them beside the others.
+    default = compare(_results(), baseline="r1", critical=["Fraud"]).analysis.candidates[0]
+    assert [c.case_id for c in default.sections.errors.cases] == ["c-e"]
+    note = compare(_results(), baseline="r1", critical=["Fraud"], missing="fail")
     (cand,) = note.analysis.candidates
     view = cand.sections.case_view
     assert view.both_fail_total == cand.overall.both_fail == 3
@@ -37,7 +41,8 @@ def test_both_fail_and_errored_are_counted_and_listed():
 
 def test_listing_is_capped_with_critical_first_and_the_count_whole(monkeypatch):
     monkeypatch.setattr(view_module, "MAX_LISTED", 2)
-    view = compare(_results(n_both=6), baseline="r1", critical=["Fraud"]).analysis.candidates[0].sections.case_view
+    view = compare(_results(n_both=6), baseline="r1", critical=["Fraud"],
+                   missing="fail").analysis.candidates[0].sections.case_view
     assert view.both_fail_total == 6
     assert [c.case_id for c in view.both_fail] == ["c-b0", "c-b1"]
 
@@ -57,13 +62,13 @@ def test_no_error_column_means_nothing_errored():
 def test_scores_have_no_both_fail_but_keep_errored():
     table = _results().rename(columns={"passed": "score"})
     table["score"] = table["score"] * 0.6 + 0.2
-    view = compare(table, baseline="r1").analysis.candidates[0].sections.case_view
+    view = compare(table, baseline="r1", missing="fail").analysis.candidates[0].sections.case_view
     assert not view.both_fail_defined and view.both_fail_total == 0
     assert view.errored_total == 1
 
 
 def test_reports_show_the_case_view():
-    note = compare(_results(), baseline="r1", critical=["Fraud"])
+    note = compare(_results(), baseline="r1", critical=["Fraud"], missing="fail")
     cand = json.loads(note.to_json())["candidates"][0]["case_view"]
     assert cand["both_fail_total"] == 3 and [c["case_id"] for c in cand["errored"]] == ["c-e"]
     assert cand["errored"][0]["answers"]["error"] == {"baseline": "", "candidate": "timeout after 30 s"}
