@@ -23,15 +23,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from opchar.gates import BASELINE, CANDIDATE, library_fast  # noqa: E402
-from opchar.simulate import Scenario, draw  # noqa: E402
-
-from releasegate.analyze import parameters_of  # noqa: E402
-from releasegate.analyze.candidate import plan_arrays  # noqa: E402
-from releasegate.analyze.metrics import across_metrics  # noqa: E402
-from releasegate.decide import decide_candidate  # noqa: E402
-from releasegate.model import Analysis, CandidateAnalysis, CandidateSections, Exclusions  # noqa: E402
-from releasegate.policy import Policy  # noqa: E402
+from opchar.gates import BASELINE, CANDIDATE, library_fast
+from opchar.simulate import Scenario, draw
+from releasegate.analyze import parameters_of
+from releasegate.analyze.candidate import plan_arrays
+from releasegate.analyze.metrics import across_metrics
+from releasegate.decide import decide_candidate
+from releasegate.model import Analysis, CandidateAnalysis, CandidateSections, Exclusions
+from releasegate.policy import Policy
 
 SEED = 16_2026
 BASE = Scenario()  # 400 cases, pass rate 0.9, 5% changing
@@ -55,7 +54,7 @@ def block_rate(k: int, delta_first: float, split: str, reps: int, seed: int = SE
     """Share of replications a k-metric gate blocks when the first metric's true difference is
     ``delta_first`` and the others' is 0."""
     policy = Policy()
-    rng = np.random.default_rng([seed, k, int(round(delta_first * 1000)) + 1000, ("none", "alpha", "p").index(split)])
+    rng = np.random.default_rng([seed, k, round(delta_first * 1000) + 1000, ("none", "alpha", "p").index(split)])
     streams = [draw(dataclasses.replace(BASE, delta=delta_first if m == 0 else 0.0), reps, rng) for m in range(k)]
     blocked = 0
     for samples in zip(*streams):
@@ -64,8 +63,8 @@ def block_rate(k: int, delta_first: float, split: str, reps: int, seed: int = SE
 
 
 def table(reps: int) -> str:
-    rows = ["| gate (400 cases, pass rate 0.9, 5% changing, independent metrics) | no change: blocked | "
-            "one metric -2 points: blocked | one metric -3 points: blocked | one metric -5 points: blocked |",
+    rows = [("| gate (400 cases, pass rate 0.9, 5% changing, independent metrics) | no change: blocked | "
+            "one metric -2 points: blocked | one metric -3 points: blocked | one metric -5 points: blocked |"),
             "|---|--:|--:|--:|--:|"]
     for label, k, split in (("1 metric (default policy)", 1, "none"),
                             ("3 metrics, no correction across metrics", 3, "none"),

@@ -156,7 +156,7 @@ def test_error_rate_guardrail_blocks_a_candidate_that_errors_more(tmp_path):
 
 
 def test_error_rate_guardrail_passes_when_the_interval_is_below_the_limit(tmp_path):
-    code, check = _guardrail(tmp_path, _write(tmp_path, base_errors=range(12)), 0.02)
+    _code, check = _guardrail(tmp_path, _write(tmp_path, base_errors=range(12)), 0.02)
     assert not check["fired"] and "error_rate_increase -4.0 points" in check["detail"]
 
 

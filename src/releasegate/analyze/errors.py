@@ -8,10 +8,10 @@ case errored in any run leaves it: its other runs' mean would be a different mea
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
-
-import dataclasses
 
 from releasegate.errors import InputError
 from releasegate.model import ErroredCase, ErroredCases
