@@ -14,6 +14,7 @@ from releasegate.model import CandidateAnalysis, Parameters, Report
 from releasegate.render.answers import answer_rows, any_longer, text_columns
 from releasegate.wording import errors as error_words
 from releasegate.wording import sections as section_words
+from releasegate.wording import verdict as verdict_words
 from releasegate.wording.method import method_lines
 
 
@@ -114,9 +115,18 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
     cost_table = analysis.sections.costs
     cost_rows = {r.name: r for r in cost_table.releases} if cost_table is not None else {}
     summary = []
+    # With cases on one side only (--allow-missing) each rate is read over the cases compared, as the difference
+    # is, never each release over its own cases; the unpaired cases are counted apart (summary_note).
+    excluded = [c for c in analysis.candidates if c.exclusions.count]
+    paired_bases = {(c.overall.baseline.n, c.overall.baseline.value) for c in excluded}
     for release in analysis.releases:
         cand = by_name.get(release.name)
-        summary.append({"release": release, "overall": cand.overall if cand else None,
+        rate = release.rate
+        if cand is not None and cand.exclusions.count:
+            rate = cand.overall.candidate
+        elif release.is_baseline and len(paired_bases) == 1:
+            rate = excluded[0].overall.baseline
+        summary.append({"release": release, "rate": rate, "overall": cand.overall if cand else None,
                         "costs": cost_rows.get(release.name)})
     summary_costs = {"latency": bool(cost_table is not None and cost_table.has_latency),
                      "cost": bool(cost_table is not None and cost_table.has_cost)}
@@ -134,6 +144,7 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
         "verdicts": list(verdicts),
         "candidates": candidates,
         "summary": summary,
+        "summary_note": verdict_words.compared_cases_note(analysis.baseline, excluded, len(paired_bases) == 1),
         "summary_costs": summary_costs,
         "rules": rules,
         "parameters": analysis.parameters,

@@ -174,3 +174,16 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
     if cand.overall.n < TINY_SAMPLE:
         out.append(f"only {cand.overall.n} paired cases: every figure is very uncertain")
     return out
+
+
+def compared_cases_note(baseline: str, excluded: list[CandidateAnalysis], one_baseline_basis: bool) -> str:
+    """Under the summary table when cases were left unpaired: which cases each rate is over, and how many were
+    left apart ("" when every case is paired)."""
+    if not excluded:
+        return ""
+    parts = [f"{c.name} and {baseline} on their {c.overall.n:,} shared cases ({len(c.exclusions.only_baseline):,} "
+             f"only in {baseline}, {len(c.exclusions.only_candidate):,} only in {c.name}, not compared)"
+             for c in excluded]
+    base = ("" if one_baseline_basis else
+            f" {baseline}'s own rate is over all its cases, since the candidates share different cases with it.")
+    return "Rates are over the cases compared: " + "; ".join(parts) + "." + base
