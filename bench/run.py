@@ -329,6 +329,15 @@ def closing(gaps: list[str], missing: list[str], results: list[Result]) -> str:
     return " ".join(parts)
 
 
+def _scaling_section(path: Path) -> str:
+    """bench/scaling.py's section of RESULTS.md (its own, slower measurement), kept when the table is rewritten."""
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    start, end = "<!-- scaling:start -->", "<!-- scaling:end -->"
+    if start not in old:
+        return ""
+    return "\n\n" + start + old.split(start, 1)[1].split(end, 1)[0] + end + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Time releasegate's commands against the targets of issue 8.")
     parser.add_argument("--quick", action="store_true", help="3 runs of small commands, 1 of large ones.")
@@ -365,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     command = " ".join(["python bench/run.py", *(argv if argv is not None else sys.argv[1:])])
     text = table(results, machine(), command, runs, started, (load_start, _load()), args.installed)
     print(text)
-    args.out.write_text(text, encoding="utf-8")
+    args.out.write_text(text + _scaling_section(args.out), encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

@@ -14,8 +14,9 @@
 #   RG_STEP_SUMMARY false: do not append the verdict to the job summary; default true
 #   RG_ARGS         more arguments for `releasegate check`, quoted as in a shell (e.g. --critical "Out of scope")
 #   RELEASEGATE     the command to run (default "releasegate"; the tests use "python -m releasegate")
-# Step outputs ($GITHUB_OUTPUT): verdict (ship | dont_ship | error), exit-code, report-dir, and markdown-path,
-# html-path, pdf-path, json-path for the reports written (empty when not written).
+# Step outputs ($GITHUB_OUTPUT): verdict (ship | dont_ship | error), exit-code, error (why the gate could not
+# run, one line; empty otherwise), report-dir, and markdown-path, html-path, pdf-path, json-path for the reports
+# written (empty when not written).
 # Exit status: 0 SHIP (or DON'T SHIP with report-only), 1 DON'T SHIP, 2 bad input (whatever report-only says).
 # Portable to bash 3.2 (macOS runners): no associative arrays, no mapfile.
 set -uo pipefail
@@ -24,6 +25,10 @@ escape() {  # workflow-command message escaping (GitHub's toolkit: % CR LF)
   local text=${1//'%'/%25}
   text=${text//$'\r'/%0D}
   printf '%s' "${text//$'\n'/%0A}"
+}
+
+one_line() {  # a step output value is one line
+  printf '%s' "$1" | tr '\r\n' '  '
 }
 
 output() {
@@ -39,6 +44,7 @@ fail() {  # a problem with the action's own inputs: the same exit status as rele
   if [ "${GITHUB_ACTIONS:-}" = true ]; then echo "::error title=releasegate::$(escape "$1")"; fi
   output verdict error
   output exit-code 2
+  output error "$(one_line "$1")"
   exit 2
 }
 
@@ -59,14 +65,17 @@ read -r -a command <<<"${RELEASEGATE:-releasegate}"
 
 args=(check)
 # Results: split on whitespace with glob expansion on purpose (evals/*.jsonl); a pattern that matches nothing
-# stays as it is and releasegate reports the missing file.
+# stays as it is and releasegate reports the missing file. They go after `--`, last: a committed file named
+# `--candidate=r2.csv` is a path, never an option.
+results=()
 set +f
-for word in ${RG_RESULTS:-}; do args+=("$word"); done
+for word in ${RG_RESULTS:-}; do results+=("$word"); done
 set -f
-[ ${#args[@]} -gt 1 ] || fail "no results given (input 'results')"
+[ ${#results[@]} -gt 0 ] || fail "no results given (input 'results')"
 if [ -n "${RG_CASES:-}" ]; then args+=(--cases "$RG_CASES"); fi
 if [ -n "${RG_BASELINE:-}" ]; then args+=(--baseline "$RG_BASELINE"); fi
-if [ -n "${RG_POLICY:-}" ]; then args+=(--policy "$RG_POLICY"); fi
+# No policy input means no policy: a CI gate does not pick up a releasegate.toml it was not pointed at.
+if [ -n "${RG_POLICY:-}" ]; then args+=(--policy "$RG_POLICY"); else args+=(--no-policy); fi
 for name in ${RG_CANDIDATES:-}; do args+=(--candidate "$name"); done
 RG_ARGS=${RG_ARGS:-}
 if [ -n "${RG_ARGS//[[:space:]]/}" ]; then
@@ -93,7 +102,7 @@ fi
 stdout=$(mktemp)
 stderr=$(mktemp)
 trap 'rm -f "$stdout" "$stderr"' EXIT
-"${command[@]}" "${args[@]}" >"$stdout" 2>"$stderr"
+"${command[@]}" "${args[@]}" -- "${results[@]}" >"$stdout" 2>"$stderr"
 rc=$?
 cat "$stdout"
 cat "$stderr" >&2
@@ -103,8 +112,21 @@ case $rc in
   1) verdict=dont_ship ;;
   *) verdict=error ;;
 esac
+# Exit status 1 is DON'T SHIP only with a verdict to show for it: a crash (a Python traceback also exits 1)
+# is an error, which report-only must not turn green.
+status=$rc
+if [ $rc -eq 1 ] && ! grep -q "^DON'T SHIP " "$stdout"; then
+  verdict=error
+  rc=2
+fi
+why=""
+if [ "$verdict" = error ]; then
+  why=$(grep '^releasegate: error: ' "$stderr" | tail -n 1)
+  [ -n "$why" ] || why="releasegate check ended without a verdict (exit status $status); see the job log"
+fi
 output verdict "$verdict"
 output exit-code "$rc"
+output error "$(one_line "$why")"
 output report-dir "$dir"
 for format in md html pdf json; do
   path=""
@@ -122,7 +144,7 @@ if [ "${GITHUB_ACTIONS:-}" = true ]; then
       "DON'T SHIP "*) echo "::$level title=releasegate::$(escape "$line")" ;;
     esac
   done <"$stdout"
-  if [ "$verdict" = error ]; then echo "::error title=releasegate::$(escape "$(tail -n 1 "$stderr")")"; fi
+  if [ "$verdict" = error ]; then echo "::error title=releasegate::$(escape "$why")"; fi
 fi
 if [ "$verdict" = error ] && [ "$step_summary" = true ] && [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   { printf '### releasegate: error\n\n```\n'; cat "$stderr"; printf '```\n\n'; } >>"$GITHUB_STEP_SUMMARY"

@@ -5,7 +5,8 @@ overall pass rates 0.918 / 0.932 / 0.885; r2 fixed 12 broke 6 (McNemar p = 0.238
 (p = 0.001); the lesson's per-category table; and the six Fraud cases r2 broke (EV264, EV265, EV274,
 EV276, EV283, EV309). Category sizes and counts were found by a small search over sizes whose rounded
 rates give that table. The random parts (which other cases fail, latencies, tokens) use Python's
-`random.Random`, whose sequence is stable across Python versions, so the files are reproducible.
+`random.Random`, whose sequence is stable across Python versions, so the files are reproducible. Each
+release's reply per case (the "output" column) comes from scripts/bank_assistant_replies.py.
 
 Run: python scripts/make_bank_assistant.py src/releasegate/examples/bank-assistant
 """
@@ -17,6 +18,8 @@ import math
 import random
 import sys
 from pathlib import Path
+
+from bank_assistant_replies import replies  # scripts/ is on the path when this script runs
 
 # category: (cases, r1 passes, r2 fixed, r3 fixed, r3 broke); r2 broke only the six Fraud cases.
 PLAN = {
@@ -102,6 +105,7 @@ def build(seed: int = 20261130) -> tuple[list[dict], list[dict]]:
                 text = rng.choice(INPUTS[category])
             cases.append({"case_id": case_id, "category": category, "difficulty": difficulty, "input": text})
 
+    answers = replies(cases, outcome, set(FRAUD_BROKEN), seed + 1)  # its own random stream: see the module
     results: list[dict] = []
     for release in RELEASES:
         median, sd, tokens_in, tokens_out = PROFILE[release]
@@ -115,6 +119,7 @@ def build(seed: int = 20261130) -> tuple[list[dict], list[dict]]:
                 "latency_ms": round(latency, 1),
                 "input_tokens": max(50, round(rng.gauss(tokens_in, 60))),
                 "output_tokens": max(20, round(tokens_out * math.exp(hard + rng.gauss(0.0, 0.3)))),
+                "output": answers[release][case["case_id"]],
             })
     return cases, results
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "compare"]
+__all__ = ["__version__", "compare", "run"]
 
 
 def __getattr__(name: str):
@@ -16,4 +16,8 @@ def __getattr__(name: str):
         from releasegate.api import compare
 
         return compare
+    if name == "run":  # the package releasegate.run, callable as releasegate.run(...) (run/__init__.py)
+        import importlib
+
+        return importlib.import_module("releasegate.run")
     raise AttributeError(f"module 'releasegate' has no attribute {name!r}")

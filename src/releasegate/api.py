@@ -16,6 +16,7 @@ from releasegate.errors import InputError
 from releasegate.model import Analysis, Report, Verdict
 from releasegate.policy import Policy
 
+SHAPE_KEYS = ("wide", "release_cols", "latency_unit")  # input shapes (load/shapes.py), beside the adapters'
 NOTEBOOK_TEMPLATE = "notebook.html"
 NOTEBOOK_CASE_LIMIT = 200  # broken cases listed in the notebook view; the reports list them all
 
@@ -78,19 +79,33 @@ class ReleaseComparison:
         return targets
 
     def to_frame(self):
-        """One row per candidate and comparison (overall, then each category): a pandas DataFrame."""
+        """One row per candidate and comparison (overall, then each category): a pandas DataFrame, with the
+        candidate's cost and latency ratios (and intervals) on its rows when the data has costs.
+        ``frame.attrs["columns"]`` says what the p-value and ratio columns are: ``p_adjusted`` is the one-sided
+        "worse" p adjusted over the family (the gate's); ``p_value_adjusted`` the two-sided one."""
         import pandas as pd
 
+        from releasegate.render.frames import COLUMN_NOTES, cost_columns
         from releasegate.render.json_out import comparison_dict
 
         rows = []
         for cand in self.analysis.candidates:
+            costs = cost_columns(self.report, cand.name)
             for comparison in (cand.overall, *cand.categories):
                 figures = comparison_dict(comparison)
                 del figures["baseline"], figures["candidate"]  # nested rates; their values are already columns
                 rows.append({"candidate": cand.name, "comparison": comparison.label, **figures,
-                             "critical": comparison.critical, "powerless": comparison.powerless})
-        return pd.DataFrame(rows)
+                             "critical": comparison.critical, "powerless": comparison.powerless, **costs})
+        frame = pd.DataFrame(rows)
+        frame.attrs["columns"] = {k: v for k, v in COLUMN_NOTES.items() if k in frame.columns}
+        return frame
+
+    def cases(self, kind: str = "broken", candidate: str | None = None):
+        """The cases of one kind, "broken", "fixed", "both_fail" or "errored", as a DataFrame: one row per case
+        and candidate, with both releases' answers ("output (r1)", "output (r2)") side by side."""
+        from releasegate.render.frames import cases_frame
+
+        return cases_frame(self.report, kind, candidate)
 
     def _repr_html_(self) -> str:
         """Jupyter's view: verdicts, summary, rules, categories and broken cases, styled under one class so that
@@ -99,11 +114,23 @@ class ReleaseComparison:
         from releasegate.render.filters import environment
 
         template = environment("html").get_template(NOTEBOOK_TEMPLATE)
-        return template.render(build_context(self.report, case_limit=NOTEBOOK_CASE_LIMIT))
+        context = build_context(self.report, case_limit=NOTEBOOK_CASE_LIMIT)
+        context["notebook_charts"] = _notebook_charts(self.report)
+        return template.render(context)
 
     def __repr__(self) -> str:
         verdicts = "; ".join(f"{v.label} {v.candidate}" for v in self.verdicts)
         return f"<ReleaseComparison baseline={self.analysis.baseline!r}: {verdicts}>"
+
+
+def _notebook_charts(report: Report) -> list[dict[str, Any]]:
+    """The report's charts as inline SVG for the notebook view; none (the tables alone) when the chart
+    packages are not installed."""
+    try:
+        from releasegate.render.html import chart_contexts
+    except ImportError:
+        return []
+    return chart_contexts(report)
 
 
 def compare(
@@ -133,12 +160,18 @@ def compare(
     adapter = {key: overrides.pop(key) for key in ("format", *(o.name for o in OPTIONS)) if key in overrides}
     if cases is not None and not isinstance(cases, (str, os.PathLike)):
         raise InputError("cases must be a file path; to use a DataFrame of cases, merge it into results on case_id")
+    shape = {key: overrides.pop(key) for key in SHAPE_KEYS if key in overrides}
     resolved = _policy(policy, baseline=baseline, candidates=candidates, **overrides)
+    release_cols = shape.get("release_cols") or ()
+    if isinstance(release_cols, str):
+        release_cols = release_cols.split(",")
     options = AdapterOptions(format=adapter.get("format") or "auto",
-                             values={k: v for k, v in adapter.items() if k != "format"})
+                             values={k: v for k, v in adapter.items() if k != "format"},
+                             wide=bool(shape.get("wide")), latency_unit=shape.get("latency_unit") or "ms",
+                             release_cols=tuple(str(c).strip() for c in release_cols))
     loaded, default_title = _load(results, resolved, Path(cases) if cases is not None else None, options)
     call = _call_text(results, baseline=baseline, candidates=candidates, cases=cases, policy=policy,
-                      **adapter, **overrides)
+                      **adapter, **shape, **overrides)
     report = run_loaded(loaded, resolved, command_line=call, default_title=default_title)
     return ReleaseComparison(report)
 
@@ -176,7 +209,10 @@ def _load(results: Any, policy: Policy, cases: Path | None, options):
 
     if isinstance(results, pd.DataFrame) or (
             isinstance(results, Mapping) and results and all(isinstance(v, pd.DataFrame) for v in results.values())):
-        return load_frame(results, columns=policy.columns, cases=cases), "release comparison"
+        if options.release_cols and not options.wide:
+            raise InputError("release_cols names the release columns of a wide frame: add wide=True")
+        return load_frame(results, columns=policy.columns, cases=cases, latency_unit=options.latency_unit,
+                          wide_release_cols=options.release_cols if options.wide else ()), "release comparison"
     if is_path(results):
         sources = [parse_source(os.fspath(results))]
     elif isinstance(results, Mapping) and results and all(is_path(v) for v in results.values()):

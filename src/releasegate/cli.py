@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from releasegate import __version__
 from releasegate.load.adapters import FORMATS
@@ -16,9 +17,43 @@ from releasegate.load.adapters import OPTIONS as ADAPTER_OPTIONS
 
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
 
+
+# Click keeps the last of `--passed-col a --passed-col b` silently; a user who wrote both meant something the
+# tool cannot guess, so a second occurrence of a one-valued option is an error (one line, exit 2) instead.
+class OneValued(click.Option):
+    """An option that takes one value and may be given at most once."""
+
+    def add_to_parser(self, parser, ctx) -> None:
+        if self.multiple or self.is_flag or self.count:
+            super().add_to_parser(parser, ctx)
+            return
+        # Collected as a list so that consume_value can see how often it was given.
+        parser.add_option(obj=self, opts=self.opts, dest=self.name, action="append", nargs=self.nargs)
+
+    def consume_value(self, ctx, opts):
+        value, source = super().consume_value(ctx, opts)
+        if source is ParameterSource.COMMANDLINE and isinstance(value, list) \
+                and not (self.multiple or self.is_flag or self.count):
+            if len(value) > 1:
+                from releasegate.text import one_line
+
+                shown = ", ".join(repr(v) for v in value)
+                message = f"{self.opts[-1]} takes one value and was given {len(value)} times ({shown}); give it once"
+                click.echo(f"releasegate: error: {one_line(message)}", err=True)
+                sys.exit(2)
+            value = value[0]
+        return value, source
+
+
+def option(*names, **kwargs):
+    """click.option with the OneValued class: every option of the command line is built with it."""
+    return click.option(*names, cls=OneValued, **kwargs)
+
+
 COLUMN_FLAGS = (
     ("case_col", "case_id"), ("release_col", "release"), ("passed_col", "passed"), ("score_col", "score"),
-    ("category_col", "category"), ("cluster_col", "cluster"), ("run_col", "run"),
+    ("category_col", "category"), ("cluster_col", "cluster"), ("run_col", "run"), ("latency_col", "latency_ms"),
+    ("error_col", "error"),
 )
 
 
@@ -58,39 +93,49 @@ def input_options(function):
     """The options shared by report and check: inputs, columns, adapters and policy."""
     decorators = [
         click.argument("results", nargs=-1, required=True),
-        click.option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
-        click.option("--baseline", help="The live release (default: the policy's)."),
-        click.option("--candidate", "candidates", multiple=True, help="A candidate to compare (default: every other release)."),
-        click.option("--policy", "policy_path", type=click.Path(path_type=Path), help="Policy TOML file; flags win over it."),
-        click.option("--critical", multiple=True,
-                     help="A critical category: its own exact test (or, with --critical-rule any, "
-                          "any broken case) blocks."),
-        click.option("--critical-rule", type=click.Choice(["test", "any"]),
-                     help="How a critical category blocks: by its exact test (default) or on any broken case."),
-        click.option("--critical-alpha", type=float, help="Level of each critical category's own test (default 0.10)."),
-        click.option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
-        click.option("--alpha", type=float, help="Significance level (default 0.05)."),
-        click.option("--correction", type=click.Choice(["discrete-holm", "holm", "hochberg", "bh", "bonferroni", "none"]),
+        option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
+        option("--baseline", help="The live release (default: the policy's)."),
+        option("--candidate", "candidates", multiple=True, help="A candidate to compare (default: every other release)."),
+        option("--policy", "policy_path", type=click.Path(path_type=Path),
+               help="Policy TOML file; flags win over it (default: releasegate.toml beside the results or here)."),
+        option("--no-policy", is_flag=True, help="Use no policy file, even if a releasegate.toml is found."),
+        option("--critical", multiple=True,
+               help="A critical category: its own exact test (or, with --critical-rule any, any broken case) blocks."),
+        option("--critical-rule", type=click.Choice(["test", "any"]),
+               help="How a critical category blocks: by its exact test (default) or on any broken case."),
+        option("--critical-alpha", type=float, help="Level of each critical category's own test (default 0.10)."),
+        option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
+        option("--alpha", type=float, help="Significance level (default 0.05)."),
+        option("--correction", type=click.Choice(["discrete-holm", "holm", "hochberg", "bh", "bonferroni", "none"]),
                      help="Multiplicity correction (default holm)."),
-        click.option("--mcnemar", type=click.Choice(["exact", "midp"]), help="McNemar p used by the gate (default exact)."),
-        click.option("--pass-threshold", type=float, help="Scores at or above this count as passed."),
-        click.option("--missing", type=click.Choice(["refuse", "fail", "drop"]), help="Rows without an outcome (default refuse)."),
-        click.option("--allow-missing", is_flag=True, default=None, help="Compare shared cases only when case sets differ."),
-        click.option("--seed", type=int, help="Random seed of every resampling."),
-        click.option("--resamples", "n_resamples", type=int, help="Bootstrap resamples (default 10,000)."),
-        click.option("--title", help="Report title (default: the input's folder name)."),
-        click.option("--case-col", help="Column holding the case id."),
-        click.option("--release-col", help="Column holding the release name."),
-        click.option("--passed-col", help="Column holding pass/fail."),
-        click.option("--score-col", help="Column holding a numeric score."),
-        click.option("--category-col", help="Column holding the case category."),
-        click.option("--cluster-col", help="Column holding the cluster (passage, conversation, template)."),
-        click.option("--run-col", help="Column holding the run (seed / epoch) index."),
-        click.option("--format", "input_format", type=click.Choice(FORMATS), default="auto", show_default=True,
+        option("--mcnemar", type=click.Choice(["exact", "midp"]), help="McNemar p used by the gate (default exact)."),
+        option("--pass-threshold", type=float, help="Scores at or above this count as passed."),
+        option("--missing", type=click.Choice(["refuse", "fail", "drop"]), help="Rows without an outcome (default refuse)."),
+        option("--allow-missing", is_flag=True, default=None, help="Compare shared cases only when case sets differ."),
+        option("--seed", type=int, help="Random seed of every resampling."),
+        option("--resamples", "n_resamples", type=int, help="Bootstrap resamples (default 10,000)."),
+        option("--title", help="Report title (default: the input's folder name)."),
+        option("--case-col", help="Column holding the case id."),
+        option("--release-col", help="Column holding the release name."),
+        option("--passed-col", help="Column holding pass/fail."),
+        option("--score-col", help="Column holding a numeric score."),
+        option("--category-col", help="Column holding the case category."),
+        option("--cluster-col", help="Column holding the cluster (passage, conversation, template)."),
+        option("--run-col", help="Column holding the run (seed / epoch) index."),
+        option("--error-col", help="Column holding an error message (a non-empty value marks the cell errored)."),
+        option("--latency-col", help="Column holding the latency (default latency_ms, or latency_s in seconds)."),
+        option("--latency-unit", type=click.Choice(["ms", "s"]), default="ms", show_default=True,
+               help="Unit of the latency column."),
+        option("--wide", is_flag=True, help="One row per case, one outcome column per release (--release-cols)."),
+        option("--release-cols", help="With --wide: the release columns, comma-separated (r1,r2)."),
+        option("--format", "input_format", type=click.Choice(FORMATS), default="auto", show_default=True,
                      help="Input format (detected from the file by default)."),
-        *(click.option(o.flag, o.name, type=click.Choice(o.choices) if o.choices else None, help=o.help)
+        *(option(o.flag, o.name, type=click.Choice(o.choices) if o.choices else None, help=o.help,
+                 multiple=o.repeatable)
           for o in ADAPTER_OPTIONS),
-        click.option("--debug", is_flag=True, help="Show the traceback of an error."),
+        option("--drop-holes", is_flag=True, help="A run store with missing or errored cells: compare "
+               "without those cases (listed in the notes) instead of refusing."),
+        option("--debug", is_flag=True, help="Show the traceback of an error."),
     ]
     for decorator in reversed(decorators):
         function = decorator(function)
@@ -104,7 +149,17 @@ def build_report(kw: dict):
     from releasegate.pipeline import run
     from releasegate.policy import load_policy_file, make_policy
 
-    file_values = load_policy_file(kw["policy_path"]) if kw.get("policy_path") else {}
+    sources = [parse_source(text) for text in kw["results"]]
+    policy_path = kw.get("policy_path")
+    if policy_path is None and not kw.get("no_policy"):
+        from releasegate.load.policy_file import find_policy, shown
+
+        policy_path = find_policy([s.path for s in sources], Path.cwd())
+        if policy_path is not None:
+            # Said with the verdicts, so that a run refused for bad input prints one line.
+            kw["found_policy"] = (f"policy: {shown(policy_path, Path.cwd())} (found; --policy FILE for another, "
+                                  "--no-policy for none)")
+    file_values = load_policy_file(policy_path) if policy_path else {}
     columns = {canonical: kw[flag] for flag, canonical in COLUMN_FLAGS if kw.get(flag)}
     policy = make_policy(
         file_values,
@@ -125,10 +180,50 @@ def build_report(kw: dict):
         title=kw.get("title"),
         columns=columns,
     )
-    options = AdapterOptions(format=kw["input_format"], values={o.name: kw.get(o.name) for o in ADAPTER_OPTIONS})
-    sources = [parse_source(text) for text in kw["results"]]
+    values = {o.name: kw.get(o.name) for o in ADAPTER_OPTIONS if not o.repeatable}
+    metrics = tuple(kw.get("metric") or ())
+    if metrics and _reads_lm_eval(sources, kw["input_format"]):
+        from releasegate.errors import InputError
+
+        if len(metrics) > 1:
+            raise InputError("lm-eval results take one --metric (its metric name) per run for now; "
+                             f"given: {', '.join(metrics)}")
+        values["metric"], metrics = metrics[0], ()  # lm-eval's own meaning: which of its metrics to read
+    options = AdapterOptions(
+        format=kw["input_format"], values=values,
+        drop_holes=bool(kw.get("drop_holes")),
+        wide=bool(kw.get("wide")), latency_unit=kw.get("latency_unit") or "ms",
+        release_cols=tuple(c.strip() for c in (kw.get("release_cols") or "").split(",") if c.strip()),
+    )
     command_line = "releasegate " + shlex.join(sys.argv[1:])
-    return run(sources, policy, cases=kw.get("cases"), options=options, command_line=command_line)
+    return run(sources, policy, cases=kw.get("cases"), options=options, command_line=command_line,
+               metrics=metrics)
+
+
+def _reads_lm_eval(sources, input_format: str) -> bool:
+    """Whether an input is lm-eval output, whose --metric names one of its metrics (not a column)."""
+    if input_format != "auto":
+        return input_format == "lm-eval"
+    from releasegate.errors import InputError
+    from releasegate.load.adapters import detect_format
+    from releasegate.load.directories import expand_sources
+
+    for source in sources:
+        try:
+            for one in expand_sources([source]) if source.path.exists() else ():
+                if one.path.is_file() and detect_format(one.path) == "lm-eval":
+                    return True
+        except (InputError, OSError):
+            continue  # loading names the problem with this file
+    return False
+
+
+def _check_not_inputs(paths: list[Path], kw: dict) -> None:
+    from releasegate.load import parse_source
+    from releasegate.render.output_guard import check_outputs_are_not_inputs
+
+    inputs = [parse_source(text).path for text in kw["results"]] + [kw.get("cases"), kw.get("policy_path")]
+    check_outputs_are_not_inputs(paths, inputs)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -140,17 +235,18 @@ def main() -> None:
     releasegate report results.csv --cases cases.csv --baseline r1 -o note.html -o note.md
     releasegate check  results.csv --policy releasegate.toml      (exit 0 ship, 1 don't ship, 2 bad input)
     releasegate demo   [DIR]                                      (the bundled example and its reports)
+    releasegate run    CONFIG.toml                                (call the systems into a store; resumable)
     """
 
 
 @main.command()
 @input_options
-@click.option("-o", "--output", "outputs", multiple=True, required=True, type=click.Path(path_type=Path),
+@option("-o", "--output", "outputs", multiple=True, required=True, type=click.Path(path_type=Path),
               help="Output file; the format comes from the suffix (.html, .md, .pdf, .json). Repeatable.")
-@click.option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
+@option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
               help="PDF paper size.")
-@click.option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
-@click.option("--interactive", is_flag=True, help="HTML: add one inline Vega bundle for tooltips.")
+@option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
+@option("--interactive", is_flag=True, help="HTML: add one inline Vega bundle for tooltips.")
 @guarded
 def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
     """Write the release note in every format asked for with -o."""
@@ -158,11 +254,14 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
 
     paths = list(outputs)
     check_output_paths(paths)
+    _check_not_inputs(paths, kw)
     with rendering(paths) as charts:
         result = build_report(kw)
         write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
     from releasegate.text import one_line
 
+    if kw.get("found_policy"):
+        click.echo(one_line(kw["found_policy"]))
     for verdict in result.verdicts:  # release names come from the input: one line each, controls shown
         click.echo(f"{verdict.label:<10}  {one_line(verdict.candidate)}")
     for path in paths:
@@ -171,12 +270,12 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
 
 @main.command()
 @input_options
-@click.option("-o", "--output", "outputs", multiple=True, type=click.Path(path_type=Path),
+@option("-o", "--output", "outputs", multiple=True, type=click.Path(path_type=Path),
               help="Also write the report (.md for a PR comment, .html, .pdf, .json). Repeatable.")
-@click.option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
+@option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
               help="PDF paper size.")
-@click.option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
-@click.option("--no-step-summary", is_flag=True,
+@option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
+@option("--no-step-summary", is_flag=True,
               help="Do not append the verdict to $GITHUB_STEP_SUMMARY (done by default when it is set).")
 @guarded
 def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
@@ -189,6 +288,7 @@ def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
         from releasegate.render import check_output_paths, rendering, write_reports
 
         check_output_paths(paths)
+        _check_not_inputs(paths, kw)
         with rendering(paths) as charts:
             result = build_report(kw)
             write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant)
@@ -196,8 +296,12 @@ def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
         result = build_report(kw)
     from releasegate.text import one_line
 
-    for verdict in result.verdicts:
-        click.echo(one_line(verdict.headline))
+    if kw.get("found_policy"):
+        click.echo(one_line(kw["found_policy"]))
+    from releasegate.render.console import verdict_lines
+
+    for line in verdict_lines(result):
+        click.echo(line)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary and not no_step_summary:
         _append_summary(result, Path(summary))
@@ -217,12 +321,42 @@ def _append_summary(result, path: Path) -> None:
                    err=True)
 
 
+@main.command(name="run")
+@click.argument("config", type=click.Path(path_type=Path))
+@option("--dry-run", is_flag=True, help="Print done / stale / errored / new cells and the calls a run would make.")
+@option("--only", help="Call only this system (release); the others' cells stay as they are.")
+@option("--fresh", is_flag=True, help="Discard the store and run every cell again.")
+@option("-o", "--output", type=click.Path(path_type=Path), help="Also write the tidy table (.parquet or .csv).")
+@option("--debug", is_flag=True, help="Show the traceback of an error.")
+@guarded
+def run_systems(config, dry_run, only, fresh, output, debug) -> None:
+    """Call every system on every case for every run, score the outputs, keep them in the store (resumable).
+
+    Exit 0 when every cell is done, 3 when holes remain (run again to resume), 2 for bad configuration.
+    """
+    from releasegate.run.command import run_command
+
+    sys.exit(run_command(config, dry_run=dry_run, only=only, fresh=fresh, output=output,
+                         echo=lambda line: click.echo(line, err=True)))
+
+
 @main.command()
 @click.argument("directory", required=False, default="releasegate-demo", type=click.Path(path_type=Path))
-@click.option("--debug", is_flag=True, help="Show the traceback of an error.")
+@option("--run", "run_example", is_flag=True,
+        help="Instead: the offline `releasegate run` example (two fake-provider systems and a case file).")
+@option("--debug", is_flag=True, help="Show the traceback of an error.")
 @guarded
-def demo(directory, debug) -> None:
+def demo(directory, run_example, debug) -> None:
     """Write the bundled bank-assistant example, its policy and its reports into DIRECTORY."""
+    if run_example:
+        from releasegate.demo import write_run_demo
+
+        written = write_run_demo(directory)
+        click.echo(f"Wrote the run example to {directory}/; from the systems to a release note:")
+        click.echo(f"  releasegate run {written[0]}")
+        click.echo(f"  releasegate check {directory}/store --baseline r1-live")
+        click.echo(f"  releasegate report {directory}/store --baseline r1-live -o note.html -o note.md")
+        return
     from releasegate.demo import write_demo
 
     written = write_demo(directory)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -27,6 +28,11 @@ def write_demo(directory: Path, reports: tuple[str, ...] = REPORTS) -> list[Path
     from releasegate.render import rendering, write_reports
 
     directory = Path(directory)
+    # `releasegate demo .` in a project folder must not replace its eval_results.csv or releasegate.toml.
+    present = [name for name in (*INPUTS, *reports) if os.path.lexists(directory / name)]
+    if present:
+        raise InputError(f"{directory} already holds {', '.join(present)}; the demo never overwrites files: "
+                         "give it a new or empty folder")
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -45,3 +51,21 @@ def write_demo(directory: Path, reports: tuple[str, ...] = REPORTS) -> list[Path
         write_reports(report, outputs, charts)
     written += [directory / name for name in reports]
     return written
+
+
+RUN_EXAMPLE = ("releasegate-run.toml", "cases.csv")
+
+
+def write_run_demo(directory: Path) -> list[Path]:
+    """Copy the offline ``releasegate run`` example (two fake-provider systems, a case file) into ``directory``."""
+    from releasegate.errors import InputError
+
+    directory = Path(directory)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        root = resources.files("releasegate") / "examples" / "run"
+        for name in RUN_EXAMPLE:
+            shutil.copyfile(Path(str(root / name)), directory / name)
+    except OSError as exc:
+        raise InputError(f"cannot write the run example to {directory}: {exc.strerror or exc}") from None
+    return [directory / name for name in RUN_EXAMPLE]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from releasegate import __version__
@@ -20,10 +21,21 @@ def run(
     cases: Path | None = None,
     options: AdapterOptions | None = None,
     command_line: str = "",
-) -> Report:
-    """Load, validate, analyze and decide; the Report holds everything a renderer needs."""
+    metrics: tuple[str, ...] = (),
+):
+    """Load, validate, analyze and decide; the Report holds everything a renderer needs. With two or more
+    ``metrics`` (tidy outcome columns) the result is a MetricsReport: every metric's Report and the verdicts
+    from all of them."""
     options = options or AdapterOptions()
-    loaded = load_results(sources, columns=policy.columns, cases=cases, options=options)
+    tidy_metrics = len(metrics) > 1 or (metrics and "metric" not in options.given())
+    if tidy_metrics and "inspect" in _formats(sources, options):
+        loaded = _load_by_scorer(sources, policy, cases, options, tuple(metrics))
+    else:
+        loaded = load_results(sources, columns=policy.columns, cases=cases, options=options,
+                              metrics=tuple(metrics) if tidy_metrics else ())
+    if tidy_metrics:
+        return run_metrics(loaded, policy, tuple(metrics), command_line=command_line,
+                           default_title=title_of(sources))
     return run_loaded(loaded, policy, command_line=command_line, default_title=title_of(sources))
 
 
@@ -34,15 +46,189 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     from releasegate.validate import validate
 
     data = validate(loaded.table, policy, loaded.metadata_columns)
+    if loaded.notes:  # what loading dropped or recorded (e.g. a run store's holes) is said in the report
+        data = dataclasses.replace(data, notes=(*loaded.notes, *data.notes))
+    inputs = loaded.inputs
+    # The validated table holds the identity columns as categorical codes; the loaded one's text columns
+    # (about 90 MB per million rows) are freed here unless the caller keeps them.
+    del loaded
     analysis = analyze(data, policy)
     verdicts = decide(analysis, policy)
     provenance = Provenance(
         tool_version=__version__,
         command_line=command_line,
-        inputs=loaded.inputs,
+        inputs=inputs,
         policy=policy.as_dict(),
         packages=package_versions(),
         generated_at=generation_time(),
         title=policy.title or default_title,
     )
     return Report(analysis, verdicts, provenance)
+
+
+# --------------------------------------------------------------------------------------------------------
+# several metrics (--metric NAME, repeatable; policy [metrics.NAME])
+
+METRIC_KINDS = ("auto", "pass_fail", "score")
+METRIC_KEYS = ("kind", "direction", "margin", "pass_threshold")
+_NOT_METRICS = {"passed", "score", "release", "case_id", "category", "cluster", "run", "latency_ms", "input_tokens", "output_tokens",
+                "cost", "error", "doc_hash"}
+
+
+def _formats(sources: list[Source], options: AdapterOptions) -> set[str]:
+    """The formats of the inputs (a file that cannot be sniffed is left to loading to name)."""
+    if options.format != "auto":
+        return {options.format}
+    from releasegate.errors import InputError
+    from releasegate.load.adapters import detect_format
+    from releasegate.load.directories import expand_sources
+
+    found = set()
+    for source in sources:
+        try:
+            found.update(detect_format(one.path) for one in expand_sources([source]) if one.path.is_file())
+        except (InputError, OSError):
+            continue  # loading names the problem with this input
+    return found
+
+
+def _load_by_scorer(sources, policy: Policy, cases, options: AdapterOptions, metrics: tuple[str, ...]):
+    """Inspect logs gated on several scorers (``--metric scorer`` or ``scorer/key``): the logs read once per
+    scorer, each scorer's outcome becoming a column named after it beside the first reading's columns."""
+    import dataclasses
+
+    from releasegate.errors import InputError
+
+    if "scorer" in options.given():
+        raise InputError("--scorer and --metric both name Inspect scorers; name every scorer with --metric")
+    first, keys = None, ["release", "case_id", "run"]
+    for metric in dict.fromkeys(metrics):
+        chosen = dataclasses.replace(options, values={**options.values, "scorer": metric})
+        loaded = load_results(sources, columns=policy.columns, cases=cases, options=chosen)
+        table = loaded.table
+        outcome = table["passed"] if "passed" in table.columns else table["score"]
+        if first is None:
+            first = dataclasses.replace(loaded, table=table.drop(columns=["passed", "score"], errors="ignore"))
+        elif not first.table[keys].reset_index(drop=True).equals(table[keys].reset_index(drop=True)):
+            raise InputError(f"scorer {metric!r} does not score the same samples as {metrics[0]!r}")
+        first.table[metric] = outcome.to_numpy()
+    return first
+
+
+def _widen(loaded: LoadedResults) -> LoadedResults:
+    """A long layout (one row per release, case[, run] and metric, the outcome in passed or score) becomes one
+    column per metric; an error on any metric's row marks the case's cell errored (kept as its message)."""
+    import pandas as pd
+
+    from releasegate.errors import InputError
+
+    table = loaded.table
+    if "metric" not in table.columns:
+        return loaded
+    outcome = "passed" if "passed" in table.columns else "score"
+    keys = ["release", "case_id"] + (["run"] if "run" in table.columns else [])
+    names = [str(x) for x in pd.unique(table["metric"].astype(str))]
+    if any(c in table.columns for c in names):
+        raise InputError(f"the metric column names {', '.join(names)}, and some of these are also columns")
+    if table.duplicated(subset=[*keys, "metric"]).any():
+        raise InputError(f"duplicate ({', '.join(keys)}, metric) rows in the long layout")
+    rest = table.drop(columns=["metric", "passed", "score"], errors="ignore")
+    wide = rest.drop_duplicates(subset=keys).set_index(keys)
+    by_metric = table.set_index([*keys, "metric"])[outcome]
+    for name in names:
+        wide[name] = by_metric.xs(name, level="metric").reindex(wide.index)
+    if "error" in table.columns:
+        text = table["error"].astype(object).where(table["error"].notna(), "").astype(str).str.strip()
+        errors = table.assign(error=text)[text != ""].groupby(keys)["error"].first()
+        wide["error"] = errors.reindex(wide.index)
+    metadata = tuple(c for c in loaded.metadata_columns if c != "metric")
+    return dataclasses.replace(loaded, table=wide.reset_index(), metadata_columns=metadata)
+
+
+def check_metrics(metrics: tuple[str, ...], columns, policy: Policy) -> None:
+    """A metric named twice, a metric that matches no column (listing what exists) or a policy for a metric
+    not in the data is refused with one line."""
+    from releasegate.errors import InputError
+
+    seen = set()
+    for name in metrics:
+        if name in seen:
+            raise InputError(f"metric {name!r} is given twice (--metric {name})")
+        seen.add(name)
+    present = [str(c) for c in columns if str(c) not in _NOT_METRICS]
+    for name in metrics:
+        if name not in present:
+            raise InputError(f"metric {name!r} matches no column; columns that could be metrics: "
+                             f"{', '.join(present) or 'none'}")
+    unknown = sorted(set(policy.metrics) - seen)
+    if unknown:
+        raise InputError(f"policy [metrics.{unknown[0]}]: no such metric among the ones gated "
+                         f"({', '.join(metrics)}); name it with --metric {unknown[0]} or remove the table")
+
+
+def _metric_table(loaded: LoadedResults, metric: str, others: tuple[str, ...], policy: Policy):
+    """The loaded table with ``metric`` as its one outcome (passed or score by its kind) and the policy of a
+    single-metric run of it."""
+    import dataclasses
+
+    from releasegate.errors import InputError
+    from releasegate.validate import parse_passed
+
+    spec = dict(policy.metrics.get(metric, {}))
+    table = loaded.table.drop(columns=[c for c in ("passed", "score", *others) if c in loaded.table.columns])
+    values = loaded.table[metric]
+    kind = spec.get("kind", "auto")
+    if kind == "auto":
+        try:
+            parse_passed(values.rename(metric))
+            kind = "pass_fail"
+        except InputError:
+            kind = "score"
+    if kind == "pass_fail":
+        if spec.get("direction", "higher") != "higher":
+            raise InputError(f"[metrics.{metric}]: direction = \"lower\" needs kind = \"score\" (a pass is better)")
+        table["passed"] = values.to_numpy()
+    else:
+        numbers = values if spec.get("direction", "higher") == "higher" else -values.astype(float)
+        table["score"] = numbers.to_numpy()
+    overrides = {k: spec[k] for k in ("margin", "pass_threshold") if k in spec}
+    if spec.get("direction") == "lower" and "pass_threshold" in overrides:
+        overrides["pass_threshold"] = -overrides["pass_threshold"]  # scores are negated: lower is better
+    columns = {k: v for k, v in policy.columns.items() if k not in ("passed", "score")}
+    single = dataclasses.replace(policy, metrics={}, columns=columns, **overrides)
+    metadata = tuple(c for c in loaded.metadata_columns if c != metric and c not in others)
+    return dataclasses.replace(loaded, table=table, metadata_columns=metadata), single
+
+
+def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...], *, command_line: str = "",
+                default_title: str = ""):
+    """Every metric's single-metric run with the correction across metrics, and one verdict per candidate."""
+    import dataclasses
+
+    from releasegate.analyze import analyze
+    from releasegate.analyze.metrics import across_metrics
+    from releasegate.decide import decide
+    from releasegate.decide.metrics import combine
+    from releasegate.model import MetricsReport
+    from releasegate.validate import validate
+
+    loaded = _widen(loaded)
+    if "success" in metrics and "success" not in loaded.table.columns and \
+            any(f.format == "promptfoo" for f in loaded.inputs):
+        loaded = dataclasses.replace(loaded, table=loaded.table.assign(success=loaded.table["passed"]))
+    check_metrics(metrics, loaded.table.columns, policy)
+    reports = []
+    for metric in metrics:
+        others = tuple(m for m in metrics if m != metric)
+        one, single = _metric_table(loaded, metric, others, policy)
+        data = validate(one.table, single, one.metadata_columns)
+        if loaded.notes:
+            data = dataclasses.replace(data, notes=(*loaded.notes, *data.notes))
+        analysis = across_metrics(analyze(data, single), len(metrics))
+        provenance = Provenance(
+            tool_version=__version__, command_line=command_line, inputs=loaded.inputs,
+            policy={**policy.as_dict(), "metric": metric}, packages=package_versions(),
+            generated_at=generation_time(), title=f"{policy.title or default_title}: {metric}")
+        reports.append(Report(analysis, decide(analysis, single), provenance))
+    reports = tuple(reports)
+    return MetricsReport(tuple(metrics), reports, combine(tuple(metrics), reports))

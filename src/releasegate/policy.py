@@ -21,7 +21,11 @@ CANONICAL_COLUMNS = (
     "release", "case_id", "passed", "score", "category", "cluster", "run",
     "latency_ms", "input_tokens", "output_tokens", "cost",
 )
-GUARDRAILS = ("max_latency_p95_ratio", "max_latency_mean_ratio", "max_cost_ratio", "max_tokens_ratio")
+# Column roles that [columns] may rename beyond the canonical ones: "error" stays case metadata too (its text is
+# each release's own, shown beside the cases), while validation reads it as the errored state.
+EXTRA_COLUMN_ROLES = ("error",)
+GUARDRAILS = ("max_latency_p95_ratio", "max_latency_mean_ratio", "max_cost_ratio", "max_tokens_ratio",
+              "max_error_rate_increase")
 CRITICAL_RULES = ("test", "any")
 MISSING_MODES = ("refuse", "fail", "drop")
 # [prices."RELEASE"]: what a million input and a million output tokens cost that release (dollars).
@@ -55,6 +59,7 @@ class Policy:
     seed: int = 20240501
     n_resamples: int = 10_000
     title: str | None = None
+    metrics: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # [metrics.NAME]: per-metric rules
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-ready view for provenance."""
@@ -65,6 +70,9 @@ class Policy:
         out["prices"] = {k: dict(v) for k, v in self.prices.items()}
         out["columns"] = dict(self.columns)
         out["score_range"] = list(self.score_range) if self.score_range else None
+        out["metrics"] = {k: dict(v) for k, v in self.metrics.items()}
+        if not out["metrics"]:
+            del out["metrics"]  # a single-metric run's provenance stays as it was
         return out
 
 
@@ -83,6 +91,8 @@ def load_policy_file(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"policy file {path} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise InputError(f"policy file {path} is nested too deeply to be a policy") from None
     unknown = sorted(set(data) - POLICY_KEYS)
     if unknown:
         import difflib
@@ -121,6 +131,8 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "columns": ("a table of column names ([columns] case_id = \"id\")",
                 lambda x: _is_table(x, lambda v: isinstance(v, str))),
     "guardrails": ("a table of limits ([guardrails] max_cost_ratio = 1.0)", lambda x: _is_table(x, lambda v: True)),
+    "metrics": ("a table per metric ([metrics.safe] kind = \"pass_fail\")",
+                lambda x: _is_table(x, lambda v: isinstance(v, Mapping))),
     # prices: checked key by key by _prices, whose messages name the release and the key.
 }
 
@@ -183,11 +195,13 @@ def _prices(raw: Any) -> dict[str, dict[str, float]]:
 
 
 def _check(p: Policy) -> None:
-    def unit(name: str, value: float, low_open: bool = True) -> None:
-        if not isinstance(value, (int, float)) or math.isnan(value) or not (0 < value < 1):
-            raise InputError(f"{name} must be a number between 0 and 1, got {value!r}")
+    def unit(name: str, value: float, high: float = 1.0) -> None:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) \
+                or not (0 < value < high):
+            raise InputError(f"{name} must be a number between 0 and {high:g} (both excluded), got {value!r}")
 
-    unit("alpha", p.alpha)
+    # Above 0.5 the "1 - 2 alpha" interval of the non-inferiority test has a negative level.
+    unit("alpha", p.alpha, 0.5)
     unit("confidence", p.confidence)
     unit("critical_alpha", p.critical_alpha)
     if p.critical_rule not in CRITICAL_RULES:
@@ -207,10 +221,32 @@ def _check(p: Policy) -> None:
     for name, limit in p.guardrails.items():
         if not isinstance(limit, (int, float)) or limit <= 0:
             raise InputError(f"guardrail {name} must be a positive number, got {limit!r}")
-    bad = sorted(set(p.columns) - set(CANONICAL_COLUMNS))
+    roles = (*CANONICAL_COLUMNS, *EXTRA_COLUMN_ROLES)
+    bad = sorted(set(p.columns) - set(roles))
     if bad:
-        raise InputError(f"unknown column role(s) in [columns]: {', '.join(bad)}; known: {', '.join(CANONICAL_COLUMNS)}")
+        raise InputError(f"unknown column role(s) in [columns]: {', '.join(bad)}; known: {', '.join(roles)}")
     if not isinstance(p.n_resamples, int) or p.n_resamples < 100:
         raise InputError(f"n_resamples must be an integer >= 100, got {p.n_resamples!r}")
+    for name, spec in p.metrics.items():
+        _check_metric(name, spec)
     if p.score_range and p.score_range[0] >= p.score_range[1]:
         raise InputError(f"score_range low must be below high, got {list(p.score_range)}")
+
+
+# [metrics.NAME] keys and what each must hold.
+METRIC_RULES: dict[str, tuple[str, Any]] = {
+    "kind": ('"auto", "pass_fail" or "score"', lambda x: x in ("auto", "pass_fail", "score")),
+    "direction": ('"higher" or "lower" (which is better)', lambda x: x in ("higher", "lower")),
+    "margin": ("a number in [0, 1)", lambda x: _is_number(x) and 0 <= x < 1),
+    "pass_threshold": ("a number", _is_number),
+}
+
+
+def _check_metric(name: str, spec: Mapping[str, Any]) -> None:
+    unknown = sorted(set(spec) - set(METRIC_RULES))
+    if unknown:
+        raise InputError(f"policy [metrics.{name}]: unknown key(s) {', '.join(unknown)}; known: "
+                         f"{', '.join(METRIC_RULES)}")
+    for key, (expected, test) in METRIC_RULES.items():
+        if key in spec and not test(spec[key]):
+            raise InputError(f"policy [metrics.{name}]: {key} must be {expected}, got {spec[key]!r}")

@@ -6,12 +6,16 @@ written when validation fails.
 
 from __future__ import annotations
 
+import difflib
+import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from releasegate import keycodes
 from releasegate.errors import InputError
 from releasegate.policy import Policy
 
@@ -23,6 +27,9 @@ COST_COLUMNS = ("latency_ms", "input_tokens", "output_tokens", "cost")
 MAX_CATEGORIES = 10_000
 MAX_LISTED = 20
 _COMMA_NUMBER = re.compile(r"^\s*[-+]?\d[\d.]*,\d")
+# Beyond this a number overflows the statistics (squares, sums of a million of them) to infinity: it is refused
+# rather than turned into "inf" in a report or a NaN in a test.
+MAX_MAGNITUDE = 1e100
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,9 @@ class ValidatedResults:
     metadata_columns: tuple[str, ...]
     cost_columns: tuple[str, ...]
     notes: tuple[str, ...]
+    # Metadata columns holding each release's own text (output, reason, error): per_release_columns.
+    per_release_columns: tuple[str, ...] = ()
+    errors: pd.DataFrame | np.ndarray | None = None  # errored rows' mask; analyze.errors: (release, case_id, error)
 
 
 def _examples(values, k: int = 3) -> str:
@@ -50,8 +60,22 @@ def _examples(values, k: int = 3) -> str:
     return ", ".join(shown)
 
 
+def _refuse_nested(series: pd.Series, name: str) -> None:
+    """JSON objects or lists where a value is due (nested records): one line, not "unhashable type"."""
+    if series.dtype != object:
+        return
+    nested = series[series.map(lambda v: isinstance(v, (dict, list)))]
+    if len(nested):
+        example = nested.iloc[0]
+        shown = (f"an object with keys {', '.join(map(str, list(example)[:5]))}" if isinstance(example, dict)
+                 else "a list")
+        raise InputError(f"{name!r} holds JSON objects or lists, not values: {len(nested)} row(s), e.g. {shown}; "
+                         "flatten the records so that the column holds one value per row")
+
+
 def parse_passed(series: pd.Series) -> pd.Series:
     """Boolean-like values (0/1, true/false, pass/fail, yes/no; any case) to 1.0/0.0, missing to NaN."""
+    _refuse_nested(series, "passed")
     if series.dtype == bool:
         return series.astype(float)
     if series.dtype.kind in "iuf":
@@ -74,7 +98,7 @@ def parse_passed(series: pd.Series) -> pd.Series:
     return out
 
 
-def parse_score(series: pd.Series) -> pd.Series:
+def parse_score(series: pd.Series, bound: float = MAX_MAGNITUDE) -> pd.Series:
     """Numbers to float; anything else is an error naming the column and the values.
 
     A comma inside a number ("1,234", "0,5") is refused, not guessed: it is a thousands separator in one
@@ -82,6 +106,7 @@ def parse_score(series: pd.Series) -> pd.Series:
     Infinite values are refused too: no mean, interval or ratio survives them.
     """
     name = series.name if isinstance(series.name, str) else "score"
+    _refuse_nested(series, name)
     if series.dtype.kind in "iuf":
         numbers = series.astype(float)
     else:
@@ -97,6 +122,10 @@ def parse_score(series: pd.Series) -> pd.Series:
     if len(infinite):
         raise InputError(f"{name!r} must be finite; found {len(infinite)} infinite value(s), e.g. "
                          f"{_examples(infinite.unique())}")
+    huge = numbers[numbers.abs() > bound]
+    if len(huge):
+        raise InputError(f"{name!r} values must lie within +-{bound:g} (larger ones overflow the "
+                         f"statistics); found {len(huge)}, e.g. {_examples(huge.unique())}: rescale them")
     return numbers
 
 
@@ -128,7 +157,9 @@ def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ..
     if len(releases) > MAX_LISTED:
         listing += f" and {len(releases) - MAX_LISTED} more"
     if len(releases) < 2:
-        raise InputError(f"need at least two releases to compare; found {len(releases)}: {listing}")
+        raise InputError(f"need at least two releases to compare; found {len(releases)}: {listing}; if each file "
+                         "holds one release (two files of the same model), name them: NAME=path, e.g. "
+                         "r1=old.json r2=new.json")
     if policy.baseline is None:
         raise InputError(f"no baseline given: use --baseline NAME or baseline in the policy; releases: {listing}")
     if policy.baseline not in releases:
@@ -145,12 +176,14 @@ def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ..
     return releases, policy.baseline, candidates
 
 
-def _check_keys(table: pd.DataFrame, has_runs: bool) -> None:
+def _check_keys(table: pd.DataFrame, has_runs: bool, codes: dict[str, keycodes.Codes]) -> None:
     blank = table["case_id"].isna() | (table["case_id"] == "")
     if blank.any():
         raise InputError(f"{int(blank.sum())} row(s) have a blank case_id (release "
                          f"{table.loc[blank, 'release'].iloc[0]!r})")
     keys = ["release", "case_id"] + (["run"] if has_runs else [])
+    if not keycodes.has_duplicates(keycodes.combined(*(codes[k] for k in keys))):
+        return
     dup = table.duplicated(subset=keys, keep=False)
     if dup.any():
         rows = table.loc[dup, keys].drop_duplicates().head(3)
@@ -160,7 +193,9 @@ def _check_keys(table: pd.DataFrame, has_runs: bool) -> None:
                          f"{shown}{extra}")
 
 
-def _check_attribute_agrees(table: pd.DataFrame, column: str) -> None:
+def _check_attribute_agrees(table: pd.DataFrame, column: str, cases: keycodes.Codes) -> None:
+    if not keycodes.varies_within(cases, keycodes.encode(table[column])):
+        return
     pairs = table[["case_id", column]].drop_duplicates()
     clash = pairs["case_id"][pairs["case_id"].duplicated()]
     if len(clash):
@@ -180,7 +215,19 @@ def _check_category_count(table: pd.DataFrame) -> None:
                          "category column with --category-col")
 
 
-def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], allow: bool) -> list[str]:
+def _same_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], cases: keycodes.Codes) -> bool:
+    """Whether every candidate has exactly the baseline's cases (the common case, answered on codes)."""
+    def of(release: str) -> np.ndarray:
+        return keycodes.present(cases, (table["release"] == release).to_numpy(bool))
+
+    base = of(baseline)
+    return bool(base.any()) and all(np.array_equal(of(c), base) for c in candidates)
+
+
+def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], allow: bool,
+                     cases: keycodes.Codes) -> list[str]:
+    if _same_case_sets(table, baseline, candidates, cases):
+        return []
     notes = []
     base_ids = pd.Index(table.loc[table["release"] == baseline, "case_id"].unique())
     for candidate in candidates:
@@ -204,6 +251,43 @@ def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, 
     return notes
 
 
+# A critical name that matches no category would check nothing and let a broken case SHIP (issue 15):
+# it is refused, naming the categories and the closest match (fraud for Fraud).
+def _closest_category(name: str, categories: list[str]) -> str | None:
+    """The category the user most plausibly meant: the same name in another case, else a near spelling."""
+    folded = [c for c in categories if c.casefold() == name.casefold()]
+    if folded:
+        return folded[0]
+    close = difflib.get_close_matches(name.casefold(), [c.casefold() for c in categories], n=1, cutoff=0.6)
+    if not close:
+        return None
+    return next(c for c in categories if c.casefold() == close[0])
+
+
+def check_critical(critical: tuple[str, ...], categories: list[str] | None) -> None:
+    """Refuse critical names when there is no category at all, or when one matches no category exactly.
+
+    ``categories`` is None when the data has no category column (nor a case table giving one).
+    """
+    if not critical:
+        return
+    if categories is None:
+        raise InputError(f"critical categor{'y' if len(critical) == 1 else 'ies'} "
+                         f"{', '.join(map(repr, critical))} given, but the data has no category column "
+                         "(add one, join a case table with --cases, or name it with --category-col)")
+    known = set(categories)
+    for name in critical:
+        if name in known:
+            continue
+        listing = ", ".join(map(repr, categories[:MAX_LISTED]))
+        if len(categories) > MAX_LISTED:
+            listing += f" and {len(categories) - MAX_LISTED} more"
+        close = _closest_category(name, categories)
+        hint = f"; closest match {close!r}" if close else ""
+        raise InputError(f"critical category {name!r} matches no category (names are case-sensitive){hint}; "
+                         f"categories: {listing}")
+
+
 def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, ...] = ()) -> ValidatedResults:
     """Check the loaded table and return it with a float ``outcome`` column and the plan's choices."""
     releases, baseline, candidates = _choose_releases(table, policy)
@@ -216,11 +300,17 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     has_runs = "run" in table.columns and table["run"].notna().any()
     if has_runs and table["run"].isna().any():
         raise InputError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
-    _check_keys(table, has_runs)
+    # Factorized once, as categoricals: every check below counts integer codes instead of hashing strings,
+    # and so do the analysis's group-bys, joins and sorts.
+    keycodes.as_categories(table, ("release", "case_id"))
+    codes = {k: keycodes.encode(table[k]) for k in ("release", "case_id", *(["run"] if has_runs else []))}
+    _check_keys(table, has_runs, codes)
+    # A non-empty error marks an errored row: a third state, neither pass nor fail, for analyze.errors.
+    errored = table["error"].astype("string").fillna("").str.strip() != "" if "error" in table.columns else None
     outcome, kind = _outcome(table, policy)
     table["outcome"] = outcome
     notes: list[str] = []
-    missing = table["outcome"].isna()
+    missing = table["outcome"].isna() if errored is None else table["outcome"].isna() & ~errored
     if missing.any():
         ids = table.loc[missing, "case_id"].unique()
         if policy.missing == "refuse":
@@ -231,6 +321,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
             notes.append(f"{int(missing.sum())} row(s) without an outcome counted as failures (--missing fail).")
         else:
             table = table[~missing]
+            codes = {k: c.take(~missing.to_numpy()) for k, c in codes.items()}
             notes.append(f"{int(missing.sum())} row(s) without an outcome dropped (--missing drop).")
     for release in keep:
         if not (table["release"] == release).any():
@@ -239,22 +330,33 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     has_clusters = "cluster" in table.columns and table["cluster"].notna().any()
     if has_categories:
         table["category"] = table["category"].fillna("(none)")
+        keycodes.as_categories(table, ("category",))  # before the checks, which then count its codes
         _check_category_count(table)
-        _check_attribute_agrees(table, "category")
+        _check_attribute_agrees(table, "category", codes["case_id"])
+    check_critical(tuple(policy.critical),
+                   sorted(map(str, pd.unique(table["category"]))) if has_categories else None)
     if has_clusters:
         if table["cluster"].isna().any():
             raise InputError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
                              "column is set")
-        _check_attribute_agrees(table, "cluster")
-    notes += _check_case_sets(table, baseline, candidates, policy.allow_missing)
+        keycodes.as_categories(table, ("cluster",))
+        _check_attribute_agrees(table, "cluster", codes["case_id"])
+    notes += _check_case_sets(table, baseline, candidates, policy.allow_missing, codes["case_id"])
     runs_per_case = 1
     if has_runs:
-        runs_per_case = int(table.groupby(["release", "case_id"], sort=False).size().max())
+        runs_per_case = keycodes.column_max(keycodes.counts(keycodes.combined(codes["release"], codes["case_id"])))
     cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
     for column in cost_columns:
-        table[column] = parse_score(table[column].rename(column)).to_numpy()
+        # Costs and tokens beyond the range are left to the guardrails ("could not be measured"); a latency of
+        # 1e308 ms is no latency, and would show as "inf" in every report.
+        bound = MAX_MAGNITUDE if column == "latency_ms" else math.inf
+        table[column] = parse_score(table[column].rename(column), bound).to_numpy()
+    errored = None if errored is None else errored.reindex(table.index).to_numpy(bool)
+    table = table.reset_index(drop=True)
+    keycodes.as_categories(table, ("category", "cluster"))
+    metadata_columns = tuple(c for c in metadata_columns if c in table.columns)
     return ValidatedResults(
-        table=table.reset_index(drop=True),
+        table=table,
         baseline=baseline,
         candidates=candidates,
         releases=tuple(keep),
@@ -262,7 +364,54 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         has_categories=bool(has_categories),
         has_clusters=bool(has_clusters),
         has_runs=runs_per_case > 1,
-        metadata_columns=tuple(c for c in metadata_columns if c in table.columns),
+        metadata_columns=metadata_columns,
         cost_columns=cost_columns,
         notes=tuple(notes),
+        errors=errored,
+        per_release_columns=per_release_columns(table, metadata_columns),
     )
+
+
+# Text per release (issue 17): which metadata columns hold each release's own text (an answer, a grader's
+# reason, an error) rather than an attribute of the case, shown side by side in the reports.
+# Attributes of a case, never text of a release: the case is the same question whoever answers it.
+CASE_ATTRIBUTES = frozenset({"category", "cluster", "input", "difficulty", "target", "expected"})
+
+
+def per_release_columns(table: pd.DataFrame, metadata_columns: Sequence[str]) -> tuple[str, ...]:
+    """The metadata columns whose value differs between the rows of one case (SPEC 3.2), in table order.
+
+    Method: the values and the case ids as integer codes (pandas.factorize); a case has two values when the
+    smallest and largest code among its rows differ. Missing values are a value of their own, so an answer
+    present for one release and missing for the other is per release too. An answer usually differs on most
+    cases, so every row of the first cases is looked at first: a column found to vary there costs no pass
+    over every row (at 1,000,000 cases x 2 releases: 0.3 s for an output column, 1.3 s for a constant one).
+    """
+    varying = []
+    case_codes = None
+    columns = [c for c in metadata_columns if c not in CASE_ATTRIBUTES and c in table.columns]
+    # Every row of the first cases (all their releases: files are often one release after the other).
+    first = table[table["case_id"].isin(table["case_id"].head(_SAMPLE).unique())] if columns else table
+    for column in columns:
+        if first[["case_id", column]].drop_duplicates()["case_id"].duplicated().any():
+            varying.append(column)
+            continue
+        if len(first) == len(table):
+            continue
+        if case_codes is None:
+            case_codes = pd.factorize(table["case_id"])[0]
+        if _differs_within_a_case(case_codes, pd.factorize(table[column], use_na_sentinel=False)[0]):
+            varying.append(column)
+    return tuple(varying)
+
+
+_SAMPLE = 20_000  # the first cases (by row) looked at before a pass over every row
+
+
+def _differs_within_a_case(case_codes: np.ndarray, value_codes: np.ndarray) -> bool:
+    cases = int(case_codes.max()) + 1
+    low = np.full(cases, np.iinfo(np.int64).max, dtype=np.int64)
+    high = np.full(cases, -1, dtype=np.int64)
+    np.minimum.at(low, case_codes, value_codes)
+    np.maximum.at(high, case_codes, value_codes)
+    return bool((low != high).any())

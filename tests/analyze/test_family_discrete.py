@@ -85,7 +85,7 @@ def test_powerless_is_right_under_hochberg():
     # issue 21: nine categories each with 5 broke and none fixed (p = 1/32 = 0.031): Hochberg adjusts every
     # one to 0.031, so each fires; "powerless, needs 8" (m times the floor) was wrong.
     policy = Policy(correction="hochberg")
-    overall, cats = _family([(5, 0)] * 9, policy)
+    _, cats = _family([(5, 0)] * 9, policy)
     assert all(c.p_adjusted == pytest.approx(1 / 32) and not c.powerless for c in cats)
     # Under Holm the same categories cannot reach 0.05 whatever the others do: 10 / 32 > 0.05.
     _, holm = _family([(5, 0)] * 9, Policy(correction="holm"))

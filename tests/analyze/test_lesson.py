@@ -73,9 +73,10 @@ def test_check_exit_status_and_markdown(tmp_path, example):
     result = run_cli("check", *args)
     assert result.exit_code == 1
     assert "DON'T SHIP r2-new-prompt" in result.output and "DON'T SHIP r3-small-model" in result.output
-    # Without critical categories and with a generous margin r2 ships: exit 0.
+    # Without critical categories and with a generous margin r2 ships: exit 0. (--no-policy: the example's
+    # releasegate.toml beside the results would otherwise be found and used.)
     result = run_cli("check", example["eval_results.csv"], "--baseline", "r1-live", "--candidate", "r2-new-prompt",
-                     "--margin", "0.05")
+                     "--margin", "0.05", "--no-policy")
     assert result.exit_code == 0, result.output
     assert result.output.startswith("SHIP r2-new-prompt")
     md = tmp_path / "n.md"

@@ -83,6 +83,9 @@ def _write(rows: list[dict], path: Path) -> None:
 
 
 def _report(rows: list[dict], baseline: str = "base", suffix: str = ".csv", **policy):
+    # Only categories of the data can be critical: any other name is refused (issue 15), tested elsewhere.
+    present = {row.get("category") for row in rows}
+    policy["critical"] = tuple(name for name in policy.get("critical", ()) if name in present)
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / f"results{suffix}"
         _write(rows, path)
@@ -241,6 +244,11 @@ def _normalised(report, rename_back: dict[str, str] | None = None) -> dict:
             for case in cand[key]:
                 case["case_id"] = back.get(case["case_id"], case["case_id"])
             cand[key].sort(key=lambda case: case["case_id"])
+        view = cand.get("case_view") or {}  # the case view's listings (issue 17), as the broken and fixed
+        for key in ("both_fail", "errored"):
+            for case in view.get(key, []):
+                case["case_id"] = back.get(case["case_id"], case["case_id"])
+            view.get(key, []).sort(key=lambda case: case["case_id"])
         for key in ("only_baseline", "only_candidate"):
             cand["excluded_cases"][key] = sorted(back.get(x, x) for x in cand["excluded_cases"][key])
         # The critical warnings name the broken cases: compare their names, mapped back, as a set.
@@ -254,7 +262,6 @@ def _names_back(warning: str, back: dict[str, str]) -> str:
         return warning
     names = sorted(back.get(x, x) for x in match.group(2).split(", "))
     return match.group(1) + ", ".join(names) + match.group(3)
-    return out
 
 
 @SETTINGS

@@ -105,7 +105,7 @@ def test_bad_input_fails_even_in_report_only_mode(tmp_path, inputs):
 def test_inputs_of_the_action_itself_are_checked(tmp_path, inputs):
     done, outputs, _ = run_action(tmp_path, **inputs, formats="md docx")
     assert done.returncode == 2 and "unknown format 'docx'" in done.stderr
-    assert outputs == {"verdict": "error", "exit-code": "2"}
+    assert outputs == {"verdict": "error", "exit-code": "2", "error": "unknown format 'docx' in formats; use md, html, pdf, json"}
     done, _, _ = run_action(tmp_path, **inputs, report_only="maybe")
     assert done.returncode == 2 and "report-only must be true or false" in done.stderr
     done, _, _ = run_action(tmp_path, **inputs, args="--title 'unclosed")
@@ -187,6 +187,6 @@ def test_example_workflow_posts_one_comment():
     assert re.fullmatch(r"[\w.-]+/releasegate@v[\d.]+", gate["uses"])
     assert gate["with"]["results"]
     comment = next(s for s in steps if s.get("uses", "").startswith("actions/github-script@"))
-    assert "!cancelled()" in comment["if"] and "steps.gate.outputs.markdown-path" in comment["if"]
+    assert "!cancelled()" in comment["if"] and "steps.gate.outputs.markdown-path" in str(comment["env"])
     script = comment["with"]["script"]
     assert f"'{MARKER}'" in script and "updateComment" in script and "createComment" in script

@@ -27,7 +27,9 @@ ALLOWED: dict[str, set[str]] = {
     "policy": {"errors", "stats"},
     "provenance": {"errors"},
     "load": BASE | {"model", "policy"},
-    "validate": BASE | {"policy"},
+    "validate": BASE | {"policy", "keycodes"},
+    # Identity columns as integer codes (pandas and numpy only), for validation's checks on large tables.
+    "keycodes": set(),
     "analyze": BASE | {"model", "policy", "stats", "validate"},
     "wording": {"fmt", "model"},
     "decide": BASE | {"model", "policy", "wording"},

@@ -27,6 +27,8 @@ print({MARKER!r} + json.dumps({{"code": code, "modules": sorted(sys.modules)}}))
 RENDERING = ("altair", "weasyprint", "vl_convert")
 # scipy.stats costs 0.7 s to import, scipy.special 0.2 s: the library has its own distribution functions.
 SCIPY = ("scipy.stats", "scipy.special")
+# Only `releasegate run` calls systems: httpx and tenacity stay off every other command (issue 20).
+RUNNING = ("httpx", "tenacity")
 
 
 def imported(*args: str) -> tuple[int, set[str]]:
@@ -47,7 +49,7 @@ def test_help_imports_no_heavy_library():
     code, modules = imported("--help")
     assert code == 0
     assert "click" in modules  # the probe really ran the command line
-    for name in ("pandas", "numpy", "scipy", "pyarrow", "jinja2", *RENDERING):
+    for name in ("pandas", "numpy", "scipy", "pyarrow", "jinja2", *RENDERING, *RUNNING):
         assert not _loaded(modules, name), f"releasegate --help imports {name}"
 
 
@@ -56,7 +58,7 @@ def test_check_imports_no_renderer_and_no_scipy(example):
                              "--policy", example["releasegate.toml"])
     assert code == 1  # the example's candidates are DON'T SHIP: the gate ran to its verdict
     assert "pandas" in modules and "releasegate.stats.distributions" in modules
-    for name in (*SCIPY, "jinja2", *RENDERING):
+    for name in (*SCIPY, "jinja2", *RENDERING, *RUNNING, "releasegate.run"):
         assert not _loaded(modules, name), f"releasegate check imports {name}"
 
 
@@ -71,3 +73,18 @@ def test_text_reports_import_no_html_or_pdf_stack(tmp_path, example, suffix, for
     assert code == 0 and out.stat().st_size > 0
     for name in forbidden:
         assert not _loaded(modules, name), f"releasegate report -o {out.name} imports {name}"
+
+
+def test_reading_a_run_store_imports_neither_httpx_nor_tenacity(tmp_path):
+    from run_support import write_cases, write_config
+
+    cases = write_cases(tmp_path / "cases.csv", 10)
+    config = write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store"},
+                          [{"name": "a", "kind": "fake"}, {"name": "b", "kind": "fake", "seed": 1}], {"kind": "exact"})
+    code, modules = imported("run", config)
+    assert code == 0 and (tmp_path / "store").is_dir()
+    assert _loaded(modules, "tenacity") and not _loaded(modules, "httpx")  # a fake-only run needs no HTTP client
+    code, modules = imported("check", tmp_path / "store", "--baseline", "a")
+    assert code in (0, 1) and "releasegate.load.store_table" in modules
+    for name in (*RUNNING, *SCIPY, "jinja2", *RENDERING):
+        assert not _loaded(modules, name), f"releasegate check STORE imports {name}"

@@ -173,6 +173,21 @@ CASES: tuple[Case, ...] = (
          ("1 row(s) have a blank case_id", "'r1'")),
     Case("blank-release", "a row without a release name", "`,c5,1,A`",
          {"results.csv": csv(*GOOD_ROWS, ",c5,1,A")}, ("results.csv", *BASE), ("1 row(s) have no release name",)),
+    # Identity columns are text: pandas' missing-value words are names there; only an empty cell is missing.
+    Case("category-named-na", "a critical category named `NA` (or `N/A`, `None`, `null`, `nan`)",
+         "`r2,c2,0,NA` with `--critical NA --critical-rule any`",
+         {"results.csv": csv(*(r.replace(",A", ",NA") for r in GOOD_ROWS))},
+         ("results.csv", *BASE, "--critical", "NA", "--critical-rule", "any"), (), exit=0,
+         markdown=("DON'T SHIP", "| NA (critical)", "broke 1 of 2 passing NA cases")),
+    Case("category-na-beside-blank", "a blank category beside one named `N/A`", "`r1,c1,1,N/A` and `r1,c3,0,`",
+         {"results.csv": csv(*(r.replace(",A", ",N/A").replace(",B", ",") for r in GOOD_ROWS))},
+         ("results.csv", *BASE), (), exit=0, markdown=("| N/A ", "| (none) ")),
+    Case("case-id-na", "a case id `NA` or `None`", "`r2,NA,0,A`",
+         {"results.csv": csv(*(r.replace(",c2,", ",NA,").replace(",c4,", ",None,") for r in GOOD_ROWS))},
+         ("results.csv", *BASE), (), exit=0, markdown=("| NA | A |",)),
+    Case("release-null", "a release named `null` or `None`", "`null,c1,1,A` with `--baseline null`",
+         {"results.csv": csv(*(r.replace("r1,", "null,", 1).replace("r2,", "None,", 1) for r in GOOD_ROWS))},
+         ("results.csv", "--baseline", "null"), (), exit=0, markdown=("Baseline **null**", "#### None vs null")),
     Case("run-partly-missing", "run column with blank cells", "`r1,c1,0,` among numbered runs",
          {"results.csv": csv("r1,c1,1,1", "r1,c1,0,", "r2,c1,1,1", "r2,c1,1,2",
                              header="release,case_id,passed,run")}, ("results.csv", *BASE),
@@ -189,6 +204,22 @@ CASES: tuple[Case, ...] = (
          "every `passed` of r2 blank", {"results.csv": csv("r1,c1,1", "r1,c2,0", "r2,c1,", "r2,c2,",
                                                           header="release,case_id,passed")},
          ("results.csv", *BASE, "--missing", "drop"), ("release 'r2' has no rows left",)),
+    Case("release-all-errored", "a release whose every row errored (the error column)",
+         "every `error` of r2 set", {"results.csv": csv("r1,c1,1,", "r1,c2,0,", "r2,c1,,timeout", "r2,c2,,HTTP 500",
+                                                     header="release,case_id,passed,error")},
+         ("results.csv", *BASE), ("release 'r2' has no rows left to compare: every row errored", "'timeout'")),
+    Case("metric-twice", "a metric given twice", "`--metric safe --metric safe`",
+         {"results.csv": csv("r1,c1,1,1", "r1,c2,0,1", "r2,c1,1,0", "r2,c2,1,1", header="release,case_id,correct,safe")},
+         ("results.csv", *BASE, "--metric", "correct", "--metric", "safe", "--metric", "safe"),
+         ("metric 'safe' is given twice",)),
+    Case("metric-no-column", "a metric that matches no column", "`--metric saf`",
+         {"results.csv": csv("r1,c1,1,1", "r1,c2,0,1", "r2,c1,1,0", "r2,c2,1,1", header="release,case_id,correct,safe")},
+         ("results.csv", *BASE, "--metric", "correct", "--metric", "saf"),
+         ("metric 'saf' matches no column", "correct, safe")),
+    Case("metric-policy-not-gated", "a policy for a metric not in the data", "`[metrics.brevity]`, metrics correct, safe",
+         {"results.csv": csv("r1,c1,1,1", "r1,c2,0,1", "r2,c1,1,0", "r2,c2,1,1", header="release,case_id,correct,safe"), "policy.toml": '[metrics.brevity]\nmargin = 0.02\n'},
+         ("results.csv", *BASE, "--policy", "policy.toml", "--metric", "correct", "--metric", "safe"),
+         ("[metrics.brevity]: no such metric", "correct, safe")),
     Case("unknown-baseline", "unknown --baseline", "`--baseline r9`",
          {"results.csv": GOOD}, ("results.csv", "--baseline", "r9"), ("unknown baseline 'r9'", "releases: 'r1', 'r2'")),
     Case("no-baseline", "no baseline given", "no `--baseline`, none in the policy",
@@ -286,7 +317,7 @@ CASES: tuple[Case, ...] = (
          ("unknown key(s) alfa", "did you mean 'alpha'", "known keys")),
     Case("policy-bad-value", "policy value out of range", "`alpha = 2`",
          {"results.csv": GOOD, "policy.toml": "alpha = 2\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
-         ("alpha must be a number between 0 and 1", "2")),
+         ("alpha must be a number between 0 and 0.5", "2")),
     Case("policy-wrong-type", "policy value of the wrong type", "`critical = 5`",
          {"results.csv": GOOD, "policy.toml": "critical = 5\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
          ("critical must be a list of category names", "got 5")),
@@ -294,7 +325,7 @@ CASES: tuple[Case, ...] = (
          {"results.csv": GOOD, "policy.toml": 'score_range = ["a", "b"]\n'},
          ("results.csv", *BASE, "--policy", "policy.toml"), ("score_range must be two numbers",)),
     Case("flag-bad-value", "flag value out of range", "`--alpha 1.5`",
-         {"results.csv": GOOD}, ("results.csv", *BASE, "--alpha", "1.5"), ("alpha must be a number between 0 and 1",)),
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--alpha", "1.5"), ("alpha must be a number between 0 and 0.5",)),
     Case("source-date-epoch", "SOURCE_DATE_EPOCH that is not a number", "`SOURCE_DATE_EPOCH=yesterday`",
          {"results.csv": GOOD}, ("results.csv", *BASE), ("SOURCE_DATE_EPOCH must be an integer", "'yesterday'"),
          env={"SOURCE_DATE_EPOCH": "yesterday"}),
@@ -311,6 +342,12 @@ CASES: tuple[Case, ...] = (
          {"results.csv": GOOD, "out.md/": ""}, ("results.csv", *BASE), ("output path is a directory",),
          outputs=(EXISTING, "out.md")),
 )
+
+# Run as a script, this file is __main__; the added rows import it by name and must find this same module.
+sys.modules.setdefault("input_cases", sys.modules[__name__])
+from input_cases_fail_closed import FAIL_CLOSED_CASES
+
+CASES += FAIL_CLOSED_CASES
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import pandas as pd
 from releasegate.analyze.candidate import analyze_candidate
 from releasegate.analyze.clusters import clustered_rate
 from releasegate.analyze.costs import cost_sections
+from releasegate.analyze.errors import split_errored
 from releasegate.analyze.pairing import case_tables, cases_of
 from releasegate.model import Analysis, Parameters, Rate, ReleaseSections, ReleaseSummary
 from releasegate.policy import Policy
@@ -56,6 +57,7 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
 
 def analyze(data: ValidatedResults, policy: Policy) -> Analysis:
     """The fixed plan for every candidate, the release summaries, and the cost section when there are costs."""
+    data = split_errored(data, policy)
     # Built once only with runs, where each is a group-by over every row; a single run's table is a cheap
     # re-indexing, and holding every release's at once cost 230 MB more at 1,000,000 cases.
     tables = case_tables(data) if data.has_runs else None

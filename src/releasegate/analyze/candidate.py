@@ -15,9 +15,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from releasegate.analyze.case_view import case_view
 from releasegate.analyze.clusters import apply_clusters
 from releasegate.analyze.comparisons import compare_binary, compare_paired
 from releasegate.analyze.critical import critical_section
+from releasegate.analyze.errors import errored_cases
 from releasegate.analyze.family import adjust_family, power_of
 from releasegate.analyze.items import item_axis
 from releasegate.analyze.pairing import case_changes, pair, paired_difference
@@ -96,18 +98,24 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         base, cand, policy, mcnemar=mcnemar, rates=data.outcome_kind == "binary", runs=data.has_runs,
         category_codes=codes, category_labels=[str(x) for x in labels],
         cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None)
-    runs = (run_axis(data, candidate, paired, result.overall, policy, exclusions.count == 0)
-            if data.has_runs else None)
+    errors = errored_cases(data, candidate, policy)
+    all_paired = exclusions.count == 0 and (errors is None or errors.excluded == 0)
+    runs = run_axis(data, candidate, paired, result.overall, policy, all_paired) if data.has_runs else None
     d = paired_difference(base, cand)
     critical = tuple(policy.critical)
+    texts = data.per_release_columns
+    # Pass/fail (with runs: every run) failing on both releases; scores have no "fail" (analyze/case_view.py).
+    both_fail = (base == 0) & (cand == 0) if data.outcome_kind == "binary" else None
+    view = case_view(paired, both_fail, data.metadata_columns,
+                     lambda mask: case_changes(paired, mask, data.metadata_columns, critical, texts), critical)
     return CandidateAnalysis(
         name=candidate,
         overall=result.overall,
         categories=result.categories,
-        broken_cases=case_changes(paired, d < 0, data.metadata_columns, critical),
-        fixed_cases=case_changes(paired, d > 0, data.metadata_columns, critical),
+        broken_cases=case_changes(paired, d < 0, data.metadata_columns, critical, texts),
+        fixed_cases=case_changes(paired, d > 0, data.metadata_columns, critical, texts),
         exclusions=exclusions,
         power=result.power,
         sections=CandidateSections(item_axis=result.item_axis, run_axis=runs, clusters=result.clusters,
-                                   costs=costs, critical=result.critical),
+                                   costs=costs, critical=result.critical, errors=errors, case_view=view),
     )

@@ -70,7 +70,7 @@ def per_case(data, release: str, policy: Policy) -> tuple[pd.DataFrame, int]:
     """
     columns = data.cost_columns
     rows = data.table.loc[data.table["release"] == release]
-    frame = pd.DataFrame({"case_id": rows["case_id"].to_numpy()}, index=rows.index)
+    frame = pd.DataFrame({"case_id": rows["case_id"].array}, index=rows.index)
     invalid = 0
     if "latency_ms" in columns:
         latency = rows["latency_ms"].astype(float)
@@ -86,6 +86,9 @@ def per_case(data, release: str, policy: Policy) -> tuple[pd.DataFrame, int]:
     cost = _row_costs(rows, release, columns, policy)
     if cost is not None:
         frame["cost"] = cost
+    if not data.has_runs:
+        # One row per case (validation checked the keys): the group-by would only sort by case.
+        return frame.set_index("case_id").sort_index(kind="stable"), invalid
     grouped = frame.groupby("case_id", sort=True)
     out = grouped.mean(numeric_only=True)
     if "latency" in frame.columns:

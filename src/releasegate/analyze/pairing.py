@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from releasegate.analyze.errors import errored_ids
 from releasegate.model import CaseChange, Exclusions
 from releasegate.validate import ValidatedResults
 
@@ -51,11 +52,16 @@ def cases_of(data: ValidatedResults, release: str, tables: Mapping[str, pd.DataF
 def pair(data: ValidatedResults, candidate: str,
          tables: Mapping[str, pd.DataFrame] | None = None) -> tuple[pd.DataFrame, Exclusions]:
     """Inner join of the baseline and one candidate on case_id (SPEC 4.1); excluded cases are listed.
-    ``tables`` are the releases' case tables when the caller has them (:func:`case_tables`)."""
+    ``tables`` are the releases' case tables when the caller has them (:func:`case_tables`). A case errored on
+    either side leaves the join (it is listed with the errored cases, not as an exclusion)."""
     base = cases_of(data, data.baseline, tables)
     cand = cases_of(data, candidate, tables)
-    joined = base[["outcome"]].rename(columns={"outcome": "base"}).join(
-        cand.rename(columns={"outcome": "cand"}), how="inner")
+    errored = errored_ids(data, data.baseline, candidate)
+    if len(errored):
+        base, cand = base[~base.index.isin(errored)], cand[~cand.index.isin(errored)]
+    texts = [c for c in data.per_release_columns if c in base.columns]  # the baseline's answers ride along
+    joined = base[["outcome", *texts]].rename(columns={"outcome": "base", **{c: baseline_column(c) for c in texts}}
+                                              ).join(cand.rename(columns={"outcome": "cand"}), how="inner")
     only_base = tuple(sorted(map(str, base.index.difference(cand.index))))
     only_cand = tuple(sorted(map(str, cand.index.difference(base.index))))
     # A stable order (by case_id) makes every later listing and every resample reproducible.
@@ -76,7 +82,7 @@ def _text(series: pd.Series) -> np.ndarray:
 
 
 def case_changes(paired: pd.DataFrame, mask: np.ndarray, metadata_columns: tuple[str, ...],
-                 critical: tuple[str, ...]) -> tuple[CaseChange, ...]:
+                 critical: tuple[str, ...], per_release: tuple[str, ...] = ()) -> tuple[CaseChange, ...]:
     """The cases selected by ``mask`` as CaseChange records: critical categories first, then the largest
     change first (the cases a reviewer should read), then category and case id for a stable order."""
     idx = np.flatnonzero(mask)
@@ -95,12 +101,34 @@ def case_changes(paired: pd.DataFrame, mask: np.ndarray, metadata_columns: tuple
     order = np.lexsort((ids, categories, -size, ~is_critical))  # the last key sorts first
     meta = list(metadata_columns[:MAX_METADATA_COLUMNS])
     meta_rows = zip(*[_text(rows[c])[order].tolist() for c in meta]) if meta else itertools.repeat(())
+    answers = baseline_texts(rows.iloc[order], [c for c in meta if c in per_release])
     # Plain Python lists: building each record from numpy scalars would cost several times as much.
     listed = zip(
         ids[order].tolist(),
         categories[order].tolist() if has_category else itertools.repeat(None),
         clusters[order].tolist() if clusters is not None else itertools.repeat(None),
-        base[order].tolist(), cand[order].tolist(), is_critical[order].tolist(), meta_rows,
+        base[order].tolist(), cand[order].tolist(), is_critical[order].tolist(), meta_rows, answers,
     )
-    return tuple(CaseChange(i, cat, cl, b, c, crit, tuple(zip(meta, values)))
-                 for i, cat, cl, b, c, crit, values in listed)
+    return tuple(CaseChange(i, cat, cl, b, c, crit, tuple(zip(meta, values)), texts)
+                 for i, cat, cl, b, c, crit, values, texts in listed)
+
+
+# The paired table holds the candidate's columns under their own names; the baseline's copy of a per-release
+# column (validate.per_release_columns: the output, the grader's reason) travels under baseline_column's name,
+# which no input column can have (it starts with a NUL character, which the loaders never keep in a header).
+_BASELINE_PREFIX = "\x00baseline:"
+
+
+def baseline_column(name: str) -> str:
+    """The paired table's name for the baseline's value of the per-release column ``name``."""
+    return _BASELINE_PREFIX + name
+
+
+def baseline_texts(rows: pd.DataFrame, columns: list[str]) -> list[tuple[tuple[str, str], ...]]:
+    """Per row of the paired ``rows``: ((column, the baseline's text), ...) for each per-release column, in
+    order; a missing value is the empty text, as in the metadata."""
+    present = [c for c in columns if baseline_column(c) in rows.columns]
+    if not present:
+        return [()] * int(rows.shape[0])
+    texts = [_text(rows[baseline_column(c)]).tolist() for c in present]
+    return [tuple(zip(present, values)) for values in zip(*texts)]

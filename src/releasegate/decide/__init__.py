@@ -9,6 +9,7 @@ from __future__ import annotations
 from releasegate.decide.rules import RULE_NAMES, RULES
 from releasegate.model import Analysis, CandidateAnalysis, Reason, Verdict
 from releasegate.policy import Policy
+from releasegate.wording import errors as error_words
 from releasegate.wording import sections as section_words
 from releasegate.wording import verdict as words
 
@@ -41,7 +42,7 @@ def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy
     return Verdict(
         candidate=cand.name,
         ship=ship,
-        headline=words.headline(label, cand.name, because),
+        headline=error_words.with_errors(words.headline(label, cand.name, because), cand.sections.errors),
         because=because,
         reasons=reasons,
         # Every broken critical case is named first, whatever the critical rule decided (issue 21).

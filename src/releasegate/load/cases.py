@@ -10,7 +10,7 @@ import pandas as pd
 from releasegate.errors import InputError
 from releasegate.load.columns import rename_columns, require_column
 from releasegate.load.sources import check_file, sha256_of
-from releasegate.load.tidy import read_tidy
+from releasegate.load.tidy import identity_names, read_tidy
 from releasegate.model import InputFile
 
 
@@ -18,7 +18,7 @@ def join_cases(table: pd.DataFrame, path: Path, columns: Mapping[str, str],
                 seen: set[str]) -> tuple[pd.DataFrame, InputFile]:
     """Join a case table (case_id plus attributes such as category, cluster, input) onto the results."""
     check_file(path)
-    cases = read_tidy(path)
+    cases = read_tidy(path, identity_names(columns))
     seen.update(map(str, cases.columns))
     cases = rename_columns(cases, {k: v for k, v in columns.items() if k not in ("release",)}, path, ("case_id",))
     require_column(cases, "case_id", path, "--case-col", columns.get("case_id"))

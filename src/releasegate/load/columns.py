@@ -11,7 +11,7 @@ import pandas as pd
 from releasegate.errors import InputError
 
 COLUMN_FLAGS = {"release": "--release-col", "case_id": "--case-col", "passed": "--passed-col", "score": "--score-col",
-         "category": "--category-col", "cluster": "--cluster-col", "run": "--run-col"}
+         "category": "--category-col", "cluster": "--cluster-col", "run": "--run-col", "error": "--error-col"}
 
 
 def rename_columns(frame: pd.DataFrame, columns: Mapping[str, str], path: Path,
@@ -36,12 +36,25 @@ def rename_columns(frame: pd.DataFrame, columns: Mapping[str, str], path: Path,
     return frame.drop(columns=clash).rename(columns=mapping)
 
 
+def plausible_match(name: str, columns: list[str]) -> str | None:
+    """The column the user plausibly meant by ``name``: a close spelling that holds no other role.
+
+    "case_id" is 0.62 similar to "passed", but it is the case id: suggesting ``--passed-col case_id`` would
+    send the user the wrong way, so columns of the canonical roles are never offered for another one.
+    """
+    from releasegate.policy import CANONICAL_COLUMNS
+
+    free = [c for c in columns if c not in CANONICAL_COLUMNS]
+    close = difflib.get_close_matches(name, free, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def require_column(frame: pd.DataFrame, canonical: str, path: Path | str, flag: str, given: str | None = None) -> None:
     """Fail with the columns present and the closest match when a required column is absent."""
     name = given or canonical
     if canonical in frame.columns:
         return
     present = [str(c) for c in frame.columns]
-    close = difflib.get_close_matches(name, present, n=1, cutoff=0.5)
-    hint = f"; closest match {close[0]!r} (use {flag} {close[0]})" if close else f" (name it with {flag})"
+    close = plausible_match(name, present)
+    hint = f"; closest match {close!r} (use {flag} {close})" if close else f" (name it with {flag})"
     raise InputError(f"{path}: missing required column {name!r}; columns present: {', '.join(present)}{hint}")

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load import shapes
 from releasegate.load.cases import join_cases
 from releasegate.load.columns import rename_columns, require_column
 from releasegate.load.results import LoadedResults
@@ -35,6 +36,8 @@ def load_frame(
     *,
     columns: Mapping[str, str] | None = None,
     cases: Path | None = None,
+    wide_release_cols: tuple[str, ...] = (),
+    latency_unit: str = "ms",
 ) -> LoadedResults:
     """A tidy DataFrame, or one DataFrame per release (``{"r1-live": df1, "r2": df2}``), -> LoadedResults.
 
@@ -54,6 +57,10 @@ def load_frame(
         part = frame.reset_index(drop=True).copy()
         part.columns = [str(c).strip() for c in part.columns]
         part = rename_columns(part, columns, Path(label))
+        # The shapes of load/shapes.py, as for files: a wide frame (release columns given), latency in seconds.
+        if wide_release_cols:
+            part = shapes.melt_wide(part, wide_release_cols, Path(label))
+        part = shapes.latency_in_ms(part, latency_unit, Path(label))
         if release is not None:
             part["release"] = str(release)
         require_column(part, "release", label, "columns={'release': ...}", columns.get("release"))

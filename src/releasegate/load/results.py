@@ -6,7 +6,6 @@ the case table (:mod:`releasegate.load.cases`)."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,10 +14,12 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
-from releasegate.load import adapters
+from releasegate.load import adapters, shapes
 from releasegate.load.cases import join_cases
-from releasegate.load.columns import COLUMN_FLAGS, rename_columns, require_column
+from releasegate.load.columns import COLUMN_FLAGS, plausible_match, rename_columns, require_column
 from releasegate.load.sources import Source, check_file, sha256_of
+from releasegate.load.store import read_store_input
+from releasegate.load.store_table import is_store
 from releasegate.model import InputFile
 from releasegate.policy import CANONICAL_COLUMNS
 
@@ -30,6 +31,11 @@ class AdapterOptions:
 
     format: str = "auto"
     values: Mapping[str, Any] = field(default_factory=dict)
+    drop_holes: bool = False  # a run store with missing or errored cells: compare without those cases
+    # Input shapes (load/shapes.py): a wide file's release columns, and the latency column's unit.
+    wide: bool = False
+    release_cols: tuple[str, ...] = ()
+    latency_unit: str = "ms"
 
     def given(self) -> dict[str, Any]:
         return {k: v for k, v in self.values.items() if v is not None}
@@ -45,13 +51,14 @@ class LoadedResults:
     notes: tuple[str, ...] = field(default_factory=tuple)
 
 
-def _read_one(source: Source, options: AdapterOptions) -> tuple[pd.DataFrame, str]:
+def _read_one(source: Source, options: AdapterOptions,
+              columns: Mapping[str, str] | None = None) -> tuple[pd.DataFrame, str]:
     """Read one file with the adapter its content calls for (or the one forced by --format)."""
     fmt = options.format if options.format != "auto" else adapters.detect_format(source.path)
     if fmt == "tidy":
-        from releasegate.load.tidy import read_tidy
+        from releasegate.load.tidy import identity_names, read_tidy
 
-        return read_tidy(source.path), fmt
+        return read_tidy(source.path, identity_names(columns or {})), fmt
     taken = adapters.ADAPTERS[fmt].option_names if fmt in adapters.ADAPTERS else ()
     values = {k: v for k, v in options.given().items() if k in taken}
     return adapters.read_with(fmt, source.path, source.release, values), fmt
@@ -73,34 +80,71 @@ def load_results(
     columns: Mapping[str, str] | None = None,
     cases: Path | None = None,
     options: AdapterOptions | None = None,
+    metrics: tuple[str, ...] = (),
 ) -> LoadedResults:
     """Read every source, name the release of each row, join the case table, and record provenance.
 
-    Several files are concatenated; ``NAME=path`` sets the release of every row of that file.
+    Several files are concatenated; ``NAME=path`` sets the release of every row of that file. ``metrics``
+    (``--metric``) name the outcome columns, so no passed or score column is needed.
     """
     options = options or AdapterOptions()
     if not sources:
         raise InputError("no results file given")
     columns = dict(columns or {})
+    if options.release_cols and not options.wide:
+        raise InputError("--release-cols names the release columns of a wide file: add --wide")
     frames, inputs, formats = [], [], []
     seen: set[str] = set()  # every column name of every file, before renaming
-    for source in sources:
-        check_file(source.path)
-        frame, fmt = _read_one(source, options)
+    from concurrent.futures import ThreadPoolExecutor
+
+    from releasegate.load.directories import expand_sources
+    from releasegate.load.records import check_one_file_per_release, input_record
+
+    read: list = []
+    notes: list[str] = []
+    # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output, read whole.
+    expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source]))]
+    for source in expanded:
+        store_input = None
+        digest = None
+        if is_store(source.path):
+            frame, store_input, store_notes = read_store_input(source.path, source.release, options.drop_holes)
+            fmt = store_input.format
+            notes += store_notes
+        else:
+            check_file(source.path)
+            # Hashed in a thread while the file is parsed: hashlib lets go of the GIL, so on two cores the
+            # 0.15 s per 100 MB of hashing hides behind the parse.
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                digest = pool.submit(sha256_of, source.path)
+                frame, fmt = _read_one(source, options, columns)
         formats.append(fmt)
+        frame = shapes.resolve_dotted(frame, columns.values(), source.path)
         seen.update(map(str, frame.columns))
         # category and cluster may come from the case table instead, so only these must be in every file.
         required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
+        if options.wide:
+            if source.release is not None:
+                raise InputError(f"{source.release}={source.path}: a wide file holds every release; with --wide "
+                                 "name the release columns (--release-cols), not the file")
+            required = ("case_id",)
         frame = rename_columns(frame, columns, source.path, required)
-        if source.release is not None:
+        if options.wide:
+            frame = shapes.melt_wide(frame, options.release_cols, source.path)
+        else:
+            shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
+        frame = shapes.latency_in_ms(frame, options.latency_unit, source.path)
+        if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
             frame["release"] = source.release
         else:
             require_column(frame, "release", source.path, "--release-col", columns.get("release"))
         require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
         frames.append(frame)
-        release = source.release
-        inputs.append(InputFile(str(source.path), sha256_of(source.path), int(frame.shape[0]), fmt, release))
+        inputs.append(store_input or input_record(source.path, digest.result(), frame, fmt, source.release))
+        read.append((source.path, frame, fmt, source.release))
+    shapes.refuse_same_file_twice(inputs)
     _check_options_apply(options, set(formats))
+    check_one_file_per_release(read)
     for fmt in dict.fromkeys(formats):
         if fmt in adapters.ADAPTERS:
             adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])
@@ -113,10 +157,10 @@ def load_results(
         if given and given != role and given not in seen:
             raise InputError(f"column {given!r} ({COLUMN_FLAGS[role]}) is in none of the files; columns present: "
                              f"{', '.join(sorted(seen))}")
-    if "passed" not in table.columns and "score" not in table.columns:
+    if "passed" not in table.columns and "score" not in table.columns and not metrics:
         present = ", ".join(str(c) for c in table.columns)
-        close = difflib.get_close_matches("passed", [str(c) for c in table.columns], n=1, cutoff=0.5)
-        hint = f"; closest match {close[0]!r} (use --passed-col {close[0]})" if close else ""
+        close = plausible_match("passed", [str(c) for c in table.columns])
+        hint = f"; closest match {close!r} (use --passed-col {close})" if close else ""
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
-    return LoadedResults(table, tuple(inputs), metadata)
+    return LoadedResults(table, tuple(inputs), metadata, tuple(notes))

@@ -5,9 +5,11 @@ from __future__ import annotations
 import codecs
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import pandas as pd
+from pandas._libs.parsers import STR_NA_VALUES
 
 from releasegate.errors import InputError
 
@@ -15,6 +17,13 @@ TIDY_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
 
 # Identity columns are read as text: "007" must stay "007" and never become 7.
 TEXT_COLUMNS = ("release", "case_id", "category", "cluster")
+# pandas' own list of words read as missing, kept for the columns that are not identity columns.
+DEFAULT_NA_WORDS = sorted(STR_NA_VALUES)
+
+
+def identity_names(columns: Mapping[str, str]) -> tuple[str, ...]:
+    """The identity columns under both names: the canonical one and the one the user chose for it."""
+    return TEXT_COLUMNS + tuple(given for role, given in columns.items() if role in TEXT_COLUMNS)
 
 
 def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.DataFrame:
@@ -48,6 +57,10 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if frame.shape[0] == 0:
         raise InputError(f"{path}: the file has a header but no rows")
+    from releasegate.load.headers import check_unique_columns, delimited_header
+
+    check_unique_columns(path, delimited_header(path, "\t" if suffix == ".tsv" else ",")
+                         if suffix in (".csv", ".tsv") else frame.columns)
     frame.columns = [str(c).strip() for c in frame.columns]
     for column in text_columns:
         if column in frame.columns:
@@ -56,10 +69,24 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
 
 
 def _read_delimited(path: Path, sep: str, text_columns: tuple[str, ...]) -> pd.DataFrame:
-    header = pd.read_csv(path, sep=sep, nrows=0, encoding="utf-8-sig").columns
-    dtypes = {c: str for c in header if str(c).strip() in text_columns}
+    """Identity columns are text with no NA conversion: a category or case named ``NA``, ``None`` or ``null``
+    keeps its name (SPEC 3.2), and only a truly empty cell is missing. Other columns keep pandas' NA words.
+
+    The file is parsed once without forcing types (forcing ``str`` made pandas' parser 3-4x slower on a
+    million rows); an identity column that pandas read as numbers ("007" -> 7) is parsed again on its own as text.
+    """
     # utf-8-sig drops a byte-order mark that Excel writes, which would otherwise corrupt the first column name.
-    return pd.read_csv(path, sep=sep, dtype=dtypes, encoding="utf-8-sig", keep_default_na=True, na_values=[""])
+    header = pd.read_csv(path, sep=sep, nrows=0, encoding="utf-8-sig").columns
+    identity = [c for c in header if str(c).strip() in text_columns]
+    na_values = {c: ([""] if c in identity else DEFAULT_NA_WORDS) for c in header}
+    options = {"sep": sep, "encoding": "utf-8-sig", "keep_default_na": False, "na_values": na_values}
+    frame = pd.read_csv(path, **options)
+    numeric = [c for c in identity if c in frame.columns and not pd.api.types.is_string_dtype(frame[c].dtype)]
+    if numeric:
+        again = pd.read_csv(path, **options, usecols=numeric, dtype={c: str for c in numeric})
+        for column in numeric:
+            frame[column] = again[column]
+    return frame
 
 
 def _read_json_lines(path: Path) -> pd.DataFrame:
@@ -146,7 +173,8 @@ def as_text(series: pd.Series) -> pd.Series:
     # pandas' own string dtype (Arrow-backed in pandas 3), not object: comparing, hashing and copying a million
     # identity values is then several times faster in every later stage.
     out = series.astype(str).str.strip()
-    out[mask] = None
+    if mask.any():
+        out[mask] = None
     return out
 
 

@@ -26,10 +26,14 @@ from releasegate.model.core import (
     Verdict,
 )
 from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
+from releasegate.model.metrics import MetricsReport, MetricsVerdict
 from releasegate.model.sections import (
+    CaseView,
     ClusterAnalysis,
     CriticalSection,
     CriticalTest,
+    ErroredCase,
+    ErroredCases,
     ItemAxis,
     MajorityMcNemar,
     RunAxis,
@@ -37,9 +41,9 @@ from releasegate.model.sections import (
 )
 
 __all__ = [
-    "Analysis", "CandidateAnalysis", "CandidateSections", "CaseChange", "ClusterAnalysis", "Comparison",
-    "CriticalSection", "CriticalTest",
-    "CostComparison", "CostTable", "Exclusions", "InputFile", "ItemAxis", "MajorityMcNemar", "Parameters",
+    "Analysis", "CandidateAnalysis", "CandidateSections", "CaseChange", "CaseView", "ClusterAnalysis", "Comparison",
+    "CostComparison", "CostTable", "CriticalSection", "CriticalTest", "ErroredCase", "ErroredCases", "Exclusions",
+    "InputFile", "ItemAxis", "MajorityMcNemar", "MetricsReport", "MetricsVerdict", "Parameters",
     "Power", "Provenance", "Rate", "Reason", "ReleaseCosts", "ReleaseSections", "ReleaseSummary", "Report",
     "RuleCheck", "RunAxis", "RunRate", "Verdict",
 ]

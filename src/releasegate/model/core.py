@@ -10,8 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
+from releasegate.model.cases import CaseChange
 from releasegate.model.costs import CostComparison, CostTable
-from releasegate.model.sections import ClusterAnalysis, CriticalSection, ItemAxis, RunAxis
+from releasegate.model.sections import (
+    CaseView,
+    ClusterAnalysis,
+    CriticalSection,
+    ErroredCases,
+    ItemAxis,
+    RunAxis,
+)
 
 
 @dataclass(frozen=True)
@@ -23,6 +31,22 @@ class InputFile:
     rows: int
     format: str
     release: str | None = None
+    # What a harness adapter chose for this file (None for tidy tables): the tool and version that wrote it,
+    # where the release name came from, and the scorer / metric / filter whose values are the outcomes.
+    harness: str | None = None
+    release_key: str | None = None
+    scorer: str | None = None
+    metric: str | None = None
+    filter: str | None = None
+
+    @property
+    def read_as(self) -> str:
+        """One line of what was chosen, for the report's provenance ("" for a tidy table)."""
+        parts = [self.harness or ""]
+        parts += [f"{label} {value}" for label, value in (("release from", self.release_key), ("scorer", self.scorer),
+                                                          ("metric", self.metric), ("filter", self.filter))
+                  if value]
+        return "; ".join(p for p in parts if p)
 
 
 @dataclass(frozen=True)
@@ -71,19 +95,6 @@ class Comparison:
 
 
 @dataclass(frozen=True)
-class CaseChange:
-    """A case whose outcome changed between the baseline and the candidate."""
-
-    case_id: str
-    category: str | None
-    cluster: str | None
-    baseline_outcome: float
-    candidate_outcome: float
-    critical: bool
-    metadata: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
 class Exclusions:
     """Cases present on one side only, dropped from the pairing (with --allow-missing)."""
 
@@ -114,14 +125,16 @@ class Power:
 @dataclass(frozen=True)
 class CandidateSections:
     """The optional sections of one candidate's analysis, each None when the data does not call for it:
-    the item axis (paired-mean path), the run axis (several runs), grouped cases (a cluster column) and the
-    paired cost ratios (latency, tokens or cost columns, or prices)."""
+    the item axis (paired-mean path), the run axis (several runs), grouped cases (a cluster column), the
+    paired cost ratios (latency, tokens or cost columns, or prices) and the errored cases (an error column)."""
 
     item_axis: ItemAxis | None = None
     run_axis: RunAxis | None = None
     clusters: ClusterAnalysis | None = None
     costs: CostComparison | None = None
     critical: CriticalSection | None = None
+    errors: ErroredCases | None = None
+    case_view: CaseView | None = None  # cases failing on both releases, errored cases (issue 17)
 
     def present(self) -> dict[str, Any]:
         """The sections that are there, by name, in name order (the JSON's order)."""

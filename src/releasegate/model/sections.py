@@ -3,12 +3,16 @@
 
 - :class:`ItemAxis`: "would other cases agree?" on the paired-mean path (paired t beside the sign flip);
 - :class:`RunAxis`: "would a rerun agree?" (Welch t on per-run means) beside the case axis;
-- :class:`ClusterAnalysis`: grouped cases, the clustered figures beside the naive ones.
+- :class:`ClusterAnalysis`: grouped cases, the clustered figures beside the naive ones;
+- :class:`ErroredCases`: cases that errored (a third state, neither pass nor fail) and left the comparison.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from releasegate.model.cases import CaseChange
+from releasegate.stats.error_rates import ErrorRateIncrease
 
 
 @dataclass(frozen=True)
@@ -183,3 +187,50 @@ class CriticalSection:
     rule: str
     alpha: float
     tests: tuple[CriticalTest, ...]
+
+
+@dataclass(frozen=True)
+class ErroredCase:
+    """One case that errored on one side or both; the messages are the input's (empty on a side that did not
+    error)."""
+
+    case_id: str
+    side: str  # "baseline", "candidate" or "both"
+    baseline_error: str
+    candidate_error: str
+
+
+@dataclass(frozen=True)
+class ErroredCases:
+    """The errored cases of one comparison: out of the ``n_cases`` on both sides, ``excluded`` errored on
+    either side and left it (``compared`` remain). ``rate`` is the paired error-rate increase over all
+    ``n_cases``, which the ``max_error_rate_increase`` guardrail reads. ``cases`` lists the first
+    ``len(cases)`` of them (baseline and both-side errors first, then by case id); ``listed_cut`` more exist.
+    """
+
+    n_cases: int
+    compared: int
+    excluded: int
+    baseline_errored: int
+    candidate_errored: int
+    both_errored: int
+    rate: ErrorRateIncrease
+    cases: tuple[ErroredCase, ...]
+    listed_cut: int
+
+
+CASE_VIEW_LISTED = 1_000  # cases listed per list of the case view; the counts are whole
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """One candidate's cases that fail on both releases (pass/fail only) and that errored on either
+    (analyze/case_view.py): counted whole, listed up to ``MAX_LISTED`` (critical categories first).
+    """
+
+    both_fail: tuple[CaseChange, ...]
+    both_fail_total: int
+    errored: tuple[CaseChange, ...]
+    errored_total: int
+    error_column: str | None
+    both_fail_defined: bool = True  # False for scores: a score has no "fail"

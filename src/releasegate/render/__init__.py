@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import os
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from releasegate.errors import InputError
-from releasegate.model import Report
+from releasegate.model import MetricsReport, Report
 
 if TYPE_CHECKING:  # the chart worker module is imported only by outputs that draw charts
     from releasegate.render.chart_worker import Charts
@@ -85,6 +83,10 @@ def rendering(paths: list[Path]) -> Iterator[Charts | None]:
 
 def render(report: Report, suffix: str, charts: Charts | None = None, **options) -> bytes:
     """The bytes of one output format (``.md``, ``.json``, ``.html``, ``.pdf``)."""
+    if isinstance(report, MetricsReport):  # several metrics: the grid and each metric's note
+        from releasegate.render.metrics import render_metrics
+
+        return render_metrics(report, suffix)
     renderer = RENDERERS[suffix.lower()]
     if suffix.lower() in CHARTED:
         return renderer(report, charts=charts, **options)
@@ -98,33 +100,13 @@ def write_reports(report: Report, paths: list[Path], charts: Charts | None = Non
     ``charts`` is the command's chart owner from :func:`rendering` (without one they are drawn in process).
     """
     check_output_paths(paths)
-    if _drawn(paths):
+    if _drawn(paths) and not isinstance(report, MetricsReport):
         if charts is None:
             from releasegate.render.chart_worker import Charts
 
             charts = Charts()
         charts.ask(report)  # drawn beside the other outputs and the imports they need
     rendered = [(path, render(report, path.suffix, charts, **options)) for path in paths]
-    temporaries: list[tuple[str, Path]] = []
-    target: Path | None = None
-    try:
-        for target, data in rendered:
-            parent = target.parent if str(target.parent) else Path(".")
-            handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
-            # Registered before writing: a write that fails (disk full) must not leave its temporary behind.
-            temporaries.append((temporary, target))
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-                stream.flush()
-                # On disk before the rename, so a crash cannot leave an empty file under the report's name.
-                os.fsync(stream.fileno())
-            os.chmod(temporary, 0o644)
-        for temporary, target in temporaries:
-            os.replace(temporary, target)
-    except BaseException as exc:
-        for temporary, _ in temporaries:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-        if isinstance(exc, OSError):
-            raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
-        raise
+    from releasegate.render.atomic import write_files_atomically
+
+    write_files_atomically(rendered)

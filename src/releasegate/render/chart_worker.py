@@ -94,13 +94,15 @@ class ChartWorker:
 def draw_report_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
     """The report's charts and its cost section's charts (with their kind), drawn in one vl-convert batch."""
     from releasegate.render import charts
+    from releasegate.render.chart_limits import chart_view
     from releasegate.render.charts_costs import latency_charts, quality_cost_chart
 
-    main = charts.build_charts(report.analysis)
+    report, note = chart_view(report)  # the worst N categories and candidates when there are many
+    main = [replace(c, caption=f"{c.caption} {note}".strip()) for c in charts.build_charts(report.analysis)]
     # charts_costs.cost_charts(report), taken by kind so that the template captions each kind once.
     quality = quality_cost_chart(report)
-    costs = [("quality", charts.Chart("chart-costs-quality", quality["title"]["text"], "", quality))] if quality else []
-    costs += [("latency", charts.Chart(f"chart-costs-latency-{i}", title, "", spec))
+    costs = [("quality", charts.Chart("chart-costs-quality", quality["title"]["text"], note, quality))] if quality else []
+    costs += [("latency", charts.Chart(f"chart-costs-latency-{i}", title, note, spec))
               for i, (title, spec) in enumerate(latency_charts(report), start=1)]
     drawn = charts.draw(main + [chart for _, chart in costs])
     kinds = [kind for kind, _ in costs]

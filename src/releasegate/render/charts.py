@@ -192,7 +192,11 @@ def _scope_ids(svg: str, prefix: str) -> str:
     # Inline SVGs share one id space in an HTML page: give each chart's clip paths and gradients its own.
     ids = set(_ID.findall(svg))
     for ident in sorted(ids, key=len, reverse=True):
-        svg = re.sub(rf'(\bid="|url\(#|href="#){re.escape(ident)}([")])', rf"\g<1>{prefix}-{ident}\g<2>", svg)
+        # A function, not a template: the captured id may hold backslashes ("\\q"), which a template reads as
+        # escapes.
+        scoped = f"{prefix}-{ident}"
+        svg = re.sub(rf'(\bid="|url\(#|href="#){re.escape(ident)}([")])',
+                     lambda match, scoped=scoped: f"{match.group(1)}{scoped}{match.group(2)}", svg)
     return svg
 
 
@@ -234,7 +238,9 @@ def draw(charts: list[Chart]) -> list[Chart]:
 
 
 def _attr(text: str) -> str:
-    return text.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
+    from releasegate.text import visible
+
+    return visible(text).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def vega_bundle() -> str:

@@ -28,10 +28,11 @@ PADDING = 1.5  # a cell's padding, and the border of a critical row
 
 
 def case_columns(rows: Iterable[CaseChange], metadata_columns: Sequence[str], clusters: bool,
-                 outcomes: Sequence[str]) -> list[str]:
+                 outcomes: Sequence[str], text_columns: Sequence[str] = ()) -> list[str]:
     """The widths, as percentages of the table, of a case table's columns in the template's order: case,
     category, group (``clusters``), one outcome column per release name in ``outcomes`` (the baseline's and
-    the candidate's scores; none for pass/fail), then each metadata column.
+    the candidate's scores; none for pass/fail), then each metadata column, then two columns (the
+    baseline's text and the candidate's) for each per-release column in ``text_columns``.
 
     Method: each column wants its longest value and needs its longest word (the header's included), counted
     in characters as the template prints them. When the longest values fit on a line, the columns share it
@@ -49,9 +50,13 @@ def case_columns(rows: Iterable[CaseChange], metadata_columns: Sequence[str], cl
         extents.append(_extent([((r.cluster or "")[:ID_CUT], 0) for r in rows], "group", mono=True))
     # A score needs its figures; its header, a release name, may wrap.
     extents += [(NUMBER + PADDING, max(NUMBER, min(len(name), 2 * WORD)) + PADDING) for name in outcomes]
-    for i, name in enumerate(metadata_columns):
-        values = [(str(r.metadata[i][1])[:VALUE_CUT], 0) for r in rows if i < len(r.metadata)]
-        extents.append(_extent(values, name))
+    values_of = [dict(r.metadata) for r in rows]
+    for name in metadata_columns:
+        extents.append(_extent([(str(v.get(name, ""))[:VALUE_CUT], 0) for v in values_of], name))
+    baselines_of = [dict(r.baseline_texts) for r in rows]
+    for name in text_columns:
+        extents.append(_extent([(str(v.get(name, ""))[:VALUE_CUT], 0) for v in baselines_of], name))
+        extents.append(_extent([(str(v.get(name, ""))[:VALUE_CUT], 0) for v in values_of], name))
     wanted = [most for _, most in extents]
     if sum(wanted) > LINE:
         wanted = _shares(extents)

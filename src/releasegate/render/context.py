@@ -11,18 +11,38 @@ from typing import Any
 
 from releasegate.decide.rules import RULES
 from releasegate.model import CandidateAnalysis, Parameters, Report
+from releasegate.render.answers import answer_rows, any_longer, text_columns
+from releasegate.wording import errors as error_words
 from releasegate.wording import sections as section_words
+from releasegate.wording import verdict as verdict_words
 from releasegate.wording.method import method_lines
 
 
 def _case_rows(changes, limit: int | None) -> dict[str, Any]:
     shown = changes if limit is None else changes[:limit]
-    return {"rows": list(shown), "total": len(changes), "cut": len(changes) - len(shown)}
+    # "answers": per shown case, its per-release texts side by side with the word diff (render/answers.py).
+    answers = answer_rows(shown)
+    return {"rows": list(shown), "total": len(changes), "cut": len(changes) - len(shown),
+            "answers": answers, "answers_cut": any_longer(answers)}
+
+
+def _view_rows(cand: CandidateAnalysis, kind: str, limit: int | None) -> dict[str, Any]:
+    """The case view's "both fail" or "errored" listing (case_view.py); its total counts the unlisted too."""
+    view = cand.sections.case_view
+    if view is None:
+        return {**_case_rows((), limit), "defined": False, "column": None}
+    rows = _case_rows(getattr(view, kind), limit)
+    total = getattr(view, f"{kind}_total")
+    defined = view.both_fail_defined if kind == "both_fail" else True
+    return {**rows, "total": total, "cut": total - len(rows["rows"]), "defined": defined,
+            "column": view.error_column}
 
 
 def _metadata_columns(cand: CandidateAnalysis) -> list[str]:
+    """The metadata shown once per case; the per-release columns are shown side by side instead."""
     for change in (*cand.broken_cases, *cand.fixed_cases):
-        return [name for name, _ in change.metadata]
+        per_release = {name for name, _ in change.baseline_texts}
+        return [name for name, _ in change.metadata if name not in per_release]
     return []
 
 
@@ -42,6 +62,17 @@ def _section_words(cand: CandidateAnalysis, parameters: Parameters, baseline: st
     if s.costs is not None:
         out["cost_clause"] = section_words.cost_clause(s.costs)
     return out
+
+
+def _errors(cand: CandidateAnalysis, baseline: str, limit: int | None) -> dict[str, Any]:
+    """The errored cases beside the verdict (a sentence, empty when none errored) and their listing."""
+    e = cand.sections.errors
+    if e is None or e.excluded == 0:
+        return {"error_line": "", "errored_cases": None}
+    rows = e.cases if limit is None else e.cases[:limit]
+    return {"error_line": error_words.error_line(e, baseline, cand.name),
+            "errored_cases": {"rows": [{"case": r, "side": error_words.SIDE_LABELS[r.side]} for r in rows],
+                        "total": e.excluded, "cut": e.excluded - len(rows)}}
 
 
 def build_context(report: Report, case_limit: int | None = None, category_limit: int | None = None,
@@ -65,11 +96,15 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
             "categories_cut": len(categories) - len(shown),
             "broken": _case_rows(cand.broken_cases, case_limit),
             "fixed": _case_rows(cand.fixed_cases, case_limit),
+            "both_fail": _view_rows(cand, "both_fail", case_limit),
+            "errored": _view_rows(cand, "errored", case_limit),
             "metadata_columns": _metadata_columns(cand),
+            "text_columns": text_columns((*cand.broken_cases, *cand.fixed_cases)),
             "exclusions": cand.exclusions,
             "power": cand.power,
             "sections": cand.sections,
             "words": _section_words(cand, analysis.parameters, analysis.baseline),
+            **_errors(cand, analysis.baseline, case_limit),
         })
     rules = [
         {"rule": rule.name, "title": rule.title,
@@ -80,9 +115,18 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
     cost_table = analysis.sections.costs
     cost_rows = {r.name: r for r in cost_table.releases} if cost_table is not None else {}
     summary = []
+    # With cases on one side only (--allow-missing) each rate is read over the cases compared, as the difference
+    # is, never each release over its own cases; the unpaired cases are counted apart (summary_note).
+    excluded = [c for c in analysis.candidates if c.exclusions.count]
+    paired_bases = {(c.overall.baseline.n, c.overall.baseline.value) for c in excluded}
     for release in analysis.releases:
         cand = by_name.get(release.name)
-        summary.append({"release": release, "overall": cand.overall if cand else None,
+        rate = release.rate
+        if cand is not None and cand.exclusions.count:
+            rate = cand.overall.candidate
+        elif release.is_baseline and len(paired_bases) == 1:
+            rate = excluded[0].overall.baseline
+        summary.append({"release": release, "rate": rate, "overall": cand.overall if cand else None,
                         "costs": cost_rows.get(release.name)})
     summary_costs = {"latency": bool(cost_table is not None and cost_table.has_latency),
                      "cost": bool(cost_table is not None and cost_table.has_cost)}
@@ -100,6 +144,7 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
         "verdicts": list(verdicts),
         "candidates": candidates,
         "summary": summary,
+        "summary_note": verdict_words.compared_cases_note(analysis.baseline, excluded, len(paired_bases) == 1),
         "summary_costs": summary_costs,
         "rules": rules,
         "parameters": analysis.parameters,

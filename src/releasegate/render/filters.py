@@ -23,9 +23,12 @@ class MdRaw(str):
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]#~|<>&!])")
 _MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
-# "@name" and "#123" from data would ping people and cross-link issues when the note is posted on GitHub;
-# a zero-width space after the sign keeps the text and stops the autolink (as dependency bots do).
-_MD_AUTOLINK = re.compile(r"(?<![\w@])@(?=[A-Za-z0-9])|\\#(?=\d)")
+# "@name", "#123" and "GH-123" from data would ping people and cross-link issues when the note is posted on
+# GitHub, and bare URLs and "www." become links; a zero-width space after the sign (or inside "://") keeps
+# the text and stops the autolink (as dependency bots do). Every "@" before a name is defused, whatever
+# precedes it: GitHub also mentions in "@@octocat" and "é@octocat".
+_MD_AUTOLINK = re.compile(r"@(?=[A-Za-z0-9])|\\#(?=\d)|(?i:\bGH-)(?=\d)|(?i:\bwww)(?=\.)"
+                          r"|(?i:[a-z][a-z0-9+.-]*:)(?=//)")
 _ZERO_WIDTH_SPACE = "&#8203;"
 
 
@@ -97,9 +100,13 @@ MAX_HTML_VALUE = 2000
 
 
 def _finalize_html(value: Any) -> Any:
-    # Markup (the inline SVG charts, |tojson) is the renderer's own output and passes whole.
-    if isinstance(value, str) and not isinstance(value, Markup) and len(value) > MAX_HTML_VALUE:
-        return cut(value, MAX_HTML_VALUE)
+    # Markup (the inline SVG charts, |tojson) is the renderer's own output and passes whole. Data text shows
+    # its control and bidi characters as codes, as in the Markdown: a right-to-left override would make
+    # "refund-\u202egnp.exe" read "refund-exe.png" in the HTML and the PDF.
+    if isinstance(value, str) and not isinstance(value, Markup):
+        value = visible(value)
+        if len(value) > MAX_HTML_VALUE:
+            return cut(value, MAX_HTML_VALUE)
     return value
 
 

@@ -20,6 +20,7 @@ from releasegate.render.chart_worker import Charts
 from releasegate.render.columns import case_columns
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
+from releasegate.render.html_limits import MAX_CASE_ROWS, MAX_CATEGORY_ROWS, limit_context
 
 RENDER_PACKAGES = ("altair", "vl-convert-python", "weasyprint")
 CSP_STATIC = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
@@ -33,7 +34,9 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     and are accepted so that one set of options serves every output. ``charts`` is the command's chart owner
     (render.rendering); without one they are drawn here. ``charts_as_images`` (the PDF's page) places each
     chart as an ``<img>`` of its SVG as a data: URL instead of inline SVG."""
-    context = build_context(report, typographic=True)
+    # Long lists are cut with a count (render/html_limits.py); the JSON keeps every row.
+    context = limit_context(build_context(report, case_limit=MAX_CASE_ROWS, category_limit=MAX_CATEGORY_ROWS,
+                                          typographic=True))
     drawn, drawn_costs = (charts or Charts()).get(report)
     context.update({
         "charts": {c.name: _chart_context(c) for c in drawn},
@@ -50,6 +53,13 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     if charts_as_images:
         _as_images([*context["charts"].values(), *context["cost_charts"]])
     return environment("html").get_template("report.html").render(context)
+
+
+def chart_contexts(report: Report) -> list[dict[str, Any]]:
+    """Every chart of the report (the overall and category charts, then the cost charts) as inline SVG: for the
+    notebook view (api.ReleaseComparison._repr_html_)."""
+    drawn, drawn_costs = Charts().get(report)
+    return [_chart_context(c) for c in (*drawn, *(c for _, c in drawn_costs))]
 
 
 def _chart_context(chart) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from releasegate.model import Report
+from releasegate.model import MetricsReport, Report
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
 
@@ -13,8 +13,14 @@ SUMMARY_LIMIT = 512 * 1024
 
 
 def render_summary(report: Report, limit: int = SUMMARY_LIMIT) -> str:
-    """Markdown for a job summary: verdict per candidate, then which rules fired, cut hard at ``limit`` bytes."""
-    text = environment("md").get_template("summary.md").render(build_context(report, 0, 0))
+    """Markdown for a job summary: verdict per candidate, then which rules fired, cut hard at ``limit`` bytes;
+    with several metrics, the candidate x metric grid and the combined headlines."""
+    if isinstance(report, MetricsReport):
+        from releasegate.render.metrics import grid_markdown
+
+        text = grid_markdown(report).replace("<!-- releasegate -->\n", "", 1)
+    else:
+        text = environment("md").get_template("summary.md").render(build_context(report, 0, 0))
     data = text.encode("utf-8")
     if len(data) <= limit:
         return text

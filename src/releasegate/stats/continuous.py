@@ -258,6 +258,34 @@ class WelchResult:
     defined: bool
 
 
+def _welch_parts(a: np.ndarray, b: np.ndarray, diff: float, scale: float) -> tuple[float, ...]:
+    """(va, vb, var, df, t, se) of Welch's test, computed on a / scale and b / scale; se in the data's units.
+
+    Raises OverflowError or ZeroDivisionError when the squares leave the range of floats at this scale.
+    """
+    na, nb = a.size, b.size
+    if scale != 1.0:
+        a, b = a / scale, b / scale
+        diff = float(b.mean()) - float(a.mean())
+    constant_a, constant_b = bool(np.all(a == a[0])), bool(np.all(b == b[0]))
+    va = 0.0 if constant_a else scaled_std(a) ** 2 / na
+    vb = 0.0 if constant_b else scaled_std(b) ** 2 / nb
+    # A sample that varies has a positive variance: zero means its square underflowed.
+    if scale == 1.0 and ((not constant_a and va == 0.0) or (not constant_b and vb == 0.0)):
+        raise ZeroDivisionError("a variance underflows to zero")
+    var = va + vb
+    if var == 0.0:
+        return va, vb, var, math.nan, math.nan, 0.0
+    spread = va**2 / (na - 1) + vb**2 / (nb - 1)
+    if scale == 1.0 and spread < 1e-290:  # subnormal or zero: its digits are gone
+        raise ZeroDivisionError("Welch's test below the range of floats")
+    df = var**2 / spread
+    se = math.sqrt(var)
+    if scale == 1.0 and not (math.isfinite(df) and math.isfinite(diff / se)):
+        raise OverflowError("Welch's test out of the range of floats")
+    return va, vb, var, df, diff / se, se * scale
+
+
 def welch_t_test(baseline: np.ndarray, candidate: np.ndarray, confidence: float = 0.95) -> WelchResult:
     """Welch's unequal-variance t test and interval for mean(candidate) - mean(baseline).
 
@@ -279,17 +307,17 @@ def welch_t_test(baseline: np.ndarray, candidate: np.ndarray, confidence: float 
     diff = mb - ma
     if na < 2 or nb < 2:
         return WelchResult(diff, ma, mb, na, nb, nan, nan, nan, nan, nan, nan, nan, nan, confidence, False)
-    va = 0.0 if np.all(a == a[0]) else scaled_std(a) ** 2 / na
-    vb = 0.0 if np.all(b == b[0]) else scaled_std(b) ** 2 / nb
-    var = va + vb
+    try:
+        _, _, var, df, t, se = _welch_parts(a, b, diff, 1.0)
+    except (OverflowError, ZeroDivisionError):
+        # In units of the largest |value| (t and df do not depend on the unit): var**2 overflows at |x| ~ 1e150
+        # and underflows to 0 / 0 at ~1e-160 in the data's own units.
+        _, _, var, df, t, se = _welch_parts(a, b, diff, float(max(np.max(np.abs(a)), np.max(np.abs(b)))))
     if var == 0.0:
         t, p_two, p_reg, p_imp = degenerate_p_values(diff)
         return WelchResult(
             diff, ma, mb, na, nb, 0.0, t, nan, p_two, p_reg, p_imp, diff, diff, confidence, True
         )
-    se = math.sqrt(var)
-    df = var**2 / (va**2 / (na - 1) + vb**2 / (nb - 1))
-    t = diff / se
     p_two, p_reg, p_imp = t_p_values(t, df)
     q = t_quantile(0.5 + confidence / 2.0, df)
     return WelchResult(

@@ -71,11 +71,13 @@ def critical_broken(section: CriticalSection, blocking: list[CriticalTest], cate
         if section.rule == "test":
             text += f", {_critical_test(t, section.alpha)}"
         parts.append(text)
-    kind = "a critical category" if len(blocking) == 1 else "critical categories"
-    verb = "broke" if binary else "worsened"
+    listed = parts[0] if len(parts) == 1 else "; ".join(parts[:-1]) + " and " + parts[-1]
+    kind = {1: "a critical category", 2: "both critical categories"}.get(len(blocking), "all critical categories")
+    if len(blocking) < len(section.tests) and len(blocking) > 1:
+        kind = "critical categories"
     if all(t.cases == 0 for t in blocking):
-        return f"{'; '.join(parts)} ({kind})"
-    return f"it {verb} {'; '.join(parts)}, {kind}"
+        return f"{listed} ({kind})"
+    return f"it {'broke' if binary else 'worsened'} {listed}, {kind}"
 
 
 def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
@@ -121,7 +123,10 @@ def no_guardrails() -> str:
 
 
 def guardrail_figure(name: str, estimate: float, low: float, high: float, limit: float) -> str:
-    return f"{name.removeprefix('max_')} {fmt.ratio(estimate)} [{fmt.ratio(low)}, {fmt.ratio(high)}] vs limit {limit:g}"
+    # The rule reads the interval's upper bound: the sentence says so, beside the estimate.
+    where = "above" if high > limit else "within"
+    return (f"{name.removeprefix('max_')} {fmt.ratio(estimate)} [{fmt.ratio(low)}, {fmt.ratio(high)}]: "
+            f"the upper bound {fmt.ratio(high)} is {where} the limit {limit:g}")
 
 
 def guardrail_unmeasured(name: str, reason: str) -> str:
@@ -141,9 +146,23 @@ def guardrails(exceeded: list[str], unmeasured: list[str], passed: list[str]) ->
 def non_inferiority(o: Comparison, parameters: Parameters, binary: bool, fired: bool) -> str:
     if parameters.margin == 0:
         return "non-inferiority check off (margin = 0)"
-    u = unit(binary)
-    shown = f"the {ni_level(parameters)}% interval's lower bound is {u(o.ni_low)}, margin {u(-parameters.margin)}"
+    bound, margin = told_apart(o.ni_low, -parameters.margin, binary)
+    shown = f"the {ni_level(parameters)}% interval's lower bound is {bound}, margin {margin}"
     return f"the data cannot show it is no worse: {shown}" if fired else f"non-inferior: {shown}"
+
+
+def told_apart(value: float, margin: float, binary: bool) -> tuple[str, str]:
+    """The bound with as many more digits as it takes to show how far it is from the margin: "-5.05 points,
+    margin -5.0 points", not "-5.0 points, margin -5.0 points" beside "fired". The margin keeps its digits."""
+    scale = 100 if binary else 1
+    base = 1 if binary else 3
+    gap = abs(value - margin) * scale
+    digits = base
+    while digits < base + 3 and 0 < gap < 10 ** -digits:
+        digits += 1
+    if binary:
+        return f"{fmt.points(value, digits)} points", f"{fmt.points(margin)} points"
+    return fmt.signed(value, digits), fmt.signed(margin)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -155,6 +174,11 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
     o = cand.overall
     p_word = "not significant" if o.p_value >= parameters.alpha else "significant"
     overall_text = f"overall {diff(o, binary)} ({test_name(o)} {fmt.p_is(o.p_value)}, {p_word})"
+    if o.p_value >= parameters.alpha and (o.ci_low > 0 or o.ci_high < 0) and o.method.startswith("McNemar"):
+        # Newcombe's interval (score-based) and the exact McNemar test (on the changed cases alone) are
+        # different methods; with few changed cases the exact test is the more cautious, and the gate reads it.
+        overall_text += (" (the interval excludes zero but the exact test, which the rules read, does not reach "
+                         "significance: with few changed cases it is the more cautious of the two)")
     if not reasons:
         ruled_out = ("any loss" if o.ni_low >= 0 else f"a loss larger than {unit(binary)(o.ni_low).lstrip('+-')}")
         text = f"{overall_text}; no rule fired, and the data rule out {ruled_out}."
@@ -194,3 +218,16 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
     if cand.overall.n < TINY_SAMPLE:
         out.append(f"only {cand.overall.n} paired cases: every figure is very uncertain")
     return out
+
+
+def compared_cases_note(baseline: str, excluded: list[CandidateAnalysis], one_baseline_basis: bool) -> str:
+    """Under the summary table when cases were left unpaired: which cases each rate is over, and how many were
+    left apart ("" when every case is paired)."""
+    if not excluded:
+        return ""
+    parts = [f"{c.name} and {baseline} on their {c.overall.n:,} shared cases ({len(c.exclusions.only_baseline):,} "
+             f"only in {baseline}, {len(c.exclusions.only_candidate):,} only in {c.name}, not compared)"
+             for c in excluded]
+    base = ("" if one_baseline_basis else
+            f" {baseline}'s own rate is over all its cases, since the candidates share different cases with it.")
+    return "Rates are over the cases compared: " + "; ".join(parts) + "." + base

@@ -1,5 +1,5 @@
-"""Rule 4, guardrail: a cost or latency ratio whose interval's upper bound exceeds the policy's limit, or that
-cannot be measured.
+"""Rule 4, guardrail: a cost or latency ratio, or the paired error-rate increase, whose interval's upper bound
+exceeds the policy's limit, or that cannot be measured.
 
 Each guardrail limits one ratio of the candidate's cost section (candidate / baseline); :func:`bounds` gives
 (estimate, low, high) of every ratio that has a defined interval, which the JSON also records. A guardrail the
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import math
 
-from releasegate.model import Analysis, CandidateAnalysis, CostComparison, RuleCheck
+from releasegate.model import Analysis, CandidateAnalysis, CostComparison, ErroredCases, RuleCheck
 from releasegate.policy import Policy
+from releasegate.wording import errors as error_words
 from releasegate.wording import verdict as words
 
 NAME = "guardrail"
@@ -50,6 +51,23 @@ def unmeasured_reason(costs: CostComparison | None, name: str) -> str:
     return f"fewer than two paired cases have a valid {what} ({r.n} used, {r.excluded} excluded)"
 
 
+# The error-rate guardrail limits the paired difference of error rates (the errored-cases section), not a ratio.
+ERROR_RATE = "max_error_rate_increase"
+
+
+def _error_rate(errors: ErroredCases | None, limit: float, exceeded: list, unmeasured: list, passed: list) -> None:
+    """The error-rate increase is exceeded when its interval's upper bound is above the limit; without an error
+    column, or with no case on both sides, it cannot be measured."""
+    if errors is None:
+        unmeasured.append(words.guardrail_unmeasured(ERROR_RATE, "the results have no error column"))
+    elif errors.rate.n == 0:
+        unmeasured.append(words.guardrail_unmeasured(ERROR_RATE, "no case is present on both sides"))
+    else:
+        r = errors.rate
+        (exceeded if r.ci_high > limit else passed).append(
+            error_words.error_rate_figure(r.increase, r.ci_low, r.ci_high, limit))
+
+
 def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCheck:
     if not policy.guardrails:
         return RuleCheck(NAME, False, words.no_guardrails())
@@ -57,6 +75,9 @@ def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCh
     figures = bounds(costs)
     exceeded, unmeasured, passed = [], [], []
     for name, limit in sorted(policy.guardrails.items()):
+        if name == ERROR_RATE:
+            _error_rate(cand.sections.errors, limit, exceeded, unmeasured, passed)
+            continue
         if name not in figures:
             unmeasured.append(words.guardrail_unmeasured(name, unmeasured_reason(costs, name)))
             continue

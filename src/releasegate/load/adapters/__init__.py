@@ -26,6 +26,9 @@ class AdapterOption:
     flag: str
     help: str
     choices: tuple[str, ...] = ()
+    # --metric is also the general, repeatable option naming the outcomes to gate on (tidy columns); with
+    # lm-eval files it keeps the adapter's meaning, one of its metrics.
+    repeatable: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,8 +59,11 @@ def _promptfoo(top: set[str], nested: dict[str, set[str]]) -> bool:
     return summary or ("success" in top and bool(top & {"testIdx", "provider"}))
 
 
+_LM_EVAL_041 = frozenset({"doc_id", "doc", "arguments", "resps", "filtered_resps"})  # no doc_hash before 0.4.2
+
+
 def _lm_eval(top: set[str], nested: dict[str, set[str]]) -> bool:
-    return {"doc_id", "doc_hash"} <= top
+    return {"doc_id", "doc_hash"} <= top or _LM_EVAL_041 <= top
 
 
 ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
@@ -70,8 +76,11 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
                       ("provider", "prompt")),
     ), _promptfoo),
     Adapter("lm-eval", "lm-evaluation-harness", "releasegate.load.adapters.lm_eval", (
-        AdapterOption("metric", "--metric", "lm-eval: the metric to use (acc, exact_match, ...)."),
-        AdapterOption("filter_name", "--filter", "lm-eval: the filter to use when samples have several."),
+        AdapterOption("metric", "--metric", "An outcome to gate on, repeatable: a column of a tidy file (pass/fail "
+                      "or score), an Inspect scorer, a promptfoo named metric; lm-eval: its metric to use (acc, "
+                      "exact_match, ...), or TASK=METRIC,...", repeatable=True),
+        AdapterOption("filter_name", "--filter",
+                      "lm-eval: the filter to use when samples have several, or TASK=FILTER,..."),
     ), _lm_eval),
 )}
 # The values of --format: "auto" detects the format from the file's content.

@@ -4,6 +4,11 @@ One row per (sample id, epoch). Score values map as Inspect's own ``value_to_flo
 I -> 0, P (partial) -> 0.5, N (no answer) -> 0, yes/true -> 1, no/false -> 0, numbers as they are.
 ``passed`` is 1 only for C (or yes/true): a partial answer is not a pass, so P gives passed 0 and
 score 0.5. A scorer with plain numeric values gives ``score`` only (no ``passed`` column).
+
+A log that did not finish (status error, cancelled or started) is refused: its missing samples are not
+failures, and its present ones are a biased part of the set. A log without scores is refused too. Scorers are
+named as Inspect names them in the log's results: a scorer with a dict value gives one score per key, named
+by the key (``exact``), or ``scorer/key`` (``graded/exact``) when a key alone is ambiguous.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.adapters.bounded_unzip import Budget, read_chunks, read_deflated
 from releasegate.text import clip as _clip
 
 ZSTD_METHOD = 93  # APPNOTE 4.4.5; what Inspect writes since April 2026, unreadable by Python < 3.14
@@ -42,9 +48,11 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
     header, samples = _load_log(path)
     spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
     model = str(spec.get("model") or "")
+    named = release
     release = release or model
     if not release:
         raise InputError(f"{path}: the log names no model (eval.model); give the release name (NAME=path)")
+    _check_finished(path, header, len(samples), spec)
     chosen = _choose_scorer(path, samples, scorer)
     rows = []
     for sample in sorted(samples, key=_sample_order):
@@ -64,9 +72,28 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
     for column in ("latency_ms", "input_tokens", "output_tokens", "input", "target", "output", "error"):
         if frame[column].isna().all():
             frame = frame.drop(columns=column)  # the log does not have it: no column beats a column of NaN
-    frame.attrs.update(task=str(spec.get("task") or ""), model=model, scorer=chosen or "",
-                       source_format="inspect")
+    packages = spec.get("packages") if isinstance(spec.get("packages"), dict) else {}
+    version = packages.get("inspect_ai")
+    frame.attrs.update(task=str(spec.get("task") or ""), model=model, scorer=_shown_name(samples, chosen) or "",
+                       source_format="inspect", harness="inspect-ai" + (f" {version}" if version else ""),
+                       release_key="NAME=" if named else "eval.model")
     return frame
+
+
+def _check_finished(path: Path, header: dict, n_samples: int, spec: dict) -> None:
+    """A log that stopped early is refused: its results are not the eval's (fail closed)."""
+    status = header.get("status")
+    if status in (None, "success"):  # logs before 0.3 have no status
+        return
+    dataset = spec.get("dataset") if isinstance(spec.get("dataset"), dict) else {}
+    config = spec.get("config") if isinstance(spec.get("config"), dict) else {}
+    planned = dataset.get("samples")
+    epochs = config.get("epochs") or 1
+    of = f" of {planned * epochs}" if isinstance(planned, int) and isinstance(epochs, int) else ""
+    error = header.get("error") if isinstance(header.get("error"), dict) else {}
+    why = f" ({str(error.get('message'))[:120]})" if error.get("message") else ""
+    raise InputError(f"{path}: the Inspect log stopped with status {status!r}{why}, {n_samples}{of} sample(s) logged; "
+                     "its results are incomplete: finish it with `inspect eval-retry` and pass the new log")
 
 
 def _load_log(path: Path) -> tuple[dict, list[dict]]:
@@ -98,8 +125,11 @@ def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
         raise InputError(f"{path}: not a readable .eval log: a zip file was expected ({exc})") from None
     with archive:
         names = set(archive.namelist())
+        members = sorted(n for n in names if _SAMPLE_MEMBER.match(n))
+        budget = Budget()
+        budget.check_declared(path, [archive.getinfo(n) for n in ["header.json", *members] if n in names])
         if "header.json" in names:
-            header = _member_json(path, archive, "header.json")
+            header = _member_json(path, archive, "header.json", budget)
         elif "_journal/start.json" in names:
             raise InputError(f"{path}: the Inspect log has no header.json: the eval did not finish; "
                              "a finished .eval log was expected")
@@ -107,31 +137,24 @@ def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
             raise InputError(f"{path}: zip without header.json: not an Inspect .eval log")
         if not isinstance(header, dict):
             raise InputError(f"{path}: header.json is not a JSON object: not an Inspect .eval log")
-        members = sorted(n for n in names if _SAMPLE_MEMBER.match(n))
         if not members:
             raise InputError(f"{path}: the Inspect log holds no samples (no samples/*.json members)")
-        samples = [_member_json(path, archive, name) for name in members]
+        samples = [_member_json(path, archive, name, budget) for name in members]
     if not all(isinstance(s, dict) for s in samples):
         raise InputError(f"{path}: a samples/*.json member is not a JSON object")
     return header, samples
 
 
-def _member_json(path: Path, archive: zipfile.ZipFile, name: str) -> Any:
+def _member_json(path: Path, archive: zipfile.ZipFile, name: str, budget: Budget) -> Any:
     info = archive.getinfo(name)
     if info.compress_type == ZSTD_METHOD:
-        data = _read_zstd_member(path, info)
+        data = _read_zstd_member(path, info, budget)
     else:
-        try:
-            data = archive.read(info)
-        except NotImplementedError:
-            raise InputError(f"{path}: member {name} uses zip compression method {info.compress_type}; "
-                             "deflate and zstd are supported") from None
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
-            raise InputError(f"{path}: member {name} is corrupt ({exc})") from None
+        data = read_deflated(path, archive, info, budget)
     return _parse_json(path, data, f"member {name}")
 
 
-def _read_zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
+def _read_zstd_member(path: Path, info: zipfile.ZipInfo, budget: Budget) -> bytes:
     """Read the raw bytes of a zstd member and decompress them (Python 3.11's zipfile refuses method 93)."""
     import zstandard  # imported here: only zstd logs need it
 
@@ -146,7 +169,7 @@ def _read_zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
             handle.seek(fields[9] + fields[10], io.SEEK_CUR)  # skip file name and extra field
             raw = handle.read(info.compress_size)
         reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True)
-        data = reader.read()
+        data = read_chunks(path, info, reader, budget)
     except (struct.error, ValueError, OSError, zstandard.ZstdError) as exc:
         raise InputError(f"{path}: zstd member {info.filename} is corrupt ({exc})") from None
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
@@ -159,6 +182,8 @@ def _parse_json(path: Path, data: bytes, what: str) -> Any:
         return json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path}: {what} is not valid JSON ({exc}); an Inspect log was expected") from None
+    except RecursionError:
+        raise InputError(f"{path}: {what} is nested too deeply to be an Inspect log") from None
 
 
 def _score_values(sample: dict) -> dict[str, Any]:
@@ -174,16 +199,36 @@ def _score_values(sample: dict) -> dict[str, Any]:
     return values
 
 
+def _scorer_names(samples: list[dict]) -> dict[str, str]:
+    """Inspect's name of each score -> the key into ``_score_values`` ("exact" -> "graded/exact")."""
+    keys = list(dict.fromkeys(name for s in samples for name in _score_values(s)))
+    short = [k.split("/", 1)[1] if "/" in k and k not in _plain(samples) else k for k in keys]
+    return {(name if short.count(name) == 1 else key): key for name, key in zip(short, keys)}
+
+
+def _plain(samples: list[dict]) -> set[str]:
+    """Scorer names whose value is not a dict (a "/" in such a name is the scorer's own)."""
+    return {name for s in samples for name, score in (s.get("scores") or {}).items()
+            if not isinstance(score.get("value") if isinstance(score, dict) else score, dict)}
+
+
+def _shown_name(samples: list[dict], key: str | None) -> str | None:
+    return next((name for name, k in _scorer_names(samples).items() if k == key), key)
+
+
 def _choose_scorer(path: Path, samples: list[dict], scorer: str | None) -> str | None:
-    available = list(dict.fromkeys(name for s in samples for name in _score_values(s)))
+    names = _scorer_names(samples)
+    if not names:
+        raise InputError(f"{path}: the Inspect log holds no scores (the task has no scorer, or it ran with "
+                         "--no-score); score it with `inspect score` and pass the scored log")
     if scorer is not None:
-        if scorer in available or not available:  # an unscored log stays all-NaN under any scorer
-            return scorer
-        raise InputError(f"{path}: no scorer {scorer!r}; available scorers: {', '.join(available)}")
-    if len(available) > 1:
-        raise InputError(f"{path}: the samples carry {len(available)} scorers ({', '.join(available)}); "
+        if scorer in names or scorer in names.values():  # Inspect's name, or scorer/key
+            return names.get(scorer, scorer)
+        raise InputError(f"{path}: no scorer {scorer!r}; available scorers: {', '.join(names)}")
+    if len(names) > 1:
+        raise InputError(f"{path}: the samples carry {len(names)} scorers ({', '.join(names)}); "
                          "choose one with --scorer")
-    return available[0] if available else None
+    return next(iter(names.values()))
 
 
 def _convert(value: Any) -> tuple[float, float, bool]:

@@ -8,6 +8,13 @@ Choices: when a doc appears under several filters (e.g. gsm8k's strict-match and
 the first filter in the file is used unless ``filter_name`` names another. The metric defaults to
 the only one present, else ``acc``, else ``exact_match``. ``passed`` is given for 0/1 metrics:
 accuracy-type names (acc, acc_norm, exact_match, ...) or boolean values; others give ``score`` only.
+``metric`` and ``filter_name`` are one name for every file, or ``TASK=NAME`` pairs separated by commas
+(``words_mc=acc_norm,words_gen=exact_match``) when the tasks read together differ; a task without a pair takes
+its default. The metric and filter used, and the lm-eval version, are kept in ``df.attrs`` for the provenance.
+
+lm-eval 0.4.0/0.4.1 wrote ``<model args>_<task>.jsonl`` (``pretrained__model-a_words_mc.jsonl``) holding one
+pretty-printed JSON array, with no doc_hash, beside ``results.json``; the task is the results' task whose name
+ends the file name.
 """
 
 from __future__ import annotations
@@ -36,10 +43,12 @@ def read_lm_eval(path: Path, *, release: str | None = None, metric: str | None =
     """Read one samples file; ``df.attrs`` holds ``task``, ``metric``, ``filter``, ``filters``, ``model``."""
     path = Path(path)
     match = _NAME.match(path.stem)
-    task = match["task"] if match else path.stem.removeprefix("samples_")
+    task = match["task"] if match else _old_task_name(path)
     records = list(_records(path))
     if not records:
         raise InputError(f"{path}: no records; an lm-evaluation-harness samples_*.jsonl file was expected")
+    filter_name = choice_for_task(filter_name, task)
+    metric = choice_for_task(metric, task)
     filters = list(dict.fromkeys(str(r.get("filter", "none")) for r in records))
     chosen_filter = filter_name if filter_name is not None else filters[0]
     if chosen_filter not in filters:
@@ -64,9 +73,45 @@ def read_lm_eval(path: Path, *, release: str | None = None, metric: str | None =
     frame["category"] = task
     order = ["release", "case_id", "passed", "score", "category", "doc_hash", "input", "target", "output"]
     frame = frame[[c for c in order if c in frame.columns and not (c in order[5:] and frame[c].isna().all())]]
+    version = _harness_version(path, match["date"] if match else None)
     frame.attrs.update(task=task, metric=chosen_metric, filter=chosen_filter, filters=filters,
-                       model=model, source_format="lm-eval")
+                       model=model, source_format="lm-eval", harness="lm-eval" + (f" {version}" if version else ""),
+                       release_key="NAME=" if model == "" else "the model in results*.json")
     return frame
+
+
+def choice_for_task(given: str | None, task: str) -> str | None:
+    """``acc`` -> acc for every task; ``a=acc,b=exact_match`` -> the name paired with ``task`` (None: default)."""
+    if given is None or "=" not in given:
+        return given
+    pairs = dict(part.strip().split("=", 1) for part in given.split(",") if "=" in part)
+    return pairs.get(task) or None
+
+
+def _old_task_name(path: Path) -> str:
+    """The task of a file not named samples_<task>_<date>: the longest results task that ends the name."""
+    stem = path.stem.removeprefix("samples_")
+    summary = _read_results(path.with_name("results.json")) if path.with_name("results.json").is_file() else {}
+    tasks = summary.get("results") if isinstance(summary.get("results"), dict) else {}
+    ends = [t for t in tasks if stem == t or stem.endswith("_" + t)]
+    return max(ends, key=len) if ends else stem
+
+
+def _harness_version(path: Path, date: str | None) -> str | None:
+    """lm_eval_version from the results file beside the samples (written since 0.4.3; None before)."""
+    for candidate in ([path.with_name(f"results_{date}.json")] if date else []) + [path.with_name("results.json")]:
+        if candidate.is_file():
+            version = _read_results(candidate).get("lm_eval_version")
+            return str(version) if version else None
+    return None
+
+
+def _read_results(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def check_doc_hashes(frames: list[pd.DataFrame]) -> None:
@@ -99,6 +144,11 @@ def _records(path: Path) -> Iterator[dict]:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     with handle:
         try:
+            start = handle.read(1 << 12).lstrip("\ufeff \t\r\n")
+            handle.seek(0)
+            if start.startswith("["):  # lm-eval 0.4.0/0.4.1: one pretty-printed JSON array
+                yield from _array_records(path, handle.read())
+                return
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue
@@ -113,6 +163,18 @@ def _records(path: Path) -> Iterator[dict]:
                 yield record
         except UnicodeDecodeError:
             raise InputError(f"{path}: not UTF-8 text; an lm-eval samples_*.jsonl file was expected") from None
+
+
+def _array_records(path: Path, text: str) -> Iterator[dict]:
+    try:
+        records = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); an lm-eval samples file "
+                         "was expected") from None
+    for number, record in enumerate(records if isinstance(records, list) else [None], 1):
+        if not isinstance(record, dict) or "doc_id" not in record:
+            raise InputError(f"{path}: record {number} has no 'doc_id'; an lm-eval samples file was expected")
+        yield record
 
 
 def _metric_names(records: list[dict]) -> list[str]:
@@ -180,7 +242,7 @@ def _model_name(path: Path, date: str | None) -> str:
     """The model named by the results_*.json beside the samples file (same date suffix when there is one)."""
     candidates = [path.with_name(f"results_{date}.json")] if date else []
     if not (candidates and candidates[0].is_file()):
-        candidates = sorted(path.parent.glob("results_*.json"))
+        candidates = sorted(path.parent.glob("results_*.json")) or sorted(path.parent.glob("results.json"))
     if len(candidates) != 1:
         found = "none" if not candidates else f"{len(candidates)} and none with the samples' date"
         raise InputError(f"{path}: cannot tell the model: results_*.json beside it: {found}; "

@@ -6,6 +6,17 @@ changes whenever the config is edited, so a case is keyed, in this order, on:
 first 12 hex digits of the sha256 of the vars as canonical JSON (keys sorted, separators "," and ":",
 UTF-8, no ASCII escaping). A provider error (``failureReason`` 2) gives ``passed`` and ``score`` NaN.
 A cached response's latency is the cache's, not the model's, so it is left out (NaN).
+
+What promptfoo users do around the file:
+- ``--repeat N`` writes every test N times (a new ``testIdx`` each, the same test): the copies are runs 1..N,
+  numbered in ``testIdx`` order. The same key on tests that differ (other vars) is still refused.
+- prompt x provider: when a provider ran several prompts, its release is ``provider [prompt]`` (with
+  ``release_by="prompt"``: ``prompt [provider]`` when a prompt ran on several providers).
+- A prompt's name is its label (else its text), cut to 40 characters: a release name is typed on the command line.
+- Results version 2 (promptfoo < 0.60) has no ``testCase``: each result's test is found in ``table.body`` by its
+  vars, so the keys are the same as a version-3 file of the same tests; a provider without label in the results
+  takes the label of its entry in ``config.providers``.
+- ``NAME=path`` on a file of several releases prefixes them (``NAME/provider``), so two multi-provider runs compare.
 """
 
 from __future__ import annotations
@@ -28,45 +39,69 @@ _EXPECTED = ("expected `promptfoo eval -o results.json` ({evalId, results: {vers
              "or -o results.jsonl")
 
 
+RELEASE_NAME_LIMIT = 40
+
+
 def read_promptfoo(path: Path, *, release: str | None = None, release_by: str = "provider") -> pd.DataFrame:
-    """Read one promptfoo output; ``release`` renames the release when the file holds exactly one."""
+    """Read one promptfoo output; ``release`` names a file of one release, or prefixes those of several."""
     path = Path(path)
     if release_by not in ("provider", "prompt"):
         raise InputError(f"release_by must be 'provider' or 'prompt', not {release_by!r}")
-    results, description = _load(path)
-    rows = [_row(path, number, result, release_by) for number, result in enumerate(results, 1)]
+    results, description, meta = _load(path)
+    rows = [_row(path, number, result) for number, result in enumerate(results, 1)]
     frame = pd.DataFrame(rows)
+    _check_named(path, frame, release_by)
+    crossed = _name_releases(frame, release_by)
     releases = list(dict.fromkeys(frame["release"]))
     if release:
-        if len(releases) > 1:
-            raise InputError(f"{path} holds {len(releases)} releases ({', '.join(releases)}); a release name "
-                             "can rename only a file that holds one")
-        frame["release"] = release
-    dup = frame[frame.duplicated(["release", "case_id"], keep=False)]
-    if len(dup):
-        where = dup["release"].iloc[0]
-        keys = list(dict.fromkeys(dup.loc[dup["release"] == where, "case_id"]))
-        hint = "" if release_by == "prompt" else " (several prompts per provider? try release_by='prompt')"
-        raise InputError(f"{path}: {len(keys)} case key(s) repeat within release {where!r}: "
-                         f"{', '.join(map(repr, keys[:3]))}; give each test a unique description or "
-                         f"metadata.id (--repeat runs cannot be told apart){hint}")
+        frame["release"] = release if len(releases) == 1 else release + "/" + frame["release"]
+    frame = _number_runs(path, frame)
     ordered = [c for c in _COLUMNS if c in frame.columns]
     extra = [c for c in frame.columns if c not in _COLUMNS]
     frame = frame[ordered + extra]
-    optional = [c for c in frame.columns if c not in ("release", "case_id", "passed", "score")]
+    optional = [c for c in frame.columns if c not in ("release", "case_id", "passed", "score", "run")]
     frame = frame.drop(columns=[c for c in optional if frame[c].isna().all()])
-    frame.attrs.update(task=description, source_format="promptfoo")
+    other = "prompt" if release_by == "provider" else "provider"
+    key = f"{release_by} label" + (f" [{other} label]" if crossed else "")
+    if release:
+        key = "NAME=" if len(releases) == 1 else f"NAME/{key}"
+    frame.attrs.update(task=description, source_format="promptfoo", harness=meta, release_key=key)
     return frame
 
 
-def _load(path: Path) -> tuple[list[dict], str]:
+def _name_releases(frame: pd.DataFrame, release_by: str) -> bool:
+    """Set ``release`` from the provider or prompt; True when the other one varies within a release (then both)."""
+    other = "_prompt" if release_by == "provider" else "_provider"
+    first = frame["_" + release_by]
+    crossed = bool((frame.groupby(first, sort=False)[other].nunique() > 1).any())  # "" (unnamed) counts as one
+    frame["release"] = first + " [" + frame[other] + "]" if crossed else first
+    return crossed
+
+
+def _number_runs(path: Path, frame: pd.DataFrame) -> pd.DataFrame:
+    """Copies of one test within a release are runs (``--repeat``); different tests under one key are refused."""
+    groups = frame.groupby(["release", "case_id"], sort=False)
+    differ = groups["_test"].nunique() > 1
+    if differ.any():
+        where, _ = differ[differ].index[0]
+        keys = [case for (rel, case), bad in differ.items() if bad and rel == where]
+        raise InputError(f"{path}: {len(keys)} case key(s) name different tests within release {where!r}: "
+                         f"{', '.join(map(repr, keys[:3]))}; give each test a unique description or metadata.id")
+    frame = frame.sort_values("_order", kind="stable")
+    if (groups.size() > 1).any():
+        frame["run"] = (frame.groupby(["release", "case_id"], sort=False).cumcount() + 1).astype("int64")
+    return frame.sort_index().drop(columns=["_prompt", "_provider", "_test", "_order"])
+
+
+def _load(path: Path) -> tuple[list[dict], str, str]:
+    """The results, the config's description, and what wrote them ("promptfoo 0.123.1, results version 3")."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text; {_EXPECTED}") from None
-    description = ""
+    description, data, inner = "", {}, {}
     if path.suffix.lower() in (".jsonl", ".ndjson"):
         results = []
         for number, line in enumerate(text.splitlines(), 1):
@@ -78,7 +113,7 @@ def _load(path: Path) -> tuple[list[dict], str]:
         if isinstance(inner, dict) and isinstance(inner.get("results"), list):
             results = inner["results"]
         elif isinstance(data, dict) and "version" in data and isinstance(inner, list):
-            results = inner  # an EvaluateSummary written on its own
+            results, inner = inner, data  # an EvaluateSummary written on its own
         else:
             raise InputError(f"{path}: not a promptfoo results file; {_EXPECTED}")
         config = data.get("config")
@@ -88,7 +123,48 @@ def _load(path: Path) -> tuple[list[dict], str]:
     for number, result in enumerate(results, 1):
         if not isinstance(result, dict) or "success" not in result:
             raise InputError(f"{path}: result {number} has no 'success' field; {_EXPECTED}")
-    return results, description
+    if any("testCase" not in r for r in results):
+        _attach_tests(path, results, inner.get("table") if isinstance(inner, dict) else None)
+    _attach_provider_labels(results, data.get("config") if isinstance(data, dict) else None)
+    meta = data.get("metadata") if isinstance(data, dict) and isinstance(data.get("metadata"), dict) else {}
+    version = inner.get("version") if isinstance(inner, dict) else None
+    wrote = "promptfoo" + (f" {meta['promptfooVersion']}" if meta.get("promptfooVersion") else "")
+    return results, description, wrote + (f", results version {version}" if version is not None else "")
+
+
+def _attach_tests(path: Path, results: list[dict], table: Any) -> None:
+    """Version 2 results carry only vars: find each one's test (description, metadata) in ``table.body``."""
+    body = table.get("body") if isinstance(table, dict) else None
+    tests: dict[str, dict[str, dict]] = {}
+    for row in body if isinstance(body, list) else []:
+        test = row.get("test") if isinstance(row, dict) else None
+        if isinstance(test, dict):
+            tests.setdefault(_canonical(test.get("vars")), {})[_canonical(test)] = test
+    for result in results:
+        if "testCase" in result:
+            continue
+        found = list(tests.get(_canonical(result.get("vars")), {}).values())
+        if len(found) > 1:
+            raise InputError(f"{path}: {len(found)} tests have the vars {_canonical(result.get('vars'))[:80]}; "
+                             "a version-2 file cannot tell their results apart (rerun with promptfoo >= 0.60)")
+        if found:
+            result["testCase"] = found[0]
+
+
+def _attach_provider_labels(results: list[dict], config: Any) -> None:
+    """A provider written without its label (results version 2) takes the label its config entry gives it."""
+    entries = config.get("providers") if isinstance(config, dict) else None
+    labels = {str(e["id"]): str(e["label"]) for e in entries if isinstance(e, dict) and e.get("id") and e.get("label")} \
+        if isinstance(entries, list) else {}
+    for result in results:
+        provider = result.get("provider")
+        if isinstance(provider, dict) and not provider.get("label") and str(provider.get("id")) in labels:
+            result["provider"] = {**provider, "label": labels[str(provider["id"])]}
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value if value is not None else {}, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False, default=str)
 
 
 def _parse(path: Path, text: str, where: str) -> Any:
@@ -111,20 +187,34 @@ def case_key(result: dict) -> str:
     return "vars:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
 
 
-def _release(path: Path, number: int, result: dict, release_by: str) -> str:
-    item = result.get(release_by)
+def _name(result: dict, role: str) -> str:
+    """The provider's label (else id), or the prompt's label (else display, else text) cut for the command line."""
+    item = result.get(role)
     if isinstance(item, dict):
-        keys = ("label", "id") if release_by == "provider" else ("label", "raw")
+        keys = ("label", "id") if role == "provider" else ("label", "display", "raw")
         name = next((item[k] for k in keys if item.get(k)), None)
     else:
         name = item
-    if not name:
-        raise InputError(f"{path}: result {number} names no {release_by} ({release_by}.label / "
-                         f"{'id' if release_by == 'provider' else 'raw'})")
-    return str(name)
+    return short_name(str(name)) if name else ""
 
 
-def _row(path: Path, number: int, result: dict, release_by: str) -> dict[str, Any]:
+def _check_named(path: Path, frame: pd.DataFrame, role: str) -> None:
+    unnamed = frame.index[frame["_" + role] == ""]
+    if len(unnamed):
+        raise InputError(f"{path}: result {unnamed[0] + 1} names no {role} ({role}.label / "
+                         f"{'id' if role == 'provider' else 'raw'})")
+
+
+def short_name(text: str) -> str:
+    """The first line of a name, cut at RELEASE_NAME_LIMIT characters with a short hash of the whole kept unique."""
+    first = " ".join(text.split("\n", 1)[0].split())
+    if first == text and len(text) <= RELEASE_NAME_LIMIT:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:6]
+    return f"{first[:RELEASE_NAME_LIMIT - 10].rstrip()}… #{digest}"
+
+
+def _row(path: Path, number: int, result: dict) -> dict[str, Any]:
     response = result.get("response") if isinstance(result.get("response"), dict) else {}
     errored = result.get("failureReason") == ERROR_REASON or (
         "failureReason" not in result and bool(response.get("error")))
@@ -134,7 +224,9 @@ def _row(path: Path, number: int, result: dict, release_by: str) -> dict[str, An
     prompt = result.get("prompt") if isinstance(result.get("prompt"), dict) else {}
     grading = result.get("gradingResult") if isinstance(result.get("gradingResult"), dict) else {}
     output = response.get("output")
-    row = {"release": _release(path, number, result, release_by), "case_id": case_key(result),
+    row = {"_provider": _name(result, "provider"), "_prompt": _name(result, "prompt"),
+           "_test": _canonical(test.get("vars", result.get("vars"))), "_order": _order(result, number),
+           "case_id": case_key(result),
            "passed": NAN if errored else float(bool(result.get("success"))),
            "score": NAN if errored else _number(result.get("score")),
            "latency_ms": NAN if response.get("cached") else latency,
@@ -145,12 +237,24 @@ def _row(path: Path, number: int, result: dict, release_by: str) -> dict[str, An
            "output": _clip(output if isinstance(output, str) or output is None else json.dumps(output)),
            "reason": None if errored or result.get("success") else _clip(grading.get("reason")),
            "error": _clip(result.get("error") or response.get("error")) if errored else None}
+    # Named metrics (namedScores: correctness, brevity, ...) become columns of their own, which --metric NAME
+    # gates on; a name that clashes with a column above is left out rather than overwrite it.
+    named = result.get("namedScores") or grading.get("namedScores") or {}
+    for key, value in (named.items() if isinstance(named, dict) else ()):
+        if str(key) not in row:
+            row[str(key)] = NAN if errored else _number(value)
     # Scalar test metadata (e.g. a "category" or "difficulty" field) is kept as case metadata.
     meta = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
     for key, value in meta.items():
         if key not in row and key not in ("id", "run") and isinstance(value, (str, int, float, bool)):
             row[key] = str(value) if isinstance(value, str) else value
     return row
+
+
+def _order(result: dict, number: int) -> int:
+    # --repeat copies a test under a new testIdx: its runs are numbered in testIdx order, else in file order.
+    index = result.get("testIdx")
+    return index if isinstance(index, int) else number
 
 
 def _usage(*candidates: Any) -> tuple[float, float]:

@@ -37,6 +37,13 @@ def detect_format(path: Path, sniffs: Iterable[tuple[str, Sniff]], zip_format: s
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return zip_format if _is_inspect_zip(path) else "tidy"
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    if text.startswith("[") and path.suffix.lower() == ".jsonl":
+        text = text[1:].lstrip()  # lm-eval 0.4.0/0.4.1 wrote <model>_<task>.jsonl as one pretty-printed array
+        if not text.startswith("{"):
+            return "tidy"
+        top, nested = _object_keys(text)
+        keys, below = set(top), {k: set(v) for k, v in nested.items()}
+        return next((name for name, sniff in sniffs if sniff(keys, below)), "tidy")
     if not text.startswith("{"):
         return "tidy"
     first_line = text.split("\n", 1)[0]

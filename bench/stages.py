@@ -1,0 +1,101 @@
+"""Time every stage of `releasegate report FILE -o .json -o .md` inside one process, as the CLI runs them.
+
+Stages: imports (releasegate and pandas), load, validate, analyze, decide (with provenance), JSON, Markdown.
+For each: wall seconds, CPU seconds (user + system, all threads: pyarrow's readers use both cores) and the
+process's peak RSS so far (``ru_maxrss`` only grows, so a stage's figure is the peak up to its end). Prints one
+JSON line.
+
+    PYTHONPATH=src python bench/stages.py RESULTS.csv --baseline r1-live
+    PYTHONPATH=src python bench/stages.py RESULTS.csv --pandas-only   # pandas.read_csv alone (the yardstick)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import time
+from pathlib import Path
+
+START_WALL, START_CPU = time.perf_counter(), time.process_time()
+
+
+class Stages:
+    """Collects (wall, CPU, peak RSS) for named stages, each measured from the end of the previous one."""
+
+    def __init__(self) -> None:
+        self.wall, self.cpu = START_WALL, START_CPU
+        self.out: dict[str, dict[str, float]] = {}
+
+    def mark(self, name: str) -> None:
+        wall, cpu = time.perf_counter(), time.process_time()
+        peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+        self.out[name] = {"wall_s": round(wall - self.wall, 3), "cpu_s": round(cpu - self.cpu, 3),
+                          "peak_mib": round(peak_mib)}
+        self.wall, self.cpu = wall, cpu
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path)
+    parser.add_argument("--baseline", default="r1-live")
+    parser.add_argument("--pandas-only", action="store_true", help="time pandas.read_csv of the file, nothing else")
+    parser.add_argument("--out", type=Path, help="folder for the JSON and Markdown reports (default: not kept)")
+    args = parser.parse_args()
+    stages = Stages()
+    if args.pandas_only:
+        import pandas as pd
+
+        stages.mark("imports")
+        pd.read_csv(args.results)
+        stages.mark("pandas_read_csv")
+        print(json.dumps(stages.out))
+        return
+
+    import pandas  # noqa: F401  (imported by the first stage anyway; timed apart here)
+
+    from releasegate.analyze import analyze
+    from releasegate.decide import decide
+    from releasegate.load import Source, load_results
+    from releasegate.load.sources import default_title
+    from releasegate.model import Provenance, Report
+    from releasegate.policy import make_policy
+    from releasegate.provenance import generation_time, package_versions
+    from releasegate.render.json_out import render_json
+    from releasegate.render.markdown import render_markdown
+    from releasegate.validate import validate
+
+    stages.mark("imports")
+    policy = make_policy({}, baseline=args.baseline)
+    sources = [Source(args.results)]
+    loaded = load_results(sources, columns=policy.columns)
+    stages.mark("load")
+    data = validate(loaded.table, policy, loaded.metadata_columns)
+    inputs = loaded.inputs
+    del loaded  # as releasegate.pipeline.run_loaded does: the loaded text columns are not needed any more
+    stages.mark("validate")
+    analysis = analyze(data, policy)
+    stages.mark("analyze")
+    verdicts = decide(analysis, policy)
+    provenance = Provenance(tool_version="bench", command_line="", inputs=inputs, policy=policy.as_dict(),
+                            packages=package_versions(), generated_at=generation_time(),
+                            title=default_title(sources))
+    report = Report(analysis, verdicts, provenance)
+    stages.mark("decide")
+    as_json = render_json(report).encode("utf-8")
+    stages.mark("json")
+    as_markdown = render_markdown(report).encode("utf-8")
+    stages.mark("markdown")
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "note.json").write_bytes(as_json)
+        (args.out / "note.md").write_bytes(as_markdown)
+    stages.out["total"] = {"wall_s": round(time.perf_counter() - START_WALL, 3),
+                           "cpu_s": round(time.process_time() - START_CPU, 3),
+                           "peak_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                           "json_mb": round(len(as_json) / 1e6, 1), "ship": report.ship_all}
+    print(json.dumps(stages.out))
+
+
+if __name__ == "__main__":
+    main()

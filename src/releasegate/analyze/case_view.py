@@ -1,0 +1,71 @@
+"""The cases beside the broken and fixed ones, for the report's case view: those that fail on both releases,
+and those where a release errored (an "error" text, as the promptfoo and Inspect adapters write it).
+
+Broken and fixed cases decide the verdict; these do not, but a reviewer reading answers wants them too: a case
+both releases fail is a known gap the candidate did not close, and an errored case is one whose outcome says
+nothing about the answer. Only the pass/fail plan with one run per case has "fails on both"; with scores or
+runs the view holds the errored cases alone. Listings are capped (:data:`MAX_LISTED`, critical categories
+first); the counts are whole. The record is :class:`releasegate.model.CaseView`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from releasegate.analyze.pairing import baseline_column
+from releasegate.model import CaseView
+from releasegate.model.sections import CASE_VIEW_LISTED
+
+ERROR_COLUMNS = ("error", "error_message")
+MAX_LISTED = CASE_VIEW_LISTED
+
+
+def error_column(metadata_columns: tuple[str, ...]) -> str | None:
+    return next((c for c in ERROR_COLUMNS if c in metadata_columns), None)
+
+
+def errored_mask(paired: pd.DataFrame, column: str | None) -> np.ndarray:
+    """Cases whose error text is non-empty on the candidate or (when it differs by release) the baseline."""
+    if column is None:
+        return np.zeros(len(paired), dtype=bool)
+    mask = np.zeros(len(paired), dtype=bool)
+    for name in (column, baseline_column(column)):
+        if name in paired.columns:
+            text = paired[name].astype(object).where(paired[name].notna(), "").astype(str).str.strip()
+            mask |= (text != "").to_numpy()
+    return mask
+
+
+def capped(paired: pd.DataFrame, mask: np.ndarray, critical: tuple[str, ...]) -> np.ndarray:
+    """``mask`` cut to its first :data:`MAX_LISTED` cases, critical categories first, then by category and id
+    (the order of the listing), so that only the listed cases become records."""
+    idx = np.flatnonzero(mask)
+    if idx.size <= MAX_LISTED:
+        return mask
+    ids = np.asarray(paired.index[idx].astype(str), dtype=str)
+    if "category" in paired.columns:
+        categories = paired["category"].iloc[idx].astype(str).to_numpy()
+        order = np.lexsort((ids, categories, ~np.isin(categories, list(critical))))
+    else:
+        order = np.argsort(ids, kind="stable")
+    kept = np.zeros(len(paired), dtype=bool)
+    kept[idx[order[:MAX_LISTED]]] = True
+    return kept
+
+
+def case_view(paired: pd.DataFrame, both_fail: np.ndarray | None, metadata_columns: tuple[str, ...],
+              listed, critical: tuple[str, ...]) -> CaseView:
+    """The view of one candidate. ``both_fail`` is the mask of cases failing on both (None: not defined for
+    this plan); ``listed(mask)`` turns a mask into the CaseChange records of the plan (analyze._changes)."""
+    column = error_column(metadata_columns)
+    errored = errored_mask(paired, column)
+    fails = both_fail if both_fail is not None else np.zeros(len(paired), dtype=bool)
+    return CaseView(
+        both_fail=listed(capped(paired, fails, critical)) if fails.any() else (),
+        both_fail_total=int(fails.sum()),
+        errored=listed(capped(paired, errored, critical)) if errored.any() else (),
+        errored_total=int(errored.sum()),
+        error_column=column,
+        both_fail_defined=both_fail is not None,
+    )

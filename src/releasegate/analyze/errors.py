@@ -1,0 +1,101 @@
+"""Errored cases (SPEC 3.1, the error column): which cases of a comparison errored, on which side, with which
+message, and the paired error-rate increase the ``max_error_rate_increase`` guardrail reads.
+
+By default a case errored on either side leaves the comparison (:func:`errored_ids` is what the pairing drops),
+so a baseline error can never read as a candidate fix, nor a candidate error as a break. With several runs a
+case errored in any run leaves it: its other runs' mean would be a different measurement.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from releasegate.errors import InputError
+from releasegate.model import ErroredCase, ErroredCases
+from releasegate.policy import Policy
+from releasegate.stats.error_rates import error_rate_increase
+from releasegate.validate import ValidatedResults
+
+# The listing beside the verdict names this many cases; the count and the rate cover all of them.
+MAX_LISTED = 200
+
+
+def split_errored(data: ValidatedResults, policy: Policy) -> ValidatedResults:
+    """The validated table without its errored rows, which ``errors`` then holds as (release, case_id, error);
+    with ``--missing fail`` (the explicit choice) they stay as failures instead, and a baseline error then
+    reads as a candidate fix. A release whose every row errored has nothing to compare and is refused."""
+    mask = data.errors
+    if mask is None or isinstance(mask, pd.DataFrame):
+        return data
+    table = data.table
+    if policy.missing == "fail":
+        table = table.assign(outcome=np.where(mask, 0.0, table["outcome"].to_numpy(float)))
+        notes = (*data.notes, f"{int(mask.sum())} errored row(s) counted as failures (--missing fail).") \
+            if mask.any() else data.notes
+        return dataclasses.replace(data, table=table, errors=None, notes=notes)
+    errors = table.loc[mask, ["release", "case_id", "error"]].astype(str).reset_index(drop=True)
+    kept = table.loc[~mask].reset_index(drop=True)
+    for release in data.releases:
+        if not (kept["release"] == release).any():
+            example = errors.loc[errors["release"] == release, "error"].iloc[0]
+            raise InputError(f"release {release!r} has no rows left to compare: every row errored (e.g. "
+                             f"{example!r})")
+    return dataclasses.replace(data, table=kept, errors=errors)
+
+
+def _messages(data: ValidatedResults, release: str) -> pd.Series:
+    """The first error message of each errored case of one release, by case_id."""
+    errors = data.errors
+    rows = errors[errors["release"] == release]
+    return rows.groupby("case_id", sort=False)["error"].first()
+
+
+def errored_ids(data: ValidatedResults, baseline: str, candidate: str) -> pd.Index:
+    """Case ids errored on either side of the comparison (empty without an error column)."""
+    if data.errors is None or data.errors.empty:
+        return pd.Index([])
+    sides = data.errors[data.errors["release"].isin([baseline, candidate])]
+    return pd.Index(sides["case_id"].unique())
+
+
+def errored_cases(data: ValidatedResults, candidate: str, policy: Policy) -> ErroredCases | None:
+    """The errored cases of one comparison over every case present on both sides; None without an error
+    column (errors then cannot be measured)."""
+    if data.errors is None:
+        return None
+    base_msg, cand_msg = _messages(data, data.baseline), _messages(data, candidate)
+    table = data.table
+
+    def present(release: str, messages: pd.Series) -> pd.Index:
+        ids = table.loc[table["release"] == release, "case_id"].astype(str).unique()
+        return pd.Index(ids, dtype=object).union(pd.Index(messages.index, dtype=object))
+
+    cases = present(data.baseline, base_msg).intersection(present(candidate, cand_msg)).sort_values()
+    in_base = cases.isin(base_msg.index)
+    in_cand = cases.isin(cand_msg.index)
+    rate = error_rate_increase(in_base.astype(float), in_cand.astype(float), policy.confidence)
+    either = in_base | in_cand
+    ids = cases[either]
+    b_err, c_err = in_base[either], in_cand[either]
+    side = np.where(b_err & c_err, "both", np.where(b_err, "baseline", "candidate"))
+    # Baseline-side errors first: they are the ones that would otherwise have read as candidate fixes.
+    order = np.lexsort((np.asarray(ids.astype(str)), ~b_err))
+    listed = []
+    for k in order[:MAX_LISTED]:
+        case = ids[k]
+        listed.append(ErroredCase(str(case), str(side[k]), str(base_msg.get(case, "")), str(cand_msg.get(case, ""))))
+    excluded = int(either.sum())
+    return ErroredCases(
+        n_cases=int(cases.size),
+        compared=int(cases.size) - excluded,
+        excluded=excluded,
+        baseline_errored=int(in_base.sum()),
+        candidate_errored=int(in_cand.sum()),
+        both_errored=int((in_base & in_cand).sum()),
+        rate=rate,
+        cases=tuple(listed),
+        listed_cut=max(0, excluded - MAX_LISTED),
+    )

@@ -1,0 +1,102 @@
+"""Identity columns as integer codes, so that the checks on a million rows are counts over small integers.
+
+A string column is factorized once (pandas' hash table over the Arrow strings); duplicate keys, a case
+whose category differs between rows, and case sets that differ between releases then cost a
+``numpy.bincount`` each instead of a hash of every string per check. These functions only answer yes or no;
+the caller builds its message (with examples) the slow way, and only when the answer is a problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class Codes:
+    """One column as codes 0..n-1 in order of first appearance (-1 for a missing value)."""
+
+    codes: np.ndarray
+    n: int
+
+    def take(self, mask: np.ndarray) -> Codes:
+        return Codes(self.codes[mask], self.n)
+
+
+def encode(series: pd.Series) -> Codes:
+    if isinstance(series.dtype, pd.CategoricalDtype):  # already codes: nothing to hash
+        return Codes(series.cat.codes.to_numpy().astype(np.int64), len(series.cat.categories))
+    codes, uniques = pd.factorize(series, sort=False, use_na_sentinel=True)
+    return Codes(codes.astype(np.int64, copy=False), len(uniques))
+
+
+def combined(*columns: Codes) -> Codes:
+    """The codes of a tuple of columns (a row's key), as one integer per row; -1 where any part is missing.
+
+    Mixed-radix: key = ((c0 * n1) + c1) * n2 + c2 ...; refactorized when the product would not fit in 62 bits.
+    """
+    key = np.zeros(columns[0].codes.shape[0], dtype=np.int64)
+    missing = np.zeros(key.shape[0], dtype=bool)
+    size = 1
+    for column in columns:
+        if size * max(column.n, 1) >= 2 ** 62:
+            key, uniques = pd.factorize(key)
+            size = len(uniques)
+        key = key * max(column.n, 1) + column.codes
+        missing |= column.codes < 0
+        size *= max(column.n, 1)
+    key[missing] = -1
+    if size > 4 * key.shape[0] + 1024:  # keep bincount's table about as large as the rows
+        compact, uniques = pd.factorize(key)
+        return Codes(compact.astype(np.int64, copy=False), len(uniques))
+    return Codes(key, size)
+
+
+def counts(column: Codes) -> np.ndarray:
+    """How many rows hold each code (missing values not counted)."""
+    present = column.codes[column.codes >= 0]
+    return np.bincount(present, minlength=column.n)
+
+
+def has_duplicates(key: Codes) -> bool:
+    return bool(column_max(counts(key)) > 1)
+
+
+def column_max(values: np.ndarray) -> int:
+    return int(values.max()) if values.size else 0
+
+
+def varies_within(groups: Codes, values: Codes) -> bool:
+    """Whether any group holds two different values (a missing value counts as a value of its own)."""
+    known = groups.codes >= 0
+    groups, values = groups.take(known), values.take(known)
+    if groups.codes.size == 0:
+        return False
+    low = np.full(groups.n, np.iinfo(np.int64).max, dtype=np.int64)
+    high = np.full(groups.n, np.iinfo(np.int64).min, dtype=np.int64)
+    np.minimum.at(low, groups.codes, values.codes)
+    np.maximum.at(high, groups.codes, values.codes)
+    seen = low <= high
+    return bool(np.any(low[seen] != high[seen]))
+
+
+def present(groups: Codes, mask: np.ndarray) -> np.ndarray:
+    """Which codes occur among the rows selected by ``mask``."""
+    return counts(groups.take(mask)) > 0
+
+
+def as_categories(table: pd.DataFrame, columns: tuple[str, ...]) -> None:
+    """Identity columns as pandas categoricals (in place): every later group-by, join and sort works on codes.
+
+    The categories are sorted, so that ordering by a category's code is ordering by its text, as sorting the
+    strings themselves would.
+    """
+    for column in columns:
+        if column in table.columns and not isinstance(table[column].dtype, pd.CategoricalDtype):
+            codes, uniques = pd.factorize(table[column], sort=True, use_na_sentinel=True)
+            # Categories as Python strings: pandas turns them into a NumPy object array for every engine and
+            # hash it builds, and a million Arrow strings cost 0.1 s to convert each time.
+            categories = pd.Index(np.asarray(uniques, dtype=object), dtype=object)
+            table[column] = pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(categories))

@@ -1,0 +1,151 @@
+"""Input shapes other than the tidy one, brought to it before the columns are renamed (docs/inputs.md):
+
+- the wide layout: one row per case, one outcome column per release (``--wide --release-cols r1,r2``); a wide
+  file read as tidy is recognised and refused with the flags to use, never read as one release;
+- the same file named twice (``r1=wide.csv r2=wide.csv``): it would compare a release with itself and show no
+  change at all, a SHIP for anything; refused;
+- dotted paths into nested JSON records (``--passed-col scores.correct``, ``--latency-col timing.latency``);
+- a latency in seconds (``--latency-unit s``, or a column called ``latency_s``), kept as milliseconds.
+
+Each hook is a function of one frame; load_results calls them in that order.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from releasegate.errors import InputError
+from releasegate.model import InputFile
+from releasegate.policy import CANONICAL_COLUMNS
+
+LATENCY_UNITS = {"ms": 1.0, "s": 1000.0}
+_BOOLEAN_WORDS = {"0", "1", "0.0", "1.0", "true", "false", "pass", "fail", "passed", "failed", "yes", "no"}
+
+
+def resolve_dotted(frame: pd.DataFrame, names: Iterable[str], path: Path) -> pd.DataFrame:
+    """Add a column for each dotted name (``scores.correct``) that is not a column already, by walking the
+    nested records of its first part. A path no record has is an error naming the keys that are there."""
+    used: set[str] = set()
+    wanted = [n for n in names if n]
+    for name in dict.fromkeys(n for n in wanted if "." in n and n not in frame.columns):
+        head, *rest = name.split(".")
+        if head not in frame.columns:
+            continue  # not a nested path after all: the missing column is reported where it is required
+        values = frame[head].tolist()
+        for key in rest:
+            values = [v.get(key) if isinstance(v, dict) else None for v in values]
+        if all(v is None for v in values):
+            raise InputError(f"{path}: no record has {name!r}; the fields under {head!r} are: "
+                             f"{', '.join(_keys(frame[head], rest[:-1])) or 'none (not nested records)'}")
+        frame = frame.assign(**{name: values})
+        used.add(head)
+    # The records a path went into are read through it; other nested values are kept as their JSON text, so
+    # that every metadata value is text (a dict can be neither compared nor shown).
+    frame = frame.drop(columns=sorted(used))
+    # Roles (canonical or named by the user) keep their values: validation refuses a record there by name.
+    roles = set(CANONICAL_COLUMNS) | set(wanted)
+    for column in [c for c in frame.columns if c not in roles]:
+        # The first values tell (a column of records holds records): a scan of every row costs seconds at 1M.
+        head = frame[column].head(1000) if frame[column].dtype == object else ()
+        if any(isinstance(v, (dict, list)) for v in head):
+            frame[column] = frame[column].map(lambda v: json.dumps(v, ensure_ascii=False)
+                                              if isinstance(v, (dict, list)) else v)
+    return frame
+
+
+def _keys(series: pd.Series, inner: Sequence[str]) -> list[str]:
+    keys: dict[str, None] = {}
+    for value in series.head(1000):
+        for key in inner:
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, dict):
+            keys.update(dict.fromkeys(map(str, value)))
+    return list(keys)[:20]
+
+
+def looks_boolean(series: pd.Series) -> bool:
+    """Every present value is a pass/fail word or 0/1 (and at least one is present)."""
+    present = series.dropna()
+    if present.empty:
+        return False
+    return bool(present.astype(str).str.strip().str.lower().isin(_BOOLEAN_WORDS).all())
+
+
+def melt_wide(frame: pd.DataFrame, release_columns: Sequence[str], path: Path) -> pd.DataFrame:
+    """One row per case with an outcome column per release -> one row per (release, case).
+
+    The released columns' values become ``passed`` when they are pass/fail, else ``score``; every other
+    column (case_id, category, input, ...) is an attribute of the case, repeated for each release.
+    """
+    if len(release_columns) < 2:
+        raise InputError(f"{path}: --wide needs at least two release columns (--release-cols r1,r2); "
+                         f"got {len(release_columns)}")
+    missing = [c for c in release_columns if c not in frame.columns]
+    if missing:
+        raise InputError(f"{path}: release column {missing[0]!r} (--release-cols) is not in the file; columns "
+                         f"present: {', '.join(map(str, frame.columns))}")
+    if "release" in frame.columns:
+        raise InputError(f"{path}: a wide file has one column per release, but this one also has a 'release' "
+                         "column; drop --wide to read it as tidy")
+    outcome = "passed" if all(looks_boolean(frame[c]) for c in release_columns) else "score"
+    attributes = [c for c in frame.columns if c not in release_columns]
+    tidy = frame.melt(id_vars=attributes, value_vars=list(release_columns), var_name="release", value_name=outcome)
+    tidy["release"] = tidy["release"].astype(str)
+    return tidy
+
+
+def refuse_unnamed_wide(frame: pd.DataFrame, path: Path, release_given: bool) -> None:
+    """A file with no release column but several pass/fail columns is a wide file: say how to read it."""
+    if release_given or "release" in frame.columns:
+        return
+    outcome_like = [str(c) for c in frame.columns
+                    if c not in ("case_id", "passed", "score", "run") and looks_boolean(frame[c])]
+    if len(outcome_like) >= 2:
+        shown = ",".join(outcome_like[:6])
+        raise InputError(f"{path}: no release column, and {len(outcome_like)} columns ({shown}) look like one "
+                         f"pass/fail column per release: a wide file; read it with --wide --release-cols {shown}")
+
+
+def refuse_same_file_twice(inputs: Sequence[InputFile]) -> None:
+    """Two tidy results files with the same bytes compare a release with itself: no change, whatever it is.
+    Harness files are left alone: their release comes from beside the samples (lm-eval's folder and results
+    file), so two models can write byte-identical sample files."""
+    seen: dict[str, InputFile] = {}
+    for item in inputs:
+        if item.format != "tidy":
+            continue
+        first = seen.setdefault(item.sha256, item)
+        if first is not item:
+            names = " and ".join(repr(n) for n in (first.release, item.release) if n)
+            as_what = f" as {names}" if names else ""
+            raise InputError(f"{first.path} and {item.path} are the same file{as_what} (sha256 {item.sha256[:12]}): "
+                             "a release compared with itself shows no change; a file with one outcome column per "
+                             "release is read once, with --wide --release-cols NAME1,NAME2")
+
+
+def latency_in_ms(frame: pd.DataFrame, unit: str, path: Path) -> pd.DataFrame:
+    """The latency column in milliseconds: ``latency_s`` is seconds by its name; ``--latency-unit s`` says the
+    latency column (``latency_ms`` or the one named with --latency-col) holds seconds."""
+    if unit not in LATENCY_UNITS:
+        raise InputError(f"unknown latency unit {unit!r}; use s or ms")
+    if "latency_ms" not in frame.columns and "latency_s" in frame.columns:
+        seconds = _numbers(frame["latency_s"], "latency_s", path)
+        return frame.drop(columns="latency_s").assign(latency_ms=seconds * 1000.0)
+    if unit != "ms" and "latency_ms" in frame.columns:
+        values = _numbers(frame["latency_ms"], "latency", path)
+        return frame.assign(latency_ms=values * LATENCY_UNITS[unit])
+    return frame
+
+
+def _numbers(series: pd.Series, name: str, path: Path) -> pd.Series:
+    """A latency column as numbers before it is scaled (validation checks the scaled column again)."""
+    numbers = pd.to_numeric(series, errors="coerce").astype(float)
+    bad = series[numbers.isna() & series.notna()]
+    if len(bad):
+        raise InputError(f"{path}: {name!r} must be numeric; found {bad.nunique()} other value(s), e.g. "
+                         f"{', '.join(map(repr, bad.astype(str).unique()[:3]))}")
+    return numbers

@@ -1,0 +1,52 @@
+"""How much of a large report the HTML (and so the PDF) lays out; the JSON keeps everything.
+
+400 releases took WeasyPrint 3 minutes and 2.4 GB (a rules table 400 columns wide, 400 sections of cases);
+every renderer must handle every size validation admits. Past these limits a list is cut, worst first, and
+the page says how many more there are and where they are (the JSON).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+MAX_DETAILED_CANDIDATES = 20  # verdict cards, rule columns, category tables and case tables
+MAX_CATEGORY_ROWS = 100  # per candidate
+MAX_CASE_ROWS = 200  # broken (and fixed) cases per candidate
+MAX_SUMMARY_ROWS = 200  # releases in the summary table
+
+
+def _worst_first(candidate: dict[str, Any]) -> tuple:
+    diff = candidate["overall"].diff
+    return (candidate["verdict"].ship, diff if isinstance(diff, (int, float)) and math.isfinite(diff) else math.inf,
+            candidate["name"])
+
+
+def limit_context(context: dict[str, Any]) -> dict[str, Any]:
+    """Cut the context of :func:`releasegate.render.context.build_context` to what a page can lay out."""
+    candidates = context["candidates"]
+    context["candidates_total"] = len(candidates)
+    context["candidates_cut"] = 0
+    if len(candidates) > MAX_DETAILED_CANDIDATES:
+        keep = {c["name"] for c in sorted(candidates, key=_worst_first)[:MAX_DETAILED_CANDIDATES]}
+        index = [i for i, c in enumerate(candidates) if c["name"] in keep]
+        context["candidates"] = [candidates[i] for i in index]
+        context["candidates_cut"] = len(candidates) - len(index)
+        context["rules"] = [{**rule, "checks": [rule["checks"][i] for i in index]} for rule in context["rules"]]
+    context["rule_verdicts"] = [c["verdict"] for c in context["candidates"]]
+    summary = context["summary"]
+    context["summary_cut"] = 0
+    if len(summary) > MAX_SUMMARY_ROWS:
+        detailed = {c["name"] for c in context["candidates"]}
+        # The baseline and the detailed candidates first, then the rest worst first (DON'T SHIP, largest drop).
+        ship = {v.candidate: v.ship for v in context["verdicts"]}
+
+        def rank(row):
+            name, overall = row["release"].name, row["overall"]
+            diff = overall.diff if overall is not None and math.isfinite(overall.diff) else math.inf
+            return (not row["release"].is_baseline, name not in detailed, ship.get(name, True), diff)
+
+        keep_rows = {id(row) for row in sorted(summary, key=rank)[:MAX_SUMMARY_ROWS]}
+        context["summary"] = [row for row in summary if id(row) in keep_rows]
+        context["summary_cut"] = len(summary) - len(context["summary"])
+    return context

@@ -1,0 +1,8 @@
+"""The store read as the tidy table and its holes: :mod:`releasegate.load.store_table` (the gate reads stores
+too, and the load stage imports nothing of run/)."""
+
+from __future__ import annotations
+
+from releasegate.load.store_table import Hole, StoreTable, read_store
+
+__all__ = ["Hole", "StoreTable", "read_store"]

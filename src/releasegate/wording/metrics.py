@@ -1,0 +1,22 @@
+"""The sentences of a several-metric verdict: the headline naming the blocking metrics."""
+
+from __future__ import annotations
+
+from releasegate.model import Verdict
+
+
+def headline(candidate: str, per_metric: list[tuple[str, Verdict]], blocking: tuple[str, ...]) -> str:
+    """"DON'T SHIP r2: safe blocks (its reason); correct and format_ok pass." or "SHIP r2: every metric passes
+    (correct: ...; safe: ...)"."""
+    if not blocking:
+        parts = "; ".join(f"{m}: {v.because.removesuffix('.')}" for m, v in per_metric)
+        return f"SHIP {candidate}: all {len(per_metric)} metrics pass ({parts})."
+    reasons = "; ".join(f"{m}: {v.because.removesuffix('.')}" for m, v in per_metric if m in blocking)
+    passing = [m for m, _ in per_metric if m not in blocking]
+    verb = "blocks" if len(blocking) == 1 else "block"
+    tail = f"; {_and(passing)} pass{'es' if len(passing) == 1 else ''}" if passing else ""
+    return f"DON'T SHIP {candidate}: {_and(list(blocking))} {verb} ({reasons}){tail}."
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]

@@ -1,0 +1,174 @@
+"""Errored cases, a third state (issue 16, part 1): a non-empty ``error`` cell leaves the comparison, is counted
+and listed with its message beside the verdict, in ``check``'s stdout and in the job summary; a baseline error
+never reads as a candidate fix; errored latencies stay out of the costs; ``max_error_rate_increase`` can block.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import build_report, run_cli
+from releasegate.render.markdown import render_markdown
+from releasegate.render.summary import render_summary
+
+N = 300
+
+
+def _write(tmp_path, base_errors=range(12), cand_errors=(), name="results.csv", drop_errored=False, runs=1):
+    """300 cases; the baseline fails every case the candidate passes among the first 40 (so a baseline error
+    there would be a "fix" if errors were counted as failures)."""
+    lines = ["release,case_id,category,run,passed,error,latency_ms"]
+    for release, errored in (("r1", set(base_errors)), ("r2", set(cand_errors))):
+        for i in range(N):
+            for run in range(1, runs + 1):
+                error = f"TimeoutError: case {i} took 30 s" if i in errored and run == 1 else ""
+                if error and drop_errored:
+                    continue
+                passed = "" if error else (0 if release == "r1" and i < 40 else 1 if i % 7 else 0)
+                latency = 30000 if error else 100 + i % 50
+                lines.append(f"{release},c{i:03d},{'AB'[i % 2]},{run},{passed},{error},{latency}")
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_twelve_baseline_errors_are_counted_listed_and_never_fixed(tmp_path):
+    report = build_report(_write(tmp_path), baseline="r1")
+    cand = report.analysis.candidates[0]
+    e = cand.sections.errors
+    assert (e.n_cases, e.excluded, e.compared) == (N, 12, 288)
+    assert (e.baseline_errored, e.candidate_errored, e.both_errored) == (12, 0, 0)
+    errored = {c.case_id for c in e.cases}
+    assert errored == {f"c{i:03d}" for i in range(12)}
+    assert all(c.side == "baseline" and c.baseline_error.startswith("TimeoutError") and c.candidate_error == ""
+               for c in e.cases)
+    fixed = {c.case_id for c in cand.fixed_cases}
+    assert fixed and not fixed & errored  # c012..c039 are fixes; no errored case is one
+    assert cand.overall.n == 288
+    assert e.rate.increase == pytest.approx(-12 / N)
+
+
+def test_figures_equal_a_run_without_the_errored_cases(tmp_path):
+    with_errors = build_report(_write(tmp_path), baseline="r1").analysis.candidates[0]
+    lines = _write(tmp_path, name="all.csv").read_text().splitlines()
+    kept = [line for line in lines if not any(f",c{i:03d}," in line for i in range(12))]
+    (tmp_path / "without.csv").write_text("\n".join(kept) + "\n")
+    without = build_report(tmp_path / "without.csv", baseline="r1").analysis.candidates[0]
+    assert with_errors.overall == without.overall
+    assert with_errors.categories == without.categories
+    # The cases themselves; the error column's text beside them differs (empty in the file without errors).
+    def bare(changes):
+        return [(c.case_id, c.category, c.baseline_outcome, c.candidate_outcome) for c in changes]
+
+    assert bare(with_errors.broken_cases) == bare(without.broken_cases)
+    assert bare(with_errors.fixed_cases) == bare(without.fixed_cases)
+
+
+def test_shown_next_to_the_verdict_in_stdout_markdown_html_and_summary(tmp_path):
+    path = _write(tmp_path)
+    out_md, out_html, out_json = tmp_path / "note.md", tmp_path / "note.html", tmp_path / "note.json"
+    result = run_cli("check", path, "--baseline", "r1", "-o", out_md, "-o", out_html, "-o", out_json)
+    lines = result.output.splitlines()
+    assert lines[0].startswith("DON'T SHIP r2") or lines[0].startswith("SHIP r2")
+    assert "12 of 300 cases errored (4.0%) and were left out" in lines[0]  # large enough: in the headline
+    assert lines[1].strip().startswith("12 of 300 cases errored and left the comparison of r2 with r1 "
+                                       "(12 on the baseline, 0 on the candidate")
+    md = out_md.read_text()
+    verdict_table_end = md.index("### Summary")
+    assert "**Errored cases, r2:** 12 of 300 cases errored" in md[:verdict_table_end]
+    assert "### Errored cases: r2 against r1" in md and "TimeoutError: case 0 took 30 s" in md
+    html = out_html.read_text()
+    assert html.index("Errored cases:") < html.index('id="summary"')
+    assert "TimeoutError: case 11 took 30 s" in html
+    data = json.loads(out_json.read_text())["candidates"][0]["errors"]
+    assert (data["excluded"], data["baseline_errored"], len(data["cases"])) == (12, 12, 12)
+    assert data["error_rate"]["increase"] == pytest.approx(-0.04)
+    summary = render_summary(build_report(path, baseline="r1"))
+    assert "**Errored cases, r2:** 12 of 300 cases errored" in summary
+
+
+def test_few_errors_stay_out_of_the_headline_but_not_out_of_stdout(tmp_path):
+    result = run_cli("check", _write(tmp_path, base_errors=[0], cand_errors=[1]), "--baseline", "r1")
+    first, second = result.output.splitlines()[:2]
+    assert "errored" not in first  # 2 of 300 is below 1%
+    assert "2 of 300 cases errored" in second and "1 on the baseline, 1 on the candidate" in second
+
+
+def test_no_error_column_or_no_errors_changes_nothing(tmp_path):
+    path = _write(tmp_path, base_errors=())
+    report = build_report(path, baseline="r1")
+    assert report.analysis.candidates[0].sections.errors.excluded == 0
+    assert "rrored" not in render_markdown(report)
+    plain = tmp_path / "plain.csv"
+    plain.write_text("\n".join(",".join(p for k, p in enumerate(line.split(",")) if k != 5)
+                               for line in path.read_text().splitlines()) + "\n")
+    bare = build_report(plain, baseline="r1")
+    assert bare.analysis.candidates[0].sections.errors is None
+
+    def without_inputs(md: str) -> list[str]:
+        # Up to the case listings, where an (empty) error column is shown as case metadata like any other.
+        return md.split("### Broken cases")[0].splitlines()
+
+    assert without_inputs(render_markdown(bare)) == without_inputs(render_markdown(report))
+
+
+def test_missing_fail_stays_the_explicit_choice(tmp_path):
+    report = build_report(_write(tmp_path), baseline="r1", missing="fail")
+    cand = report.analysis.candidates[0]
+    assert cand.sections.errors is None and cand.overall.n == N
+    # Counted as failures, the twelve baseline errors read as candidate fixes: the explicit choice says so.
+    assert {f"c{i:03d}" for i in range(12) if i % 7} <= {c.case_id for c in cand.fixed_cases}
+    assert any("errored row(s) counted as failures" in note for note in report.analysis.notes)
+
+
+def test_errored_latency_stays_out_of_the_costs(tmp_path):
+    with_errors = build_report(_write(tmp_path), baseline="r1").analysis
+    without = build_report(_write(tmp_path, name="gone.csv", drop_errored=True), baseline="r1",
+                           allow_missing=True).analysis
+    base_costs = with_errors.sections.costs.releases[0].latency
+    assert base_costs.p95 < 1000  # no 30,000 ms timeout in the baseline's latency
+    assert base_costs == without.sections.costs.releases[0].latency
+    assert with_errors.candidates[0].sections.costs.latency_p95_ratio.ci_high < 1.5
+
+
+def test_a_case_errored_in_one_run_leaves_the_comparison(tmp_path):
+    report = build_report(_write(tmp_path, base_errors=range(5), runs=3), baseline="r1")
+    cand = report.analysis.candidates[0]
+    assert cand.sections.errors.excluded == 5 and cand.overall.n == N - 5
+    assert cand.sections.run_axis is not None
+
+
+def _guardrail(tmp_path, path, limit: float):
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f'baseline = "r1"\nmargin = 0\n[guardrails]\nmax_error_rate_increase = {limit}\n')
+    out = tmp_path / "out.json"
+    result = run_cli("check", path, "--policy", policy, "-o", out)
+    cand = json.loads(out.read_text())["candidates"][0]
+    return result.exit_code, next(c for c in cand["checks"] if c["rule"] == "guardrail")
+
+
+def test_error_rate_guardrail_blocks_a_candidate_that_errors_more(tmp_path):
+    code, check = _guardrail(tmp_path, _write(tmp_path, base_errors=(), cand_errors=range(0, 300, 10)), 0.02)
+    assert code == 1 and check["fired"]
+    assert check["detail"].startswith("guardrail exceeded: error_rate_increase +10.0 points")
+
+
+def test_error_rate_guardrail_passes_when_the_interval_is_below_the_limit(tmp_path):
+    _code, check = _guardrail(tmp_path, _write(tmp_path, base_errors=range(12)), 0.02)
+    assert not check["fired"] and "error_rate_increase -4.0 points" in check["detail"]
+
+
+def test_error_rate_guardrail_without_an_error_column_fires(tmp_path):
+    path = tmp_path / "plain.csv"
+    path.write_text("release,case_id,passed\n" + "".join(f"{r},c{i},1\n" for r in ("r1", "r2") for i in range(50)))
+    code, check = _guardrail(tmp_path, path, 0.02)
+    assert code == 1 and check["fired"] and "no error column" in check["detail"]
+
+
+def test_a_release_whose_every_row_errored_is_refused(tmp_path):
+    path = _write(tmp_path, base_errors=range(N))
+    result = run_cli("check", path, "--baseline", "r1")
+    assert result.exit_code == 2
+    assert "release 'r1' has no rows left to compare: every row errored" in result.output

@@ -1,0 +1,78 @@
+"""render/json_text.py writes exactly the text of ``json.dumps(_clean(value), indent=2, ensure_ascii=False)``."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+import math
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from releasegate.render.json_out import _clean, render_json, to_json_dict
+from releasegate.render.json_text import dumps_indented
+
+
+def reference(value) -> str:
+    return json.dumps(_clean(value), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+class Colour(str, enum.Enum):
+    RED = "red"
+
+
+class Level(enum.IntEnum):
+    HIGH = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Point:
+    x: float
+    label: str
+
+
+leaves = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2 ** 70), max_value=2 ** 70),
+    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8),
+    st.sampled_from(["\u202e", "\x00", "é", "\"quoted\"", "back\\slash", "\n\t"]),
+    st.floats(width=32).map(np.float32), st.integers(-5, 5).map(np.int64), st.booleans().map(np.bool_),
+    st.just(np.float64("nan")), st.just(Colour.RED), st.just(Level.HIGH),
+    st.builds(Point, st.floats(), st.text(max_size=3)),
+)
+keys = st.one_of(st.text(max_size=5), st.integers(-3, 3), st.booleans(), st.none())
+values = st.recursive(
+    leaves,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.lists(inner, max_size=3).map(tuple),
+                            st.dictionaries(keys, inner, max_size=4)),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(values)
+def test_same_text_as_the_standard_module(value):
+    assert dumps_indented(value, _clean) == reference(value)
+
+
+def test_known_shapes():
+    assert dumps_indented({}, _clean) == "{}"
+    assert dumps_indented({"a": [], "b": {}, "c": [1, 2.5, None]}, _clean) == (
+        '{\n  "a": [],\n  "b": {},\n  "c": [\n    1,\n    2.5,\n    null\n  ]\n}')
+    assert dumps_indented([math.inf, -math.inf, math.nan, 1e-07, 1e16], _clean) == (
+        "[\n  null,\n  null,\n  null,\n  1e-07,\n  1e+16\n]")
+    # 1 and "1" are one key after cleaning, as in to_json_dict.
+    assert dumps_indented({1: "x", "1": "y"}, _clean) == reference({1: "x", "1": "y"})
+
+
+def test_the_example_report_is_unchanged(example):
+    from releasegate.load import Source
+    from releasegate.pipeline import run
+    from releasegate.policy import load_policy_file, make_policy
+
+    policy = make_policy(load_policy_file(example["releasegate.toml"]))
+    report = run([Source(example["eval_results.csv"])], policy, cases=example["eval_cases.csv"])
+    text = render_json(report)
+    assert text == json.dumps(to_json_dict(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    assert len(json.loads(text)["candidates"]) == 2

@@ -1,0 +1,42 @@
+"""Issue 15, item 13: welch_t_test at extreme scales (it overflowed at |x| ~ 1e150 and divided by zero at
+~1e-160). t, df and p do not depend on the unit; the interval scales with it.
+
+Reference: scipy.stats.ttest_ind(b, a, equal_var=False) on the unscaled samples below (scipy 1.17.1):
+t = 1.4976677603213118, df = 6.898369401896859, p = 0.17850885065223354,
+95% interval [-0.8608080556045672, 3.8108080556045665].
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from releasegate.stats.continuous import welch_t_test
+
+A = np.array([1.0, 2.0, 4.0, 3.5])
+B = np.array([2.0, 3.1, 5.0, 4.4, 6.0])
+T, DF, P = 1.4976677603213118, 6.898369401896859, 0.17850885065223354
+LOW, HIGH = -0.8608080556045672, 3.8108080556045665
+
+
+@pytest.mark.parametrize("unit", [1.0, 1e150, 1e-80, 1e-160, 1e300, 1e-300])
+def test_welch_is_unit_free(unit):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow, underflow or division warning either
+        result = welch_t_test(A * unit, B * unit)
+    assert result.defined
+    assert result.t == pytest.approx(T, rel=1e-12)
+    assert result.df == pytest.approx(DF, rel=1e-12)
+    assert result.pvalue == pytest.approx(P, rel=1e-10)
+    assert result.ci_low / unit == pytest.approx(LOW, rel=1e-12)
+    assert result.ci_high / unit == pytest.approx(HIGH, rel=1e-12)
+    assert math.isfinite(result.se) and result.se > 0
+
+
+def test_welch_sign_flips_with_the_samples():
+    forward, backward = welch_t_test(A * 1e150, B * 1e150), welch_t_test(B * 1e150, A * 1e150)
+    assert backward.t == pytest.approx(-forward.t, rel=1e-12)
+    assert backward.p_regression == pytest.approx(forward.p_improvement, rel=1e-12)

@@ -1,0 +1,67 @@
+"""The integer-code checks of releasegate.keycodes agree with pandas' own (slow) answers on the same rows."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from releasegate import keycodes
+
+names = st.sampled_from(["a", "b", "NA", "", "007", "c d"])
+rows = st.lists(st.tuples(names, names, st.one_of(st.none(), names)), min_size=0, max_size=40)
+
+
+def _frame(data) -> pd.DataFrame:
+    return pd.DataFrame(data, columns=["release", "case_id", "category"], dtype="str")
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows)
+def test_duplicates_agree_with_pandas(data):
+    frame = _frame(data)
+    key = keycodes.combined(keycodes.encode(frame["release"]), keycodes.encode(frame["case_id"]))
+    assert keycodes.has_duplicates(key) == bool(frame.duplicated(subset=["release", "case_id"]).any())
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows)
+def test_varies_within_agrees_with_pandas(data):
+    frame = _frame(data)
+    expected = bool((frame.groupby("case_id")["category"].nunique(dropna=False) > 1).any()) if len(frame) else False
+    got = keycodes.varies_within(keycodes.encode(frame["case_id"]), keycodes.encode(frame["category"]))
+    assert got == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows, names)
+def test_present_is_the_set_of_cases_of_a_release(data, release):
+    frame = _frame(data)
+    cases = keycodes.encode(frame["case_id"])
+    mask = (frame["release"] == release).to_numpy(bool)
+    uniques = pd.unique(frame["case_id"])
+    got = {uniques[k] for k in np.flatnonzero(keycodes.present(cases, mask))}
+    assert got == set(frame.loc[mask, "case_id"])
+
+
+def test_missing_values_are_never_a_duplicate_key():
+    frame = pd.DataFrame({"release": ["r1", "r1"], "case_id": [None, None]}, dtype="str")
+    key = keycodes.combined(keycodes.encode(frame["release"]), keycodes.encode(frame["case_id"]))
+    assert key.codes.tolist() == [-1, -1]
+    assert not keycodes.has_duplicates(key)
+
+
+def test_keys_wider_than_64_bits_are_refactorized():
+    """Three columns of 2**25 possible codes each would overflow a 64-bit mixed-radix key."""
+    n = 6
+    wide = keycodes.Codes(np.array([0, 1, 2, 0, 1, 2]) * (2 ** 24), 2 ** 25)
+    other = keycodes.Codes(np.array([0, 0, 0, 0, 0, 1]), 2 ** 25)
+    key = keycodes.combined(wide, other, wide)
+    assert key.codes.shape == (n,)
+    assert keycodes.has_duplicates(key)  # rows 0 and 3 are the same key
+    rows = list(zip(wide.codes.tolist(), other.codes.tolist(), wide.codes.tolist()))
+    # The same rows get the same key, different rows different keys.
+    assert [rows.index(r) for r in rows] == [key.codes.tolist().index(k) for k in key.codes.tolist()]
+    # The table bincount allocates stays about as large as the rows.
+    assert key.n <= 4 * n + 1024
