@@ -57,10 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, help="replications per cell, scaled by opchar.grid.SCALE")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--write-docs", action="store_true", help="update the doc's tables, the chart and the JSON")
+    parser.add_argument("--team-reps", type=int, help="replications per cell of the teams' grid (default 1,000)")
     parser.add_argument("--teams-only", metavar="JSON", help="run only the teams' grid (issue 21) and write its "
                         "cells to JSON; the doc is not touched")
     args = parser.parse_args(argv)
-    team_reps = (100 if args.quick else 1000) if not args.reps else max(10, args.reps // 4)
+    team_reps = args.team_reps or ((100 if args.quick else 1000) if not args.reps else max(10, args.reps // 4))
     if args.teams_only:
         start = time.perf_counter()
         team = run_team_grid(build_team_grid(team_reps), args.workers)
@@ -81,7 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{len(cells)} cells in {wall:.0f} s", file=sys.stderr)
     if args.write_docs:
         command = "PYTHONPATH=src python bench/operating_characteristics.py --write-docs" + (
-            " --quick" if args.quick else "") + (f" --reps {args.reps}" if args.reps else "")
+            " --quick" if args.quick else "") + (f" --reps {args.reps}" if args.reps else "") + (
+            f" --team-reps {args.team_reps}" if args.team_reps else "")
         info = run_info(cells, results, wall, args.workers, command)
         SVG.write_text(chart_svg(res), encoding="utf-8")
         JSON.write_text(json.dumps({"seed": SEED, "wall_seconds": round(wall, 1), "cells": results,
