@@ -49,6 +49,7 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
         "subject": " ".join(v.headline for v in report.verdicts),
         "renderers": package_versions(RENDER_PACKAGES),
         "case_columns": case_columns,
+        "anchor": "",  # the ids' prefix: each metric's section of a several-metric page has its own
     })
     if charts_as_images:
         _as_images([*context["charts"].values(), *context["cost_charts"]])
