@@ -312,3 +312,25 @@ def test_chromium_renders_the_page_offline_without_console_messages(rendered, tm
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert [line for line in proc.stderr.splitlines() if ":CONSOLE" in line] == []
     assert proc.stdout.count('class="grid"') == 1 and "metric-3-section" in proc.stdout
+
+
+# ------------------------------------------------------------------------------------------------ PDF variants
+
+
+def test_the_audit_pdf_attaches_the_several_metric_json_and_is_reproducible(rendered):
+    import io
+
+    from pypdf import PdfReader
+
+    from releasegate.load import parse_source
+    from releasegate.pipeline import run
+    from releasegate.policy import make_policy
+    from releasegate.render.metrics import render_metrics_json
+    from releasegate.render.pdf import render_pdf
+
+    report = run([parse_source(str(rendered["path"]))], make_policy(baseline="r1"), metrics=METRICS)
+    pdf = render_pdf(report, pdf_variant="pdf/a-3b", paper="Letter")
+    attached = PdfReader(io.BytesIO(pdf)).attachments["analysis.json"][0]
+    assert attached == render_metrics_json(report)
+    assert json.loads(attached)["kind"] == "several_metrics"
+    assert render_pdf(report, pdf_variant="pdf/a-3b", paper="Letter") == pdf
