@@ -82,6 +82,14 @@ def _text(html: str) -> str:
     return words(" ".join(parse(html).text))
 
 
+def _layout_page_one(pdf: bytes) -> str:
+    """Page one's text as laid out (a table's header on one line)."""
+    if not shutil.which("pdftotext"):
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    return subprocess.run(["pdftotext", "-q", "-layout", "-f", "1", "-l", "1", "-", "-"], input=pdf,
+                          capture_output=True, check=True).stdout.decode("utf-8")
+
+
 def _grid_figure(cell: dict) -> str:
     return f"{fmt.points(cell['diff'])} points {fmt.interval_points(cell['ci_low'], cell['ci_high'])}"
 
@@ -96,7 +104,7 @@ def test_pdf_page_one_names_safe_as_blocking_and_shows_the_grid(rendered):
     assert "DON'T SHIP r2" in page_one and "Blocking metric: safe" in page_one
     # The headline after "DON'T SHIP r2: ", as the box prints it.
     assert words(cand["headline"]).split(": ", 1)[1] in page_one
-    assert "candidate verdict correct safe format_ok" in page_one
+    assert re.search(r"candidate +verdict +correct +safe +format_ok", _layout_page_one(rendered["pdf"]))
     for metric in METRICS:
         assert _grid_figure(cand["metrics"][metric]) in page_one, metric
     assert "✗ blocks" in page_one and page_one.count("✓ ship") == 2
@@ -116,10 +124,12 @@ def test_html_grid_first_then_one_section_per_metric(rendered):
     html = rendered["html"]
     body = html[html.index("<body"):]
     grid, sections = body.index('class="grid"'), [body.index(f'id="metric-{i}-section"') for i in (1, 2, 3)]
-    assert body.index("DON&#39;T SHIP") < grid < sections[0] < sections[1] < sections[2] < body.index('id="method"')
-    header = _rows(body[grid:sections[0]])[0]
+    # The grid (every verdict at a glance), the boxes with the headlines, then the metrics' sections.
+    boxes = body.index('class="verdicts"')
+    assert grid < body.index("DON&#39;T SHIP") < boxes < sections[0] < sections[1] < sections[2] < body.index('id="method"')
+    header = _rows(body[grid:boxes])[0]
     assert header == ["candidate", "verdict", *METRICS]
-    row = _rows(body[grid:sections[0]])[1]
+    row = _rows(body[grid:boxes])[1]
     assert row[:2] == ["r2", "✗ DON'T SHIP"]
     assert row[2].startswith("✓ ship") and row[4].startswith("✓ ship")
     assert row[3].startswith("✗ blocks " + _grid_figure(rendered["json"]["candidates"][0]["metrics"]["safe"]))
@@ -334,3 +344,24 @@ def test_the_audit_pdf_attaches_the_several_metric_json_and_is_reproducible(rend
     assert attached == render_metrics_json(report)
     assert json.loads(attached)["kind"] == "several_metrics"
     assert render_pdf(report, pdf_variant="pdf/a-3b", paper="Letter") == pdf
+
+
+def test_pdf_page_one_holds_the_whole_grid_with_several_candidates(tmp_path):
+    from releasegate.load import parse_source
+    from releasegate.pipeline import run
+    from releasegate.policy import make_policy
+    from releasegate.render.pdf import render_pdf
+
+    path = three_metrics(tmp_path)
+    lines = path.read_text().splitlines()
+    rows = {r: [line for line in lines[1:] if line.startswith(f"{r},")] for r in ("r1", "r2")}
+    # r3 and r5 repeat r1 (harmless), r4 repeats r2 (safe regresses): five releases, four candidates.
+    extra = [line.replace("r1,", f"{name},", 1) for name in ("r3", "r5") for line in rows["r1"]]
+    extra += [line.replace("r2,", "r4,", 1) for line in rows["r2"]]
+    path.write_text("\n".join([*lines, *extra]) + "\n")
+    report = run([parse_source(str(path))], make_policy(baseline="r1"), metrics=METRICS)
+    page_one = words(pdf_text(render_pdf(report), 1, 1))
+    # The grid is kept whole: its 4 x 3 cells and the paragraph after it are on page one.
+    assert "Verdict per candidate and metric" in page_one and "Per cell: the metric's verdict" in page_one
+    assert page_one.count("✗ blocks") == 2 and page_one.count("✓ ship") == 10
+    assert all(name in page_one for name in ("r2", "r3", "r4", "r5"))
