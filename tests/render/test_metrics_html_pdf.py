@@ -365,3 +365,17 @@ def test_pdf_page_one_holds_the_whole_grid_with_several_candidates(tmp_path):
     assert "Verdict per candidate and metric" in page_one and "Per cell: the metric's verdict" in page_one
     assert page_one.count("✗ blocks") == 2 and page_one.count("✓ ship") == 10
     assert all(name in page_one for name in ("r2", "r3", "r4", "r5"))
+
+
+def test_metric_names_with_markup_are_shown_as_text(tmp_path):
+    hostile = '<img src=x onerror=alert(1)>'
+    path = three_metrics(tmp_path)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0].replace("safe", hostile), *lines[1:]]) + "\n")
+    out = tmp_path / "n.html"
+    result = run_cli("report", path, "--baseline", "r1", "--metric", "correct", "--metric", hostile, "-o", out)
+    assert result.exit_code == 0, result.output
+    html = out.read_text(encoding="utf-8")
+    assert "<img" not in html and external_references(html) == []
+    assert hostile in _text(html[html.index('class="grid"'):])
+    assert f"Blocking metric: {hostile}" in _text(html)
