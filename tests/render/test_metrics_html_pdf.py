@@ -379,3 +379,26 @@ def test_metric_names_with_markup_are_shown_as_text(tmp_path):
     assert "<img" not in html and external_references(html) == []
     assert hostile in _text(html[html.index('class="grid"'):])
     assert f"Blocking metric: {hostile}" in _text(html)
+
+
+def test_the_chart_worker_draws_every_metric_as_in_process(rendered):
+    from releasegate.load import parse_source
+    from releasegate.pipeline import run
+    from releasegate.policy import make_policy
+    from releasegate.render.chart_worker import Charts, draw_charts
+
+    report = run([parse_source(str(rendered["path"]))], make_policy(baseline="r1"), metrics=METRICS)
+    charts = Charts(start_worker=True)
+    try:
+        assert charts.worker is not None
+        charts.ask(report)
+        drawn = charts.get(report)
+        assert charts.worker is None  # the worker's reply was used (a lost worker would be redrawn here)
+    finally:
+        charts.close()
+    here = draw_charts(report)
+    assert len(drawn) == 3
+    for i, (main, costs) in enumerate(drawn, start=1):
+        assert main and all(c.name.startswith(f"metric-{i}-chart-") for c in main)
+        assert costs == []
+    assert [[c.svg for c in main] for main, _ in drawn] == [[c.svg for c in main] for main, _ in here]

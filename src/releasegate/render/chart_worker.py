@@ -6,12 +6,12 @@ works, so a thread cannot overlap any of it. A worker process can: started at th
 writes HTML or PDF, it imports altair and starts the engine on the other core while this process loads and
 analyses; it then draws while this process renders the other outputs or imports WeasyPrint.
 
-Protocol: the worker reads one pickled Report from stdin (the parent's own object, case lists left out: no
-chart uses them), writes back one pickled ``("ok", charts)`` or ``("error", message)`` on its own copy of
-stdout, and exits. A drawing error comes back as one line and is raised in the parent. A worker that ends
-without a reply (it could not start, or died) is replaced by drawing in process. A worker never used (the
-command failed before rendering) is killed. Its stderr goes to a temporary file, so nothing it prints
-reaches the user. Without a worker (the library used from a notebook) the charts are drawn in process; the
+Protocol: the worker reads one pickled Report (or MetricsReport: each metric's charts, :func:`draw_charts`)
+from stdin (the parent's own object, case lists left out: no chart uses them), writes back one pickled
+``("ok", charts)`` or ``("error", message)`` on its own copy of stdout, and exits. A drawing error comes back
+as one line and is raised in the parent. A worker that ends without a reply (it could not start, or died) is
+replaced by drawing in process. A worker never used (the command failed before rendering) is killed. Its
+stderr goes to a temporary file, so nothing it prints reaches the user. Without a worker (the library used from a notebook) the charts are drawn in process; the
 SVGs are the same bytes either way.
 
 :class:`Charts` owns the worker and its lifetime: ``render.rendering()`` makes one per command, the renderers
