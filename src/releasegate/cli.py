@@ -95,6 +95,8 @@ def input_options(function):
         click.argument("results", nargs=-1, required=True),
         option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
         option("--baseline", help="The live release (default: the policy's)."),
+        option("--baseline-rerun", help="The live release run again on the same cases: churn is measured from it "
+               "and the critical test uses it (never a candidate)."),
         option("--candidate", "candidates", multiple=True, help="A candidate to compare (default: every other release)."),
         option("--policy", "policy_path", type=click.Path(path_type=Path),
                help="Policy TOML file; flags win over it (default: releasegate.toml beside the results or here)."),
@@ -164,6 +166,7 @@ def build_report(kw: dict):
     policy = make_policy(
         file_values,
         baseline=kw.get("baseline"),
+        baseline_rerun=kw.get("baseline_rerun"),
         candidates=tuple(kw.get("candidates") or ()),
         critical=tuple(kw.get("critical") or ()),
         critical_rule=kw.get("critical_rule"),
