@@ -201,7 +201,7 @@ def test_score_differences_carry_their_sign_everywhere(reading):
         run_axis, clusters = cand.sections.run_axis, cand.sections.clusters
         rerun = f"{fmt.signed(run_axis.run_diff)} {fmt.interval_signed(run_axis.run_ci_low, run_axis.run_ci_high)}"
         assert rerun in html_text and rerun.replace("[", "\\[").replace("]", "\\]") in md
-        assert fmt.interval_signed(clusters.bootstrap_ci_low, clusters.bootstrap_ci_high) in cluster_explanation(clusters)
+        assert fmt.interval_signed(clusters.clustered_ci_low, clusters.clustered_ci_high) in cluster_explanation(clusters)
 
 
 def test_signed_formats_zero_without_a_minus():
