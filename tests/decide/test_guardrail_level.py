@@ -45,6 +45,7 @@ def test_the_guardrail_reads_the_90_percent_upper_bound(tmp_path):
     assert u90 < u95
     code, check = run(tmp_path, (u90 + u95) / 2)
     assert not check["fired"], check["detail"]  # fired on main: the 95% bound is above the limit
+    assert code == 0
     assert f"the upper bound {u90:.2f}" in check["detail"] or f"{u90:.3f}" in check["detail"]
 
 
