@@ -75,3 +75,17 @@ def test_runs_that_disagree_keep_the_paired_t(tmp_path):
     frame.loc[(frame.release == "cand") & (frame.run == 1) & (frame.case_id == "c0000"), "passed"] = 1
     comparison, _ = overall(tmp_path, frame)
     assert comparison.method == "paired t"
+
+
+def test_categories_get_the_same_adjusted_p_in_one_run_and_two_identical_runs(tmp_path):
+    # Under the family's correction (discrete Holm by default) the sparse runs comparisons are exact McNemar
+    # tests too, so the adjustment reads the same attainable p-values.
+    def with_categories(frame):
+        frame = frame.copy()
+        frame["category"] = ["A" if int(c[1:]) % 2 == 0 else "B" for c in frame["case_id"]]
+        return frame
+
+    one, _ = overall(tmp_path, with_categories(rows(1)))
+    two, _ = overall(tmp_path, with_categories(rows(2)))
+    assert two.method == one.method == "McNemar exact"
+    assert (two.p_one_sided, two.p_adjusted) == pytest.approx((one.p_one_sided, one.p_adjusted), abs=1e-12)
