@@ -53,12 +53,16 @@ class PlanResult:
 
 def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool = True,
                 runs: bool = False, category_codes: np.ndarray | None = None,
-                category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None) -> PlanResult:
+                category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None,
+                verdict_only: bool = False, rerun: np.ndarray | None = None) -> PlanResult:
     """The plan on paired per-case outcomes ``base`` and ``cand`` (a case's mean over runs).
 
     ``mcnemar``: pass/fail with one run per case (else the paired-mean path; ``rates`` says the means are pass
     rates, ``runs`` that there were several runs). ``category_codes`` (0..K-1 per case) name categories by
     ``category_labels``; ``cluster_codes`` (0..G-1 per case) turn the clustered figures on.
+    ``verdict_only`` (``releasegate plan``'s simulations) skips what no rule reads: the powerless flags and the
+    exact power search (the normal-formula power stands in), which took 95% of a replication's time.
+    ``rerun``: the baseline rerun's outcome per case (pass/fail, one run), read by the critical test.
     """
     compare = compare_binary if mcnemar else (
         lambda label, b, c, pol, critical=False: compare_paired(label, b, c, pol, critical, rates=rates))
@@ -77,20 +81,21 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
         overall, categories, clusters = apply_clusters(overall, categories, base, cand, cluster_codes,
                                                        category_codes, policy, binary=mcnemar)
         design_effect = clusters.design_effect
-    overall, categories = adjust_family(overall, categories, policy)
+    overall, categories = adjust_family(overall, categories, policy, flags=not verdict_only)
     critical = critical_section(base, cand, policy, mcnemar=mcnemar, rates=rates, category_codes=category_codes,
-                                category_labels=category_labels)
+                                category_labels=category_labels, rerun=rerun if mcnemar else None)
     power = power_of(d, policy, design_effect, overall=overall, categories=categories,
-                     exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact")
+                     exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact" and not verdict_only)
     power = replace(power, ni_reach=ni_reach_of(overall, policy, mcnemar=mcnemar, clustered=clusters is not None))
     return PlanResult(overall, tuple(categories), power, items, clusters, critical)
 
 
 def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                       tables: Mapping[str, pd.DataFrame] | None = None,
-                      costs: CostComparison | None = None) -> CandidateAnalysis:
+                      costs: CostComparison | None = None, rerun: pd.Series | None = None) -> CandidateAnalysis:
     """Pair one candidate with the baseline and run the plan; ``tables`` are the releases' case tables when
-    the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section."""
+    the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section,
+    ``rerun`` the baseline rerun's outcome by case_id (one run each; the critical test reads it)."""
     paired, exclusions = pair(data, candidate, tables)
     base = paired["base"].to_numpy(np.float64)
     cand = paired["cand"].to_numpy(np.float64)
@@ -99,7 +104,8 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     result = plan_arrays(
         base, cand, policy, mcnemar=mcnemar, rates=data.outcome_kind == "binary", runs=data.has_runs,
         category_codes=codes, category_labels=[str(x) for x in labels],
-        cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None)
+        cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None,
+        rerun=None if rerun is None else rerun.reindex(paired.index).to_numpy(np.float64))
     errors = errored_cases(data, candidate, policy)
     all_paired = exclusions.count == 0 and (errors is None or errors.excluded == 0)
     runs = run_axis(data, candidate, paired, result.overall, policy, all_paired) if data.has_runs else None
