@@ -70,7 +70,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
 # several metrics (--metric NAME, repeatable; policy [metrics.NAME])
 
 METRIC_KINDS = ("auto", "pass_fail", "score")
-METRIC_KEYS = ("kind", "direction", "margin", "pass_threshold")
+METRIC_KEYS = ("kind", "direction", "margin", "pass_threshold", "critical")
 _NOT_METRICS = {"passed", "score", "release", "case_id", "category", "cluster", "run", "latency_ms", "input_tokens", "output_tokens",
                 "cost", "error", "doc_hash"}
 
@@ -200,6 +200,14 @@ def _metric_table(loaded: LoadedResults, metric: str, others: tuple[str, ...], p
     return dataclasses.replace(loaded, table=table, metadata_columns=metadata), single
 
 
+def critical_metric_policy(single: Policy, data) -> Policy:
+    """A critical metric's policy: the named critical categories and every category of its data."""
+    import dataclasses
+
+    found = [str(c) for c in data.table["category"].cat.categories] if data.has_categories else []
+    return dataclasses.replace(single, critical=tuple(dict.fromkeys((*single.critical, *found))))
+
+
 def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...], *, command_line: str = "",
                 default_title: str = ""):
     """Every metric's single-metric run with the correction across metrics, and one verdict per candidate."""
@@ -224,7 +232,12 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
         data = validate(one.table, single, one.metadata_columns)
         if loaded.notes:
             data = dataclasses.replace(data, notes=(*loaded.notes, *data.notes))
-        analysis = across_metrics(analyze(data, single), len(metrics))
+        critical = policy.metrics.get(metric, {}).get("critical") is True
+        if critical:  # every category of a critical metric is a critical category (docs/policy.md, metrics)
+            single = critical_metric_policy(single, data)
+        # The across-metric correction scales the regression rules' adjusted p; the critical tests are read
+        # unadjusted at critical_alpha, as a critical category's are within its metric's family.
+        analysis = across_metrics(analyze(data, single, critical_whole=critical), len(metrics))
         provenance = Provenance(
             tool_version=__version__, command_line=command_line, inputs=loaded.inputs,
             policy={**policy.as_dict(), "metric": metric}, packages=package_versions(),

@@ -55,14 +55,16 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     return ReleaseSummary(release, n, rate, release == data.baseline)
 
 
-def analyze(data: ValidatedResults, policy: Policy) -> Analysis:
-    """The fixed plan for every candidate, the release summaries, and the cost section when there are costs."""
+def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = False) -> Analysis:
+    """The fixed plan for every candidate, the release summaries, and the cost section when there are costs;
+    ``critical_whole`` (a critical metric) tests every case by the critical test too."""
     data = split_errored(data, policy)
     # Built once only with runs, where each is a group-by over every row; a single run's table is a cheap
     # re-indexing, and holding every release's at once cost 230 MB more at 1,000,000 cases.
     tables = case_tables(data) if data.has_runs else None
     cost_table, costs = cost_sections(data, policy) if data.cost_columns or policy.prices else (None, {})
-    candidates = [analyze_candidate(data, c, policy, tables, costs.get(c)) for c in data.candidates]
+    candidates = [analyze_candidate(data, c, policy, tables, costs.get(c), critical_whole=critical_whole)
+                  for c in data.candidates]
     releases = tuple(release_summary(data, r, policy, tables) for r in data.releases)
     return Analysis(
         baseline=data.baseline,

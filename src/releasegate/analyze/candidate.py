@@ -52,12 +52,14 @@ class PlanResult:
 
 def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool = True,
                 runs: bool = False, category_codes: np.ndarray | None = None,
-                category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None) -> PlanResult:
+                category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None,
+                critical_whole: bool = False) -> PlanResult:
     """The plan on paired per-case outcomes ``base`` and ``cand`` (a case's mean over runs).
 
     ``mcnemar``: pass/fail with one run per case (else the paired-mean path; ``rates`` says the means are pass
     rates, ``runs`` that there were several runs). ``category_codes`` (0..K-1 per case) name categories by
-    ``category_labels``; ``cluster_codes`` (0..G-1 per case) turn the clustered figures on.
+    ``category_labels``; ``cluster_codes`` (0..G-1 per case) turn the clustered figures on;
+    ``critical_whole`` (a critical metric) gives the critical test on every case too.
     """
     compare = compare_binary if mcnemar else (
         lambda label, b, c, pol, critical=False: compare_paired(label, b, c, pol, critical, rates=rates))
@@ -78,7 +80,7 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
         design_effect = clusters.design_effect
     overall, categories = adjust_family(overall, categories, policy)
     critical = critical_section(base, cand, policy, mcnemar=mcnemar, rates=rates, category_codes=category_codes,
-                                category_labels=category_labels)
+                                category_labels=category_labels, whole=critical_whole)
     power = power_of(d, policy, design_effect, overall=overall, categories=categories,
                      exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact")
     return PlanResult(overall, tuple(categories), power, items, clusters, critical)
@@ -86,9 +88,10 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
 
 def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                       tables: Mapping[str, pd.DataFrame] | None = None,
-                      costs: CostComparison | None = None) -> CandidateAnalysis:
+                      costs: CostComparison | None = None, critical_whole: bool = False) -> CandidateAnalysis:
     """Pair one candidate with the baseline and run the plan; ``tables`` are the releases' case tables when
-    the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section."""
+    the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section,
+    ``critical_whole`` as :func:`plan_arrays` has it."""
     paired, exclusions = pair(data, candidate, tables)
     base = paired["base"].to_numpy(np.float64)
     cand = paired["cand"].to_numpy(np.float64)
@@ -97,7 +100,8 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     result = plan_arrays(
         base, cand, policy, mcnemar=mcnemar, rates=data.outcome_kind == "binary", runs=data.has_runs,
         category_codes=codes, category_labels=[str(x) for x in labels],
-        cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None)
+        cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None,
+        critical_whole=critical_whole)
     errors = errored_cases(data, candidate, policy)
     all_paired = exclusions.count == 0 and (errors is None or errors.excluded == 0)
     runs = run_axis(data, candidate, paired, result.overall, policy, all_paired) if data.has_runs else None

@@ -56,10 +56,12 @@ def _one(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
 
 def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool,
                      category_codes: np.ndarray | None,
-                     category_labels: Sequence[str]) -> CriticalSection | None:
+                     category_labels: Sequence[str], whole: bool = False) -> CriticalSection | None:
     """The tests of the policy's critical categories on paired per-case outcomes (a case's mean over runs);
-    None when the policy names no critical category."""
-    if not policy.critical:
+    None when the policy names no critical category. ``whole`` (a critical metric) adds the same test on
+    every case as the section's ``overall``."""
+    overall = _one("overall", base, cand, policy, mcnemar=mcnemar, rates=rates) if whole else None
+    if not policy.critical and overall is None:
         return None
     labels = [str(x) for x in category_labels]
     tests = []
@@ -69,4 +71,4 @@ def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
         else:
             inside = category_codes == labels.index(label)
         tests.append(_one(label, base[inside], cand[inside], policy, mcnemar=mcnemar, rates=rates))
-    return CriticalSection(policy.critical_rule, policy.critical_alpha, tuple(tests))
+    return CriticalSection(policy.critical_rule, policy.critical_alpha, tuple(tests), overall)
