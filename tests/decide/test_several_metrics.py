@@ -127,13 +127,6 @@ def test_a_harmless_release_ships_on_every_metric(tmp_path):
     assert result.exit_code == 0
 
 
-def test_html_with_several_metrics_is_refused_before_anything_is_written(tmp_path):
-    out = tmp_path / "note.html"
-    result = run_cli("report", _write(tmp_path), "--baseline", "r1", *_metrics_args(), "-o", out)
-    assert result.exit_code == 2 and "written as .md or .json" in result.output
-    assert not out.exists()
-
-
 def test_the_job_summary_holds_the_grid(tmp_path, monkeypatch):
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))

@@ -29,7 +29,11 @@ def _json(report: Report) -> bytes:
     return render_json(report).encode("utf-8")
 
 
-def _html(report: Report, **options) -> bytes:
+def _html(report: Report | MetricsReport, **options) -> bytes:
+    if isinstance(report, MetricsReport):  # the candidate x metric grid, then each metric's section
+        from releasegate.render.metrics_html import render_metrics_html
+
+        return render_metrics_html(report, **options).encode("utf-8")
     from releasegate.render.html import render_html
 
     return render_html(report, **options).encode("utf-8")
@@ -83,7 +87,7 @@ def rendering(paths: list[Path]) -> Iterator[Charts | None]:
 
 def render(report: Report, suffix: str, charts: Charts | None = None, **options) -> bytes:
     """The bytes of one output format (``.md``, ``.json``, ``.html``, ``.pdf``)."""
-    if isinstance(report, MetricsReport):  # several metrics: the grid and each metric's note
+    if isinstance(report, MetricsReport) and suffix.lower() not in CHARTED:  # the grid and each metric's note
         from releasegate.render.metrics import render_metrics
 
         return render_metrics(report, suffix)
@@ -100,7 +104,7 @@ def write_reports(report: Report, paths: list[Path], charts: Charts | None = Non
     ``charts`` is the command's chart owner from :func:`rendering` (without one they are drawn in process).
     """
     check_output_paths(paths)
-    if _drawn(paths) and not isinstance(report, MetricsReport):
+    if _drawn(paths):
         if charts is None:
             from releasegate.render.chart_worker import Charts
 

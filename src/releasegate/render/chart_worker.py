@@ -6,12 +6,12 @@ works, so a thread cannot overlap any of it. A worker process can: started at th
 writes HTML or PDF, it imports altair and starts the engine on the other core while this process loads and
 analyses; it then draws while this process renders the other outputs or imports WeasyPrint.
 
-Protocol: the worker reads one pickled Report from stdin (the parent's own object, case lists left out: no
-chart uses them), writes back one pickled ``("ok", charts)`` or ``("error", message)`` on its own copy of
-stdout, and exits. A drawing error comes back as one line and is raised in the parent. A worker that ends
-without a reply (it could not start, or died) is replaced by drawing in process. A worker never used (the
-command failed before rendering) is killed. Its stderr goes to a temporary file, so nothing it prints
-reaches the user. Without a worker (the library used from a notebook) the charts are drawn in process; the
+Protocol: the worker reads one pickled Report (or MetricsReport: each metric's charts, :func:`draw_charts`)
+from stdin (the parent's own object, case lists left out: no chart uses them), writes back one pickled
+``("ok", charts)`` or ``("error", message)`` on its own copy of stdout, and exits. A drawing error comes back
+as one line and is raised in the parent. A worker that ends without a reply (it could not start, or died) is
+replaced by drawing in process. A worker never used (the command failed before rendering) is killed. Its
+stderr goes to a temporary file, so nothing it prints reaches the user. Without a worker (the library used from a notebook) the charts are drawn in process; the
 SVGs are the same bytes either way.
 
 :class:`Charts` owns the worker and its lifetime: ``render.rendering()`` makes one per command, the renderers
@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import replace
 from typing import Any
 
-from releasegate.model import Report
+from releasegate.model import MetricsReport, Report
 
 
 class WorkerLost(Exception):
@@ -47,11 +47,9 @@ class ChartWorker:
             [sys.executable, "-c", "from releasegate.render.chart_worker import serve; serve()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env)
 
-    def send(self, report: Report) -> None:
+    def send(self, report: Report | MetricsReport) -> None:
         """Hand the report over; the worker starts drawing at once."""
-        analysis = report.analysis
-        candidates = tuple(replace(c, broken_cases=(), fixed_cases=()) for c in analysis.candidates)
-        light = replace(report, analysis=replace(analysis, candidates=candidates))
+        light = _light(report)
         try:
             pickle.dump(light, self._process.stdin, protocol=pickle.HIGHEST_PROTOCOL)
             self._process.stdin.close()
@@ -91,18 +89,42 @@ class ChartWorker:
         return lines[-1].strip() if lines else ""
 
 
-def draw_report_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
-    """The report's charts and its cost section's charts (with their kind), drawn in one vl-convert batch."""
+def _light(report: Report | MetricsReport) -> Report | MetricsReport:
+    # The case lists are left out: no chart uses them, and they are most of a large report's pickle.
+    if isinstance(report, MetricsReport):
+        return replace(report, reports=tuple(_light(r) for r in report.reports))
+    analysis = report.analysis
+    candidates = tuple(replace(c, broken_cases=(), fixed_cases=()) for c in analysis.candidates)
+    return replace(report, analysis=replace(analysis, candidates=candidates))
+
+
+def metric_anchor(index: int) -> str:
+    """The prefix of the ids (and chart names) of the ``index``-th metric's section of a several-metric page."""
+    return f"metric-{index + 1}-"
+
+
+def draw_charts(report: Report | MetricsReport) -> Any:
+    """A report's charts (:func:`draw_report_charts`); for several metrics, a tuple of each metric's, every
+    chart named with its section's anchor so that the ids inside its SVG are its own on the page."""
+    if isinstance(report, MetricsReport):
+        return tuple(draw_report_charts(r, metric_anchor(i)) for i, r in enumerate(report.reports))
+    return draw_report_charts(report)
+
+
+def draw_report_charts(report: Report, prefix: str = "") -> tuple[list, list[tuple[str, object]]]:
+    """The report's charts and its cost section's charts (with their kind), drawn in one vl-convert batch;
+    ``prefix`` starts every chart's name."""
     from releasegate.render import charts
     from releasegate.render.chart_limits import chart_view
     from releasegate.render.charts_costs import latency_charts, quality_cost_chart
 
     report, note = chart_view(report)  # the worst N categories and candidates when there are many
-    main = [replace(c, caption=f"{c.caption} {note}".strip()) for c in charts.build_charts(report.analysis)]
+    main = [replace(c, name=prefix + c.name, caption=f"{c.caption} {note}".strip())
+            for c in charts.build_charts(report.analysis)]
     # charts_costs.cost_charts(report), taken by kind so that the template captions each kind once.
     quality = quality_cost_chart(report)
-    costs = [("quality", charts.Chart("chart-costs-quality", quality["title"]["text"], note, quality))] if quality else []
-    costs += [("latency", charts.Chart(f"chart-costs-latency-{i}", title, note, spec))
+    costs = [("quality", charts.Chart(f"{prefix}chart-costs-quality", quality["title"]["text"], note, quality))] if quality else []
+    costs += [("latency", charts.Chart(f"{prefix}chart-costs-latency-{i}", title, note, spec))
               for i, (title, spec) in enumerate(latency_charts(report), start=1)]
     drawn = charts.draw(main + [chart for _, chart in costs])
     kinds = [kind for kind, _ in costs]
@@ -128,7 +150,7 @@ class Charts:
     def worker(self) -> ChartWorker | None:
         return self._worker
 
-    def ask(self, report: Report) -> None:
+    def ask(self, report: Report | MetricsReport) -> None:
         """Hand the report to the worker (if any) so that its charts are drawn meanwhile."""
         if self._report is report:
             return
@@ -136,8 +158,8 @@ class Charts:
         if self._worker is not None:
             self._worker.send(report)
 
-    def get(self, report: Report) -> tuple[list, list[tuple[str, object]]]:
-        """The report's charts, as :func:`draw_report_charts` returns them."""
+    def get(self, report: Report | MetricsReport) -> Any:
+        """The report's charts, as :func:`draw_charts` returns them."""
         self.ask(report)
         if self._drawn is None and self._worker is not None:
             worker, self._worker = self._worker, None
@@ -146,7 +168,7 @@ class Charts:
             except WorkerLost:
                 self._drawn = None  # the worker is gone (it never replied): draw here, as without one
         if self._drawn is None:
-            self._drawn = draw_report_charts(report)
+            self._drawn = draw_charts(report)
         return self._drawn
 
     def close(self) -> None:
@@ -175,7 +197,7 @@ def serve() -> None:
     except EOFError:
         return
     try:
-        reply = ("ok", draw_report_charts(report))
+        reply = ("ok", draw_charts(report))
     except Exception as exc:  # noqa: BLE001  (any failure becomes one line; the parent raises it)
         reply = ("error", f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
     pickle.dump(reply, reply_to, protocol=pickle.HIGHEST_PROTOCOL)

@@ -17,6 +17,7 @@ altair and vl_convert are imported inside the functions: only the HTML and PDF o
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import replace
 from typing import Any
@@ -84,9 +85,13 @@ def category_chart(analysis: Analysis) -> Chart | None:
                                                            "value": "bold"}, "value": "normal"}))
     y_offset = alt.YOffset(**field_of("candidate:N"), sort=names, scale=alt.Scale(domain=names, paddingOuter=0.6))
     # Room on the left for the value printed beside a regression's interval.
-    low = min([0.0] + [r["low"] for r in rows if fmt.is_number(r["low"])])
-    high = max([0.0] + [r["high"] for r in rows if fmt.is_number(r["high"])])
+    low = min([0.0] + [r["low"] for r in rows if fmt.is_number(r["low"]) and math.isfinite(r["low"])])
+    high = max([0.0] + [r["high"] for r in rows if fmt.is_number(r["high"]) and math.isfinite(r["high"])])
     domain, ticks = round_axis(low - 0.18 * (high - low or 1), high + 0.03 * (high - low or 1), most=7)
+    for r in rows:  # an unbounded interval (a score category of one case) runs to the axis' end
+        for key in ("low", "high"):
+            if fmt.is_number(r[key]) and math.isinf(r[key]):
+                r[key] = domain[0] if r[key] < 0 else domain[-1]
     x_axis = {"title": x_title, "axis": alt.Axis(labelExpr=signed_label_expr(units["diff_format"]), values=ticks),
               "scale": alt.Scale(domain=domain, nice=False)}
     colour = alt.Color(**field_of("candidate:N"), scale=scales["colour"], title="candidate")

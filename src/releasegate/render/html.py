@@ -20,7 +20,12 @@ from releasegate.render.chart_worker import Charts
 from releasegate.render.columns import case_columns
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
-from releasegate.render.html_limits import MAX_CASE_ROWS, MAX_CATEGORY_ROWS, limit_context
+from releasegate.render.html_limits import (
+    MAX_CASE_ROWS,
+    MAX_CATEGORY_ROWS,
+    MAX_DETAILED_CANDIDATES,
+    limit_context,
+)
 
 RENDER_PACKAGES = ("altair", "vl-convert-python", "weasyprint")
 CSP_STATIC = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
@@ -34,12 +39,28 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     and are accepted so that one set of options serves every output. ``charts`` is the command's chart owner
     (render.rendering); without one they are drawn here. ``charts_as_images`` (the PDF's page) places each
     chart as an ``<img>`` of its SVG as a data: URL instead of inline SVG."""
+    context = page_context(report, (charts or Charts()).get(report), interactive=interactive,
+                           charts_as_images=charts_as_images)
+    return environment("html").get_template("report.html").render(context)
+
+
+PAGE_LIMITS = (MAX_CASE_ROWS, MAX_CATEGORY_ROWS, MAX_DETAILED_CANDIDATES)
+
+
+def page_context(report: Report, drawn_charts, *, interactive: bool = False, charts_as_images: bool = False,
+                 anchor: str = "", limits: tuple[int, int, int] = PAGE_LIMITS) -> dict[str, Any]:
+    """What the note's templates read for one report. ``drawn_charts`` is :meth:`Charts.get`'s answer;
+    ``anchor`` starts every id of the note's sections and the names of its charts (drawn with that prefix:
+    render/metrics_html.py gives each metric's section its own); ``limits`` are the case rows, category rows and
+    detailed candidates shown (render/html_limits.py)."""
+    case_limit, category_limit, max_candidates = limits
     # Long lists are cut with a count (render/html_limits.py); the JSON keeps every row.
-    context = limit_context(build_context(report, case_limit=MAX_CASE_ROWS, category_limit=MAX_CATEGORY_ROWS,
-                                          typographic=True))
-    drawn, drawn_costs = (charts or Charts()).get(report)
+    context = limit_context(build_context(report, case_limit=case_limit, category_limit=category_limit,
+                                          typographic=True), max_candidates)
+    drawn, drawn_costs = drawn_charts
     context.update({
-        "charts": {c.name: _chart_context(c) for c in drawn},
+        # Keyed by the chart's own name, which the templates look up; its id on the page keeps the anchor.
+        "charts": {c.name.removeprefix(anchor): _chart_context(c) for c in drawn},
         # The cost section's contract (render/charts_costs.py): a list of {"title", "svg"}, plus the anchor.
         "cost_charts": [{**_chart_context(c), "kind": kind} for kind, c in drawn_costs],
         "interactive": interactive,
@@ -49,10 +70,11 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
         "subject": " ".join(v.headline for v in report.verdicts),
         "renderers": package_versions(RENDER_PACKAGES),
         "case_columns": case_columns,
+        "anchor": anchor,  # the ids' prefix: empty on a single-metric page
     })
     if charts_as_images:
         _as_images([*context["charts"].values(), *context["cost_charts"]])
-    return environment("html").get_template("report.html").render(context)
+    return context
 
 
 def chart_contexts(report: Report) -> list[dict[str, Any]]:

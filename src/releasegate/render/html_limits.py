@@ -22,13 +22,14 @@ def _worst_first(candidate: dict[str, Any]) -> tuple:
             candidate["name"])
 
 
-def limit_context(context: dict[str, Any]) -> dict[str, Any]:
-    """Cut the context of :func:`releasegate.render.context.build_context` to what a page can lay out."""
+def limit_context(context: dict[str, Any], max_candidates: int = MAX_DETAILED_CANDIDATES) -> dict[str, Any]:
+    """Cut the context of :func:`releasegate.render.context.build_context` to what a page can lay out
+    (``max_candidates`` detailed: a several-metric page shares the limit among its metrics)."""
     candidates = context["candidates"]
     context["candidates_total"] = len(candidates)
     context["candidates_cut"] = 0
-    if len(candidates) > MAX_DETAILED_CANDIDATES:
-        keep = {c["name"] for c in sorted(candidates, key=_worst_first)[:MAX_DETAILED_CANDIDATES]}
+    if len(candidates) > max_candidates:
+        keep = {c["name"] for c in sorted(candidates, key=_worst_first)[:max_candidates]}
         index = [i for i, c in enumerate(candidates) if c["name"] in keep]
         context["candidates"] = [candidates[i] for i in index]
         context["candidates_cut"] = len(candidates) - len(index)
@@ -50,3 +51,11 @@ def limit_context(context: dict[str, Any]) -> dict[str, Any]:
         context["summary"] = [row for row in summary if id(row) in keep_rows]
         context["summary_cut"] = len(summary) - len(context["summary"])
     return context
+
+
+def shared_limits(n_metrics: int) -> tuple[int, int, int]:
+    """The case rows (per list), category rows and detailed candidates of each metric's section when a page holds
+    ``n_metrics``: one report's limits shared among them, with a floor, so that three metrics lay out about as
+    much as one and each section still shows its worst cases."""
+    n = max(1, n_metrics)
+    return (max(MAX_CASE_ROWS // n, 10), max(MAX_CATEGORY_ROWS // n, 5), max(MAX_DETAILED_CANDIDATES // n, 1))

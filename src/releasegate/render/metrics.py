@@ -2,7 +2,8 @@
 
 Markdown: the grid, then every metric's note cut to its share of GitHub's comment limit (each says where its
 full list is); JSON: the shape docs/reading-the-report.md documents ("Several metrics"): the combined verdicts,
-the grid's figures, and each metric's full single-metric JSON under ``metrics``.
+the grid's figures, and each metric's full single-metric JSON under ``metrics``. HTML and PDF:
+render/metrics_html.py (the same grid on page one, then each metric's section).
 """
 
 from __future__ import annotations
@@ -16,8 +17,6 @@ from releasegate.model import MetricsReport
 from releasegate.render.json_out import SCHEMA_VERSION, _clean, to_json_dict
 from releasegate.render.markdown import GITHUB_COMMENT_LIMIT, render_markdown
 from releasegate.text import one_line
-
-FORMATS = (".md", ".json")
 
 
 def _cell(report, i: int) -> dict[str, Any]:
@@ -91,6 +90,5 @@ RENDERERS = {".md": render_metrics_markdown, ".json": render_metrics_json}
 
 
 def render_metrics(report: MetricsReport, suffix: str) -> bytes:
-    if suffix.lower() not in RENDERERS:
-        raise InputError(f"with several metrics the report is written as .md or .json, not {suffix}")
+    """The Markdown or JSON of several metrics (render.render sends HTML and PDF to their own renderers)."""
     return RENDERERS[suffix.lower()](report)

@@ -13,17 +13,18 @@ import datetime as _dt
 import gc
 
 from releasegate.errors import InputError
-from releasegate.model import Report
+from releasegate.model import MetricsReport, Report
 from releasegate.render.chart_worker import Charts
 
 PAPERS = {"a4": "A4", "letter": "Letter"}
 VARIANTS = ("pdf/a-3b",)
 
 
-def render_pdf(report: Report, paper: str = "A4", pdf_variant: str | None = None,
+def render_pdf(report: Report | MetricsReport, paper: str = "A4", pdf_variant: str | None = None,
                interactive: bool = False, *, charts: Charts | None = None) -> bytes:
-    """Render the PDF (SPEC section 6) from :func:`releasegate.render.html.render_html`'s output with
-    WeasyPrint. ``interactive`` is accepted and ignored: a PDF runs no scripts."""
+    """Render the PDF (SPEC section 6) from :func:`releasegate.render.html.render_html`'s output (for several
+    metrics :func:`releasegate.render.metrics_html.render_metrics_html`'s) with WeasyPrint. ``interactive`` is
+    accepted and ignored: a PDF runs no scripts."""
     size = PAPERS.get(str(paper).lower())
     if size is None:
         raise InputError(f"unknown paper size {paper!r}: use A4 or Letter")
@@ -39,17 +40,13 @@ def render_pdf(report: Report, paper: str = "A4", pdf_variant: str | None = None
         gc.unfreeze()
 
 
-def _typeset(report: Report, size: str, pdf_variant: str | None, charts: Charts) -> bytes:
-    from releasegate.render.html import render_html
-    from releasegate.render.json_out import render_json
-
+def _typeset(report: Report | MetricsReport, size: str, pdf_variant: str | None, charts: Charts) -> bytes:
     charts.ask(report)  # the chart worker draws while WeasyPrint is imported here
     import weasyprint
     from weasyprint.urls import URLFetcher
 
     fetcher = URLFetcher(allowed_protocols={"data"})
-    # Charts as data: SVG images (WeasyPrint's own SVG loader, still vector) rather than inline SVG in the page.
-    page_html = render_html(report, charts=charts, charts_as_images=True)
+    page_html = _page(report, charts)
     html = weasyprint.HTML(string=page_html, url_fetcher=fetcher, base_url=None)
     page = weasyprint.CSS(string=f"@page {{ size: {size}; }}", url_fetcher=fetcher)
     options: dict = {"stylesheets": [page], "pdf_identifier": False}
@@ -57,13 +54,35 @@ def _typeset(report: Report, size: str, pdf_variant: str | None, charts: Charts)
         created = _generated(report)
         options["pdf_variant"] = pdf_variant
         options["attachments"] = [weasyprint.Attachment(
-            string=render_json(report), name="analysis.json", url_fetcher=fetcher,
+            string=_analysis_json(report), name="analysis.json", url_fetcher=fetcher,
             description="releasegate analysis, verdicts and provenance (JSON)",
             created=created, modified=created, relationship="Source")]
     gc.freeze()  # again, with WeasyPrint's modules and the charts now alive too
     return html.write_pdf(**options)
 
 
-def _generated(report: Report) -> _dt.datetime:
+def _page(report: Report | MetricsReport, charts: Charts) -> str:
+    # Charts as data: SVG images (WeasyPrint's own SVG loader, still vector) rather than inline SVG in the page.
+    if isinstance(report, MetricsReport):
+        from releasegate.render.metrics_html import render_metrics_html
+
+        return render_metrics_html(report, charts=charts, charts_as_images=True)
+    from releasegate.render.html import render_html
+
+    return render_html(report, charts=charts, charts_as_images=True)
+
+
+def _analysis_json(report: Report | MetricsReport) -> str:
+    if isinstance(report, MetricsReport):
+        from releasegate.render.metrics import render_metrics_json
+
+        return render_metrics_json(report).decode("utf-8")
+    from releasegate.render.json_out import render_json
+
+    return render_json(report)
+
+
+def _generated(report: Report | MetricsReport) -> _dt.datetime:
     # The report's own time (SOURCE_DATE_EPOCH when set), never "now": attachments carry dates.
-    return _dt.datetime.strptime(report.provenance.generated_at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.UTC)
+    provenance = report.reports[0].provenance if isinstance(report, MetricsReport) else report.provenance
+    return _dt.datetime.strptime(provenance.generated_at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.UTC)
