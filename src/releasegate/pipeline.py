@@ -28,8 +28,11 @@ def run(
     from all of them."""
     options = options or AdapterOptions()
     tidy_metrics = len(metrics) > 1 or (metrics and "metric" not in options.given())
-    if tidy_metrics and "inspect" in _formats(sources, options):
-        loaded = _load_by_scorer(sources, policy, cases, options, tuple(metrics))
+    several = _several_metric_format(sources, options) if tidy_metrics else None
+    if several is not None:
+        from releasegate.load.per_metric import load_each_metric
+
+        loaded = load_each_metric(sources, policy.columns, cases, options, tuple(metrics), several)
     else:
         loaded = load_results(sources, columns=policy.columns, cases=cases, options=options,
                               metrics=tuple(metrics) if tidy_metrics else ())
@@ -92,27 +95,16 @@ def _formats(sources: list[Source], options: AdapterOptions) -> set[str]:
     return found
 
 
-def _load_by_scorer(sources, policy: Policy, cases, options: AdapterOptions, metrics: tuple[str, ...]):
-    """Inspect logs gated on several scorers (``--metric scorer`` or ``scorer/key``): the logs read once per
-    scorer, each scorer's outcome becoming a column named after it beside the first reading's columns."""
-    import dataclasses
-
+def _several_metric_format(sources: list[Source], options: AdapterOptions) -> str | None:
+    """The format whose one file holds several metrics, read once per metric (load/per_metric.py), or None."""
     from releasegate.errors import InputError
+    from releasegate.load.per_metric import METRIC_OPTIONS
 
-    if "scorer" in options.given():
-        raise InputError("--scorer and --metric both name Inspect scorers; name every scorer with --metric")
-    first, keys = None, ["release", "case_id", "run"]
-    for metric in dict.fromkeys(metrics):
-        chosen = dataclasses.replace(options, values={**options.values, "scorer": metric})
-        loaded = load_results(sources, columns=policy.columns, cases=cases, options=chosen)
-        table = loaded.table
-        outcome = table["passed"] if "passed" in table.columns else table["score"]
-        if first is None:
-            first = dataclasses.replace(loaded, table=table.drop(columns=["passed", "score"], errors="ignore"))
-        elif not first.table[keys].reset_index(drop=True).equals(table[keys].reset_index(drop=True)):
-            raise InputError(f"scorer {metric!r} does not score the same samples as {metrics[0]!r}")
-        first.table[metric] = outcome.to_numpy()
-    return first
+    found = _formats(sources, options) & set(METRIC_OPTIONS)
+    if len(found) > 1:
+        raise InputError(f"--metric with several metrics reads one harness at a time; the inputs are "
+                         f"{' and '.join(sorted(found))}")
+    return found.pop() if found else None
 
 
 def _widen(loaded: LoadedResults) -> LoadedResults:
