@@ -8,7 +8,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "compare", "run"]
+__all__ = ["__version__", "compare", "plan_suite", "run"]
 
 
 def __getattr__(name: str):
@@ -16,6 +16,10 @@ def __getattr__(name: str):
         from releasegate.api import compare
 
         return compare
+    if name == "plan_suite":  # releasegate plan from a notebook
+        from releasegate.api import plan_suite
+
+        return plan_suite
     if name == "run":  # the package releasegate.run, callable as releasegate.run(...) (run/__init__.py)
         import importlib
 

@@ -14,6 +14,7 @@ from click.core import ParameterSource
 from releasegate import __version__
 from releasegate.load.adapters import FORMATS
 from releasegate.load.adapters import OPTIONS as ADAPTER_OPTIONS
+from releasegate.plan.options import PLAN_OPTIONS
 
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -95,6 +96,8 @@ def input_options(function):
         click.argument("results", nargs=-1, required=True),
         option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
         option("--baseline", help="The live release (default: the policy's)."),
+        option("--baseline-rerun", help="The live release run again on the same cases: churn is measured from it "
+               "and the critical test uses it (never a candidate)."),
         option("--candidate", "candidates", multiple=True, help="A candidate to compare (default: every other release)."),
         option("--policy", "policy_path", type=click.Path(path_type=Path),
                help="Policy TOML file; flags win over it (default: releasegate.toml beside the results or here)."),
@@ -164,6 +167,7 @@ def build_report(kw: dict):
     policy = make_policy(
         file_values,
         baseline=kw.get("baseline"),
+        baseline_rerun=kw.get("baseline_rerun"),
         candidates=tuple(kw.get("candidates") or ()),
         critical=tuple(kw.get("critical") or ()),
         critical_rule=kw.get("critical_rule"),
@@ -338,6 +342,21 @@ def run_systems(config, dry_run, only, fresh, output, debug) -> None:
 
     sys.exit(run_command(config, dry_run=dry_run, only=only, fresh=fresh, output=output,
                          echo=lambda line: click.echo(line, err=True)))
+
+
+def _options(table):
+    return lambda f: functools.reduce(lambda g, o: option(*o[0], **o[1])(g), reversed(table), f)
+
+
+@main.command(name="plan")
+@click.argument("results", nargs=-1)
+@_options(PLAN_OPTIONS)
+@guarded
+def plan_suite(results, debug, **kw) -> None:
+    """How often this suite's gate blocks a release that changes nothing and catches a regression (simulated)."""
+    from releasegate.plan.command import plan_command
+
+    sys.exit(plan_command(tuple(results), kw, echo=click.echo))
 
 
 @main.command()

@@ -37,6 +37,9 @@ class Policy:
     """Every setting of one run. Defaults are SPEC section 5's; docs/policy.md explains each key."""
 
     baseline: str | None = None
+    # The live release run again on the same cases (issue 21 item 3): churn is measured from it, the critical
+    # test uses it, and it is never a candidate.
+    baseline_rerun: str | None = None
     candidates: tuple[str, ...] = ()
     alpha: float = 0.05
     margin: float = 0.05
@@ -115,6 +118,7 @@ def _is_table(x: Any, test) -> bool:
 # What each key must hold, as TOML writes it; checked before use so a wrong type is a message, not a crash.
 _TYPES: dict[str, tuple[str, Any]] = {
     "baseline": ("text (quote it: baseline = \"2024\")", lambda x: isinstance(x, str)),
+    "baseline_rerun": ("text (quote it: baseline_rerun = \"r1-again\")", lambda x: isinstance(x, str)),
     "title": ("text", lambda x: isinstance(x, str)),
     "correction": ("text", lambda x: isinstance(x, str)),
     "mcnemar": ("text", lambda x: isinstance(x, str)),
@@ -207,6 +211,10 @@ def _check(p: Policy) -> None:
     if p.critical_rule not in CRITICAL_RULES:
         raise InputError(f"unknown critical_rule {p.critical_rule!r}; expected one of {', '.join(CRITICAL_RULES)}")
     unit("power", p.power)
+    if p.baseline_rerun is not None and p.baseline_rerun in (p.baseline, *p.candidates):
+        role = "baseline" if p.baseline_rerun == p.baseline else "a candidate"
+        raise InputError(f"baseline_rerun {p.baseline_rerun!r} is also {role}: the rerun is the live release run "
+                         "again, a release of its own in the data")
     if not isinstance(p.margin, (int, float)) or not (0 <= p.margin < 1):
         raise InputError(f"margin must be a number in [0, 1), got {p.margin!r}")
     if p.correction not in CORRECTIONS:

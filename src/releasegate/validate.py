@@ -172,7 +172,7 @@ def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ..
             raise InputError(f"{policy.baseline!r} is the baseline and cannot also be a candidate")
         candidates = tuple(dict.fromkeys(policy.candidates))
     else:
-        candidates = tuple(r for r in releases if r != policy.baseline)
+        candidates = tuple(r for r in releases if r not in (policy.baseline, policy.baseline_rerun))
     return releases, policy.baseline, candidates
 
 
@@ -291,7 +291,7 @@ def check_critical(critical: tuple[str, ...], categories: list[str] | None) -> N
 def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, ...] = ()) -> ValidatedResults:
     """Check the loaded table and return it with a float ``outcome`` column and the plan's choices."""
     releases, baseline, candidates = _choose_releases(table, policy)
-    keep = [baseline, *candidates]
+    keep = [baseline, *candidates, *(r for r in releases if r == policy.baseline_rerun != baseline)]
     if len(keep) < len(releases):
         table = table[table["release"].isin(keep)]
     # Shallow: only new or replaced columns are written below, never values in place; a deep copy of a

@@ -36,7 +36,7 @@ ALLOWED: dict[str, set[str]] = {
     "render": BASE | {"model", "wording", "decide", "provenance"},
     "pipeline": BASE | {"load", "validate", "analyze", "decide", "model", "policy", "provenance"},
     "demo": BASE | {"load", "pipeline", "policy", "render"},
-    "api": BASE | {"load", "pipeline", "policy", "render", "model"},
+    "api": BASE | {"load", "pipeline", "policy", "render", "model", "plan", "validate"},
     "cli": BASE | {"load", "pipeline", "policy", "render", "demo", "api", "plan", "run"},
     # plan simulates releases like the suite and runs the gate's own plan on them.
     "plan": BASE | {"stats", "model", "policy", "analyze", "decide", "validate", "load", "pipeline"},

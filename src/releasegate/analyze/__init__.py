@@ -9,10 +9,12 @@ numbers and flags; the sentences that explain them are in :mod:`releasegate.word
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import pandas as pd
 
 from releasegate.analyze.candidate import analyze_candidate
+from releasegate.analyze.churn import churn_section, measure_churn
 from releasegate.analyze.clusters import clustered_rate
 from releasegate.analyze.costs import cost_sections
 from releasegate.analyze.errors import split_errored
@@ -63,9 +65,15 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
     # re-indexing, and holding every release's at once cost 230 MB more at 1,000,000 cases.
     tables = case_tables(data) if data.has_runs else None
     cost_table, costs = cost_sections(data, policy) if data.cost_columns or policy.prices else (None, {})
-    candidates = [analyze_candidate(data, c, policy, tables, costs.get(c), critical_whole=critical_whole)
-                  for c in data.candidates]
-    releases = tuple(release_summary(data, r, policy, tables) for r in data.releases)
+    measured = measure_churn(data, policy)
+    rerun = None if measured is None else measured.rerun_outcome
+    one_run = data.outcome_kind == "binary" and not data.has_runs
+    candidates = [analyze_candidate(data, c, policy, tables, costs.get(c), rerun,
+                                     critical_whole=critical_whole) for c in data.candidates]
+    candidates = [replace(c, sections=replace(c.sections, churn=churn_section(measured, c, policy, one_run)))
+                  for c in candidates]
+    # The rerun is the baseline again: its figures are the churn section's, not a release of the summary.
+    releases = tuple(release_summary(data, r, policy, tables) for r in data.releases if r != policy.baseline_rerun)
     return Analysis(
         baseline=data.baseline,
         outcome_kind=data.outcome_kind,

@@ -53,12 +53,16 @@ class PlanResult:
 def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool = True,
                 runs: bool = False, category_codes: np.ndarray | None = None,
                 category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None,
+                verdict_only: bool = False, rerun: np.ndarray | None = None,
                 critical_whole: bool = False) -> PlanResult:
     """The plan on paired per-case outcomes ``base`` and ``cand`` (a case's mean over runs).
 
     ``mcnemar``: pass/fail with one run per case (else the paired-mean path; ``rates`` says the means are pass
     rates, ``runs`` that there were several runs). ``category_codes`` (0..K-1 per case) name categories by
-    ``category_labels``; ``cluster_codes`` (0..G-1 per case) turn the clustered figures on;
+    ``category_labels``; ``cluster_codes`` (0..G-1 per case) turn the clustered figures on.
+    ``verdict_only`` (``releasegate plan``'s simulations) skips what no rule reads: the powerless flags and the
+    exact power search (the normal-formula power stands in), which took 95% of a replication's time.
+    ``rerun``: the baseline rerun's outcome per case (pass/fail, one run), read by the critical test.
     ``critical_whole`` (a critical metric) gives the critical test on every case too.
     """
     compare = compare_binary if mcnemar else (
@@ -78,19 +82,22 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
         overall, categories, clusters = apply_clusters(overall, categories, base, cand, cluster_codes,
                                                        category_codes, policy, binary=mcnemar)
         design_effect = clusters.design_effect
-    overall, categories = adjust_family(overall, categories, policy)
+    overall, categories = adjust_family(overall, categories, policy, flags=not verdict_only)
     critical = critical_section(base, cand, policy, mcnemar=mcnemar, rates=rates, category_codes=category_codes,
-                                category_labels=category_labels, whole=critical_whole)
+                                category_labels=category_labels, rerun=rerun if mcnemar else None,
+                                whole=critical_whole)
     power = power_of(d, policy, design_effect, overall=overall, categories=categories,
-                     exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact")
+                     exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact" and not verdict_only)
     return PlanResult(overall, tuple(categories), power, items, clusters, critical)
 
 
 def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                       tables: Mapping[str, pd.DataFrame] | None = None,
-                      costs: CostComparison | None = None, critical_whole: bool = False) -> CandidateAnalysis:
+                      costs: CostComparison | None = None, rerun: pd.Series | None = None,
+                      critical_whole: bool = False) -> CandidateAnalysis:
     """Pair one candidate with the baseline and run the plan; ``tables`` are the releases' case tables when
     the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section,
+    ``rerun`` the baseline rerun's outcome by case_id (one run each; the critical test reads it),
     ``critical_whole`` as :func:`plan_arrays` has it."""
     paired, exclusions = pair(data, candidate, tables)
     base = paired["base"].to_numpy(np.float64)
@@ -101,6 +108,7 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         base, cand, policy, mcnemar=mcnemar, rates=data.outcome_kind == "binary", runs=data.has_runs,
         category_codes=codes, category_labels=[str(x) for x in labels],
         cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None,
+        rerun=None if rerun is None else rerun.reindex(paired.index).to_numpy(np.float64),
         critical_whole=critical_whole)
     errors = errored_cases(data, candidate, policy)
     all_paired = exclusions.count == 0 and (errors is None or errors.excluded == 0)

@@ -8,6 +8,9 @@ one-sided at ``critical_alpha`` and not adjusted for the family.
   blocks where "any drop of a case's mean" blocked 90-100% of releases that change nothing.
 - Scores: the exact sign test of the cases whose mean went down against those whose mean went up.
 - ``critical_rule = "any"`` (zero tolerance, the opt-in): any broken or worsened case blocks.
+- With a baseline rerun (``baseline_rerun``, pass/fail with one run): the exact exchangeability test on
+  (baseline, rerun, candidate) per case (stats.critical.exchangeability_test), so that the baseline's own churn
+  is the yardstick; ``worse`` / ``better`` stay the broke / fixed counts against the baseline.
 
 A critical category with no case in the data cannot be measured, so it blocks (fail closed).
 """
@@ -20,7 +23,7 @@ import numpy as np
 
 from releasegate.model import CriticalSection, CriticalTest
 from releasegate.policy import Policy
-from releasegate.stats.critical import critical_mcnemar
+from releasegate.stats.critical import critical_mcnemar, exchangeability_test
 
 
 def _sign_counts(base: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
@@ -28,9 +31,14 @@ def _sign_counts(base: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
 
 
 def _one(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool,
-         rates: bool) -> CriticalTest:
+         rates: bool, rerun: np.ndarray | None = None) -> CriticalTest:
     if base.size == 0:
         return CriticalTest(label, "no case in the data", 0, 0, 0, 1.0, 1.0, True)
+    if mcnemar and rerun is not None and policy.critical_rule == "test":
+        test = exchangeability_test(base, rerun, cand, policy.critical_alpha)
+        worse, better = _sign_counts(base, cand)
+        return CriticalTest(label, "exact exchangeability test with the baseline rerun", int(base.size), worse,
+                            better, test.p_regression, test.floor, test.blocks)
     if mcnemar:
         b, c, method = base, cand, "exact McNemar"
     elif rates:
@@ -56,11 +64,12 @@ def _one(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
 
 def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool,
                      category_codes: np.ndarray | None,
-                     category_labels: Sequence[str], whole: bool = False) -> CriticalSection | None:
+                     category_labels: Sequence[str],
+                     rerun: np.ndarray | None = None, whole: bool = False) -> CriticalSection | None:
     """The tests of the policy's critical categories on paired per-case outcomes (a case's mean over runs);
-    None when the policy names no critical category. ``whole`` (a critical metric) adds the same test on
-    every case as the section's ``overall``."""
-    overall = _one("overall", base, cand, policy, mcnemar=mcnemar, rates=rates) if whole else None
+    None when the policy names no critical category. ``rerun``: the baseline rerun's outcome of each case.
+    ``whole`` (a critical metric) adds the same test on every case as the section's ``overall``."""
+    overall = _one("overall", base, cand, policy, mcnemar=mcnemar, rates=rates, rerun=rerun) if whole else None
     if not policy.critical and overall is None:
         return None
     labels = [str(x) for x in category_labels]
@@ -70,5 +79,6 @@ def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
             inside = np.zeros(base.size, dtype=bool)
         else:
             inside = category_codes == labels.index(label)
-        tests.append(_one(label, base[inside], cand[inside], policy, mcnemar=mcnemar, rates=rates))
+        tests.append(_one(label, base[inside], cand[inside], policy, mcnemar=mcnemar, rates=rates,
+                          rerun=None if rerun is None else rerun[inside]))
     return CriticalSection(policy.critical_rule, policy.critical_alpha, tuple(tests), overall)

@@ -92,8 +92,9 @@ def _pairs_needed(family: list[Comparison], i: int, policy: Policy) -> int | Non
 
 
 def adjust_family(overall: Comparison, categories: list[Comparison],
-                  policy: Policy) -> tuple[Comparison, list[Comparison]]:
-    """Adjust the candidate's family (overall + every category) and flag powerless categories (SPEC 4.5)."""
+                  policy: Policy, flags: bool = True) -> tuple[Comparison, list[Comparison]]:
+    """Adjust the candidate's family (overall + every category) and flag powerless categories (SPEC 4.5;
+    ``flags=False`` leaves them unflagged: no rule reads them, and simulations skip their search)."""
     family = [overall, *categories]
     policy = _effective(policy, len(family))
     one_sided = _adjust_one_sided(family, policy)
@@ -103,7 +104,7 @@ def adjust_family(overall: Comparison, categories: list[Comparison],
     for i, (comparison, p1, p2) in enumerate(zip(family, one_sided, two_sided)):
         n_disc = comparison.fixed + comparison.broke
         mcnemar = comparison.method.startswith("McNemar")
-        powerless = mcnemar and not _best_case(family, i, n_disc, policy) < policy.alpha
+        powerless = flags and mcnemar and not _best_case(family, i, n_disc, policy) < policy.alpha
         needed = _pairs_needed(family, i, policy) if powerless else None
         adjusted.append(replace(comparison, p_adjusted=float(p1), p_value_adjusted=float(p2),
                                 powerless=powerless, discordant_needed=needed))

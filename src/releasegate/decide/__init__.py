@@ -9,6 +9,7 @@ from __future__ import annotations
 from releasegate.decide.rules import RULE_NAMES, RULES
 from releasegate.model import Analysis, CandidateAnalysis, Reason, Verdict
 from releasegate.policy import Policy
+from releasegate.wording import churn as churn_words
 from releasegate.wording import errors as error_words
 from releasegate.wording import sections as section_words
 from releasegate.wording import verdict as words
@@ -27,6 +28,7 @@ def section_warnings(cand: CandidateAnalysis, analysis: Analysis) -> list[str]:
         out += section_words.run_warnings(s.run_axis, p, analysis.baseline, group)
     if s.costs is not None:
         out += section_words.cost_warnings(s.costs)
+    out += churn_words.fragile_warnings(s.churn)
     return out
 
 

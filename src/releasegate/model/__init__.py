@@ -6,6 +6,7 @@ axis, grouped cases), :mod:`.costs` the cost section. Orientation everywhere: di
 baseline; broke = baseline pass and candidate fail; fixed = the reverse.
 """
 
+from releasegate.model.churn import ChurnGroup, ChurnSection, FragileComparison
 from releasegate.model.core import (
     Analysis,
     CandidateAnalysis,
@@ -41,9 +42,39 @@ from releasegate.model.sections import (
 )
 
 __all__ = [
-    "Analysis", "CandidateAnalysis", "CandidateSections", "CaseChange", "CaseView", "ClusterAnalysis", "Comparison",
-    "CostComparison", "CostTable", "CriticalSection", "CriticalTest", "ErroredCase", "ErroredCases", "Exclusions",
-    "InputFile", "ItemAxis", "MajorityMcNemar", "MetricsReport", "MetricsVerdict", "Parameters",
-    "Power", "Provenance", "Rate", "Reason", "ReleaseCosts", "ReleaseSections", "ReleaseSummary", "Report",
-    "RuleCheck", "RunAxis", "RunRate", "Verdict",
+    "Analysis",
+    "CandidateAnalysis",
+    "CandidateSections",
+    "CaseChange",
+    "CaseView",
+    "ChurnGroup",
+    "ChurnSection",
+    "ClusterAnalysis",
+    "Comparison",
+    "CostComparison",
+    "CostTable",
+    "CriticalSection",
+    "CriticalTest",
+    "ErroredCase",
+    "ErroredCases",
+    "Exclusions",
+    "FragileComparison",
+    "InputFile",
+    "ItemAxis",
+    "MajorityMcNemar",
+    "MetricsReport",
+    "MetricsVerdict",
+    "Parameters",
+    "Power",
+    "Provenance",
+    "Rate",
+    "Reason",
+    "ReleaseCosts",
+    "ReleaseSections",
+    "ReleaseSummary",
+    "Report",
+    "RuleCheck",
+    "RunAxis",
+    "RunRate",
+    "Verdict",
 ]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from releasegate.model.cases import CaseChange
+from releasegate.model.churn import ChurnSection
 from releasegate.model.costs import CostComparison, CostTable
 from releasegate.model.sections import (
     CaseView,
@@ -135,6 +136,7 @@ class CandidateSections:
     critical: CriticalSection | None = None
     errors: ErroredCases | None = None
     case_view: CaseView | None = None  # cases failing on both releases, errored cases (issue 17)
+    churn: ChurnSection | None = None  # the baseline's churn from a rerun or its runs (issue 21 item 3)
 
     def present(self) -> dict[str, Any]:
         """The sections that are there, by name, in name order (the JSON's order)."""

@@ -34,9 +34,11 @@ def plan_gate(policy: Policy, rules: Collection[str] | None = None) -> Gate:
         pol = replace(policy, critical=tuple(labels[k] for k in sample.critical))
         runs = sample.base_runs.shape[0] > 1
         result = plan_arrays(sample.base.astype(np.float64), sample.cand.astype(np.float64), pol,
-                             mcnemar=not runs, rates=True, runs=runs,
+                             mcnemar=not runs, rates=True, runs=runs, verdict_only=True,
                              category_codes=sample.category if len(labels) > 1 or sample.critical else None,
-                             category_labels=labels, cluster_codes=sample.cluster)
+                             category_labels=labels, cluster_codes=sample.cluster,
+                             rerun=None if sample.rerun_runs is None or runs else
+                             sample.rerun_runs[0].astype(np.float64))
         cand = CandidateAnalysis("candidate", result.overall, result.categories, (), (), Exclusions(),
                                  result.power, CandidateSections(result.item_axis, None, result.clusters,
                                                                  critical=result.critical))

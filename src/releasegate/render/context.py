@@ -12,6 +12,7 @@ from typing import Any
 from releasegate.decide.rules import RULES
 from releasegate.model import CandidateAnalysis, Parameters, Report
 from releasegate.render.answers import answer_rows, any_longer, text_columns
+from releasegate.wording import churn as churn_words
 from releasegate.wording import errors as error_words
 from releasegate.wording import sections as section_words
 from releasegate.wording import verdict as verdict_words
@@ -61,6 +62,8 @@ def _section_words(cand: CandidateAnalysis, parameters: Parameters, baseline: st
         out["cluster_floor"] = section_words.cluster_floor(s.clusters)
     if s.costs is not None:
         out["cost_clause"] = section_words.cost_clause(s.costs)
+    if s.churn is not None:
+        out["churn_summary"] = churn_words.churn_summary(s.churn, baseline)
     return out
 
 

@@ -27,6 +27,7 @@ from releasegate.model import (
 )
 from releasegate.model.costs import RatioResult
 from releasegate.model.sections import CASE_VIEW_LISTED
+from releasegate.wording import churn as churn_words
 from releasegate.wording import sections as words
 
 SCHEMA_VERSION = "1.0"
@@ -176,8 +177,17 @@ def _sections(cand, parameters: Parameters, baseline: str) -> dict[str, Any]:
         "item_axis": lambda i: item_axis_json(i, parameters),
         "run_axis": lambda r: run_axis_json(r, parameters, baseline, group),
         "case_view": case_view_json,
+        "churn": lambda c: churn_json(c, baseline),
     }
     return {name: writers[name](section) for name, section in s.present().items()}
+
+
+def churn_json(c, baseline: str) -> dict[str, Any]:
+    """The baseline's churn (docs/json.md, "churn"): overall and per category, and the fragile verdicts."""
+    return {**{k: getattr(c, k) for k in ("source", "rerun", "cases", "runs_min", "runs_max", "share", "one_run")},
+            "definition": churn_words.definition(c), "summary": churn_words.churn_summary(c, baseline),
+            "by_category": [dataclasses.asdict(g) for g in c.by_category],
+            "fragile": [dataclasses.asdict(f) for f in c.fragile]}
 
 
 def errors_json(e: ErroredCases) -> dict[str, Any]:

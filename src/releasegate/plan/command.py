@@ -1,0 +1,128 @@
+"""``releasegate plan``: options -> a design (measured from results, or from counts) -> the plan, printed
+(and written as JSON with ``-o``). The command line only parses the options and calls :func:`plan_command`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from releasegate.errors import InputError
+from releasegate.plan.suite import (
+    SuiteDesign,
+    SuitePlan,
+    design_from_counts,
+    plan_dict,
+    plan_lines,
+    plan_suite,
+)
+from releasegate.policy import Policy, load_policy_file, make_policy
+
+COUNT_OPTIONS = ("n_cases", "pass_rate", "critical_sizes", "categories", "runs")
+
+
+def _policy(results: tuple[str, ...], kw: dict) -> Policy:
+    from releasegate.load.sources import parse_source
+
+    path = kw.get("policy_path")
+    if path is None and not kw.get("no_policy") and results:
+        from releasegate.load.policy_file import find_policy
+
+        path = find_policy([parse_source(r).path for r in results], Path.cwd())
+    values = load_policy_file(path) if path else {}
+    return make_policy(values, baseline=kw.get("baseline"), baseline_rerun=kw.get("baseline_rerun"),
+                       critical=tuple(kw.get("critical") or ()))
+
+
+def _sizes(texts) -> tuple[tuple[str, int], ...]:
+    out = []
+    for text in texts:
+        name, sep, size = str(text).rpartition("=")
+        if not sep or not name or not size.strip().isdigit() or int(size) < 1:
+            raise InputError(f"--critical-size takes NAME=CASES with CASES a whole number >= 1, got {text!r}")
+        out.append((name, int(size)))
+    return tuple(out)
+
+
+def design_for(results: tuple[str, ...], kw: dict, policy: Policy) -> SuiteDesign:
+    """The design from the results (counts refused beside them) or from the counts alone."""
+    churn = kw.get("churn")
+    if churn is not None and not 0 <= churn < 1:
+        raise InputError(f"--churn must be a share in [0, 1), got {churn:g}")
+    counts = [k for k in COUNT_OPTIONS if kw.get(k) not in (None, ())]
+    if results:
+        if counts:
+            raise InputError(f"--{counts[0].replace('_', '-')} describes a suite without results; give RESULTS "
+                             "or counts, not both")
+        from releasegate.load.sources import parse_source
+        from releasegate.plan.measure import design_from_files
+
+        return design_from_files([parse_source(r) for r in results], policy, kw.get("cases"), churn)
+    if kw.get("n_cases") is None:
+        raise InputError("releasegate plan needs RESULTS (files as for report) or --n-cases N")
+    try:
+        return design_from_counts(kw["n_cases"], pass_rate=0.9 if kw.get("pass_rate") is None else kw["pass_rate"],
+                                  critical=_sizes(kw.get("critical_sizes") or ()),
+                                  categories=kw.get("categories") or 1, runs=kw.get("runs") or 1, churn=churn)
+    except ValueError as exc:
+        raise InputError(f"this suite cannot be simulated: {exc}") from None
+
+
+def _progress_bar(stream) -> Callable[[int, int], None] | None:
+    """A one-line bar redrawn in place, only when ``stream`` is a terminal (logs and pipes stay clean)."""
+    if not stream.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        width = 30
+        filled = round(width * done / total) if total else width
+        stream.write(f"\rsimulating [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            stream.write("\n")
+        stream.flush()
+
+    return show
+
+
+def write_json(plan: SuitePlan, path: Path, inputs: list[Path]) -> None:
+    """The plan as JSON, written whole or not at all (a temporary file renamed into place)."""
+    if path.suffix.lower() != ".json":
+        raise InputError(f"-o {path}: releasegate plan writes JSON; name the file .json")
+    target = path.resolve()
+    if any(target == p.resolve() for p in inputs if p is not None):
+        raise InputError(f"-o {path} is one of the inputs; write the plan elsewhere")
+    if not target.parent.is_dir():
+        raise InputError(f"-o {path}: folder {path.parent} does not exist")
+    text = json.dumps(plan_dict(plan), indent=2) + "\n"
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def plan_command(results: tuple[str, ...], kw: dict, echo: Callable[[str], None]) -> int:
+    """Run ``releasegate plan``; 0 when it answered (bad input raises InputError: one line, exit 2)."""
+    replications = kw.get("replications")
+    if replications is None or replications < 1:
+        raise InputError(f"--replications must be at least 1, got {replications}")
+    output = kw.get("output")
+    if output is not None and output.suffix.lower() != ".json":
+        raise InputError(f"-o {output}: releasegate plan writes JSON; name the file .json")
+    policy = _policy(results, kw)
+    design = design_for(results, kw, policy)
+    plan = plan_suite(design, policy, replications=replications, seed=kw.get("seed"),
+                      progress=_progress_bar(sys.stderr))
+    for line in plan_lines(plan):
+        echo(line)
+    if output is not None:
+        from releasegate.load.sources import parse_source
+
+        write_json(plan, output, [parse_source(r).path for r in results] + [kw.get("cases"), kw.get("policy_path")])
+    return 0

@@ -1,0 +1,33 @@
+"""The options of ``releasegate plan`` as data (names, click keywords), read by the command line; click only,
+so that the command line's start-up stays light."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from releasegate.plan.defaults import DEFAULT_REPLICATIONS, DEFAULT_SEED
+
+PLAN_OPTIONS: tuple[tuple[tuple[str, ...], dict], ...] = (
+    (("--cases",), {"type": click.Path(path_type=Path), "help": "Case table joined on case_id (category, ...)."}),
+    (("--baseline",), {"help": "The live release (default: the policy's)."}),
+    (("--baseline-rerun",), {"help": "The live release run again: the churn is measured from it."}),
+    (("--policy", "policy_path"), {"type": click.Path(path_type=Path),
+                                   "help": "Policy TOML file (default: releasegate.toml beside the results or here)."}),
+    (("--no-policy",), {"is_flag": True, "help": "Use no policy file, even if a releasegate.toml is found."}),
+    (("--critical",), {"multiple": True, "help": "A critical category (repeatable; default: the policy's)."}),
+    (("--n-cases",), {"type": int, "help": "Without RESULTS: the suite's number of cases."}),
+    (("--pass-rate",), {"type": float, "help": "Without RESULTS: the baseline's pass rate (default 0.9)."}),
+    (("--critical-size", "critical_sizes"), {"multiple": True,
+                                             "help": "Without RESULTS: a critical category NAME=CASES (repeatable)."}),
+    (("--categories",), {"type": int, "help": "Without RESULTS: the number of other categories (default 1)."}),
+    (("--runs",), {"type": int, "help": "Without RESULTS: runs per case (default 1)."}),
+    (("--churn",), {"type": float, "help": "Churn to assume (share of cases that differ between two runs); "
+                                           "default: measured from a rerun or runs, else 0.10."}),
+    (("--replications",), {"type": int, "default": DEFAULT_REPLICATIONS, "show_default": True,
+                           "help": "Simulated releases per scenario."}),
+    (("--seed",), {"type": int, "default": DEFAULT_SEED, "show_default": True, "help": "Random seed."}),
+    (("-o", "--output"), {"type": click.Path(path_type=Path), "help": "Also write the plan as JSON (.json)."}),
+    (("--debug",), {"is_flag": True, "help": "Show the traceback of an error."}),
+)

@@ -1,0 +1,231 @@
+"""``releasegate plan``: the gate's own plan and rules (plan/gate.py) on simulated releases like one suite.
+
+A :class:`SuiteDesign` describes the suite (cases, baseline pass rate, critical categories and their sizes,
+other categories, runs, churn and whether a baseline rerun is given); :func:`plan_suite` answers, on seeded
+replications of releases drawn by :func:`releasegate.plan.simulate.draw_releases` (churn as the share of
+cases whose outcome differs between two runs; a regression added on top of the churn):
+
+- how often the gate blocks a release that changes nothing (the false-block rate);
+- how often it catches a 2-, 3- and 5-point drop of the overall pass rate;
+- how often it catches a 20-point drop in each critical category (the rest of the suite unchanged);
+- the smallest suite, scaled from this one (every category in proportion), at which a 3-point drop is caught
+  80% of the time with at most 5% false blocks, both measured on the same number of replications.
+
+Every rate carries its Monte Carlo standard error. The non-critical categories are simulated as equal blocks
+of the cases outside the critical ones (their number as in the suite); cost guardrails are not simulated
+(the samples have no latency or tokens). Measuring the design from the data is :mod:`releasegate.plan.measure`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from releasegate.plan.defaults import DEFAULT_REPLICATIONS, DEFAULT_SEED
+from releasegate.plan.evaluate import Rate, operating_characteristics
+from releasegate.plan.gate import plan_gate
+from releasegate.plan.simulate import ReleaseScenario
+from releasegate.policy import Policy
+
+ASSUMED_CHURN = 0.10  # without a rerun or runs: the middle of the 5-20% that published LLM figures give
+DROPS = (0.02, 0.03, 0.05)
+CRITICAL_DROP = 0.20
+TARGET_DROP, TARGET_DETECTION, MAX_FALSE_BLOCKS = 0.03, 0.80, 0.05
+SCALES = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0)  # suite sizes tried for the target, in this order
+
+
+@dataclass(frozen=True)
+class SuiteDesign:
+    """A suite as the simulation sees it. ``critical`` is (name, cases) per critical category;
+    ``categories`` the number of other categories (1 = none); ``churn_source`` says where the churn came
+    from ("assumed", "rerun NAME", "N runs of the baseline")."""
+
+    n: int
+    p0: float
+    critical: tuple[tuple[str, int], ...] = ()
+    categories: int = 1
+    runs: int = 1
+    churn: float = ASSUMED_CHURN
+    churn_source: str = "assumed"
+    rerun: bool = False
+
+    def scenario(self, *, drop: float = 0.0, critical_first: int | None = None, critical_drop: float = 0.0,
+                 scale: float = 1.0) -> ReleaseScenario:
+        """The design as a simulated scenario; ``critical_first`` puts that critical category first, the one
+        ``critical_drop`` hits; ``scale`` multiplies every size."""
+        sizes = [max(1, round(size * scale)) for _, size in self.critical]
+        if critical_first is not None:
+            sizes.insert(0, sizes.pop(critical_first))
+        n = max(round(self.n * scale), sum(sizes) + self.categories)
+        sc = ReleaseScenario(n=n, p0=self.p0, churn=self.churn, drop=drop, critical=tuple(sizes),
+                             critical_drop=critical_drop, categories=self.categories, runs=self.runs,
+                             rerun=self.rerun)
+        sc.check()
+        return sc
+
+
+@dataclass(frozen=True)
+class TargetSize:
+    """The smallest scaled suite tried that reaches the target, or the largest tried when none does."""
+
+    scale: float
+    cases: int
+    false_blocks: Rate
+    detection: Rate
+    reached: bool
+
+
+@dataclass(frozen=True)
+class SuitePlan:
+    """What :func:`plan_suite` measured: rates with their Monte Carlo standard errors."""
+
+    design: SuiteDesign
+    replications: int
+    seed: int
+    false_blocks: Rate
+    regressions: tuple[tuple[float, Rate], ...]
+    critical_drops: tuple[tuple[str, Rate], ...]
+    target: TargetSize
+    false_blocks_by_rule: tuple[tuple[str, Rate], ...] = ()  # each rule's firing rate on the harmless release
+
+    @property
+    def current(self) -> TargetSize:
+        """The suite as it is, judged against the target."""
+        det = dict(self.regressions).get(TARGET_DROP)
+        return TargetSize(1.0, self.design.n, self.false_blocks, det,
+                          _meets(self.false_blocks, det))
+
+
+def _meets(false_blocks: Rate, detection: Rate | None) -> bool:
+    return detection is not None and detection.rate >= TARGET_DETECTION and false_blocks.rate <= MAX_FALSE_BLOCKS
+
+
+def plan_suite(design: SuiteDesign, policy: Policy, *, replications: int = DEFAULT_REPLICATIONS,
+               seed: int = DEFAULT_SEED, progress: Callable[[int, int], None] | None = None,
+               scales: Sequence[float] = SCALES) -> SuitePlan:
+    """The gate's rates on ``replications`` seeded simulated releases of every scenario (same seed, same
+    result); ``progress(done, total)`` after each scenario (the size search counts as its worst case);
+    ``scales``: the suite sizes tried, in order, when this one misses the target (empty: none tried)."""
+    if replications < 1:
+        raise ValueError("replications must be at least 1")
+    # Simulated releases have no latency, tokens or cost: a guardrail would find nothing to measure and block
+    # (fail closed) every time. The plan is of the pass/fail rules; cost guardrails are left out and said so.
+    gate = plan_gate(replace(policy, guardrails={}, prices={}))
+    cells = [design.scenario()] + [design.scenario(drop=d) for d in DROPS]
+    cells += [design.scenario(critical_first=i, critical_drop=CRITICAL_DROP) for i in range(len(design.critical))]
+    total = len(cells) + 2 * len(scales)
+    done = 0
+
+    def tick(count: int) -> None:
+        nonlocal done
+        done += count
+        if progress is not None:
+            progress(done, total)
+
+    measured = operating_characteristics(gate, cells, replications, seed, lambda i, n: tick(1))
+    rates = [c.block for c in measured]
+    false_blocks, regressions = rates[0], tuple(zip(DROPS, rates[1:1 + len(DROPS)]))
+    critical = tuple((name, r) for (name, _), r in zip(design.critical, rates[1 + len(DROPS):]))
+    target = _target(design, gate, replications, seed, tick, false_blocks, dict(regressions)[TARGET_DROP], scales)
+    if progress is not None and done < total:
+        progress(total, total)
+    return SuitePlan(design, replications, seed, false_blocks, regressions, critical, target, measured[0].by_rule)
+
+
+def _target(design, gate, replications, seed, tick, false_blocks: Rate, detection: Rate,
+            scales: Sequence[float]) -> TargetSize:
+    here = TargetSize(1.0, design.n, false_blocks, detection, _meets(false_blocks, detection))
+    if here.reached:
+        return here
+    last = here
+    for scale in scales:
+        try:
+            null, drop = design.scenario(scale=scale), design.scenario(scale=scale, drop=TARGET_DROP)
+        except ValueError:
+            break
+        fb, det = (c.block for c in operating_characteristics(gate, [null, drop], replications, seed,
+                                                              lambda i, n: tick(1)))
+        last = TargetSize(scale, null.n, fb, det, _meets(fb, det))
+        if last.reached:
+            return last
+    return last
+
+
+def design_from_counts(n_cases: int, *, pass_rate: float = 0.9, critical: tuple[tuple[str, int], ...] = (),
+                       categories: int = 1, runs: int = 1, churn: float | None = None,
+                       rerun: bool = False) -> SuiteDesign:
+    """A design from counts alone (``releasegate plan --n-cases``); the churn is assumed when not given."""
+    if int(n_cases) < 1 or int(categories) < 1 or int(runs) < 1 or any(int(b) < 1 for _, b in critical):
+        raise ValueError("cases, categories, runs and every critical category's cases must be at least 1")
+    design = SuiteDesign(int(n_cases), float(pass_rate), tuple((str(a), int(b)) for a, b in critical),
+                         int(categories), int(runs), ASSUMED_CHURN if churn is None else float(churn),
+                         "assumed" if churn is None else "given", bool(rerun))
+    design.scenario()  # ValueError naming what is impossible
+    return design
+
+
+def plan_dict(plan: SuitePlan) -> dict:
+    """The plan as plain data (``-o plan.json``)."""
+    d = plan.design
+
+    def rate(r: Rate) -> dict:
+        return {"rate": r.rate, "se": r.se, "blocked": r.count, "replications": r.reps}
+
+    def size(t: TargetSize) -> dict:
+        return {"scale": t.scale, "cases": t.cases, "false_blocks": rate(t.false_blocks),
+                "detection": rate(t.detection), "reached": t.reached}
+
+    return {
+        "design": {"cases": d.n, "baseline_pass_rate": d.p0, "critical": [{"category": a, "cases": b}
+                                                                          for a, b in d.critical],
+                   "other_categories": d.categories, "runs": d.runs, "churn": d.churn,
+                   "churn_source": d.churn_source, "baseline_rerun": d.rerun},
+        "replications": plan.replications,
+        "seed": plan.seed,
+        "false_blocks": rate(plan.false_blocks),
+        "false_blocks_by_rule": {name: rate(r) for name, r in plan.false_blocks_by_rule},
+        "regressions": [{"drop": drop, "detection": rate(r)} for drop, r in plan.regressions],
+        "critical_drops": [{"category": name, "drop": CRITICAL_DROP, "detection": rate(r)}
+                           for name, r in plan.critical_drops],
+        "target": {"drop": TARGET_DROP, "detection": TARGET_DETECTION, "max_false_blocks": MAX_FALSE_BLOCKS,
+                   "current": size(plan.current), "smallest_reaching": size(plan.target)},
+    }
+
+
+def _pct(r: Rate) -> str:
+    return f"{100 * r.rate:.1f}% (+/- {100 * r.se:.1f})"
+
+
+def plan_lines(plan: SuitePlan) -> list[str]:
+    """The plan in plain lines (what the command prints)."""
+    d = plan.design
+    crit = ", ".join(f"{a} {b}" for a, b in d.critical) or "none"
+    churn = f"{100 * d.churn:.1f}% ({d.churn_source})" if d.churn_source != "assumed" else \
+        f"{100 * d.churn:.1f}% (assumed: give --baseline-rerun NAME, runs, or --churn to measure or state it)"
+    out = [
+        (f"suite: {d.n} cases, baseline pass rate {100 * d.p0:.1f}%, critical categories: {crit}; "
+        f"{d.categories} other categor{'y' if d.categories == 1 else 'ies'}; {d.runs} run{'s' if d.runs > 1 else ''}"),
+        f"churn: {churn}" + ("; the critical test uses the baseline rerun" if d.rerun else ""),
+        (f"simulated: {plan.replications} replications per scenario, seed {plan.seed} "
+        "(rates +/- one Monte Carlo standard error; cost guardrails not simulated)"),
+        f"blocks a release that changes nothing: {_pct(plan.false_blocks)}"
+        + (" (by rule: " + ", ".join(f"{name} {_pct(r)}" for name, r in plan.false_blocks_by_rule) + ")"
+           if plan.false_blocks_by_rule else ""),
+    ]
+    out += [f"catches a {round(100 * drop)}-point regression overall: {_pct(r)}" for drop, r in plan.regressions]
+    out += [f"catches a {round(100 * CRITICAL_DROP)}-point drop in {name} (critical): {_pct(r)}"
+            for name, r in plan.critical_drops]
+    t = plan.target
+    goal = (f"{round(100 * TARGET_DETECTION)}% detection of a {round(100 * TARGET_DROP)}-point regression at "
+            f"no more than {round(100 * MAX_FALSE_BLOCKS)}% false blocks")
+    if t.scale == 1.0 and t.reached:
+        out.append(f"{goal}: reached with the suite as it is")
+    elif t.reached:
+        out.append(f"{goal}: about {t.cases} cases ({t.scale:g}x this suite, every category in proportion): "
+                   f"detection {_pct(t.detection)}, false blocks {_pct(t.false_blocks)}")
+    else:
+        reason = ("false blocks stay above the limit" if t.false_blocks.rate > MAX_FALSE_BLOCKS
+                  else "detection stays below it")
+        out.append(f"{goal}: not reached up to {t.cases} cases ({t.scale:g}x this suite; {reason}: detection "
+                   f"{_pct(t.detection)}, false blocks {_pct(t.false_blocks)})")
+    return out

@@ -1,0 +1,93 @@
+"""``releasegate plan`` on the command line and in the notebook API (issue 21 item 4)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import run_cli
+
+
+def test_plan_answers_for_the_example_and_writes_json(tmp_path, example):
+    out = tmp_path / "plan.json"
+    result = run_cli("plan", example["eval_results.csv"], "--cases", example["eval_cases.csv"], "--policy",
+                     example["releasegate.toml"], "--replications", "20", "--seed", "5", "-o", out)
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "suite: 400 cases, baseline pass rate 91.8%, critical categories: Fraud 50, Safety 30" in text
+    assert "churn: 10.0% (assumed" in text
+    for line in ("blocks a release that changes nothing:", "catches a 2-point regression overall:",
+                 "catches a 3-point regression overall:", "catches a 5-point regression overall:",
+                 "catches a 20-point drop in Fraud (critical):", "catches a 20-point drop in Safety (critical):",
+                 "80% detection of a 3-point regression at no more than 5% false blocks:"):
+        assert line in text
+    assert "simulating [" not in text  # no progress bar when stderr is not a terminal
+    data = json.loads(out.read_text())
+    assert data["replications"] == 20 and data["seed"] == 5
+    assert [r["drop"] for r in data["regressions"]] == [0.02, 0.03, 0.05]
+    assert data["false_blocks"]["replications"] == 20 and "guardrail" not in json.dumps(data["false_blocks_by_rule"])
+    again = run_cli("plan", example["eval_results.csv"], "--cases", example["eval_cases.csv"], "--policy",
+                    example["releasegate.toml"], "--replications", "20", "--seed", "5")
+    assert again.output == text  # seeded: the same output
+
+
+def test_plan_from_counts():
+    result = run_cli("plan", "--n-cases", "300", "--critical-size", "Fraud=40", "--categories", "5", "--churn",
+                     "0.05", "--replications", "10")
+    assert result.exit_code == 0, result.output
+    assert "suite: 300 cases, baseline pass rate 90.0%, critical categories: Fraud 40; 5 other categories" in \
+        result.output
+    assert "churn: 5.0% (given)" in result.output
+
+
+def test_plan_api_is_the_same_function(example):
+    from releasegate import plan_suite
+    from releasegate.plan.suite import plan_lines
+
+    plan = plan_suite(str(example["eval_results.csv"]), cases=example["eval_cases.csv"],
+                      policy=example["releasegate.toml"], replications=20, seed=5)
+    result = run_cli("plan", example["eval_results.csv"], "--cases", example["eval_cases.csv"], "--policy",
+                     example["releasegate.toml"], "--replications", "20", "--seed", "5")
+    assert result.output.splitlines() == plan_lines(plan)
+    counted = plan_suite(n_cases=200, critical_sizes={"Fraud": 30}, replications=5, seed=1)
+    assert counted.design.critical == (("Fraud", 30),)
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (("--n-cases", "0"), "cannot be simulated"),
+    ((), "needs RESULTS"),
+    (("--n-cases", "100", "--churn", "0.5"), "cannot be simulated"),
+    (("--n-cases", "100", "--critical-size", "Fraud"), "NAME=CASES"),
+    (("--n-cases", "100", "--replications", "0"), "--replications must be at least 1"),
+    (("--n-cases", "100", "-o", "plan.txt"), "writes JSON"),
+    (("--n-cases", "100", "--churn", "-0.1"), "--churn must be a share"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, needle):
+    result = run_cli("plan", *args, cwd=tmp_path)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], result.output
+    assert not (tmp_path / "plan.txt").exists()
+
+
+def test_results_and_counts_together_are_refused(example):
+    result = run_cli("plan", example["eval_results.csv"], "--n-cases", "100")
+    assert result.exit_code == 2 and "not both" in result.output
+
+
+def test_output_that_is_an_input_is_refused_and_nothing_is_written(tmp_path):
+    from releasegate.errors import InputError
+    from releasegate.plan.command import write_json
+    from releasegate.plan.suite import SuiteDesign, plan_suite
+    from releasegate.policy import make_policy
+
+    plan = plan_suite(SuiteDesign(50, 0.9), make_policy({}, baseline="a"), replications=2, scales=())
+    target = tmp_path / "in.json"
+    target.write_text("{}")
+    with pytest.raises(InputError, match="one of the inputs"):
+        write_json(plan, target, [target])
+    assert target.read_text() == "{}"
+    write_json(plan, tmp_path / "plan.json", [target])
+    assert json.loads((tmp_path / "plan.json").read_text())["replications"] == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.json", "plan.json"]  # no temporary left
