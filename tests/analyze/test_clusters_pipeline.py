@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from conftest import ROOT, build_report, run_cli
-from releasegate.stats.clusters import cluster_bootstrap_interval, durkalski_test
+from releasegate.stats.clusters import cluster_bootstrap_interval, cluster_signflip_test, durkalski_test
 from releasegate.stats.power import minimum_detectable_difference
 
 # shared/reference/stat-vectors.json, clustered_se: 24 cases in 6 clusters of sizes 3,5,4,2,6,4 (binary).
@@ -79,28 +79,34 @@ def test_clustered_vectors_binary_through_the_pipeline(tmp_path):
     assert k["durkalski_p_value"] == pytest.approx(REF["durkalski_p"], rel=1e-9)
     assert (k["signflip_p_value"], k["signflip_p_one_sided"], k["signflip_exact"]) == (0.75, 0.375, True)
     assert (k["smallest_p_two_sided"], k["smallest_p_one_sided"]) == (2.0**-5, 2.0**-6)
-    # The verdict's comparison carries the clustered figures; the naive McNemar ones stay in the extra.
+    # The verdict's comparison carries the clustered figures from one method, the sign-flip at 6 groups (its
+    # interval is checked against exact enumeration in test_clustered_one_method); the naive McNemar ones and
+    # the bootstrap stay in the extra.
     o = c["overall"]
     boot = cluster_bootstrap_interval(np.subtract(CAND, BASE), CLUSTER, 10_000, 20240501)
-    assert (o["ci_low"], o["ci_high"]) == (boot.ci_low, boot.ci_high)
-    assert o["method"] == "Durkalski clustered McNemar" and o["p_value"] == k["durkalski_p_value"]
-    assert o["p_one_sided"] == k["durkalski_p_one_sided"] < 0.5
+    assert (k["bootstrap_ci_low"], k["bootstrap_ci_high"]) == (boot.ci_low, boot.ci_high)
+    assert o["method"] == "cluster sign-flip" and k["verdict_test"] == "signflip"
+    assert (o["p_value"], o["p_one_sided"]) == (0.75, 0.375)
+    assert (k["verdict_p_value"], k["verdict_p_one_sided"]) == (0.75, 0.375)
     assert (o["fixed"], o["broke"]) == (3, 6)
     assert k["naive_method"] == "McNemar exact" and k["naive_p_value"] == pytest.approx(0.5078125)
     assert k["naive_ci_high"] - k["naive_ci_low"] < o["ci_high"] - o["ci_low"]
-    assert "(Durkalski clustered McNemar p = 0.532, not significant)" in c["headline"]
+    assert "(cluster sign-flip p = 0.750, not significant)" in c["headline"]
     assert any(w.startswith("only 6 groups (passage): grouped intervals are unreliable below 20 groups, and no "
                             "test that respects the grouping can reach p below 0.031") for w in c["warnings"])
-    assert "| Durkalski clustered McNemar (**the verdict's p**) | | 0.532 | 0.266 |" in md
+    assert "| Durkalski clustered McNemar | | 0.532 | 0.266 |" in md
+    assert "| **the verdict's:** cluster sign-flip test (p) and its inversion (interval) |" in md
     assert "| c000 | " in md and "| p0 |" in md  # broken cases show their group
 
 
-def test_clustered_vectors_with_runs_use_cr2(tmp_path):
-    # The same cases answered twice, identically: the paired-mean path, where CR2 gives the verdict's p.
+def test_clustered_vectors_with_runs_use_the_same_sign_flip(tmp_path):
+    # The same cases answered twice, identically: the paired-mean path gives the one-run figures (6 groups:
+    # the sign-flip), with CR2 still shown beside them.
     data, _ = report(tmp_path, frame_of(BASE, CAND, CLUSTER, runs=2))
     o, k = data["candidates"][0]["overall"], data["candidates"][0]["clusters"]
-    assert o["method"] == "CR2 clustered t" and k["verdict_test"] == "cr2"
-    assert o["p_value"] == pytest.approx(REF["CR2_p_two_sided"], rel=1e-9)
+    assert o["method"] == "cluster sign-flip" and k["verdict_test"] == "signflip"
+    assert (o["p_value"], o["p_one_sided"]) == (0.75, 0.375)
+    assert k["cr2_p_value"] == pytest.approx(REF["CR2_p_two_sided"], rel=1e-9)
     assert math.isnan(k["durkalski_p_value"] or math.nan)
     majority = data["candidates"][0]["run_axis"]["majority"]
     broke = np.array(BASE) & ~np.array(CAND, dtype=bool)
@@ -114,10 +120,10 @@ def test_category_comparisons_are_clustered_too(tmp_path):
     by_label = {k["category"]: k for k in data["candidates"][0]["categories"]}
     base, cand, cluster = np.array(BASE), np.array(CAND), np.array(CLUSTER)
     for label, inside in (("A", cluster < 3), ("B", cluster >= 3)):
-        ref = durkalski_test((base & ~cand.astype(bool))[inside], (~base.astype(bool) & cand)[inside],
-                             cluster[inside])
+        ref = cluster_signflip_test(np.subtract(cand, base)[inside], cluster[inside])
         assert by_label[label]["p_value"] == pytest.approx(ref.pvalue)
-        assert by_label[label]["method"] == "Durkalski clustered McNemar"
+        assert by_label[label]["p_one_sided"] == pytest.approx(ref.p_regression)
+        assert by_label[label]["method"] == "cluster sign-flip"
     few = data["candidates"][0]["clusters"]["few_cluster_categories"]
     assert few == [["A", 3], ["B", 3]]
     assert any("categories with too few passage groups to show a regression on their own" in w
@@ -152,16 +158,17 @@ def test_notebook_grouped_items_clustered_interval_is_much_wider(tmp_path):
     data, md = report(tmp_path, pd.concat(frames, ignore_index=True))
     c = data["candidates"][0]
     k, o = c["clusters"], c["overall"]
-    # ignoring the grouping the gain looks proven; with whole groups resampled it is not
-    assert k["naive_ci_low"] > 0 and o["ci_low"] < 0 < o["ci_high"]
-    assert k["width_ratio"] > 2.5
-    assert (o["ci_high"] - o["ci_low"]) == pytest.approx(k["width_ratio"] * (k["naive_ci_high"] - k["naive_ci_low"]))
+    # ignoring the grouping the gain looks proven; counting the 5 groups it is not: no sign-flip p can go
+    # below 2^-5 one-sided, so the 95% interval is unbounded (JSON null), and the bootstrap is wide too
+    assert k["naive_ci_low"] > 0 and o["ci_low"] is None and o["ci_high"] is None
+    assert k["bootstrap_ci_low"] < 0 < k["bootstrap_ci_high"]
+    assert (k["bootstrap_ci_high"] - k["bootstrap_ci_low"]) > 2.5 * (k["naive_ci_high"] - k["naive_ci_low"])
     assert k["design_effect"] > 5 and k["effective_n"] < 8
-    assert o["method"] == "CR2 clustered t" and o["p_value"] > 0.05 > k["naive_p_value"]
+    assert o["method"] == "cluster sign-flip" and o["p_value"] > 0.05 > k["naive_p_value"]
     assert any(w.startswith("only 5 groups (passage)") and "0.062" in w for w in c["warnings"])
     assert k["explanation"].startswith("The 40 cases come in 5 groups (by passage), 8 cases each.")
-    assert f"Resampling whole groups gives an interval {k['width_ratio']:.1f} times as wide" in k["explanation"]
-    assert "The wider one is the honest one, and the verdict uses it." in md
+    assert "Counting whole groups, 5 groups bound nothing: the grouped interval is [-inf, +inf]" in k["explanation"]
+    assert "The verdict uses the grouped one." in md
     assert "**Grouped cases (passage).**" in md
     assert "With 5 groups no test that respects them can reach p below 0.062 two-sided" in md
     # the run axis is decisive, the grouped case axis is not: the report says the axes disagree
@@ -244,7 +251,7 @@ def test_html_partial_is_balanced_and_escaped(tmp_path):
     assert not parser.errors and not parser.stack
     assert "cand&lt;b&gt; vs base" in html and "<b>" not in html
     text = " ".join(parser.text)
-    assert "Would a rerun agree?" in text and "the verdict's interval" in text
+    assert "Would a rerun agree?" in text and "the verdict's:" in text
     from releasegate.wording.sections import cluster_explanation
 
     assert cluster_explanation(result.analysis.candidates[0].sections.clusters).split(".")[0] in text

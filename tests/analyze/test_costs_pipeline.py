@@ -113,9 +113,9 @@ def test_latency_vectors_end_to_end(tmp_path) -> None:
     assert latency["baseline_mean"] == pytest.approx(np.mean(BASE_MS), rel=1e-12)
     assert latency["candidate_mean"] == pytest.approx(np.mean(CAND_MS), rel=1e-12)
     assert latency["ratio"] == pytest.approx(GEOMETRIC_MEAN_RATIO, rel=1e-12)
-    # The t interval on the log ratios, recomputed with scipy.stats.
+    # The t interval on the log ratios, recomputed with scipy.stats, at the guardrails' level 1 - 2 alpha.
     logs = np.log(CAND_MS) - np.log(BASE_MS)
-    ci = scipy.stats.ttest_1samp(logs, 0.0).confidence_interval(0.95)
+    ci = scipy.stats.ttest_1samp(logs, 0.0).confidence_interval(0.90)
     assert latency["ratio_ci_low"] == pytest.approx(math.exp(ci.low), rel=1e-10)
     assert latency["ratio_ci_high"] == pytest.approx(math.exp(ci.high), rel=1e-10)
     assert latency["p95_ratio"] == pytest.approx(P95_CAND / P95_BASE, rel=1e-12)
@@ -178,13 +178,13 @@ def test_prices_give_cost_per_case_and_the_cost_ratio(tmp_path) -> None:
     assert releases["cand"]["cost_source"] == "prices"
     costs = _candidate(report)["costs"]
     assert costs["cost"]["ratio"] == pytest.approx(cand_cost.sum() / base_cost.sum(), rel=1e-12)
-    expected = ratio_of_totals_bootstrap(base_cost, cand_cost, 10_000, 20240501, 0.95)
+    expected = ratio_of_totals_bootstrap(base_cost, cand_cost, 10_000, 20240501, 0.90)  # 1 - 2 alpha
     assert costs["cost"]["ci_low"] == pytest.approx(expected.ci_low, rel=1e-12)
     assert costs["cost"]["ci_high"] == pytest.approx(expected.ci_high, rel=1e-12)
     assert costs["cost"]["ci_low"] < costs["cost"]["ratio"] < costs["cost"]["ci_high"]
     tokens = (c_in + c_out).sum() / (b_in + b_out).sum()
     assert costs["tokens"]["ratio"] == pytest.approx(tokens, rel=1e-12)
-    expected = ratio_of_totals_bootstrap(b_in + b_out, c_in + c_out, 10_000, 20240501, 0.95)
+    expected = ratio_of_totals_bootstrap(b_in + b_out, c_in + c_out, 10_000, 20240501, 0.90)
     assert (costs["tokens"]["ci_low"], costs["tokens"]["ci_high"]) == pytest.approx((expected.ci_low, expected.ci_high))
     assert set(costs["guardrail_bounds"]) == {"max_latency_mean_ratio", "max_latency_p95_ratio",
                                               "max_tokens_ratio", "max_cost_ratio"}

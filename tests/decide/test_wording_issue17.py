@@ -59,8 +59,8 @@ def test_told_apart(value, margin, expected):
 def test_guardrail_says_the_upper_bound_counts(example):
     note = compare(example["eval_results.csv"], cases=example["eval_cases.csv"], policy=example["releasegate.toml"])
     r2, r3 = (next(c for c in v.checks if c.rule == "guardrail") for v in note.verdicts)
-    assert r2.fired and r2.detail.endswith(": the upper bound 1.36x is above the limit 1.25")
-    assert not r3.fired and r3.detail.endswith(": the upper bound 0.63x is within the limit 1.25")
+    assert r2.fired and r2.detail.endswith(": the upper bound 1.33x is above the limit 1.25")  # the 90% interval
+    assert not r3.fired and r3.detail.endswith(": the upper bound 0.62x is within the limit 1.25")
 
 
 def test_several_critical_categories_read_as_a_sentence(example):

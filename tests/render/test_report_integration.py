@@ -185,7 +185,8 @@ def test_reading_comprehension_html_holds_the_axes_section_in_the_markdown_order
     for cand in report.analysis.candidates:
         assert f"{cand.name}: {len(cand.broken_cases)} worsened" in _words(re.sub(r"<[^>]+>", "", cases))
     method = _words(" ".join(_parse(_section(html, "method")).text))
-    assert "Runs: each release's overall mean per run" in method and "Grouped cases: each interval" in method
+    assert "Runs: each release's overall mean per run" in method
+    assert "Grouped cases: each difference's p-value and interval come from one method" in method
 
 
 def test_score_differences_carry_their_sign_everywhere(reading):
@@ -201,7 +202,7 @@ def test_score_differences_carry_their_sign_everywhere(reading):
         run_axis, clusters = cand.sections.run_axis, cand.sections.clusters
         rerun = f"{fmt.signed(run_axis.run_diff)} {fmt.interval_signed(run_axis.run_ci_low, run_axis.run_ci_high)}"
         assert rerun in html_text and rerun.replace("[", "\\[").replace("]", "\\]") in md
-        assert fmt.interval_signed(clusters.bootstrap_ci_low, clusters.bootstrap_ci_high) in cluster_explanation(clusters)
+        assert fmt.interval_signed(clusters.clustered_ci_low, clusters.clustered_ci_high) in cluster_explanation(clusters)
 
 
 def test_signed_formats_zero_without_a_minus():

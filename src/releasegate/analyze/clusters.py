@@ -2,9 +2,10 @@
 
 Cases in one group (several questions on one passage, several turns of one conversation) share whatever makes
 the group easy or hard, so they carry less information than as many independent cases, and intervals that
-treat them as independent are too narrow. Per comparison (overall and each category) the interval becomes the
-cluster bootstrap (whole groups resampled, ratio of sums) and the p-value the Durkalski clustered McNemar test
-(pass/fail) or the CR2 t test with Bell-McCaffrey df (scores, runs); the naive figures stay in the section.
+treat them as independent are too narrow. Per comparison (overall and each category) the interval and the
+p-value come from one method (:mod:`.clustered_verdict`): the cluster sign-flip below 20 groups, CR2 with
+Bell-McCaffrey df from there on, the exact conditional test when every group's change is -1, 0 or +1. The
+naive figures, the cluster bootstrap and Durkalski's clustered McNemar stay in the section beside them.
 Numbers and flags only: wording.sections explains them.
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from releasegate.analyze.clustered_verdict import clustered_verdict
 from releasegate.analyze.pairing import paired_difference
 from releasegate.model import ClusterAnalysis, Comparison, Rate
 from releasegate.policy import Policy
@@ -33,6 +35,8 @@ from releasegate.stats.multiplicity import best_case_multiplier
 FEW_CLUSTERS = 20
 METHOD_BINARY = "Durkalski clustered McNemar"
 METHOD_SCORES = "CR2 clustered t"
+# The comparison's method by the test of analyze.clustered_verdict (p and interval from one method).
+METHODS = {"sparse": "exact conditional on groups", "signflip": "cluster sign-flip", "cr2": "CR2 clustered t"}
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class _Clustered:
     boot: tuple
     cr2: Any
     durkalski: Any
+    test: str
 
 
 def _unbounded(binary: bool) -> tuple[float, float]:
@@ -59,15 +64,16 @@ def _clustered(naive: Comparison, d: np.ndarray, codes: np.ndarray, broke: np.nd
     if groups < 2:
         ci = ni = _unbounded(binary)
         p_two = p_one = 1.0
+        test, degenerate = "none", bool(durk.degenerate) if binary else naive.degenerate
     else:
-        ci = (boot[0].ci_low, boot[0].ci_high)
-        ni = (boot[1].ci_low, boot[1].ci_high)
-        p_two, p_one = (durk.pvalue, durk.p_regression) if binary else (cr2.pvalue, cr2.p_regression)
+        v = clustered_verdict(d, codes, policy, binary, cr2)
+        ci, ni, p_two, p_one, test, degenerate = (v.ci_low, v.ci_high), (v.ni_low, v.ni_high), v.p_value, \
+            v.p_one_sided, v.test, v.degenerate
     comparison = replace(
         naive, ci_low=ci[0], ci_high=ci[1], ni_low=ni[0], ni_high=ni[1], p_value=p_two, p_midp=math.nan,
-        p_one_sided=p_one, method=METHOD_BINARY if binary else METHOD_SCORES,
-        degenerate=bool(durk.degenerate) if binary else naive.degenerate)
-    return _Clustered(comparison, boot, cr2, durk)
+        p_one_sided=p_one, method=METHODS.get(test, METHOD_BINARY if binary else METHOD_SCORES),
+        degenerate=degenerate)
+    return _Clustered(comparison, boot, cr2, durk, test)
 
 
 def _width_ratio(naive: Comparison, clustered: Comparison) -> float:
@@ -123,7 +129,7 @@ def apply_clusters(overall: Comparison, categories: list[Comparison], base: np.n
         signflip_p_value=flip.pvalue, signflip_p_one_sided=flip.p_regression, signflip_exact=flip.exact,
         smallest_p_two_sided=smallest_cluster_p(g), smallest_p_one_sided=smallest_cluster_p(g, two_sided=False),
         design_effect=deff, effective_n=n / deff, width_ratio=ratio,
-        verdict_test="durkalski" if binary else "cr2",
+        verdict_test=main.test, binary=binary, verdict_p_value=main.comparison.p_value,
         few_cluster_categories=tuple(few),
         naive_ni_low=overall.ni_low, verdict_p_one_sided=main.comparison.p_one_sided,
         verdict_ni_low=main.comparison.ni_low, clustered_ci_low=main.comparison.ci_low,

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from releasegate.analyze.pairing import paired_difference
+from releasegate.analyze.sparse_cases import sparse_rates, with_sparse_figures
 from releasegate.model import Comparison, Rate
 from releasegate.policy import Policy
 from releasegate.stats.continuous import mean_interval, paired_t_test
@@ -69,7 +70,8 @@ def compare_paired(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
     ``both_pass``/``both_fail`` count the cases that pass in every run on both sides / fail in every run on
     both; for scores they are 0. A comparison
     of fewer than two cases has no variance estimate: its p-values are 1 and its interval is unbounded, so it
-    can neither show a regression nor prove non-inferiority.
+    can neither show a regression nor prove non-inferiority. Pass rates whose per-case differences are all
+    -1, 0 or +1 take the McNemar path's figures instead (:mod:`.sparse_cases`).
     """
     d = paired_difference(base, cand)
     n = int(d.size)
@@ -81,7 +83,7 @@ def compare_paired(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
     else:
         p_two = p_one = 1.0
         ci = ni_ci = (-math.inf, math.inf)
-    return Comparison(
+    comparison = Comparison(
         label=label,
         n=n,
         baseline=_rate(base, policy.confidence),
@@ -102,3 +104,4 @@ def compare_paired(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
         degenerate=bool(n and not np.any(d)),
         critical=critical,
     )
+    return with_sparse_figures(comparison, base, cand, policy) if rates and sparse_rates(base, cand) else comparison

@@ -22,6 +22,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from releasegate.analyze.guardrail_level import rule_confidence
 from releasegate.errors import InputError
 from releasegate.model import CostComparison, CostTable, ReleaseCosts
 from releasegate.model.costs import LARGE_WORK
@@ -166,14 +167,15 @@ def _large(n: int, policy: Policy) -> bool:
 
 def _p95_ratio(base: np.ndarray, cand: np.ndarray, policy: Policy, draws: ResampleDraws) -> RatioResult:
     if _large(base.size, policy):
-        return quantile_ratio_normal(base, cand, 0.95, policy.confidence)
-    return quantile_ratio_bootstrap(base, cand, 0.95, policy.n_resamples, policy.seed, policy.confidence, draws)
+        return quantile_ratio_normal(base, cand, 0.95, rule_confidence(policy))
+    return quantile_ratio_bootstrap(base, cand, 0.95, policy.n_resamples, policy.seed, rule_confidence(policy),
+                                    draws)
 
 
 def _totals_ratio(base: np.ndarray, cand: np.ndarray, policy: Policy, draws: ResampleDraws) -> RatioResult:
     if _large(base.size, policy):
-        return ratio_of_totals_normal(base, cand, policy.confidence)
-    return ratio_of_totals_bootstrap(base, cand, policy.n_resamples, policy.seed, policy.confidence, draws)
+        return ratio_of_totals_normal(base, cand, rule_confidence(policy))
+    return ratio_of_totals_bootstrap(base, cand, policy.n_resamples, policy.seed, rule_confidence(policy), draws)
 
 
 def _valid_latency_pairs(base: np.ndarray, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -204,7 +206,7 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
     base_lat = cand_lat = gm = p95 = None
     latency = arrays("latency")
     if latency is not None:
-        gm = geometric_mean_ratio(*latency, policy.confidence)
+        gm = geometric_mean_ratio(*latency, rule_confidence(policy))
         p95 = _p95_ratio(*latency, policy, draws)
         valid = _valid_latency_pairs(*latency)
         base_lat, cand_lat = latency_summary(valid[0]), latency_summary(valid[1])

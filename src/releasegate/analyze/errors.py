@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from releasegate.analyze.guardrail_level import rule_confidence
 from releasegate.errors import InputError
 from releasegate.model import ErroredCase, ErroredCases
 from releasegate.policy import Policy
@@ -76,7 +77,7 @@ def errored_cases(data: ValidatedResults, candidate: str, policy: Policy) -> Err
     cases = present(data.baseline, base_msg).intersection(present(candidate, cand_msg)).sort_values()
     in_base = cases.isin(base_msg.index)
     in_cand = cases.isin(cand_msg.index)
-    rate = error_rate_increase(in_base.astype(float), in_cand.astype(float), policy.confidence)
+    rate = error_rate_increase(in_base.astype(float), in_cand.astype(float), rule_confidence(policy))
     either = in_base | in_cand
     ids = cases[either]
     b_err, c_err = in_base[either], in_cand[either]

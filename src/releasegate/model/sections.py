@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from releasegate.model.cases import CaseChange
@@ -110,7 +111,8 @@ class RunAxis:
 class ClusterAnalysis:
     """The clustered and the naive figures of the overall comparison, side by side.
 
-    ``verdict_test`` is "durkalski" (pass/fail) or "cr2" (scores, runs): the p the verdict reads;
+    ``verdict_test`` names the method of the p and interval the verdict reads (analyze.clustered_verdict:
+    "sparse", "signflip" or "cr2"; "none" with one group); ``binary`` says the outcomes are pass/fail;
     ``verdict_p_one_sided`` and ``verdict_ni_low`` are the clustered figures the rules read, beside
     ``naive_p_one_sided`` and ``naive_ni_low``. ``few_cluster_categories`` lists (category, groups) of the
     categories with too few groups to show a regression after the correction.
@@ -162,6 +164,8 @@ class ClusterAnalysis:
     verdict_ni_low: float
     clustered_ci_low: float
     clustered_ci_high: float
+    binary: bool = False
+    verdict_p_value: float = math.nan
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,7 @@ def _section_words(cand: CandidateAnalysis, parameters: Parameters, baseline: st
         out["majority_rule"] = section_words.MAJORITY_RULE
     if s.clusters is not None:
         out["cluster_explanation"] = section_words.cluster_explanation(s.clusters)
+        out["cluster_verdict_method"] = section_words.cluster_verdict_method(s.clusters)
         out["cluster_floor"] = section_words.cluster_floor(s.clusters)
     if s.costs is not None:
         out["cost_clause"] = section_words.cost_clause(s.costs)

@@ -244,7 +244,7 @@ _CLUSTER_FIGURES = (
     "confidence", "cr2_se", "cr2_df", "cr2_t", "cr2_p_value", "cr2_p_one_sided", "cr2_ci_low", "cr2_ci_high",
     "cr1_se", "durkalski_chi2", "durkalski_p_value", "durkalski_p_one_sided", "signflip_p_value",
     "signflip_p_one_sided", "signflip_exact", "smallest_p_two_sided", "smallest_p_one_sided", "design_effect",
-    "effective_n", "width_ratio")
+    "effective_n", "width_ratio", "verdict_p_value", "verdict_p_one_sided", "clustered_ci_low", "clustered_ci_high")
 
 
 def cluster_json(k: ClusterAnalysis, parameters: Parameters) -> dict[str, Any]:

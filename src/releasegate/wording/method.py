@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from releasegate import fmt
 from releasegate.model import Analysis, Power, Verdict
+from releasegate.wording import verdict as verdict_words
 from releasegate.wording.sections import ni_level
 
 Line = list[tuple[str, str]]
@@ -28,21 +29,28 @@ def method_lines(analysis: Analysis, verdicts: tuple[Verdict, ...], typographic:
                                f"tables; the gate uses the one-sided {lq}worse{rq} p)."))])
     else:
         lines.append([("text", ("Each case reduced to its mean over runs; paired mean difference with a t interval and "
-                               "paired t test."))])
+                               "paired t test; pass/fail cases that changed in every run (each mean difference "
+                               f"{minus}1, 0 or +1) take McNemar's exact test and Newcombe's interval instead."))])
     if analysis.has_runs:
         lines.append([("text", (f"Runs: each release's overall mean per run, compared with Welch's t ({lq}would a rerun "
                                f"agree?{rq}), is shown beside the verdict; the verdict reads the per-case means "
                                f"({lq}would other cases agree?{rq})."))])
     if analysis.has_clusters:
-        lines.append([("text", ("Grouped cases: each interval of a difference resamples whole groups (cluster "
-                               f"bootstrap, {fmt.number(p.n_resamples, 0)} resamples, seed {p.seed}, ratio of sums); "
-                               "p-values are Durkalski's clustered McNemar test for pass/fail outcomes, else the CR2 "
-                               "t test with Bell-McCaffrey degrees of freedom; release intervals use CR2; the minimum "
-                               "detectable difference includes the design effect."))])
+        lines.append([("text", ("Grouped cases: each difference's p-value and interval come from one method, the "
+                               "cluster sign-flip test and its inversion below 20 groups, the CR2 t test and t "
+                               "interval (Bell-McCaffrey degrees of freedom) from 20 on; when every group's change "
+                               f"is {minus}1, 0 or +1 the p is the exact test on the groups that changed; the cluster "
+                               f"bootstrap ({fmt.number(p.n_resamples, 0)} resamples, seed {p.seed}) is shown beside "
+                               "them; release intervals use CR2; the minimum detectable difference includes the "
+                               "design effect."))])
     lines.append([("text", ("Multiplicity: per candidate, the overall test and every category test form one family, "
                            f"adjusted with {p.correction}."))])
     lines.append([("text", (f"Non-inferiority: the lower bound of the {ni_level(p)}% interval of the difference is "
                            f"compared with {minus}{p.margin}."))])
+    if any(c.rule == "guardrail" and c.detail != verdict_words.no_guardrails() for v in verdicts for c in v.checks):
+        lines.append([("text", (f"Guardrails: the upper bound of each ratio's {ni_level(p)}% interval is compared with "
+                               "its limit, so, like non-inferiority and the regression tests, each bound is a "
+                               f"one-sided test at {fmt.number(p.alpha, 2)}."))])
     by_name = {c.name: c for c in analysis.candidates}
     for verdict in verdicts:
         power = by_name[verdict.candidate].power

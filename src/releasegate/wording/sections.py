@@ -16,7 +16,10 @@ from releasegate.model.costs import LARGE_WORK
 FEW_CLUSTERS = 20
 MAJORITY_RULE = "a case passes when it passes in more than half of its runs, so exactly half counts as a fail"
 QUANTILE_METHOD = "numpy's default 'linear' quantile (R type 7)"
-CLUSTER_TESTS = {"durkalski": "Durkalski clustered McNemar", "cr2": "CR2 clustered t"}
+CLUSTER_TESTS = {"sparse": "exact conditional test on the groups that changed (p); CR2 or sign-flip (interval)",
+                 "signflip": "cluster sign-flip test (p) and its inversion (interval)",
+                 "cr2": "CR2 clustered t (p and interval, Bell-McCaffrey df)",
+                 "none": "one group: no test"}
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -120,12 +123,11 @@ def run_warnings(r: RunAxis, parameters: Parameters, baseline: str, group: str |
 
 
 def cluster_verdict_method(k: ClusterAnalysis) -> str:
-    return (f"cluster bootstrap interval ({k.n_resamples:,} resamples of whole groups); "
-            f"{CLUSTER_TESTS[k.verdict_test]} p")
+    return CLUSTER_TESTS[k.verdict_test]
 
 
 def cluster_explanation(k: ClusterAnalysis) -> str:
-    binary = k.verdict_test == "durkalski"
+    binary = k.binary
 
     def interval(low: float, high: float) -> str:
         return fmt.interval_points(low, high) + " points" if binary else fmt.interval_signed(low, high)
@@ -142,12 +144,15 @@ def cluster_explanation(k: ClusterAnalysis) -> str:
         text += ", although here the grouping barely matters (design effect about 1)."
     clustered = interval(k.clustered_ci_low, k.clustered_ci_high)
     naive = interval(k.naive_ci_low, k.naive_ci_high)
-    if math.isfinite(ratio) and ratio >= 1.1:
-        text += (f" Resampling whole groups gives an interval {ratio:.1f} times as wide as treating every case "
+    if not (math.isfinite(k.clustered_ci_low) and math.isfinite(k.clustered_ci_high)):
+        text += (f" Counting whole groups, {g:,} groups bound nothing: the grouped interval is {clustered}, "
+                 f"against {naive} treating every case as independent. The verdict uses the grouped one.")
+    elif math.isfinite(ratio) and ratio >= 1.1:
+        text += (f" Counting whole groups gives an interval {ratio:.1f} times as wide as treating every case "
                  f"as independent ({clustered} against {naive}). The wider one is the "
                  "honest one, and the verdict uses it.")
     else:
-        text += (f" The interval that resamples whole groups, {clustered}, is about as wide as the one "
+        text += (f" The interval that counts whole groups, {clustered}, is about as wide as the one "
                  f"that treats cases as independent, {naive}; the verdict uses the grouped one.")
     return text
 
@@ -177,7 +182,7 @@ def cluster_warnings(k: ClusterAnalysis, parameters: Parameters) -> list[str]:
         out.append(f"categories with too few {column} groups to show a regression on their own after the "
                    f"{parameters.correction} correction: {names}")
     # Say so when counting groups rather than single cases changes what a rule concludes.
-    binary = k.verdict_test == "durkalski"
+    binary = k.binary
     unit = (lambda x: f"{fmt.points(x)} points") if binary else fmt.signed
     alpha, margin = parameters.alpha, parameters.margin
     if margin > 0 and k.naive_ni_low >= -margin > k.verdict_ni_low:
