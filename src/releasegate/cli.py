@@ -186,13 +186,13 @@ def build_report(kw: dict):
     )
     values = {o.name: kw.get(o.name) for o in ADAPTER_OPTIONS if not o.repeatable}
     metrics = tuple(kw.get("metric") or ())
-    if metrics and _reads_lm_eval(sources, kw["input_format"]):
-        from releasegate.errors import InputError
+    if len(metrics) == 1 and _reads_lm_eval(sources, kw["input_format"]):
+        from releasegate.load.per_metric import lm_eval_choice
 
-        if len(metrics) > 1:
-            raise InputError("lm-eval results take one --metric (its metric name) per run for now; "
-                             f"given: {', '.join(metrics)}")
-        values["metric"], metrics = metrics[0], ()  # lm-eval's own meaning: which of its metrics to read
+        # One lm-eval metric (NAME or NAME,FILTER) is read by the adapter alone, as a single-metric run;
+        # several are gated at once, each read as it would be alone (load/per_metric.py).
+        values.update(lm_eval_choice(metrics[0], {k: v for k, v in values.items() if v is not None}))
+        metrics = ()
     options = AdapterOptions(
         format=kw["input_format"], values=values,
         drop_holes=bool(kw.get("drop_holes")),

@@ -28,8 +28,11 @@ def run(
     from all of them."""
     options = options or AdapterOptions()
     tidy_metrics = len(metrics) > 1 or (metrics and "metric" not in options.given())
-    if tidy_metrics and "inspect" in _formats(sources, options):
-        loaded = _load_by_scorer(sources, policy, cases, options, tuple(metrics))
+    several = _several_metric_format(sources, options) if tidy_metrics else None
+    if several is not None:
+        from releasegate.load.per_metric import load_each_metric
+
+        loaded = load_each_metric(sources, policy.columns, cases, options, tuple(metrics), several)
     else:
         loaded = load_results(sources, columns=policy.columns, cases=cases, options=options,
                               metrics=tuple(metrics) if tidy_metrics else ())
@@ -70,7 +73,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
 # several metrics (--metric NAME, repeatable; policy [metrics.NAME])
 
 METRIC_KINDS = ("auto", "pass_fail", "score")
-METRIC_KEYS = ("kind", "direction", "margin", "pass_threshold")
+METRIC_KEYS = ("kind", "direction", "margin", "pass_threshold", "critical")
 _NOT_METRICS = {"passed", "score", "release", "case_id", "category", "cluster", "run", "latency_ms", "input_tokens", "output_tokens",
                 "cost", "error", "doc_hash"}
 
@@ -92,27 +95,16 @@ def _formats(sources: list[Source], options: AdapterOptions) -> set[str]:
     return found
 
 
-def _load_by_scorer(sources, policy: Policy, cases, options: AdapterOptions, metrics: tuple[str, ...]):
-    """Inspect logs gated on several scorers (``--metric scorer`` or ``scorer/key``): the logs read once per
-    scorer, each scorer's outcome becoming a column named after it beside the first reading's columns."""
-    import dataclasses
-
+def _several_metric_format(sources: list[Source], options: AdapterOptions) -> str | None:
+    """The format whose one file holds several metrics, read once per metric (load/per_metric.py), or None."""
     from releasegate.errors import InputError
+    from releasegate.load.per_metric import METRIC_OPTIONS
 
-    if "scorer" in options.given():
-        raise InputError("--scorer and --metric both name Inspect scorers; name every scorer with --metric")
-    first, keys = None, ["release", "case_id", "run"]
-    for metric in dict.fromkeys(metrics):
-        chosen = dataclasses.replace(options, values={**options.values, "scorer": metric})
-        loaded = load_results(sources, columns=policy.columns, cases=cases, options=chosen)
-        table = loaded.table
-        outcome = table["passed"] if "passed" in table.columns else table["score"]
-        if first is None:
-            first = dataclasses.replace(loaded, table=table.drop(columns=["passed", "score"], errors="ignore"))
-        elif not first.table[keys].reset_index(drop=True).equals(table[keys].reset_index(drop=True)):
-            raise InputError(f"scorer {metric!r} does not score the same samples as {metrics[0]!r}")
-        first.table[metric] = outcome.to_numpy()
-    return first
+    found = _formats(sources, options) & set(METRIC_OPTIONS)
+    if len(found) > 1:
+        raise InputError(f"--metric with several metrics reads one harness at a time; the inputs are "
+                         f"{' and '.join(sorted(found))}")
+    return found.pop() if found else None
 
 
 def _widen(loaded: LoadedResults) -> LoadedResults:
@@ -200,6 +192,14 @@ def _metric_table(loaded: LoadedResults, metric: str, others: tuple[str, ...], p
     return dataclasses.replace(loaded, table=table, metadata_columns=metadata), single
 
 
+def critical_metric_policy(single: Policy, data) -> Policy:
+    """A critical metric's policy: the named critical categories and every category of its data."""
+    import dataclasses
+
+    found = [str(c) for c in data.table["category"].cat.categories] if data.has_categories else []
+    return dataclasses.replace(single, critical=tuple(dict.fromkeys((*single.critical, *found))))
+
+
 def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...], *, command_line: str = "",
                 default_title: str = ""):
     """Every metric's single-metric run with the correction across metrics, and one verdict per candidate."""
@@ -224,7 +224,12 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
         data = validate(one.table, single, one.metadata_columns)
         if loaded.notes:
             data = dataclasses.replace(data, notes=(*loaded.notes, *data.notes))
-        analysis = across_metrics(analyze(data, single), len(metrics))
+        critical = policy.metrics.get(metric, {}).get("critical") is True
+        if critical:  # every category of a critical metric is a critical category (docs/policy.md, metrics)
+            single = critical_metric_policy(single, data)
+        # The across-metric correction scales the regression rules' adjusted p; the critical tests are read
+        # unadjusted at critical_alpha, as a critical category's are within its metric's family.
+        analysis = across_metrics(analyze(data, single, critical_whole=critical), len(metrics))
         provenance = Provenance(
             tool_version=__version__, command_line=command_line, inputs=loaded.inputs,
             policy={**policy.as_dict(), "metric": metric}, packages=package_versions(),

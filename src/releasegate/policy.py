@@ -247,6 +247,9 @@ METRIC_RULES: dict[str, tuple[str, Any]] = {
     "direction": ('"higher" or "lower" (which is better)', lambda x: x in ("higher", "lower")),
     "margin": ("a number in [0, 1)", lambda x: _is_number(x) and 0 <= x < 1),
     "pass_threshold": ("a number", _is_number),
+    # A critical metric blocks by the critical categories' own test, overall and in every category
+    # (decide/rules/critical.py); only TOML's true or false is read, so "yes" cannot pass as a flag.
+    "critical": ("true or false", lambda x: isinstance(x, bool)),
 }
 
 

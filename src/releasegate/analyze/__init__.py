@@ -57,8 +57,9 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     return ReleaseSummary(release, n, rate, release == data.baseline)
 
 
-def analyze(data: ValidatedResults, policy: Policy) -> Analysis:
-    """The fixed plan for every candidate, the release summaries, and the cost section when there are costs."""
+def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = False) -> Analysis:
+    """The fixed plan for every candidate, the release summaries, and the cost section when there are costs;
+    ``critical_whole`` (a critical metric) tests every case by the critical test too."""
     data = split_errored(data, policy)
     # Built once only with runs, where each is a group-by over every row; a single run's table is a cheap
     # re-indexing, and holding every release's at once cost 230 MB more at 1,000,000 cases.
@@ -67,7 +68,8 @@ def analyze(data: ValidatedResults, policy: Policy) -> Analysis:
     measured = measure_churn(data, policy)
     rerun = None if measured is None else measured.rerun_outcome
     one_run = data.outcome_kind == "binary" and not data.has_runs
-    candidates = [analyze_candidate(data, c, policy, tables, costs.get(c), rerun) for c in data.candidates]
+    candidates = [analyze_candidate(data, c, policy, tables, costs.get(c), rerun,
+                                     critical_whole=critical_whole) for c in data.candidates]
     candidates = [replace(c, sections=replace(c.sections, churn=churn_section(measured, c, policy, one_run)))
                   for c in candidates]
     # The rerun is the baseline again: its figures are the churn section's, not a release of the summary.

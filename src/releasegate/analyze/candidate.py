@@ -54,7 +54,8 @@ class PlanResult:
 def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool = True,
                 runs: bool = False, category_codes: np.ndarray | None = None,
                 category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None,
-                verdict_only: bool = False, rerun: np.ndarray | None = None) -> PlanResult:
+                verdict_only: bool = False, rerun: np.ndarray | None = None,
+                critical_whole: bool = False) -> PlanResult:
     """The plan on paired per-case outcomes ``base`` and ``cand`` (a case's mean over runs).
 
     ``mcnemar``: pass/fail with one run per case (else the paired-mean path; ``rates`` says the means are pass
@@ -63,6 +64,7 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     ``verdict_only`` (``releasegate plan``'s simulations) skips what no rule reads: the powerless flags and the
     exact power search (the normal-formula power stands in), which took 95% of a replication's time.
     ``rerun``: the baseline rerun's outcome per case (pass/fail, one run), read by the critical test.
+    ``critical_whole`` (a critical metric) gives the critical test on every case too.
     """
     compare = compare_binary if mcnemar else (
         lambda label, b, c, pol, critical=False: compare_paired(label, b, c, pol, critical, rates=rates))
@@ -83,7 +85,8 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
         design_effect = clusters.design_effect
     overall, categories = adjust_family(overall, categories, policy, flags=not verdict_only)
     critical = critical_section(base, cand, policy, mcnemar=mcnemar, rates=rates, category_codes=category_codes,
-                                category_labels=category_labels, rerun=rerun if mcnemar else None)
+                                category_labels=category_labels, rerun=rerun if mcnemar else None,
+                                whole=critical_whole)
     power = power_of(d, policy, design_effect, overall=overall, categories=categories,
                      exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact" and not verdict_only)
     power = replace(power, ni_reach=ni_reach_of(overall, policy, mcnemar=mcnemar, clustered=clusters is not None))
@@ -92,10 +95,12 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
 
 def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                       tables: Mapping[str, pd.DataFrame] | None = None,
-                      costs: CostComparison | None = None, rerun: pd.Series | None = None) -> CandidateAnalysis:
+                      costs: CostComparison | None = None, rerun: pd.Series | None = None,
+                      critical_whole: bool = False) -> CandidateAnalysis:
     """Pair one candidate with the baseline and run the plan; ``tables`` are the releases' case tables when
     the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section,
-    ``rerun`` the baseline rerun's outcome by case_id (one run each; the critical test reads it)."""
+    ``rerun`` the baseline rerun's outcome by case_id (one run each; the critical test reads it),
+    ``critical_whole`` as :func:`plan_arrays` has it."""
     paired, exclusions = pair(data, candidate, tables)
     base = paired["base"].to_numpy(np.float64)
     cand = paired["cand"].to_numpy(np.float64)
@@ -105,7 +110,8 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         base, cand, policy, mcnemar=mcnemar, rates=data.outcome_kind == "binary", runs=data.has_runs,
         category_codes=codes, category_labels=[str(x) for x in labels],
         cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None,
-        rerun=None if rerun is None else rerun.reindex(paired.index).to_numpy(np.float64))
+        rerun=None if rerun is None else rerun.reindex(paired.index).to_numpy(np.float64),
+        critical_whole=critical_whole)
     errors = errored_cases(data, candidate, policy)
     all_paired = exclusions.count == 0 and (errors is None or errors.excluded == 0)
     runs = run_axis(data, candidate, paired, result.overall, policy, all_paired) if data.has_runs else None

@@ -65,10 +65,12 @@ def _one(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
 def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool,
                      category_codes: np.ndarray | None,
                      category_labels: Sequence[str],
-                     rerun: np.ndarray | None = None) -> CriticalSection | None:
+                     rerun: np.ndarray | None = None, whole: bool = False) -> CriticalSection | None:
     """The tests of the policy's critical categories on paired per-case outcomes (a case's mean over runs);
-    None when the policy names no critical category. ``rerun``: the baseline rerun's outcome of each case."""
-    if not policy.critical:
+    None when the policy names no critical category. ``rerun``: the baseline rerun's outcome of each case.
+    ``whole`` (a critical metric) adds the same test on every case as the section's ``overall``."""
+    overall = _one("overall", base, cand, policy, mcnemar=mcnemar, rates=rates, rerun=rerun) if whole else None
+    if not policy.critical and overall is None:
         return None
     labels = [str(x) for x in category_labels]
     tests = []
@@ -79,4 +81,4 @@ def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
             inside = category_codes == labels.index(label)
         tests.append(_one(label, base[inside], cand[inside], policy, mcnemar=mcnemar, rates=rates,
                           rerun=None if rerun is None else rerun[inside]))
-    return CriticalSection(policy.critical_rule, policy.critical_alpha, tuple(tests))
+    return CriticalSection(policy.critical_rule, policy.critical_alpha, tuple(tests), overall)

@@ -186,11 +186,14 @@ class CriticalTest:
 
 @dataclass(frozen=True)
 class CriticalSection:
-    """The critical categories' tests under the policy's ``critical_rule`` ("test" or "any") and level."""
+    """The critical categories' tests under the policy's ``critical_rule`` ("test" or "any") and level;
+    ``overall`` is the same test on every case, set only for a critical metric (``[metrics.NAME] critical``),
+    whose every category is then in ``tests``."""
 
     rule: str
     alpha: float
     tests: tuple[CriticalTest, ...]
+    overall: CriticalTest | None = None
 
 
 @dataclass(frozen=True)

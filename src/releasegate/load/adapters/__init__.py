@@ -77,8 +77,8 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
     ), _promptfoo),
     Adapter("lm-eval", "lm-evaluation-harness", "releasegate.load.adapters.lm_eval", (
         AdapterOption("metric", "--metric", "An outcome to gate on, repeatable: a column of a tidy file (pass/fail "
-                      "or score), an Inspect scorer, a promptfoo named metric; lm-eval: its metric to use (acc, "
-                      "exact_match, ...), or TASK=METRIC,...", repeatable=True),
+                      "or score), an Inspect scorer, a promptfoo named metric; lm-eval: a metric (acc, "
+                      "exact_match,strict-match: a metric under a filter), or TASK=METRIC,...", repeatable=True),
         AdapterOption("filter_name", "--filter",
                       "lm-eval: the filter to use when samples have several, or TASK=FILTER,..."),
     ), _lm_eval),
