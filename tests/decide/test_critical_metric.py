@@ -71,8 +71,8 @@ def test_a_critical_metric_blocks_by_the_critical_test_where_the_corrected_categ
     result, note = _check(tmp_path, data, toml)
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
-        "DON'T SHIP r2: safe blocks (safe: a critical metric: it broke 6 of 45 passing B cases (fixed none; "
-        "one-sided exact McNemar p = 0.016, critical_alpha 0.1); overall -1.5 points [-5.0, +1.8] (McNemar "
+        "DON'T SHIP r2: safe blocks (a critical metric: it broke 6 of 45 passing B cases (fixed none; "
+        "one-sided exact McNemar p = 0.016, level 0.02 (critical_alpha 0.1 shared by 5 tests)); overall -1.5 points [-5.0, +1.8] (McNemar "
         "p = 0.508, not significant)); correct and format_ok pass.")
     safe = _safe(note)
     assert [r["rule"] for r in safe["reasons"]] == ["critical_broken"]
@@ -160,3 +160,29 @@ def test_critical_yes_is_refused_with_one_line(tmp_path):
     assert result.exit_code == 2 and note is None
     assert result.output.strip().splitlines() == [
         "releasegate: error: policy [metrics.safe]: critical must be true or false, got 'yes'"]
+
+
+def test_a_critical_metrics_tests_share_critical_alpha():
+    """Overall + 4 categories: each test at 0.1 / 5 = 0.02. A category with 5 broken and none fixed (one-sided
+    p = 1/32 = 0.031) blocks as a critical category on its own (0.031 < 0.1) but not inside a critical metric
+    (0.031 > 0.02); 6 broken (p = 1/64 = 0.016) blocks in both."""
+    import numpy as np
+
+    from releasegate.analyze.critical import critical_section
+    from releasegate.policy import Policy
+
+    labels = ["c0", "c1", "c2", "c3"]
+    codes = np.repeat(np.arange(4), 50)
+    for broken, blocks_in_metric in ((5, False), (6, True)):
+        base = np.ones(200)
+        cand = base.copy()
+        cand[:broken] = 0  # all in c0
+        policy = Policy(critical=tuple(labels), critical_alpha=0.1)
+        alone = critical_section(base, cand, policy, mcnemar=True, rates=True, category_codes=codes,
+                                 category_labels=labels)
+        metric = critical_section(base, cand, policy, mcnemar=True, rates=True, category_codes=codes,
+                                  category_labels=labels, whole=True)
+        assert alone.split == 1 and alone.alpha == 0.1 and alone.tests[0].blocks
+        assert metric.split == 5 and metric.alpha == pytest.approx(0.02)
+        assert metric.tests[0].p_regression == pytest.approx(0.5 ** broken)
+        assert metric.tests[0].blocks is blocks_in_metric

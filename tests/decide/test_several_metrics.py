@@ -48,7 +48,7 @@ def test_only_safe_regresses_so_the_verdict_names_safe(tmp_path):
     result = run_cli("check", path, "--baseline", "r1", *_metrics_args())
     assert result.exit_code == 1
     headline = result.output.splitlines()[0]
-    assert headline.startswith("DON'T SHIP r2: safe blocks (safe: ")
+    assert headline.startswith("DON'T SHIP r2: safe blocks (significant overall regression")
     assert headline.endswith("correct and format_ok pass.")
 
 

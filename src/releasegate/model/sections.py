@@ -194,6 +194,7 @@ class CriticalSection:
     alpha: float
     tests: tuple[CriticalTest, ...]
     overall: CriticalTest | None = None
+    split: int = 1  # a critical metric's tests share the level: ``alpha`` is critical_alpha / split
 
 
 @dataclass(frozen=True)

@@ -225,7 +225,8 @@ _RUN_FIGURES = ("runs_baseline", "runs_candidate", "runs_per_case_min", "runs_pe
 def critical_json(k: CriticalSection) -> dict[str, Any]:
     """The critical categories' own tests (issue 21): the rule, its level and each category's test."""
     return {"rule": k.rule, "alpha": k.alpha, "tests": [dataclasses.asdict(t) for t in k.tests],
-            **({"overall": dataclasses.asdict(k.overall)} if k.overall is not None else {})}  # a critical metric
+            # a critical metric: the overall test, and how many tests share critical_alpha (alpha = it / split)
+            **({"overall": dataclasses.asdict(k.overall), "split": k.split} if k.overall is not None else {})}
 
 
 def run_axis_json(r: RunAxis, parameters: Parameters, baseline: str, group: str | None) -> dict[str, Any]:

@@ -7,10 +7,17 @@ from releasegate import fmt
 from releasegate.model import CandidateAnalysis, Comparison, CriticalSection, CriticalTest
 
 
+def level(section: CriticalSection) -> str:
+    """"level 0.02 (critical_alpha 0.1 shared by 5 tests)": a critical metric's tests share critical_alpha."""
+    if section.split <= 1:
+        return f"critical_alpha {section.alpha:g}"
+    return f"level {section.alpha:.3g} (critical_alpha {section.alpha * section.split:g} shared by {section.split} tests)"
+
+
 def _how(t: CriticalTest, section: CriticalSection) -> str:
     if section.rule == "any":
         return "zero tolerance, critical_rule = any"
-    return f"one-sided {t.method} {fmt.p_is(t.p_regression)}, critical_alpha {section.alpha:g}"
+    return f"one-sided {t.method} {fmt.p_is(t.p_regression)}, {level(section)}"
 
 
 def _one(t: CriticalTest, section: CriticalSection, compared: Comparison | None, binary: bool) -> str:
@@ -44,7 +51,7 @@ def clear(section: CriticalSection) -> str:
     scope = "overall" + (f" and in {len(section.tests)} categor{'y' if len(section.tests) == 1 else 'ies'}"
                          if section.tests else "")
     how = ("zero tolerance (critical_rule = any)" if section.rule == "any"
-           else f"its critical test at critical_alpha {section.alpha:g}")
+           else f"its critical test at {level(section)}")
     smallest = min(t.p_regression for t in tests)
     tail = "" if section.rule == "any" else f", smallest one-sided {fmt.p_is(smallest)}"
     return f"a critical metric: {how} {scope} does not block{tail}"

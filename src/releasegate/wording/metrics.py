@@ -11,7 +11,9 @@ def headline(candidate: str, per_metric: list[tuple[str, Verdict]], blocking: tu
     if not blocking:
         parts = "; ".join(f"{m}: {v.because.removesuffix('.')}" for m, v in per_metric)
         return f"SHIP {candidate}: all {len(per_metric)} metrics pass ({parts})."
-    reasons = "; ".join(f"{m}: {v.because.removesuffix('.')}" for m, v in per_metric if m in blocking)
+    # One blocking metric is named once ("safe blocks (its reason)"); several are told apart inside.
+    reasons = "; ".join((v.because.removesuffix('.') if len(blocking) == 1 else f"{m}: {v.because.removesuffix('.')}")
+                        for m, v in per_metric if m in blocking)
     passing = [m for m, _ in per_metric if m not in blocking]
     verb = "blocks" if len(blocking) == 1 else "block"
     tail = f"; {_and(passing)} pass{'es' if len(passing) == 1 else ''}" if passing else ""
