@@ -144,3 +144,26 @@ def test_the_code_points_to_sections_that_exist():
     pointers = re.findall(r'docs/json\.md, "([^"]+)"', source)
     assert pointers
     assert set(pointers) <= headings, set(pointers) - headings
+
+
+def _asdict_shapes():
+    """Objects json_out writes as dataclasses.asdict (or Policy.as_dict): whatever field the dataclass gains
+    reaches the JSON, even in a shape none of the notes above holds (churn.fragile[], an adapter's inputs[])."""
+    from releasegate.model import InputFile, Power
+    from releasegate.model.churn import ChurnGroup, FragileComparison
+    from releasegate.model.sections import CriticalTest, ErroredCase, RunRate
+    from releasegate.policy import Policy
+
+    return {"inputs[]": InputFile, "policy": Policy, "candidates[].power": Power,
+            "candidates[].critical.tests[]": CriticalTest, "candidates[].errors.cases[]": ErroredCase,
+            "candidates[].churn.by_category[]": ChurnGroup, "candidates[].churn.fragile[]": FragileComparison,
+            "candidates[].run_axis.per_run[]": RunRate}
+
+
+def test_every_field_of_the_dataclasses_written_whole_is_documented():
+    import dataclasses
+
+    doc = documented()
+    missing = [f"`{f.name}` of {path}" for path, shape in _asdict_shapes().items()
+               for f in dataclasses.fields(shape) if f.name not in doc.get(path, set())]
+    assert not missing, "undocumented in docs/json.md: " + "; ".join(missing)
