@@ -22,7 +22,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from opchar.grid import SEED, build_grid, policies, run_grid
-from opchar.publish import Results, chart_svg, headline, write_doc
+from opchar.publish import Results, chart_svg, headline, replace_blocks, write_doc
+from opchar.teams import POLICY_ARGS, build_team_grid, run_team_grid
+from opchar.teams_publish import TeamResults, targets, teams_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "operating-characteristics.md"
@@ -55,23 +57,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, help="replications per cell, scaled by opchar.grid.SCALE")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--write-docs", action="store_true", help="update the doc's tables, the chart and the JSON")
+    parser.add_argument("--team-reps", type=int, help="replications per cell of the teams' grid (default 1,000)")
+    parser.add_argument("--teams-only", metavar="JSON", help="run only the teams' grid (issue 21) and write its "
+                        "cells to JSON; the doc is not touched")
     args = parser.parse_args(argv)
+    team_reps = args.team_reps or ((100 if args.quick else 1000) if not args.reps else max(10, args.reps // 4))
+    if args.teams_only:
+        start = time.perf_counter()
+        team = run_team_grid(build_team_grid(team_reps), args.workers)
+        print(targets(TeamResults(team)))
+        print(f"\n{len(team)} cells in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+        Path(args.teams_only).write_text(json.dumps(team, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        return 0
     reps = args.reps or (200 if args.quick else 4000)
     cells = build_grid(reps, crosscheck=5 if args.quick else 10)
     start = time.perf_counter()
     results = run_grid(cells, args.workers)
+    team_cells = build_team_grid(team_reps)
+    team = run_team_grid(team_cells, args.workers)
     wall = time.perf_counter() - start
     res = Results(results)
     print(headline(res))
+    print(targets(TeamResults(team)))
     print(f"\n{len(cells)} cells in {wall:.0f} s", file=sys.stderr)
     if args.write_docs:
         command = "PYTHONPATH=src python bench/operating_characteristics.py --write-docs" + (
-            " --quick" if args.quick else "") + (f" --reps {args.reps}" if args.reps else "")
+            " --quick" if args.quick else "") + (f" --reps {args.reps}" if args.reps else "") + (
+            f" --team-reps {args.team_reps}" if args.team_reps else "")
         info = run_info(cells, results, wall, args.workers, command)
         SVG.write_text(chart_svg(res), encoding="utf-8")
-        JSON.write_text(json.dumps({"seed": SEED, "wall_seconds": round(wall, 1), "cells": results}, indent=1,
-                                   sort_keys=True) + "\n", encoding="utf-8")
+        JSON.write_text(json.dumps({"seed": SEED, "wall_seconds": round(wall, 1), "cells": results,
+                                    "teams": team}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         write_doc(DOC, res, info)
+        DOC.write_text(replace_blocks(DOC.read_text(encoding="utf-8"), teams_blocks(team, list(POLICY_ARGS))),
+                       encoding="utf-8")
     return 0
 
 

@@ -10,7 +10,7 @@ the baseline, runs the plan, and adds what needs the whole table: the run axis a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,7 @@ from releasegate.analyze.critical import critical_section
 from releasegate.analyze.errors import errored_cases
 from releasegate.analyze.family import adjust_family, power_of
 from releasegate.analyze.items import item_axis
+from releasegate.analyze.ni_reach import ni_reach_of
 from releasegate.analyze.pairing import case_changes, pair, paired_difference
 from releasegate.analyze.runs import run_axis
 from releasegate.model import (
@@ -85,6 +86,7 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
                                 category_labels=category_labels, rerun=rerun if mcnemar else None)
     power = power_of(d, policy, design_effect, overall=overall, categories=categories,
                      exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact" and not verdict_only)
+    power = replace(power, ni_reach=ni_reach_of(overall, policy, mcnemar=mcnemar, clustered=clusters is not None))
     return PlanResult(overall, tuple(categories), power, items, clusters, critical)
 
 

@@ -21,6 +21,7 @@ from releasegate.model.sections import (
     ItemAxis,
     RunAxis,
 )
+from releasegate.stats.noninferiority_reach import NonInferiorityReach
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,8 @@ class Power:
     level: float = float("nan")
     method: str = "normal approximation"
     undetectable: str = ""
+    # The non-inferiority rule's chance to pass a candidate that changes nothing (issue 21 item 5).
+    ni_reach: NonInferiorityReach | None = None
 
 
 @dataclass(frozen=True)

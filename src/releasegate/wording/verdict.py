@@ -211,6 +211,9 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
                 else "no number of changed cases would be enough")
         out.append(f"{len(powerless)} categor{'y is' if len(powerless) == 1 else 'ies are'} too small to show a "
                    f"regression on their own: {need} (has: {names})")
+    reach = noninferiority_reach_warning(cand, parameters)
+    if reach:
+        out.append(reach)
     if cand.overall.degenerate:
         out.append("no case changed outcome: every p-value is 1")
     if cand.exclusions.count:
@@ -218,6 +221,23 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
     if cand.overall.n < TINY_SAMPLE:
         out.append(f"only {cand.overall.n} paired cases: every figure is very uncertain")
     return out
+
+
+def noninferiority_reach_warning(cand: CandidateAnalysis, parameters: Parameters) -> str:
+    """When a candidate that changes nothing has less than an even chance to be shown no worse than the
+    margin on this suite (issue 21 item 5): its chance, and the cases that would give an even and a target
+    chance ("" otherwise)."""
+    r = cand.power.ni_reach
+    if r is None or not r.power < 0.5 or r.n_even is None:
+        return ""
+    o = cand.overall
+    binary = o.method.startswith("McNemar")
+    churn = (f"with {fmt.pct((o.fixed + o.broke) / o.n)} of cases changing outcome here" if binary
+             else "at the spread of the per-case differences here")
+    margin = f"{fmt.size_points(parameters.margin)} points" if binary else fmt.number(parameters.margin)
+    return (f"the suite is too small for its margin: a candidate that changes nothing has a {fmt.pct(r.power, 0)} "
+            f"chance to be shown no worse than {margin} {churn}; {r.n_even:,} cases would give an even chance, "
+            f"{r.n_target:,} a chance of {fmt.pct(r.target, 0)} (has {r.n:,})")
 
 
 def compared_cases_note(baseline: str, excluded: list[CandidateAnalysis], one_baseline_basis: bool) -> str:

@@ -1,0 +1,93 @@
+"""The teams' grid of the operating-characteristics study (bench/opchar/teams.py, issue 21 item 7): its cells
+are the issue's grid, one cell's shares are consistent and reproducible, the fast power changes no verdict,
+and the targets table marks what is missed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from opchar import teams, teams_publish
+
+from releasegate.plan.gate import plan_gate
+from releasegate.plan.simulate import ReleaseScenario, draw_releases
+from releasegate.policy import make_policy
+
+
+def test_the_grid_covers_the_issue():
+    cells = teams.build_team_grid(40)
+    scen = [c.scenario for c in cells]
+    null = [s for c, s in zip(cells, scen, strict=True) if c.label == "null"]
+    assert {(s.churn, s.critical[0], s.runs) for s in null} == {
+        (q, k, r) for q in teams.CHURNS for k in teams.CRITICAL_SIZES for r in (1, 5)}
+    reg = [s for c, s in zip(cells, scen, strict=True) if c.label == "regression"]
+    assert {(s.drop, s.mode) for s in reg if s.runs == 1} == {(d, m) for d in teams.DROPS for m in ("tilted", "added")}
+    clustered = [c for c in cells if c.label == "clusters"]
+    assert {(c.scenario.clusters, c.scenario.icc) for c in clustered} == {(10, 0.1), (10, 0.3), (40, 0.1), (40, 0.3)}
+    assert all(c.undeclared and c.reps == 10 for c in clustered)
+    for s in scen:
+        s.check()  # every cell is a possible design
+
+
+@pytest.fixture(scope="module")
+def one_cell():
+    cell = teams.TeamCell(ReleaseScenario(n=200, churn=0.10, critical=(30,), drop=0.05), 40, "regression")
+    return cell, teams.run_team_cell(cell, crosscheck=3)
+
+
+def test_cell_shares_are_consistent(one_cell):
+    _, r = one_cell
+    assert r["crosschecked"] == 3
+    assert set(r["policies"]) == set(teams.POLICY_ARGS)
+    for p in r["policies"].values():
+        assert 0 <= p["blocked"] <= 1
+        # all rules together block at least as often as any one rule, at most as often as all of them summed
+        assert max(p["rules"].values(), default=0.0) <= p["blocked"] <= sum(p["rules"].values()) + 1e-12
+    assert r["gates"]["seed_axis"] is None  # one run: the seed axis does not exist
+    # a 5-point drop on 200 cases is blocked far more often than a harmless release would be
+    assert r["policies"]["new defaults"]["blocked"] > 0.5
+
+
+def test_cell_is_reproducible(one_cell):
+    cell, r = one_cell
+    again = teams.run_team_cell(cell, crosscheck=0)
+    assert again["policies"] == r["policies"] and again["gates"] == r["gates"]
+
+
+def test_fast_power_changes_no_rule():
+    sc = ReleaseScenario(n=150, churn=0.17, critical=(30,))
+    gate = plan_gate(make_policy(baseline="baseline"))
+    samples = list(draw_releases(sc, 12, np.random.default_rng(3)))
+    slow = [gate(s) for s in samples]
+    with teams.fast_power():
+        fast = [gate(s) for s in samples]
+    assert fast == slow
+    assert any(slow)  # at 17% churn on 150 cases some harmless releases are blocked: the comparison means something
+
+
+def test_undeclared_clusters_drop_the_cluster_column():
+    cell = teams.TeamCell(ReleaseScenario(n=120, churn=0.10, critical=(30,), clusters=10, icc=0.3), 6, "clusters",
+                          undeclared=True)
+    r = teams.run_team_cell(cell, crosscheck=1)
+    assert {f"{k}, clusters undeclared" for k in teams.POLICY_ARGS} <= set(r["policies"])
+
+
+def test_targets_table_marks_what_is_missed():
+    def cell(label, blocked, **sc):
+        base = {"n": 400, "p0": 0.9, "drop": 0.0, "mode": "added", "critical": [50], "critical_drop": 0.0,
+                "runs": 1, "clusters": 0, "icc": 0.0}
+        pol = {"blocked": blocked, "rules": {}}
+        return {"label": label, "scenario": base | sc, "policies": {"new defaults": pol, "old defaults": pol}}
+
+    res = teams_publish.TeamResults([cell("null", 0.03, churn=0.05), cell("null", 0.07, churn=0.10),
+                                     cell("null", 0.04, churn=0.17, runs=5),
+                                     cell("regression", 0.9, churn=0.10, drop=0.05)])
+    table = teams_publish.targets(res)
+    lines = table.splitlines()[2:]
+    assert [line.endswith("| met |") for line in lines] == [True, False, True, True]
