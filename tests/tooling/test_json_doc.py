@@ -153,11 +153,12 @@ def _asdict_shapes():
     from releasegate.model.churn import ChurnGroup, FragileComparison
     from releasegate.model.sections import CriticalTest, ErroredCase, RunRate
     from releasegate.policy import Policy
+    from releasegate.stats.noninferiority_reach import NonInferiorityReach
 
     return {"inputs[]": InputFile, "policy": Policy, "candidates[].power": Power,
             "candidates[].critical.tests[]": CriticalTest, "candidates[].errors.cases[]": ErroredCase,
             "candidates[].churn.by_category[]": ChurnGroup, "candidates[].churn.fragile[]": FragileComparison,
-            "candidates[].run_axis.per_run[]": RunRate}
+            "candidates[].run_axis.per_run[]": RunRate, "candidates[].power.ni_reach": NonInferiorityReach}
 
 
 def test_every_field_of_the_dataclasses_written_whole_is_documented():
