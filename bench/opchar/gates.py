@@ -81,8 +81,9 @@ def library_full(sample: Sample, policies: Sequence[Policy]) -> list[Decision]:
 
 def library_fast(sample: Sample, policies: Sequence[Policy]) -> list[Decision]:
     """The plan from the library's own array-level entry (analyze.candidate.plan_arrays: comparisons, clusters,
-    family, power) and decide.decide_candidate, without the pandas validation and pairing that dominate the
-    cost of one replication. Plans are shared between policies that agree on everything the plan reads;
+    family) and decide.decide_candidate, without the pandas validation and pairing that dominate the cost of
+    one replication, and without what no rule reads (``verdict_only``: the exact power search and the
+    powerless flags, most of a replication's time under discrete Holm). Plans are shared between policies that agree on everything the plan reads;
     decide runs once per policy."""
     codes, labels = None, ()
     if sample.category is not None:
@@ -96,7 +97,8 @@ def library_fast(sample: Sample, policies: Sequence[Policy]) -> list[Decision]:
             result = plan_arrays(sample.base, sample.cand, policy, mcnemar=sample.base_runs is None,
                                  runs=sample.base_runs is not None, category_codes=codes,
                                  category_labels=[str(x) for x in labels],
-                                 cluster_codes=None if sample.cluster is None else pd.factorize(sample.cluster)[0])
+                                 cluster_codes=None if sample.cluster is None else pd.factorize(sample.cluster)[0],
+                                 verdict_only=True)
             planned[key] = CandidateAnalysis(CANDIDATE, result.overall, result.categories, (), (), Exclusions(),
                                              result.power, CandidateSections(result.item_axis, None, result.clusters,
                                                                critical=result.critical))

@@ -1,10 +1,12 @@
 """The teams' grid of the operating-characteristics study (bench/opchar/teams.py, issue 21 item 7): its cells
 are the issue's grid, one cell's shares are consistent and reproducible, the fast power changes no verdict,
-and the targets table marks what is missed."""
+and the published page's teams tables are those of its JSON."""
 
 from __future__ import annotations
 
+import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from opchar import teams, teams_publish
+from opchar import publish, teams, teams_publish
 
 from releasegate.plan.gate import plan_gate
 from releasegate.plan.simulate import ReleaseScenario, draw_releases
@@ -91,3 +93,11 @@ def test_targets_table_marks_what_is_missed():
     table = teams_publish.targets(res)
     lines = table.splitlines()[2:]
     assert [line.endswith("| met |") for line in lines] == [True, False, True, True]
+
+
+def test_published_teams_tables_match_the_json():
+    doc = (ROOT / "docs" / "operating-characteristics.md").read_text(encoding="utf-8")
+    data = json.loads((ROOT / "docs" / "operating-characteristics.json").read_text(encoding="utf-8"))
+    for name, body in teams_publish.teams_blocks(data["teams"], list(teams.POLICY_ARGS)).items():
+        assert publish.replace_blocks(doc, {name: body}) == doc, name
+    assert replace(ReleaseScenario(churn=0.10, critical=(50,)), drop=0.05).key() in {c["key"] for c in data["teams"]}
