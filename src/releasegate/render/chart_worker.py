@@ -7,8 +7,9 @@ writes HTML or PDF, it imports altair and starts the engine on the other core wh
 analyses; it then draws while this process renders the other outputs or imports WeasyPrint.
 
 Protocol: the worker reads one pickled Report from stdin (the parent's own object, case lists left out: no
-chart uses them), writes back one pickled ``("ok", charts)`` or ``("error", message)`` on its own copy of
-stdout, and exits. A drawing error comes back as one line and is raised in the parent. A worker that ends
+chart uses them), writes back on its own copy of stdout one pickled ``("planned", charts)`` (the specs, names,
+titles and captions, before any drawing: enough for the PDF's page to be parsed while the charts are drawn),
+then one ``("ok", charts)`` or ``("error", message)``, and exits. A drawing error comes back as one line and is raised in the parent. A worker that ends
 without a reply (it could not start, or died) is replaced by drawing in process. A worker never used (the
 command failed before rendering) is killed. Its stderr goes to a temporary file, so nothing it prints
 reaches the user. Without a worker (the library used from a notebook) the charts are drawn in process; the
@@ -46,6 +47,8 @@ class ChartWorker:
         self._process = subprocess.Popen(
             [sys.executable, "-c", "from releasegate.render.chart_worker import serve; serve()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env)
+        self._plan: Any = None  # the first reply, once read
+        self._last: tuple[str, Any] | None = None  # an error read in place of the plan
 
     def send(self, report: Report) -> None:
         """Hand the report over; the worker starts drawing at once."""
@@ -58,19 +61,36 @@ class ChartWorker:
         except OSError:
             pass  # the worker is gone: result() says why
 
+    def planned(self) -> Any:
+        """The charts before drawing, as :func:`plan_report_charts` returns them (the worker's first reply)."""
+        if self._plan is None:
+            status, value = self._reply()
+            if status != "planned":  # the plan failed: its error is also the result
+                self._last = (status, value)
+                self.close()
+                raise RuntimeError(f"drawing the charts failed: {value}")
+            self._plan = value
+        return self._plan
+
     def result(self) -> Any:
-        """The drawn charts, as :func:`releasegate.render.html.draw_report_charts` returns them."""
+        """The drawn charts, as :func:`draw_report_charts` returns them."""
+        status, value = self._last or self._reply()
+        if status == "planned":
+            self._plan = value
+            status, value = self._reply()
+        self.close()
+        if status != "ok":
+            raise RuntimeError(f"drawing the charts failed: {value}")
+        return value
+
+    def _reply(self) -> tuple[str, Any]:
         try:
-            status, value = pickle.load(self._process.stdout)
+            return pickle.load(self._process.stdout)
         except (EOFError, pickle.UnpicklingError, OSError) as exc:
             self._end()
             message = self._last_error() or f"the worker stopped with status {self._process.returncode}"
             self.close()
             raise WorkerLost(message) from exc
-        self.close()
-        if status != "ok":
-            raise RuntimeError(f"drawing the charts failed: {value}")
-        return value
 
     def close(self, kill: bool = False) -> None:
         """Stop the worker (closing its input ends it, ``kill`` ends it at once) and wait for it."""
@@ -91,8 +111,8 @@ class ChartWorker:
         return lines[-1].strip() if lines else ""
 
 
-def draw_report_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
-    """The report's charts and its cost section's charts (with their kind), drawn in one vl-convert batch."""
+def plan_report_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
+    """The report's charts and its cost section's charts (with their kind), specs built and not yet drawn."""
     from releasegate.render import charts
     from releasegate.render.chart_limits import chart_view
     from releasegate.render.charts_costs import latency_charts, quality_cost_chart
@@ -104,9 +124,22 @@ def draw_report_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
     costs = [("quality", charts.Chart("chart-costs-quality", quality["title"]["text"], note, quality))] if quality else []
     costs += [("latency", charts.Chart(f"chart-costs-latency-{i}", title, note, spec))
               for i, (title, spec) in enumerate(latency_charts(report), start=1)]
+    return main, costs
+
+
+def draw_planned(planned: tuple[list, list[tuple[str, object]]]) -> tuple[list, list[tuple[str, object]]]:
+    """:func:`plan_report_charts`' charts drawn in one vl-convert batch (the same shape, SVGs filled in)."""
+    from releasegate.render import charts
+
+    main, costs = planned
     drawn = charts.draw(main + [chart for _, chart in costs])
     kinds = [kind for kind, _ in costs]
     return drawn[:len(main)], list(zip(kinds, drawn[len(main):]))
+
+
+def draw_report_charts(report: Report) -> tuple[list, list[tuple[str, object]]]:
+    """The report's charts and its cost section's charts (with their kind), drawn in one vl-convert batch."""
+    return draw_planned(plan_report_charts(report))
 
 
 class Charts:
@@ -122,6 +155,10 @@ class Charts:
             except OSError:
                 self._worker = None  # no process could start: draw in process
         self._report: Report | None = None
+        # A PDF's typesetting worker started with the command (render.rendering, render/typeset_worker.py):
+        # the PDF renderer takes it; close() ends it if nothing did.
+        self.typesetter: Any = None
+        self._planned: Any = None
         self._drawn: Any = None
 
     @property
@@ -132,9 +169,22 @@ class Charts:
         """Hand the report to the worker (if any) so that its charts are drawn meanwhile."""
         if self._report is report:
             return
-        self._report, self._drawn = report, None
+        self._report, self._planned, self._drawn = report, None, None
         if self._worker is not None:
             self._worker.send(report)
+
+    def plan(self, report: Report) -> tuple[list, list[tuple[str, object]]]:
+        """The report's charts before drawing, as :func:`plan_report_charts` returns them: names, titles and
+        captions for a page that fetches the SVGs later (the PDF's, render/chart_fetcher.py)."""
+        self.ask(report)
+        if self._planned is None and self._drawn is None and self._worker is not None:
+            try:
+                self._planned = self._worker.planned()
+            except WorkerLost:
+                self._worker = None  # gone without a reply: planned and drawn here, as without one
+        if self._planned is None:
+            self._planned = self._drawn if self._drawn is not None else plan_report_charts(report)
+        return self._planned
 
     def get(self, report: Report) -> tuple[list, list[tuple[str, object]]]:
         """The report's charts, as :func:`draw_report_charts` returns them."""
@@ -146,8 +196,13 @@ class Charts:
             except WorkerLost:
                 self._drawn = None  # the worker is gone (it never replied): draw here, as without one
         if self._drawn is None:
-            self._drawn = draw_report_charts(report)
+            self._drawn = draw_planned(self._planned) if self._planned is not None else draw_report_charts(report)
         return self._drawn
+
+    def take_typesetter(self) -> Any:
+        """The command's typesetting worker, handed over once (None if there is none or it was taken)."""
+        worker, self.typesetter = self.typesetter, None
+        return worker
 
     def close(self) -> None:
         """End a worker that was started and never used (the command ended early, e.g. on bad input): it holds
@@ -155,6 +210,9 @@ class Charts:
         if self._worker is not None:
             self._worker.close(kill=True)
             self._worker = None
+        if self.typesetter is not None:
+            self.typesetter.close(kill=True)
+            self.typesetter = None
 
 
 def serve() -> None:
@@ -175,11 +233,17 @@ def serve() -> None:
     except EOFError:
         return
     try:
-        reply = ("ok", draw_report_charts(report))
+        planned = plan_report_charts(report)
+        _reply(reply_to, ("planned", planned))  # the parent may lay out its page while these are drawn
+        reply = ("ok", draw_planned(planned))
     except Exception as exc:  # noqa: BLE001  (any failure becomes one line; the parent raises it)
         reply = ("error", f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
-    pickle.dump(reply, reply_to, protocol=pickle.HIGHEST_PROTOCOL)
-    reply_to.flush()
+    _reply(reply_to, reply)
     # The reply is out: skip the interpreter's and the JavaScript engine's teardown (about 0.4 s), which the
     # parent would otherwise wait for. Nothing is left to flush or close.
     os._exit(0)
+
+
+def _reply(stream, message: tuple[str, Any]) -> None:
+    pickle.dump(message, stream, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.flush()

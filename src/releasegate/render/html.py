@@ -16,6 +16,7 @@ from markupsafe import Markup
 
 from releasegate.model import Report
 from releasegate.provenance import package_versions
+from releasegate.render.chart_url import CHART_URL
 from releasegate.render.chart_worker import Charts
 from releasegate.render.columns import case_columns
 from releasegate.render.context import build_context
@@ -29,15 +30,19 @@ CSP_INTERACTIVE = CSP_STATIC + "; script-src 'unsafe-inline' 'unsafe-eval'"
 
 
 def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = None,
-                interactive: bool = False, *, charts: Charts | None = None, charts_as_images: bool = False) -> str:
+                interactive: bool = False, *, charts: Charts | None = None, charts_as_images: bool = False,
+                chart_links: bool = False) -> str:
     """Render the HTML release note (SPEC section 6). ``paper`` and ``pdf_variant`` only matter to the PDF
     and are accepted so that one set of options serves every output. ``charts`` is the command's chart owner
-    (render.rendering); without one they are drawn here. ``charts_as_images`` (the PDF's page) places each
-    chart as an ``<img>`` of its SVG as a data: URL instead of inline SVG."""
+    (render.rendering); without one they are drawn here. ``charts_as_images`` places each chart as an
+    ``<img>`` of its SVG as a data: URL instead of inline SVG; ``chart_links`` (the PDF's page) as an ``<img>``
+    of the chart's name (render/chart_url.py), before it is drawn: the PDF's fetcher (render/chart_fetcher.py)
+    waits for the SVG only when WeasyPrint reaches the image, after parsing the page and its styles."""
     # Long lists are cut with a count (render/html_limits.py); the JSON keeps every row.
     context = limit_context(build_context(report, case_limit=MAX_CASE_ROWS, category_limit=MAX_CATEGORY_ROWS,
                                           typographic=True))
-    drawn, drawn_costs = (charts or Charts()).get(report)
+    owner = charts or Charts()
+    drawn, drawn_costs = owner.plan(report) if chart_links else owner.get(report)
     context.update({
         "charts": {c.name: _chart_context(c) for c in drawn},
         # The cost section's contract (render/charts_costs.py): a list of {"title", "svg"}, plus the anchor.
@@ -50,7 +55,9 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
         "renderers": package_versions(RENDER_PACKAGES),
         "case_columns": case_columns,
     })
-    if charts_as_images:
+    if chart_links:
+        _as_links([*context["charts"].values(), *context["cost_charts"]])
+    elif charts_as_images:
         _as_images([*context["charts"].values(), *context["cost_charts"]])
     return environment("html").get_template("report.html").render(context)
 
@@ -73,6 +80,11 @@ def _as_images(charts: list[dict[str, Any]]) -> None:
     for chart in charts:
         data = base64.b64encode(str(chart["svg"]).encode("utf-8")).decode("ascii")
         chart["image"] = Markup('<img src="data:image/svg+xml;base64,{}" alt="{}">').format(data, chart["title"])
+
+
+def _as_links(charts: list[dict[str, Any]]) -> None:
+    for chart in charts:
+        chart["image"] = Markup('<img src="{}{}" alt="{}">').format(CHART_URL, chart["name"], chart["title"])
 
 
 @functools.cache
