@@ -143,3 +143,25 @@ def test_pages_fetch_data_urls_and_named_charts_only(tmp_path):
 def test_print_options_cross_the_pipe():
     options = PrintOptions(size="Letter", pdf_variant="pdf/a-3b", attachment="{}")
     assert pickle.loads(pickle.dumps(options)) == options
+
+
+def _block(page: str, anchor: str) -> str:
+    start = page.index(f'id="{anchor}"')
+    return page[start:page.index("</details>" if "fixed" in anchor else "</table>", start)]
+
+
+def test_paper_keeps_the_broken_cases_answers_and_points_to_the_fixed_ones(report, in_process):
+    from pypdf import PdfReader
+
+    from releasegate.render.html import render_html
+
+    screen, paper = render_html(report), render_html(report, pdf_page=True)
+    for page in (screen, paper):  # every broken case with both releases' answers, on screen and on paper
+        broken = page[page.index('id="cases-1-broken"'):page.index('id="cases-1-fixed"')]
+        rows = broken.count("<tr") - 1  # less the header row
+        assert rows > 0 and broken.count('class="data answer"') == 2 * rows
+    assert _block(screen, "cases-1-fixed").count('class="data answer"') > 0
+    fixed = _block(paper, "cases-1-fixed")
+    assert 'class="data answer"' not in fixed and "answers of these cases are in the HTML and JSON" in fixed
+    text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(in_process)).pages)
+    assert "answers of these cases are in the HTML and JSON reports" in " ".join(text.split())

@@ -31,18 +31,20 @@ CSP_INTERACTIVE = CSP_STATIC + "; script-src 'unsafe-inline' 'unsafe-eval'"
 
 def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = None,
                 interactive: bool = False, *, charts: Charts | None = None, charts_as_images: bool = False,
-                chart_links: bool = False) -> str:
+                pdf_page: bool = False) -> str:
     """Render the HTML release note (SPEC section 6). ``paper`` and ``pdf_variant`` only matter to the PDF
     and are accepted so that one set of options serves every output. ``charts`` is the command's chart owner
     (render.rendering); without one they are drawn here. ``charts_as_images`` places each chart as an
-    ``<img>`` of its SVG as a data: URL instead of inline SVG; ``chart_links`` (the PDF's page) as an ``<img>``
-    of the chart's name (render/chart_url.py), before it is drawn: the PDF's fetcher (render/chart_fetcher.py)
-    waits for the SVG only when WeasyPrint reaches the image, after parsing the page and its styles."""
+    ``<img>`` of its SVG as a data: URL instead of inline SVG. ``pdf_page``: the page the PDF is typeset from,
+    with each chart an ``<img>`` of its name (render/chart_url.py), before it is drawn (the PDF's fetcher,
+    render/chart_fetcher.py, waits for the SVG only when WeasyPrint reaches the image, after parsing the page
+    and its styles), and the fixed cases listed without their answers (paper keeps the broken cases' answers;
+    the fixed cases' are in the HTML and the JSON)."""
     # Long lists are cut with a count (render/html_limits.py); the JSON keeps every row.
     context = limit_context(build_context(report, case_limit=MAX_CASE_ROWS, category_limit=MAX_CATEGORY_ROWS,
                                           typographic=True))
     owner = charts or Charts()
-    drawn, drawn_costs = owner.plan(report) if chart_links else owner.get(report)
+    drawn, drawn_costs = owner.plan(report) if pdf_page else owner.get(report)
     context.update({
         "charts": {c.name: _chart_context(c) for c in drawn},
         # The cost section's contract (render/charts_costs.py): a list of {"title", "svg"}, plus the anchor.
@@ -55,7 +57,8 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
         "renderers": package_versions(RENDER_PACKAGES),
         "case_columns": case_columns,
     })
-    if chart_links:
+    context["pdf_page"] = pdf_page
+    if pdf_page:
         _as_links([*context["charts"].values(), *context["cost_charts"]])
     elif charts_as_images:
         _as_images([*context["charts"].values(), *context["cost_charts"]])

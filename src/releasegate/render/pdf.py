@@ -56,7 +56,7 @@ def _typeset(report: Report, size: str, pdf_variant: str | None, charts: Charts)
                            created=_generated(report) if pdf_variant else None)
     # Charts as SVG images (WeasyPrint's own SVG loader, still vector) rather than inline SVG in the page, named
     # rather than carried: the page is parsed and styled while they are drawn (render/chart_fetcher.py).
-    page_html = render_html(report, charts=charts, chart_links=True)
+    page_html = render_html(report, charts=charts, pdf_page=True)
     worker = charts.take_typesetter()
     if worker is not None and worker.send(("page", page_html, options)):
         try:
