@@ -69,16 +69,11 @@ def _drawn(paths: list[Path]) -> bool:
 @contextlib.contextmanager
 def rendering(paths: list[Path]) -> Iterator[Charts | None]:
     """Around a command: start early what its outputs need and can prepare beside loading and analysis (a
-    chart worker process for HTML and PDF, render/chart_worker.py; a typesetting worker for PDF,
-    render/typeset_worker.py), and stop them if the command ends first.
+    chart worker process for HTML and PDF, render/chart_worker.py), and stop it if the command ends first.
     Yields the command's chart owner (None when no output has charts), for :func:`write_reports`."""
     from releasegate.render.chart_worker import Charts
 
     charts = Charts(start_worker=True) if _drawn(paths) else None
-    if charts is not None and any(path.suffix.lower() == ".pdf" for path in paths):
-        from releasegate.render.typeset_worker import start_typesetter
-
-        charts.typesetter = start_typesetter()  # imports WeasyPrint beside the loading and the analysis
     try:
         yield charts
     finally:

@@ -155,9 +155,6 @@ class Charts:
             except OSError:
                 self._worker = None  # no process could start: draw in process
         self._report: Report | None = None
-        # A PDF's typesetting worker started with the command (render.rendering, render/typeset_worker.py):
-        # the PDF renderer takes it; close() ends it if nothing did.
-        self.typesetter: Any = None
         self._planned: Any = None
         self._drawn: Any = None
 
@@ -199,20 +196,12 @@ class Charts:
             self._drawn = draw_planned(self._planned) if self._planned is not None else draw_report_charts(report)
         return self._drawn
 
-    def take_typesetter(self) -> Any:
-        """The command's typesetting worker, handed over once (None if there is none or it was taken)."""
-        worker, self.typesetter = self.typesetter, None
-        return worker
-
     def close(self) -> None:
         """End a worker that was started and never used (the command ended early, e.g. on bad input): it holds
         nothing of value, so it is killed rather than waited for while it still starts its engine."""
         if self._worker is not None:
             self._worker.close(kill=True)
             self._worker = None
-        if self.typesetter is not None:
-            self.typesetter.close(kill=True)
-            self.typesetter = None
 
 
 def serve() -> None:

@@ -4,8 +4,7 @@ Reproducible: the same report gives the same bytes. The dates come from the repo
 (``dcterms.created``, which honours SOURCE_DATE_EPOCH), fonts are subset by HarfBuzz (libharfbuzz-subset0;
 without it fontTools stamps the current time into each font), and the file identifier is a hash of the content.
 No network: the URL fetcher accepts only ``data:`` URLs and the page's own chart names
-(render/chart_fetcher.py). Typeset in a worker process started with the command when there is one
-(render/typeset_worker.py), else here; the same bytes either way. ``pdf_variant="pdf/a-3b"`` is the audit variant, with
+(render/chart_fetcher.py). ``pdf_variant="pdf/a-3b"`` is the audit variant, with
 the JSON analysis attached (``pdfdetach -list`` shows it).
 """
 
@@ -43,37 +42,33 @@ def render_pdf(report: Report, paper: str = "A4", pdf_variant: str | None = None
 
 def _typeset(report: Report, size: str, pdf_variant: str | None, charts: Charts) -> bytes:
     from releasegate.render.html import render_html
-    from releasegate.render.print_options import PrintOptions
-    from releasegate.render.typeset_worker import TypesetterLost
+    from releasegate.render.json_out import render_json
 
-    charts.ask(report)  # the chart worker draws while the page is written, parsed and styled
-    attachment = None
-    if pdf_variant:
-        from releasegate.render.json_out import render_json
+    charts.ask(report)  # the chart worker draws while WeasyPrint is imported and the page parsed and styled
+    import weasyprint
+    from weasyprint.urls import FatalURLFetchingError
 
-        attachment = render_json(report)
-    options = PrintOptions(size=size, pdf_variant=pdf_variant, attachment=attachment,
-                           created=_generated(report) if pdf_variant else None)
+    from releasegate.render.chart_fetcher import ChartFetcher, unwrap
+
+    fetcher = ChartFetcher(lambda: _svgs(charts, report))
     # Charts as SVG images (WeasyPrint's own SVG loader, still vector) rather than inline SVG in the page, named
-    # rather than carried: the page is parsed and styled while they are drawn (render/chart_fetcher.py).
+    # rather than carried: the page is written, parsed and styled while they are drawn (render/chart_fetcher.py).
     page_html = render_html(report, charts=charts, pdf_page=True)
-    worker = charts.take_typesetter()
-    if worker is not None and worker.send(("page", page_html, options)):
-        try:
-            svgs = _svgs(charts, report)
-        except BaseException:
-            worker.close(kill=True)  # the charts failed: their error is the command's, the page is not needed
-            raise
-        worker.send(("charts", svgs))
-        try:
-            return worker.result()
-        except TypesetterLost:
-            pass  # the worker is gone without a reply: typeset here, as without one
-    elif worker is not None:
-        worker.close(kill=True)
-    from releasegate.render.typeset import typeset
-
-    return typeset(page_html, options, lambda: _svgs(charts, report))
+    html = weasyprint.HTML(string=page_html, url_fetcher=fetcher, base_url=None)
+    page = weasyprint.CSS(string=f"@page {{ size: {size}; }}", url_fetcher=fetcher)
+    options: dict = {"stylesheets": [page], "pdf_identifier": False}
+    if pdf_variant:
+        created = _generated(report)
+        options["pdf_variant"] = pdf_variant
+        options["attachments"] = [weasyprint.Attachment(
+            string=render_json(report), name="analysis.json", url_fetcher=fetcher,
+            description="releasegate analysis, verdicts and provenance (JSON)",
+            created=created, modified=created, relationship="Source")]
+    gc.freeze()  # again, with WeasyPrint's modules and the page now alive too
+    try:
+        return html.write_pdf(**options)
+    except FatalURLFetchingError as exc:
+        raise unwrap(exc) from None  # the chart's own error (a drawing failure), not WeasyPrint's wrapper
 
 
 def _svgs(charts: Charts, report: Report) -> dict[str, str]:

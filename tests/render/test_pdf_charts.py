@@ -1,20 +1,18 @@
-"""The PDF typeset in its worker process is the PDF typeset in process, and every way it can fail fails closed."""
+"""The PDF's page names its charts and WeasyPrint fetches them when it reaches them: the same bytes with the chart
+worker as without it, a chart that cannot be drawn stops the PDF, and paper keeps the broken cases' answers."""
 
 from __future__ import annotations
 
 import base64
 import io
-import pickle
 from pathlib import Path
 
 import pytest
 
 from conftest import build_report, example_files
-from releasegate.render import chart_worker, rendering, typeset_worker
+from releasegate.render import chart_worker, rendering
 from releasegate.render.chart_url import CHART_URL
 from releasegate.render.pdf import render_pdf
-from releasegate.render.print_options import PrintOptions
-from releasegate.render.typeset_worker import TypesetWorker
 
 
 @pytest.fixture(scope="module")
@@ -25,22 +23,22 @@ def report():
 
 @pytest.fixture(scope="module")
 def in_process(report):
-    return render_pdf(report)  # no chart owner: charts drawn and page typeset here
+    return render_pdf(report)  # no chart owner: charts drawn here when the page reaches them
 
 
-def test_worker_typesets_the_same_bytes_as_in_process(report, in_process):
+def test_worker_charts_give_the_same_bytes_as_in_process(report, in_process):
     with rendering([Path("note.pdf")]) as charts:
-        worker = charts.typesetter
-        assert isinstance(worker, TypesetWorker), "a PDF output starts the typesetting worker"
+        worker = charts.worker
         assert render_pdf(report, charts=charts) == in_process
-        assert charts.typesetter is None, "the PDF took the worker"
-    assert worker._process.returncode == 0  # it replied and ended
+    assert worker._process.returncode == 0  # it replied (plan, then charts) and ended
 
 
-def test_a_typesetter_that_dies_is_replaced_by_typesetting_in_process(report, in_process):
+def test_a_worker_that_dies_after_its_plan_is_replaced_by_drawing_in_process(report, in_process, monkeypatch):
+    def lost(self):
+        raise chart_worker.WorkerLost("gone")
+
     with rendering([Path("note.pdf")]) as charts:
-        charts.typesetter._process.kill()
-        charts.typesetter._process.wait()
+        monkeypatch.setattr(chart_worker.ChartWorker, "result", lost)
         assert render_pdf(report, charts=charts) == in_process
 
 
@@ -49,13 +47,9 @@ def test_charts_that_cannot_be_drawn_stop_the_pdf(report, monkeypatch):
         raise RuntimeError("drawing the charts failed: ValueError: no engine")
 
     with rendering([Path("note.pdf")]) as charts:
-        worker = charts.typesetter
         monkeypatch.setattr(chart_worker.ChartWorker, "result", broken)
         with pytest.raises(RuntimeError, match="drawing the charts failed"):
             render_pdf(report, charts=charts)
-    assert worker._process.returncode is not None  # stopped, not left behind
-
-
 def test_charts_that_cannot_be_drawn_stop_the_pdf_in_process(report, monkeypatch):
     def broken(planned):
         raise RuntimeError("no engine")
@@ -75,44 +69,21 @@ def test_plan_names_the_charts_that_get_draws(report):
     assert all(c.svg.startswith("<svg") for c in drawn)
 
 
-def test_unused_typesetter_is_stopped_and_html_starts_none():
-    with rendering([Path("note.pdf")]) as charts:
-        worker = charts.typesetter
-    assert charts.typesetter is None and worker._process.poll() is not None
-    with rendering([Path("note.html")]) as charts:
-        assert charts.typesetter is None
+def _typeset(page: str, svgs) -> bytes:
+    import weasyprint
+    from weasyprint.urls import FatalURLFetchingError
 
+    from releasegate.render.chart_fetcher import ChartFetcher, unwrap
 
-def test_typesetter_error_reaches_the_caller_as_one_line():
-    worker = TypesetWorker()
-    assert worker.send(("page", None, PrintOptions(size="A4")))  # not a page: WeasyPrint cannot read it
-    assert worker.send(("charts", {}))
-    with pytest.raises(RuntimeError, match=r"^typesetting the PDF failed: \w+") as caught:
-        worker.result()
-    assert "\n" not in str(caught.value)
-
-
-def test_typesetter_that_is_told_the_charts_failed_stops_with_an_error():
-    worker = TypesetWorker()
-    page = f'<html><body><img src="{CHART_URL}chart-overall"></body></html>'
-    assert worker.send(("page", page, PrintOptions(size="A4")))
-    assert worker.send(("error", "RuntimeError"))
-    with pytest.raises(RuntimeError, match="the charts could not be drawn"):
-        worker.result()
-
-
-def test_a_lost_typesetter_is_said_so():
-    worker = TypesetWorker()
-    worker._process.kill()
-    worker._process.wait()
-    with pytest.raises(typeset_worker.TypesetterLost):
-        worker.result()
+    try:
+        return weasyprint.HTML(string=page, url_fetcher=ChartFetcher(svgs), base_url=None).write_pdf()
+    except FatalURLFetchingError as exc:
+        raise unwrap(exc) from None
 
 
 def test_pages_fetch_data_urls_and_named_charts_only(tmp_path):
     from pypdf import PdfReader
 
-    from releasegate.render.typeset import typeset
 
     svg = '<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10"><rect width="20" height="10"/></svg>'
     png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
@@ -126,23 +97,18 @@ def test_pages_fetch_data_urls_and_named_charts_only(tmp_path):
 
     page = (f'<html><body><img src="{local.as_uri()}"><img src="{CHART_URL}chart-a">'
             f'<img src="{CHART_URL}chart-a"></body></html>')
-    pdf = typeset(page, PrintOptions(size="A4"), svgs)
+    pdf = _typeset(page, svgs)
     assert asked == [1], "the charts are asked for once, when the first is reached"
     reader = PdfReader(io.BytesIO(pdf))
     xobjects = (reader.pages[0].get("/Resources") or {}).get("/XObject") or {}
     kinds = [x.get_object().get("/Subtype") for x in xobjects.values()]
     assert "/Image" not in kinds, "the local file is never read"
-    without = typeset('<html><body><img src="data:,"></body></html>', PrintOptions(size="A4"), svgs)
+    without = _typeset('<html><body><img src="data:,"></body></html>', svgs)
     drawn = reader.pages[0].get_contents().get_data()
     assert len(drawn) > len(PdfReader(io.BytesIO(without)).pages[0].get_contents().get_data()) + 20, \
         "the named chart is drawn into the page"
     with pytest.raises(ValueError, match="names a chart that was not drawn: 'chart-b'"):
-        typeset(f'<html><body><img src="{CHART_URL}chart-b"></body></html>', PrintOptions(size="A4"), svgs)
-
-
-def test_print_options_cross_the_pipe():
-    options = PrintOptions(size="Letter", pdf_variant="pdf/a-3b", attachment="{}")
-    assert pickle.loads(pickle.dumps(options)) == options
+        _typeset(f'<html><body><img src="{CHART_URL}chart-b"></body></html>', svgs)
 
 
 def _block(page: str, anchor: str) -> str:
