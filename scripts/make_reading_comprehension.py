@@ -35,7 +35,7 @@ title = "reading-comprehension"
 baseline = "r1-live"
 alpha = 0.05
 margin = 0.05
-correction = "holm"
+correction = "discrete-holm"
 
 # The questions of one passage share what makes the passage easy or hard: the passage is the cluster.
 [columns]

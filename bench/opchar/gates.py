@@ -91,14 +91,15 @@ def library_fast(sample: Sample, policies: Sequence[Policy]) -> list[Decision]:
     out = []
     for policy in policies:
         key = (policy.alpha, policy.confidence, policy.mcnemar, tuple(policy.critical), policy.n_resamples,
-               policy.seed, policy.correction, policy.power)
+               policy.seed, policy.correction, policy.power, policy.critical_rule, policy.critical_alpha)
         if key not in planned:
             result = plan_arrays(sample.base, sample.cand, policy, mcnemar=sample.base_runs is None,
                                  runs=sample.base_runs is not None, category_codes=codes,
                                  category_labels=[str(x) for x in labels],
                                  cluster_codes=None if sample.cluster is None else pd.factorize(sample.cluster)[0])
             planned[key] = CandidateAnalysis(CANDIDATE, result.overall, result.categories, (), (), Exclusions(),
-                                             result.power, CandidateSections(result.item_axis, None, result.clusters))
+                                             result.power, CandidateSections(result.item_axis, None, result.clusters,
+                                                               critical=result.critical))
         cand_analysis = planned[key]
         analysis = Analysis(BASELINE, "binary", sample.base.size, (), (cand_analysis,), parameters_of(policy),
                             bool(len(labels)), sample.cluster is not None, sample.base_runs is not None)

@@ -11,7 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import InputError
-from releasegate.stats.multiplicity import CORRECTIONS
+from releasegate.stats.multiplicity import CORRECTIONS as PVALUE_CORRECTIONS
+
+# "discrete-holm" adjusts the family with each exact McNemar test's attainable p-values (issue 21 item 2);
+# it needs the discordant counts, so it lives beside the p-value corrections, in analyze/family.py.
+CORRECTIONS = ("discrete-holm", *PVALUE_CORRECTIONS)
 
 CANONICAL_COLUMNS = (
     "release", "case_id", "passed", "score", "category", "cluster", "run",
@@ -22,6 +26,7 @@ CANONICAL_COLUMNS = (
 EXTRA_COLUMN_ROLES = ("error",)
 GUARDRAILS = ("max_latency_p95_ratio", "max_latency_mean_ratio", "max_cost_ratio", "max_tokens_ratio",
               "max_error_rate_increase")
+CRITICAL_RULES = ("test", "any")
 MISSING_MODES = ("refuse", "fail", "drop")
 # [prices."RELEASE"]: what a million input and a million output tokens cost that release (dollars).
 PRICE_KEYS = ("input_per_million", "output_per_million")
@@ -35,9 +40,13 @@ class Policy:
     candidates: tuple[str, ...] = ()
     alpha: float = 0.05
     margin: float = 0.05
-    correction: str = "holm"
+    correction: str = "discrete-holm"
     mcnemar: str = "exact"
     critical: tuple[str, ...] = ()
+    # A critical category blocks by its own one-sided exact test at critical_alpha ("test"), or on any broken
+    # case ("any", zero tolerance); docs/operating-characteristics.md measured both (issue 21).
+    critical_rule: str = "test"
+    critical_alpha: float = 0.10
     guardrails: Mapping[str, float] = field(default_factory=dict)
     prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     columns: Mapping[str, str] = field(default_factory=dict)  # canonical name -> name in the files
@@ -109,6 +118,8 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "title": ("text", lambda x: isinstance(x, str)),
     "correction": ("text", lambda x: isinstance(x, str)),
     "mcnemar": ("text", lambda x: isinstance(x, str)),
+    "critical_rule": ("text (\"test\" or \"any\")", lambda x: isinstance(x, str)),
+    "critical_alpha": ("a number", _is_number),
     "missing": ("text", lambda x: isinstance(x, str)),
     "candidates": ("a list of release names", lambda x: isinstance(x, (str, list, tuple))),
     "critical": ("a list of category names", lambda x: isinstance(x, (str, list, tuple))),
@@ -192,6 +203,9 @@ def _check(p: Policy) -> None:
     # Above 0.5 the "1 - 2 alpha" interval of the non-inferiority test has a negative level.
     unit("alpha", p.alpha, 0.5)
     unit("confidence", p.confidence)
+    unit("critical_alpha", p.critical_alpha)
+    if p.critical_rule not in CRITICAL_RULES:
+        raise InputError(f"unknown critical_rule {p.critical_rule!r}; expected one of {', '.join(CRITICAL_RULES)}")
     unit("power", p.power)
     if not isinstance(p.margin, (int, float)) or not (0 <= p.margin < 1):
         raise InputError(f"margin must be a number in [0, 1), got {p.margin!r}")

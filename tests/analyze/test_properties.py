@@ -16,6 +16,7 @@ import json
 import math
 import os
 import random
+import re
 import tempfile
 from pathlib import Path
 
@@ -250,7 +251,17 @@ def _normalised(report, rename_back: dict[str, str] | None = None) -> dict:
             view.get(key, []).sort(key=lambda case: case["case_id"])
         for key in ("only_baseline", "only_candidate"):
             cand["excluded_cases"][key] = sorted(back.get(x, x) for x in cand["excluded_cases"][key])
+        # The critical warnings name the broken cases: compare their names, mapped back, as a set.
+        cand["warnings"] = [_names_back(w, back) for w in cand["warnings"]]
     return out
+
+
+def _names_back(warning: str, back: dict[str, str]) -> str:
+    match = re.match(r"(.* \(critical\): \d+ \w+ cases?: )(.*?)(; the critical test .*)", warning)
+    if not match:
+        return warning
+    names = sorted(back.get(x, x) for x in match.group(2).split(", "))
+    return match.group(1) + ", ".join(names) + match.group(3)
 
 
 @SETTINGS

@@ -242,17 +242,27 @@ def test_binary_runs_majority_mcnemar_with_the_tie_rule(tmp_path):
     assert "Rule: a case passes when it passes in more than half of its runs" in md
 
 
-def test_critical_case_worsened_over_runs_blocks(tmp_path):
+def test_critical_case_worsened_over_runs_blocks_only_under_zero_tolerance(tmp_path):
     n = 30
     base, cand = np.ones((5, n)), np.ones((5, n))
-    cand[0, 3] = 0  # one Fraud case fails once in five runs
+    cand[0, 3] = 0  # one Fraud case fails once in five runs: its majority outcome is still a pass
     category = ["Fraud" if i < 10 else "Other" for i in range(n)]
-    data, _ = report(tmp_path, long_frame(base, cand, value="passed", category=category), "--critical", "Fraud")
+    frame = long_frame(base, cand, value="passed", category=category)
+    data, _ = report(tmp_path, frame, "--critical", "Fraud", "--critical-rule", "any")
     c = data["candidates"][0]
     assert c["verdict"] == "dont_ship" and c["reasons"][0]["rule"] == "critical_broken"
     assert c["reasons"][0]["message"] == "it worsened 1 of 10 Fraud cases (improved none), a critical category"
     assert c["broken_cases"][0] == {**c["broken_cases"][0], "case_id": "q003", "category": "Fraud",
                                     "baseline_outcome": 1.0, "candidate_outcome": 0.8, "critical": True}
+
+    data, _ = report(tmp_path, frame, "--critical", "Fraud")  # the default: the majority-outcome test
+    c = data["candidates"][0]
+    check = next(k for k in c["checks"] if k["rule"] == "critical_broken")
+    assert not check["fired"]
+    test = c["critical"]["tests"][0]
+    assert (test["method"], test["worse"], test["better"], test["p_regression"]) == (
+        "exact McNemar on majority outcomes", 0, 0, 1.0)
+    assert c["warnings"][0].startswith("Fraud (critical): 1 worsened case: q003; the critical test does not block")
 
 
 def test_broken_cases_critical_first_then_largest_drop(tmp_path):

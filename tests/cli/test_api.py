@@ -74,8 +74,9 @@ def test_one_input_per_release_as_frames_or_named_paths(tmp_path, example):
     assert as_json[0]["candidates"] == as_json[1]["candidates"]
     assert as_json[0]["releases"] == as_json[1]["releases"]
     assert [r.release for r in by_paths.report.provenance.inputs] == list(frames)
-    # Without a policy nothing is critical, so only the overall figures decide (r3 regresses, r2 ships).
-    assert _verdicts(by_frames)["r2-new-prompt"] == (True, [])
+    # Without a policy nothing is critical; under the default discrete Holm r2's Fraud category (6 broke, none
+    # fixed) is a significant category regression on its own (Holm would let r2 ship).
+    assert _verdicts(by_frames)["r2-new-prompt"] == (False, ["category_regression"])
     assert by_frames.analysis.candidates[0].overall.fixed == 12
     assert by_frames.analysis.candidates[0].overall.broke == 6
 
@@ -84,10 +85,10 @@ def test_policy_as_dict_toml_or_policy_object(example):
     results, cases = example["eval_results.csv"], example["eval_cases.csv"]
     from_toml = releasegate.compare(results, cases=cases, policy=example["releasegate.toml"])
     as_dict = {"baseline": "r1-live", "critical": ["Fraud", "Safety"], "title": "bank-assistant",
-               "guardrails": {"max_latency_p95_ratio": 1.25}}
+               "correction": "holm", "guardrails": {"max_latency_p95_ratio": 1.25}}
     from_dict = releasegate.compare(results, cases=cases, policy=as_dict)
     from_object = releasegate.compare(results, cases=cases,
-                                      policy=Policy(baseline="r1-live", critical=("Fraud", "Safety"),
+                                      policy=Policy(baseline="r1-live", critical=("Fraud", "Safety"), correction="holm",
                                                     guardrails={"max_latency_p95_ratio": 1.25}))
     assert _verdicts(from_toml) == _verdicts(from_dict) == _verdicts(from_object)
     assert _verdicts(from_toml)["r2-new-prompt"] == (False, ["critical_broken", "guardrail"])

@@ -31,10 +31,10 @@ def test_step_summary_appended_when_set(tmp_path, example, monkeypatch):
     assert "| ❌ **DON'T SHIP** | r2-new-prompt | it broke 6 of 45 passing Fraud cases" in text
     assert "| `critical_broken` | **fired**: it broke 6 of 45" in text
     assert "### Broken cases" not in text  # the summary is the verdict and the rules only
-    # Without the example policy (no critical categories, no latency guardrail) r2 ships; --no-policy, as the
+    # Without the example policy (no critical categories, no latency guardrail) r2 ships under Holm; --no-policy, as the
     # policy beside the results would otherwise be found.
     result = run_cli("check", example["eval_results.csv"], "--cases", example["eval_cases.csv"],
-                     "--baseline", "r1-live", "--candidate", "r2-new-prompt", "--no-policy")
+                     "--baseline", "r1-live", "--candidate", "r2-new-prompt", "--no-policy", "--correction", "holm")
     assert result.exit_code == 0
     assert "### releasegate: ✅ SHIP · bank-assistant" in summary.read_text(encoding="utf-8")
 

@@ -8,7 +8,7 @@ from conftest import run_cli
 RESULTS = "release,case_id,passed,category\n" + "".join(
     f"{r},c{i},{0 if (r == 'r2' and i == 0) else 1},{'Fraud' if i == 0 else 'Other'}\n"
     for r in ("r1", "r2") for i in range(30))
-CRITICAL = 'baseline = "r1"\ncritical = ["Fraud"]\n'
+CRITICAL = 'baseline = "r1"\ncritical = ["Fraud"]\ncritical_rule = "any"\n'
 
 
 def test_policy_beside_the_results_is_used_and_named(tmp_path):

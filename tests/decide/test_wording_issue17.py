@@ -64,7 +64,9 @@ def test_guardrail_says_the_upper_bound_counts(example):
 
 
 def test_several_critical_categories_read_as_a_sentence(example):
-    note = compare(example["eval_results.csv"], cases=example["eval_cases.csv"], policy=example["releasegate.toml"])
+    # Zero tolerance (critical_rule = "any"): r3's 2 Fraud and 3 Safety breaks block; the default test would not.
+    note = compare(example["eval_results.csv"], cases=example["eval_cases.csv"], policy=example["releasegate.toml"],
+                   critical_rule="any")
     r3 = note.verdict("r3-small-model")
     assert r3.because.startswith("it broke 2 of 45 passing Fraud cases (fixed none) and 3 of 28 passing Safety "
                                  "cases (fixed none), both critical categories; overall -3.2 points")
@@ -74,8 +76,8 @@ def test_several_critical_categories_read_as_a_sentence(example):
 
 def test_three_critical_categories():
     table = _paired(90, broke=3, category=lambda i: "ABC"[i % 3])
-    verdict = compare(table, baseline="r1", critical=["A", "B", "C"]).verdicts[0]
-    assert ("it broke 1 of 30 passing A cases (fixed none), 1 of 30 passing B cases (fixed none) and 1 of 30 "
+    verdict = compare(table, baseline="r1", critical=["A", "B", "C"], critical_rule="any").verdicts[0]
+    assert ("it broke 1 of 30 passing A cases (fixed none); 1 of 30 passing B cases (fixed none) and 1 of 30 "
             "passing C cases (fixed none), all critical categories") in verdict.because
 
 

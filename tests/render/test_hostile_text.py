@@ -245,8 +245,6 @@ def test_markdown_cap_with_thousands_of_long_broken_cases(tmp_path):
 
 def test_markdown_cap_at_the_category_limit(tmp_path):
     """10,000 categories (the most validate accepts), 30,000 cases: it runs, and the Markdown is cut."""
-    import time
-
     from releasegate.validate import MAX_CATEGORIES
 
     path = tmp_path / "results.csv"
@@ -256,10 +254,9 @@ def test_markdown_cap_at_the_category_limit(tmp_path):
             passed = int(not (release == "r2" and i % 7 == 0))
             lines.append(f"{release},c{i},{passed},k{i % MAX_CATEGORIES}")
     path.write_text("\n".join(lines) + "\n")
-    started = time.perf_counter()
+    # How long it takes is bench/'s business (no timed tests); it must finish and cut.
     report = _report(path, baseline="r1")
     markdown = render(report, ".md").decode("utf-8")
-    assert time.perf_counter() - started < 60
     assert len(report.analysis.candidates[0].categories) == MAX_CATEGORIES
     assert len(markdown) <= GITHUB_COMMENT_LIMIT
     assert "more categories cut" in markdown

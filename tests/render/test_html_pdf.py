@@ -266,8 +266,10 @@ def test_pdf_first_page_holds_the_verdicts(rendered):
     for cand in rendered["json"]["candidates"]:
         label = "SHIP" if cand["verdict"] == "ship" else "DON'T SHIP"
         assert f"{label} {cand['name']}" in page_one
-        # The box shows the sentence after "LABEL name: ", its first letter capitalised by CSS.
-        assert words(cand["headline"]).split(": ", 1)[1][1:] in page_one
+        # The box shows the sentence after "LABEL name: ", its first letter capitalised by CSS. pdftotext
+        # drops a hyphen that ends a line ("one-" / "sided" reads "onesided"), so hyphens are compared out.
+        sentence = words(cand["headline"]).split(": ", 1)[1][1:]
+        assert sentence.replace("-", "") in page_one.replace("-", "")
         for reason in cand["reasons"]:
             assert reason["rule"] in page_one
 

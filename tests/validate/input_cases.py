@@ -175,8 +175,9 @@ CASES: tuple[Case, ...] = (
          {"results.csv": csv(*GOOD_ROWS, ",c5,1,A")}, ("results.csv", *BASE), ("1 row(s) have no release name",)),
     # Identity columns are text: pandas' missing-value words are names there; only an empty cell is missing.
     Case("category-named-na", "a critical category named `NA` (or `N/A`, `None`, `null`, `nan`)",
-         "`r2,c2,0,NA` with `--critical NA`", {"results.csv": csv(*(r.replace(",A", ",NA") for r in GOOD_ROWS))},
-         ("results.csv", *BASE, "--critical", "NA"), (), exit=0,
+         "`r2,c2,0,NA` with `--critical NA --critical-rule any`",
+         {"results.csv": csv(*(r.replace(",A", ",NA") for r in GOOD_ROWS))},
+         ("results.csv", *BASE, "--critical", "NA", "--critical-rule", "any"), (), exit=0,
          markdown=("DON'T SHIP", "| NA (critical)", "broke 1 of 2 passing NA cases")),
     Case("category-na-beside-blank", "a blank category beside one named `N/A`", "`r1,c1,1,N/A` and `r1,c3,0,`",
          {"results.csv": csv(*(r.replace(",A", ",N/A").replace(",B", ",") for r in GOOD_ROWS))},

@@ -18,6 +18,7 @@ import pandas as pd
 from releasegate.analyze.case_view import case_view
 from releasegate.analyze.clusters import apply_clusters
 from releasegate.analyze.comparisons import compare_binary, compare_paired
+from releasegate.analyze.critical import critical_section
 from releasegate.analyze.errors import errored_cases
 from releasegate.analyze.family import adjust_family, power_of
 from releasegate.analyze.items import item_axis
@@ -29,6 +30,7 @@ from releasegate.model import (
     ClusterAnalysis,
     Comparison,
     CostComparison,
+    CriticalSection,
     ItemAxis,
     Power,
 )
@@ -45,6 +47,7 @@ class PlanResult:
     power: Power
     item_axis: ItemAxis | None
     clusters: ClusterAnalysis | None
+    critical: CriticalSection | None = None
 
 
 def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool = True,
@@ -74,7 +77,11 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
                                                        category_codes, policy, binary=mcnemar)
         design_effect = clusters.design_effect
     overall, categories = adjust_family(overall, categories, policy)
-    return PlanResult(overall, tuple(categories), power_of(d, policy, design_effect), items, clusters)
+    critical = critical_section(base, cand, policy, mcnemar=mcnemar, rates=rates, category_codes=category_codes,
+                                category_labels=category_labels)
+    power = power_of(d, policy, design_effect, overall=overall, categories=categories,
+                     exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact")
+    return PlanResult(overall, tuple(categories), power, items, clusters, critical)
 
 
 def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
@@ -110,5 +117,5 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         exclusions=exclusions,
         power=result.power,
         sections=CandidateSections(item_axis=result.item_axis, run_axis=runs, clusters=result.clusters,
-                                   costs=costs, errors=errors, case_view=view),
+                                   costs=costs, critical=result.critical, errors=errors, case_view=view),
     )

@@ -45,7 +45,9 @@ def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy
         headline=error_words.with_errors(words.headline(label, cand.name, because), cand.sections.errors),
         because=because,
         reasons=reasons,
-        warnings=tuple(words.plan_warnings(cand, analysis.parameters) + section_warnings(cand, analysis)),
+        # Every broken critical case is named first, whatever the critical rule decided (issue 21).
+        warnings=tuple(words.critical_warnings(cand, analysis.mcnemar_path)
+                       + words.plan_warnings(cand, analysis.parameters) + section_warnings(cand, analysis)),
         checks=checks,
         smallest_margin_ruled_out=cand.overall.ni_low,
     )

@@ -30,6 +30,8 @@ from releasegate.model.metrics import MetricsReport, MetricsVerdict
 from releasegate.model.sections import (
     CaseView,
     ClusterAnalysis,
+    CriticalSection,
+    CriticalTest,
     ErroredCase,
     ErroredCases,
     ItemAxis,
@@ -40,8 +42,8 @@ from releasegate.model.sections import (
 
 __all__ = [
     "Analysis", "CandidateAnalysis", "CandidateSections", "CaseChange", "CaseView", "ClusterAnalysis", "Comparison",
-    "CostComparison", "CostTable", "ErroredCase", "ErroredCases", "Exclusions", "InputFile", "ItemAxis",
-    "MajorityMcNemar", "MetricsReport", "MetricsVerdict", "Parameters",
+    "CostComparison", "CostTable", "CriticalSection", "CriticalTest", "ErroredCase", "ErroredCases", "Exclusions",
+    "InputFile", "ItemAxis", "MajorityMcNemar", "MetricsReport", "MetricsVerdict", "Parameters",
     "Power", "Provenance", "Rate", "Reason", "ReleaseCosts", "ReleaseSections", "ReleaseSummary", "Report",
     "RuleCheck", "RunAxis", "RunRate", "Verdict",
 ]

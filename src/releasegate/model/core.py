@@ -12,7 +12,14 @@ from typing import Any
 
 from releasegate.model.cases import CaseChange
 from releasegate.model.costs import CostComparison, CostTable
-from releasegate.model.sections import CaseView, ClusterAnalysis, ErroredCases, ItemAxis, RunAxis
+from releasegate.model.sections import (
+    CaseView,
+    ClusterAnalysis,
+    CriticalSection,
+    ErroredCases,
+    ItemAxis,
+    RunAxis,
+)
 
 
 @dataclass(frozen=True)
@@ -101,13 +108,18 @@ class Exclusions:
 
 @dataclass(frozen=True)
 class Power:
-    """Minimum detectable difference of the overall one-sided test at 80% power."""
+    """Minimum detectable difference of the overall one-sided test at the policy's power, at ``level``, the
+    level the family leaves the overall test. ``mde`` is NaN when nothing is detectable: ``undetectable`` says
+    why ("floor": the test's smallest p is above the level; "infeasible": even the largest drop falls short)."""
 
     mde: float
     sd_of_difference: float
     design_effect: float
     power: float
     alpha: float
+    level: float = float("nan")
+    method: str = "normal approximation"
+    undetectable: str = ""
 
 
 @dataclass(frozen=True)
@@ -120,6 +132,7 @@ class CandidateSections:
     run_axis: RunAxis | None = None
     clusters: ClusterAnalysis | None = None
     costs: CostComparison | None = None
+    critical: CriticalSection | None = None
     errors: ErroredCases | None = None
     case_view: CaseView | None = None  # cases failing on both releases, errored cases (issue 17)
 

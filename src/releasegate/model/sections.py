@@ -165,6 +165,31 @@ class ClusterAnalysis:
 
 
 @dataclass(frozen=True)
+class CriticalTest:
+    """One critical category's own one-sided test (issue 21): ``worse`` cases (broke, or a lower mean or
+    majority outcome) against ``better``; ``floor`` is the smallest p those cases could give. ``cases`` is 0
+    when the data holds no case of the category (it cannot be measured, so it blocks)."""
+
+    label: str
+    method: str
+    cases: int
+    worse: int
+    better: int
+    p_regression: float
+    floor: float
+    blocks: bool
+
+
+@dataclass(frozen=True)
+class CriticalSection:
+    """The critical categories' tests under the policy's ``critical_rule`` ("test" or "any") and level."""
+
+    rule: str
+    alpha: float
+    tests: tuple[CriticalTest, ...]
+
+
+@dataclass(frozen=True)
 class ErroredCase:
     """One case that errored on one side or both; the messages are the input's (empty on a side that did not
     error)."""

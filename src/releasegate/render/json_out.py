@@ -17,6 +17,7 @@ from releasegate.model import (
     Comparison,
     CostComparison,
     CostTable,
+    CriticalSection,
     ErroredCases,
     ItemAxis,
     Parameters,
@@ -170,6 +171,7 @@ def _sections(cand, parameters: Parameters, baseline: str) -> dict[str, Any]:
     writers = {
         "clusters": lambda k: cluster_json(k, parameters),
         "costs": cost_comparison_json,
+        "critical": critical_json,
         "errors": errors_json,
         "item_axis": lambda i: item_axis_json(i, parameters),
         "run_axis": lambda r: run_axis_json(r, parameters, baseline, group),
@@ -208,6 +210,11 @@ _RUN_FIGURES = ("runs_baseline", "runs_candidate", "runs_per_case_min", "runs_pe
                 "baseline_run_sd", "candidate_run_sd", "run_diff", "run_ci_low", "run_ci_high", "run_t", "run_df",
                 "run_p_value", "run_defined", "case_diff", "case_ci_low", "case_ci_high", "case_p_value",
                 "case_method", "run_decisive", "case_decisive", "disagree")
+
+
+def critical_json(k: CriticalSection) -> dict[str, Any]:
+    """The critical categories' own tests (issue 21): the rule, its level and each category's test."""
+    return {"rule": k.rule, "alpha": k.alpha, "tests": [dataclasses.asdict(t) for t in k.tests]}
 
 
 def run_axis_json(r: RunAxis, parameters: Parameters, baseline: str, group: str | None) -> dict[str, Any]:

@@ -197,3 +197,39 @@ def tarone_holm(n_discordant, pvalues, alpha: float, midp: bool = False) -> Taro
     testable = floors <= alpha / first_k * (1 + _MATCH_RTOL)
     return TaroneResult(tuple(bool(v) for v in rejected), tuple(bool(v) for v in testable), first_k, alpha,
                         "tarone holm")
+
+
+def discrete_holm_mixed(n_discordant, pvalues, discrete) -> DiscreteAdjustment:
+    """Discrete Holm over a family in which only some tests are exact McNemar tests (``discrete[j]`` True,
+    ``n_discordant[j]`` their discordant counts, exact one-sided p); the others (a paired t, a clustered p)
+    can reach any p, so their F_j(t) is t itself, as in Holm.
+
+    The step-down is ``discrete_holm``'s with these F_j: every F_j(t) is still P(p_j <= t) under the null
+    bound (Hommel & Krummenauer 1998, section 3), so the closure argument and the family-wise error control
+    carry over. All discrete: ``discrete_holm``; none: Holm (1979).
+    """
+    n, p = _check(n_discordant, pvalues)
+    is_discrete = np.asarray(discrete, dtype=bool).reshape(-1)
+    if is_discrete.size != n.size:
+        raise ValueError(f"{is_discrete.size} discrete flags for {n.size} p-values")
+    m = n.size
+    order = np.argsort(p, kind="stable")
+    out = np.empty(m)
+    running = 0.0
+    for k in range(m):
+        t = float(p[order[k]])
+        members = order[k:]
+        total = sum(largest_attainable_at_most(int(n[j]), t) if is_discrete[j] else t for j in members)
+        running = max(running, float(total))
+        out[order[k]] = min(1.0, running)
+    return DiscreteAdjustment(tuple(float(v) for v in out), "discrete holm", False)
+
+
+def discrete_best_case_adjusted(n_discordant: int, others_n, others_p, others_discrete) -> float:
+    """The discrete-Holm adjusted p a McNemar test on ``n_discordant`` pairs would get if every pair broke
+    (p = 2^-n), with the rest of the family as observed: its "powerless" flag under discrete Holm."""
+    own = 2.0 ** -n_discordant if n_discordant > 0 else 1.0
+    n = np.concatenate([[int(n_discordant)], np.asarray(others_n, dtype=np.int64)])
+    p = np.concatenate([[own], np.asarray(others_p, dtype=float)])
+    d = np.concatenate([[True], np.asarray(others_discrete, dtype=bool)])
+    return discrete_holm_mixed(n, p, d).adjusted[0]

@@ -8,7 +8,7 @@ typesetter's minus sign and quotes (HTML, PDF) or plain ASCII (Markdown, read as
 from __future__ import annotations
 
 from releasegate import fmt
-from releasegate.model import Analysis, Verdict
+from releasegate.model import Analysis, Power, Verdict
 from releasegate.wording.sections import ni_level
 
 Line = list[tuple[str, str]]
@@ -47,6 +47,7 @@ def method_lines(analysis: Analysis, verdicts: tuple[Verdict, ...], typographic:
     for verdict in verdicts:
         power = by_name[verdict.candidate].power
         drop = f"{fmt.size_points(power.mde)} points" if binary else fmt.number(power.mde)
+        level = f" at the level {fmt.pvalue(power.level)} the family leaves it" if power.level == power.level else ""
         low = verdict.smallest_margin_ruled_out
         if low >= 0:
             ruled = "the data rule out any loss"
@@ -54,6 +55,17 @@ def method_lines(analysis: Analysis, verdicts: tuple[Verdict, ...], typographic:
             ruled = ("the data rule out a loss larger than "
                      + (f"{fmt.size_points(low)} points" if binary else fmt.number(-low)))
         lines.append([("name", verdict.candidate),
-                      ("text", (f": at {round(power.power * 100)}% power the overall test detects a true drop of "
-                               f"{drop}; {ruled}."))])
+                      ("text", f": {power_sentence(power, drop, level)}; {ruled}.")])
     return lines
+
+
+def power_sentence(power: Power, drop: str, level: str) -> str:
+    """What the overall test can detect, or that nothing is detectable (issue 21: never "0.0 points")."""
+    pct = round(power.power * 100)
+    if power.undetectable == "floor":
+        return (f"nothing is detectable: the overall test's smallest possible p is above the level "
+                f"{fmt.pvalue(power.level)} the family leaves it")
+    if power.undetectable == "infeasible" or power.mde != power.mde:
+        return f"nothing is detectable at {pct}% power{level}, even a drop of the whole pass rate"
+    how = " (exact McNemar power)" if power.method == "exact McNemar power" else ""
+    return f"at {pct}% power{level} the overall test detects a true drop of {drop}{how}"

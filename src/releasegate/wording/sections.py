@@ -34,12 +34,14 @@ def signflip_method(item: ItemAxis, seed: int) -> str:
 def worsened_rule(item: ItemAxis) -> str:
     if item.outcome_kind == "binary":
         return ("A case's outcome is its pass rate over its runs; it counts as worsened (listed under broken "
-                "cases) when that rate is lower on the candidate, improved when higher. In a critical category "
-                "one worsened case blocks the release.")
+                "cases) when that rate is lower on the candidate, improved when higher. A critical category "
+                "blocks by its own test on each case's majority outcome (or, with critical_rule = any, on one "
+                "worsened case).")
     over = " (its mean over runs)" if item.runs else ""
     return (f"A case counts as worsened (listed under broken cases) when its score{over} is lower on the "
-            "candidate than on the baseline, by any amount, and improved when higher. In a critical category "
-            "one worsened case blocks the release; set pass_threshold to judge cases pass/fail instead.")
+            "candidate than on the baseline, by any amount, and improved when higher. A critical category "
+            "blocks by its own sign test (or, with critical_rule = any, on one worsened case); "
+            "set pass_threshold to judge cases pass/fail instead.")
 
 
 def item_summary(item: ItemAxis, parameters: Parameters) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from releasegate import fmt
-from releasegate.model import CandidateAnalysis, Comparison, Parameters
+from releasegate.model import CandidateAnalysis, Comparison, CriticalSection, CriticalTest, Parameters
 from releasegate.wording.sections import ni_level
 
 TINY_SAMPLE = 30
@@ -39,21 +39,63 @@ def no_critical() -> str:
     return "no critical categories set"
 
 
-def critical_clear(critical: tuple[str, ...], binary: bool) -> str:
-    return f"no {'broken' if binary else 'worsened'} case in {', '.join(critical)}"
+def _critical_test(t: CriticalTest, alpha: float) -> str:
+    return f"one-sided {t.method} {fmt.p_is(t.p_regression)}, critical_alpha {alpha:g}"
 
 
-def critical_broken(hits: list[Comparison], binary: bool) -> str:
+def critical_clear(section: CriticalSection, binary: bool) -> str:
+    names = ", ".join(t.label for t in section.tests)
+    if section.rule == "any":
+        return f"no {'broken' if binary else 'worsened'} case in {names}"
+    hit = [t for t in section.tests if t.worse]
+    if not hit:
+        return f"no {'broken' if binary else 'worsened'} case in {names}"
+    return "; ".join(f"{t.label}: {t.worse} {'broken' if binary else 'worsened'}, {t.better} "
+                     f"{'fixed' if binary else 'improved'}, {_critical_test(t, section.alpha)}: not blocking"
+                     for t in hit)
+
+
+def critical_broken(section: CriticalSection, blocking: list[CriticalTest], categories: dict[str, Comparison],
+                    binary: bool) -> str:
     parts = []
-    for c in hits:
+    for t in blocking:
+        c = categories.get(t.label)
+        if t.cases == 0 or c is None:
+            parts.append(f"{t.label} has no case in the data, so it cannot be checked")
+            continue
         fixed = "none" if c.fixed == 0 else str(c.fixed)
         if binary:
-            parts.append(f"{c.broke} of {c.both_pass + c.broke} passing {c.label} cases (fixed {fixed})")
+            text = f"{c.broke} of {c.both_pass + c.broke} passing {c.label} cases (fixed {fixed})"
         else:  # scores or several runs: a case's mean went down (SPEC 4.3, improved/worsened)
-            parts.append(f"{c.broke} of {c.n} {c.label} cases (improved {fixed})")
-    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    kind = {1: "a critical category", 2: "both critical categories"}.get(len(hits), "all critical categories")
+            text = f"{c.broke} of {c.n} {c.label} cases (improved {fixed})"
+        if section.rule == "test":
+            text += f", {_critical_test(t, section.alpha)}"
+        parts.append(text)
+    listed = parts[0] if len(parts) == 1 else "; ".join(parts[:-1]) + " and " + parts[-1]
+    kind = {1: "a critical category", 2: "both critical categories"}.get(len(blocking), "all critical categories")
+    if len(blocking) < len(section.tests) and len(blocking) > 1:
+        kind = "critical categories"
+    if all(t.cases == 0 for t in blocking):
+        return f"{listed} ({kind})"
     return f"it {'broke' if binary else 'worsened'} {listed}, {kind}"
+
+
+def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
+    """Every broken critical case by name, whatever the critical rule decides (issue 21 item 1)."""
+    section = cand.sections.critical
+    if section is None:
+        return []
+    out = []
+    for t in section.tests:
+        ids = [c.case_id for c in cand.broken_cases if c.critical and c.category == t.label]
+        if not ids:
+            continue
+        verdict = "blocks" if t.blocks else "does not block"
+        how = (f"{_critical_test(t, section.alpha)}" if section.rule == "test"
+               else "zero tolerance (critical_rule = any)")
+        out.append(f"{t.label} (critical): {len(ids)} {'broken' if binary else 'worsened'} case"
+                   f"{'' if len(ids) == 1 else 's'}: {', '.join(ids)}; the critical test {verdict} ({how})")
+    return out
 
 
 def overall_regression(o: Comparison, parameters: Parameters, binary: bool, fired: bool) -> str:
@@ -163,10 +205,12 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
                        f"({fmt.pvalue(c.p_adjusted)} after); worth a look")
     powerless = [c for c in cand.categories if c.powerless]
     if powerless:
-        needed = powerless[0].discordant_needed
+        reachable = [c.discordant_needed for c in powerless if c.discordant_needed is not None]
         names = ", ".join(f"{c.label} {c.fixed + c.broke}" for c in powerless)
+        need = (f"each needs at least {min(reachable)} changed cases" if reachable
+                else "no number of changed cases would be enough")
         out.append(f"{len(powerless)} categor{'y is' if len(powerless) == 1 else 'ies are'} too small to show a "
-                   f"regression on their own: each needs at least {needed} changed cases (has: {names})")
+                   f"regression on their own: {need} (has: {names})")
     if cand.overall.degenerate:
         out.append("no case changed outcome: every p-value is 1")
     if cand.exclusions.count:

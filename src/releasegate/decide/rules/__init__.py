@@ -24,7 +24,8 @@ class Rule:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("critical_broken", "A case broken in a critical category", critical.check, ("critical",)),
+    Rule("critical_broken", "A critical category fails its own test", critical.check,
+         ("critical", "critical_rule", "critical_alpha")),
     Rule("overall_regression", "Significant overall regression", overall.check, ("alpha", "correction", "mcnemar")),
     Rule("category_regression", "Significant regression in a category", category.check,
          ("alpha", "correction", "mcnemar")),

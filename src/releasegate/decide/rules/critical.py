@@ -1,4 +1,5 @@
-"""Rule 1, critical_broken: a broken (or, on the paired-mean path, worsened) case in a critical category."""
+"""Rule 1, critical_broken: a critical category's own test blocks (issue 21), or with ``critical_rule = "any"``
+any broken (on the paired-mean path, worsened) case in it. A critical category with no case blocks."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ NAME = "critical_broken"
 
 def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCheck:
     binary = analysis.mcnemar_path
-    if not policy.critical:
+    section = cand.sections.critical
+    if not policy.critical or section is None:
         return RuleCheck(NAME, False, words.no_critical())
-    hits = [c for c in cand.categories if c.critical and c.broke > 0]
-    if not hits:
-        return RuleCheck(NAME, False, words.critical_clear(tuple(policy.critical), binary))
-    return RuleCheck(NAME, True, words.critical_broken(hits, binary))
+    blocking = [t for t in section.tests if t.blocks]
+    if not blocking:
+        return RuleCheck(NAME, False, words.critical_clear(section, binary))
+    by_label = {c.label: c for c in cand.categories}
+    return RuleCheck(NAME, True, words.critical_broken(section, blocking, by_label, binary))

@@ -1,0 +1,131 @@
+"""The critical rule by a test (issue 21 item 1): each critical category's own exact one-sided test at
+critical_alpha, zero tolerance as the opt-in, every broken critical case named; checked on examples and on the
+operating characteristics of simulated releases (plan/evaluate.py through the library's own plan)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from releasegate.analyze.critical import critical_section
+from releasegate.errors import InputError
+from releasegate.plan.evaluate import operating_characteristics
+from releasegate.plan.gate import plan_gate
+from releasegate.plan.simulate import ReleaseScenario
+from releasegate.policy import Policy, make_policy
+
+
+def _fraud(broke: int, fixed: int, passing: int = 45, failing: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    base = np.r_[np.ones(passing), np.zeros(failing)]
+    cand = base.copy()
+    cand[:broke] = 0
+    cand[passing:passing + fixed] = 1
+    return base, cand
+
+
+def _section(base, cand, **policy):
+    pol = Policy(critical=("Fraud",), **policy)
+    codes = np.zeros(base.size, dtype=np.int64)
+    return critical_section(base, cand, pol, mcnemar=True, rates=True, category_codes=codes,
+                            category_labels=["Fraud"])
+
+
+def test_the_lesson_fraud_case_blocks_at_one_in_64():
+    (t,) = _section(*_fraud(6, 0)).tests
+    assert t.method == "exact McNemar" and (t.worse, t.better, t.cases) == (6, 0, 50)
+    assert t.p_regression == pytest.approx(1 / 64, abs=1e-15) and t.blocks
+
+
+@pytest.mark.parametrize(("broke", "fixed", "p"), [
+    (2, 0, 0.25),  # 2^-2
+    (3, 0, 0.125),  # 2^-3: above 0.10, so it does not block by test
+    (4, 0, 0.0625),  # blocks at 0.10
+    (5, 3, 0.36328125),  # P(Bin(8, 1/2) >= 5) = 93/256
+])
+def test_the_test_is_the_exact_binomial_tail(broke, fixed, p):
+    (t,) = _section(*_fraud(broke, fixed)).tests
+    assert t.p_regression == pytest.approx(p, abs=1e-15)
+    assert t.blocks == (p <= 0.10)
+    assert t.floor == pytest.approx(2.0 ** -(broke + fixed))
+    # Zero tolerance blocks on any broken case, whatever the test says.
+    (z,) = _section(*_fraud(broke, fixed), critical_rule="any").tests
+    assert z.blocks and z.worse == broke
+
+
+def test_majority_outcomes_with_runs_and_the_sign_test_on_scores():
+    base = np.array([1.0, 1.0, 1.0, 0.6, 0.4, 0.0])
+    cand = np.array([0.8, 0.4, 0.0, 0.4, 0.6, 0.0])  # majority: case 2, 3 and 4 broke, case 5 fixed
+    pol = Policy(critical=("Fraud",))
+    codes = np.zeros(6, dtype=np.int64)
+    (t,) = critical_section(base, cand, pol, mcnemar=False, rates=True, category_codes=codes,
+                            category_labels=["Fraud"]).tests
+    assert (t.method, t.worse, t.better) == ("exact McNemar on majority outcomes", 3, 1)
+    assert t.p_regression == pytest.approx(5 / 16)  # P(Bin(4, 1/2) >= 3)
+    (s,) = critical_section(base, cand, pol, mcnemar=False, rates=False, category_codes=codes,
+                            category_labels=["Fraud"]).tests
+    assert (s.method, s.worse, s.better) == ("exact sign test on per-case scores", 4, 1)
+    assert s.p_regression == pytest.approx(6 / 32)  # P(Bin(5, 1/2) >= 4)
+
+
+def test_a_critical_category_without_cases_blocks():
+    base, cand = _fraud(0, 0)
+    pol = Policy(critical=("Fraud", "Safety"))
+    tests = critical_section(base, cand, pol, mcnemar=True, rates=True, category_codes=np.zeros(50, np.int64),
+                             category_labels=["Fraud"]).tests
+    assert [(t.label, t.cases, t.blocks) for t in tests] == [("Fraud", 50, False), ("Safety", 0, True)]
+    assert critical_section(base, cand, Policy(), mcnemar=True, rates=True, category_codes=None,
+                            category_labels=()) is None
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"critical_rule": "none"}, "unknown critical_rule 'none'"),
+    ({"critical_alpha": 0}, "critical_alpha must be a number between 0 and 1"),
+    ({"critical_alpha": "0.1"}, "critical_alpha must be a number"),
+])
+def test_policy_refuses_bad_critical_settings(values, message):
+    with pytest.raises(InputError, match=message):
+        make_policy(values)
+
+
+def test_the_lesson_blocks_r2_for_fraud_and_names_every_broken_case(example_report):
+    r2 = next(v for v in example_report.verdicts if v.candidate == "r2-new-prompt")
+    assert r2.reasons[0].rule == "critical_broken"
+    assert "6 of 45 passing Fraud cases (fixed none), one-sided exact McNemar p = 0.016" in r2.reasons[0].message
+    assert r2.warnings[0].startswith("Fraud (critical): 6 broken cases: ")
+    r3 = next(v for v in example_report.verdicts if v.candidate == "r3-small-model")
+    assert not r3.ship
+    # r3 broke 2 Fraud and 3 Safety cases: named first among the warnings, though the test does not block.
+    assert [w.split(":")[0] for w in r3.warnings[:2]] == ["Fraud (critical)", "Safety (critical)"]
+    assert all("does not block" in w for w in r3.warnings[:2])
+
+
+# ------------------------------------------------------------------------------ operating characteristics
+
+REPS = 400
+
+
+def _rate(policy: Policy, **scenario) -> float:
+    sc = ReleaseScenario(n=400, p0=0.9, critical=(50,), **scenario)
+    (cell,) = operating_characteristics(plan_gate(policy, rules={"critical_broken"}), [sc], reps=REPS, seed=21)
+    return cell.block.rate
+
+
+@pytest.mark.parametrize("churn", [0.05, 0.10])
+def test_the_test_rarely_blocks_a_release_that_changes_nothing_where_zero_tolerance_nearly_always_does(churn):
+    # Measured (issue 21, 4,000 reps): test 1.3% / 3.4%, zero tolerance 72% / 92% at 5% / 10% churn.
+    test = _rate(Policy(), churn=churn)
+    zero = _rate(Policy(critical_rule="any"), churn=churn)
+    assert test <= 0.08  # the level 0.10 bounds it; 0.08 leaves 3 Monte Carlo SE above the measured rate
+    assert zero >= 0.6 and zero > test + 0.5
+
+
+def test_the_test_catches_a_20_point_drop_in_the_critical_category():
+    # Measured: 95.5% / 91.1% at 5% / 10% churn for a 50-case category.
+    assert _rate(Policy(), churn=0.10, critical_drop=0.20) >= 0.85
+
+
+def test_with_five_runs_the_majority_test_holds_its_level_and_still_detects():
+    # Zero tolerance over runs ("any drop of a case's mean") blocks nearly every harmless release.
+    assert _rate(Policy(), churn=0.10, runs=5) <= 0.03
+    assert _rate(Policy(critical_rule="any"), churn=0.10, runs=5) >= 0.95
+    assert _rate(Policy(), churn=0.10, runs=5, critical_drop=0.20) >= 0.9
