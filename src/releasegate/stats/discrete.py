@@ -24,7 +24,6 @@ mid-p values are not valid p-values, so no error bound holds for them.
 from __future__ import annotations
 
 import bisect
-import math
 from dataclasses import dataclass
 from functools import lru_cache
 
