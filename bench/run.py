@@ -49,6 +49,8 @@ class Row:
     needs: tuple[str, ...] = ()  # modules the tree must have for this row
     in_process: str | None = None  # JSON key printed by the command that holds the timed figure
     outputs: list[Path] = field(default_factory=list)  # removed before every run
+    target_ratio: float | None = None  # at most this many times the lesson's script, run by run (paired)
+    yardstick: bool = False  # the lesson's script: the row the ratios are taken against
 
 
 @dataclass
@@ -59,6 +61,7 @@ class Result:
     rss: list[int] = field(default_factory=list)  # bytes
     cpu: list[float] = field(default_factory=list)  # user + system seconds of the process
     again: list[float] = field(default_factory=list)  # in-process rows: the same stage run a second time
+    ratios: list[float] = field(default_factory=list)  # ratio rows: each run's wall time / the lesson's next run
     status: str = "ok"  # "ok", "n/a ...", "failed ..."
 
 
@@ -88,14 +91,14 @@ def rows(workdir: Path) -> list[Row]:
         Row("Python interpreter alone (the floor)", "python -c pass", ["-c", "pass"]),
         Row("start-up", "releasegate --help", [*rg, "--help"], target_s=0.15),
         Row("lesson's pandas + scipy script (baseline)", "python bench/lesson_baseline.py",
-            [str(BENCH / "lesson_baseline.py"), str(EXAMPLE)]),
+            [str(BENCH / "lesson_baseline.py"), str(EXAMPLE)], yardstick=True),
         Row("CI gate, bank-assistant example", "releasegate check ...", [*rg, "check", *_example_args()],
             target_s=1.0),
         Row("Markdown report, example", "releasegate report ... -o note.md", md, target_s=1.0, outputs=md_out),
         Row("JSON report, example", "releasegate report ... -o note.json", js, outputs=js_out),
-        Row("HTML report, example", "releasegate report ... -o note.html", html, target_s=2.0,
+        Row("HTML report, example", "releasegate report ... -o note.html", html, target_ratio=2.0,
             needs=("releasegate.render.html",), outputs=html_out),
-        Row("PDF report, example", "releasegate report ... -o note.pdf", pdf, target_s=3.0,
+        Row("PDF report, example", "releasegate report ... -o note.pdf", pdf, target_ratio=3.0,
             needs=("releasegate.render.pdf",), outputs=pdf_out),
         Row("1,000,000 cases x 2 releases, CSV to JSON + Markdown", "releasegate report big.csv -o .json -o .md",
             million, target_s=10.0, target_rss=2 * GIB, large=True, outputs=million_out),
@@ -159,7 +162,9 @@ def run_once(row: Row, env: dict[str, str], cwd: Path) -> tuple[float, float, in
     return seconds, cpu, rss, stdout, proc.returncode, lines[-1] if lines else ""
 
 
-def measure(row: Row, runs: int, env: dict[str, str], cwd: Path) -> Result:
+def measure(row: Row, runs: int, env: dict[str, str], cwd: Path, yardstick: Row | None = None) -> Result:
+    """``runs`` recorded runs of the row; a row with a ``target_ratio`` is paired run by run with a run of
+    ``yardstick`` (A B A B ...), so that the ratio holds while the machine's speed drifts."""
     result = Result(row)
     # One unrecorded run first: compiled bytecode and the page cache are then warm for every recorded run.
     for attempt in range(runs + (0 if row.large else 1)):
@@ -179,6 +184,8 @@ def measure(row: Row, runs: int, env: dict[str, str], cwd: Path) -> Result:
         result.wall.append(seconds)
         result.rss.append(rss)
         result.cpu.append(cpu)
+        if row.target_ratio is not None and yardstick is not None:
+            result.ratios.append(seconds / run_once(yardstick, env, cwd)[0])
     return result
 
 
@@ -259,6 +266,17 @@ def verdict(result: Result) -> tuple[str, str | None]:
         if median > row.target_s:
             met = False
             gaps.append(f"{median:.2f} s against {row.target_s:g} s (+{median - row.target_s:.2f} s)")
+    if row.target_ratio is not None:
+        parts.append(f"<= {row.target_ratio:g}x the lesson's script")
+        if not result.ratios:
+            met = False
+            gaps.append("no ratio: the lesson's script was not timed in this run")
+        else:
+            ratio = statistics.median(result.ratios)
+            parts[-1] += f" ({ratio:.2f}x, run by run)"
+            if ratio > row.target_ratio:
+                met = False
+                gaps.append(f"{ratio:.2f}x the lesson's script against {row.target_ratio:g}x")
     if row.target_rss is not None:
         peak = max(result.rss)
         parts.append(f"RSS <= {row.target_rss / GIB:g} GiB")
@@ -364,13 +382,14 @@ def main(argv: list[str] | None = None) -> int:
     if any(a in (BIG, RUNS) for r in selected if set(r.needs) <= have for a in r.argv):
         generate_inputs(workdir, selected)
     results = []
+    lesson = next(r for r in rows(workdir) if r.yardstick)
     for row in selected:
         if not set(row.needs) <= have:
             results.append(Result(row, status="n/a (not available in this tree)"))
             continue
         print(f"timing: {row.what} ...", file=sys.stderr)
         wait_for_quiet(args.wait_for_quiet)
-        results.append(measure(row, runs[1] if row.large else runs[0], env, ROOT))
+        results.append(measure(row, runs[1] if row.large else runs[0], env, ROOT, lesson))
     command = " ".join(["python bench/run.py", *(argv if argv is not None else sys.argv[1:])])
     text = table(results, machine(), command, runs, started, (load_start, _load()), args.installed)
     print(text)

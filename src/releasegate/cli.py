@@ -110,7 +110,7 @@ def input_options(function):
         option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
         option("--alpha", type=float, help="Significance level (default 0.05)."),
         option("--correction", type=click.Choice(["discrete-holm", "holm", "hochberg", "bh", "bonferroni", "none"]),
-                     help="Multiplicity correction (default holm)."),
+                     help="Multiplicity correction (default discrete-holm)."),
         option("--mcnemar", type=click.Choice(["exact", "midp"]), help="McNemar p used by the gate (default exact)."),
         option("--pass-threshold", type=float, help="Scores at or above this count as passed."),
         option("--missing", type=click.Choice(["refuse", "fail", "drop"]), help="Rows without an outcome (default refuse)."),

@@ -26,7 +26,7 @@ def test_worker_draws_the_same_html_as_in_process(example):
         charts.ask(report)
         assert html.render_html(report, charts=charts) == inline
         drawn = charts.get(report)
-        assert html.render_html(report, charts=charts, charts_as_images=True)  # a second output reuses them
+        assert html.render_html(report, charts=charts, pdf_page=True)  # a second output reuses them
         assert charts.get(report) is drawn
     assert worker._process.returncode == 0
 

@@ -402,3 +402,27 @@ def test_the_chart_worker_draws_every_metric_as_in_process(rendered):
         assert main and all(c.name.startswith(f"metric-{i}-chart-") for c in main)
         assert costs == []
     assert [[c.svg for c in main] for main, _ in drawn] == [[c.svg for c in main] for main, _ in here]
+
+
+def test_the_pdf_names_every_metrics_charts_and_the_worker_gives_the_same_bytes(rendered):
+    from pathlib import Path
+
+    from releasegate.load import parse_source
+    from releasegate.pipeline import run
+    from releasegate.policy import make_policy
+    from releasegate.render import rendering
+    from releasegate.render.chart_url import CHART_URL
+    from releasegate.render.chart_worker import Charts
+    from releasegate.render.metrics_html import render_metrics_html
+    from releasegate.render.pdf import render_pdf
+
+    report = run([parse_source(str(rendered["path"]))], make_policy(baseline="r1"), metrics=METRICS)
+    charts = Charts()
+    page = render_metrics_html(report, charts=charts, pdf_page=True)
+    named = re.findall(re.escape(CHART_URL) + r'([^"]+)"', page)
+    drawn = [c.name for main, costs in charts.get(report) for c in (*main, *(c for _, c in costs))]
+    assert len(set(named)) == len(named) == len(drawn) and set(named) == set(drawn)
+    assert {name.split("-chart")[0] for name in named} == {f"metric-{i}" for i in range(1, len(METRICS) + 1)}
+    in_process = render_pdf(report)
+    with rendering([Path("note.pdf")]) as owner:
+        assert render_pdf(report, charts=owner) == in_process

@@ -61,6 +61,22 @@ def test_attainable_sets_match_the_binomial_tail():
     assert largest_attainable_at_most(3, 0.5) == 0.5
 
 
+@pytest.mark.parametrize("n", [1, 2, 17, 64, 1999, 2000])
+def test_attainable_sets_are_the_exact_tails_rounded_once(n):
+    from fractions import Fraction
+
+    from scipy import stats
+
+    counts = list(itertools.accumulate(math.comb(n, j) for j in range(n, -1, -1)))[::-1]  # 2^n P(X >= k)
+    tails = [Fraction(c, 2**n) for c in counts]
+    assert attainable_pvalues(n).tolist() == sorted(float(t) for t in tails)
+    # F(t) by bisection: the largest attainable p <= t, for t on, between and below the attainable values.
+    values = attainable_pvalues(n)
+    for t in (*values[:5], *(values[:5] * 1.5), values[0] / 2, float(stats.binom.sf(n // 2 - 1, n, 0.5))):
+        below = values[values <= t * (1 + 1e-9)]
+        assert largest_attainable_at_most(n, float(t)) == (below[-1] if below.size else 0.0)
+
+
 @pytest.mark.parametrize("procedure", ["discrete holm", "discrete bonferroni", "tarone holm", "tarone bonferroni"])
 @pytest.mark.parametrize("ns", [(3, 5, 8), (2, 4, 6, 8), (8, 8, 8), (1, 7, 8, 5)])
 def test_fwer_under_the_global_null_by_enumeration(procedure, ns):

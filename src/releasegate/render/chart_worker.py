@@ -7,11 +7,13 @@ writes HTML or PDF, it imports altair and starts the engine on the other core wh
 analyses; it then draws while this process renders the other outputs or imports WeasyPrint.
 
 Protocol: the worker reads one pickled Report (or MetricsReport: each metric's charts, :func:`draw_charts`)
-from stdin (the parent's own object, case lists left out: no chart uses them), writes back one pickled
-``("ok", charts)`` or ``("error", message)`` on its own copy of stdout, and exits. A drawing error comes back
-as one line and is raised in the parent. A worker that ends without a reply (it could not start, or died) is
-replaced by drawing in process. A worker never used (the command failed before rendering) is killed. Its
-stderr goes to a temporary file, so nothing it prints reaches the user. Without a worker (the library used from a notebook) the charts are drawn in process; the
+from stdin (the parent's own object, case lists left out: no chart uses them), writes back on its own copy of
+stdout one pickled ``("planned", charts)`` (the specs, names, titles and captions, before any drawing: enough
+for the PDF's page to be parsed while the charts are drawn), then one ``("ok", charts)`` or
+``("error", message)``, and exits. A drawing error comes back as one line and is raised in the parent. A
+worker that ends without a reply (it could not start, or died) is replaced by drawing in process. A worker
+never used (the command failed before rendering) is killed. Its stderr goes to a temporary file, so nothing it
+prints reaches the user. Without a worker (the library used from a notebook) the charts are drawn in process; the
 SVGs are the same bytes either way.
 
 :class:`Charts` owns the worker and its lifetime: ``render.rendering()`` makes one per command, the renderers
@@ -46,6 +48,8 @@ class ChartWorker:
         self._process = subprocess.Popen(
             [sys.executable, "-c", "from releasegate.render.chart_worker import serve; serve()"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, env=env)
+        self._plan: Any = None  # the first reply, once read
+        self._last: tuple[str, Any] | None = None  # an error read in place of the plan
 
     def send(self, report: Report | MetricsReport) -> None:
         """Hand the report over; the worker starts drawing at once."""
@@ -56,19 +60,36 @@ class ChartWorker:
         except OSError:
             pass  # the worker is gone: result() says why
 
+    def planned(self) -> Any:
+        """The charts before drawing, as :func:`plan_charts` returns them (the worker's first reply)."""
+        if self._plan is None:
+            status, value = self._reply()
+            if status != "planned":  # the plan failed: its error is also the result
+                self._last = (status, value)
+                self.close()
+                raise RuntimeError(f"drawing the charts failed: {value}")
+            self._plan = value
+        return self._plan
+
     def result(self) -> Any:
-        """The drawn charts, as :func:`releasegate.render.html.draw_report_charts` returns them."""
+        """The drawn charts, as :func:`draw_charts` returns them."""
+        status, value = self._last or self._reply()
+        if status == "planned":
+            self._plan = value
+            status, value = self._reply()
+        self.close()
+        if status != "ok":
+            raise RuntimeError(f"drawing the charts failed: {value}")
+        return value
+
+    def _reply(self) -> tuple[str, Any]:
         try:
-            status, value = pickle.load(self._process.stdout)
+            return pickle.load(self._process.stdout)
         except (EOFError, pickle.UnpicklingError, OSError) as exc:
             self._end()
             message = self._last_error() or f"the worker stopped with status {self._process.returncode}"
             self.close()
             raise WorkerLost(message) from exc
-        self.close()
-        if status != "ok":
-            raise RuntimeError(f"drawing the charts failed: {value}")
-        return value
 
     def close(self, kill: bool = False) -> None:
         """Stop the worker (closing its input ends it, ``kill`` ends it at once) and wait for it."""
@@ -103,16 +124,29 @@ def metric_anchor(index: int) -> str:
     return f"metric-{index + 1}-"
 
 
-def draw_charts(report: Report | MetricsReport) -> Any:
-    """A report's charts (:func:`draw_report_charts`); for several metrics, a tuple of each metric's, every
-    chart named with its section's anchor so that the ids inside its SVG are its own on the page."""
+def plan_charts(report: Report | MetricsReport) -> Any:
+    """A report's charts before drawing (:func:`plan_report_charts`); for several metrics, a tuple of each
+    metric's, every chart named with its section's anchor so that the ids inside its SVG are its own on the
+    page."""
     if isinstance(report, MetricsReport):
-        return tuple(draw_report_charts(r, metric_anchor(i)) for i, r in enumerate(report.reports))
-    return draw_report_charts(report)
+        return tuple(plan_report_charts(r, metric_anchor(i)) for i, r in enumerate(report.reports))
+    return plan_report_charts(report)
 
 
-def draw_report_charts(report: Report, prefix: str = "") -> tuple[list, list[tuple[str, object]]]:
-    """The report's charts and its cost section's charts (with their kind), drawn in one vl-convert batch;
+def draw_charts(report: Report | MetricsReport) -> Any:
+    """A report's charts drawn: :func:`plan_charts`' answer with every SVG filled in."""
+    return draw_plan(plan_charts(report))
+
+
+def draw_plan(planned: Any) -> Any:
+    """:func:`plan_charts`' answer drawn (one vl-convert batch per metric)."""
+    if planned and isinstance(planned[0], tuple):  # several metrics: a plan per metric
+        return tuple(draw_planned(p) for p in planned)
+    return draw_planned(planned)
+
+
+def plan_report_charts(report: Report, prefix: str = "") -> tuple[list, list[tuple[str, object]]]:
+    """The report's charts and its cost section's charts (with their kind), specs built and not yet drawn;
     ``prefix`` starts every chart's name."""
     from releasegate.render import charts
     from releasegate.render.chart_limits import chart_view
@@ -126,6 +160,14 @@ def draw_report_charts(report: Report, prefix: str = "") -> tuple[list, list[tup
     costs = [("quality", charts.Chart(f"{prefix}chart-costs-quality", quality["title"]["text"], note, quality))] if quality else []
     costs += [("latency", charts.Chart(f"{prefix}chart-costs-latency-{i}", title, note, spec))
               for i, (title, spec) in enumerate(latency_charts(report), start=1)]
+    return main, costs
+
+
+def draw_planned(planned: tuple[list, list[tuple[str, object]]]) -> tuple[list, list[tuple[str, object]]]:
+    """:func:`plan_report_charts`' charts drawn in one vl-convert batch (the same shape, SVGs filled in)."""
+    from releasegate.render import charts
+
+    main, costs = planned
     drawn = charts.draw(main + [chart for _, chart in costs])
     kinds = [kind for kind, _ in costs]
     return drawn[:len(main)], list(zip(kinds, drawn[len(main):]))
@@ -144,6 +186,7 @@ class Charts:
             except OSError:
                 self._worker = None  # no process could start: draw in process
         self._report: Report | None = None
+        self._planned: Any = None
         self._drawn: Any = None
 
     @property
@@ -154,9 +197,22 @@ class Charts:
         """Hand the report to the worker (if any) so that its charts are drawn meanwhile."""
         if self._report is report:
             return
-        self._report, self._drawn = report, None
+        self._report, self._planned, self._drawn = report, None, None
         if self._worker is not None:
             self._worker.send(report)
+
+    def plan(self, report: Report | MetricsReport) -> Any:
+        """The report's charts before drawing, as :func:`plan_charts` returns them: names, titles and captions
+        for a page that fetches the SVGs later (the PDF's, render/chart_fetcher.py)."""
+        self.ask(report)
+        if self._planned is None and self._drawn is None and self._worker is not None:
+            try:
+                self._planned = self._worker.planned()
+            except WorkerLost:
+                self._worker = None  # gone without a reply: planned and drawn here, as without one
+        if self._planned is None:
+            self._planned = self._drawn if self._drawn is not None else plan_charts(report)
+        return self._planned
 
     def get(self, report: Report | MetricsReport) -> Any:
         """The report's charts, as :func:`draw_charts` returns them."""
@@ -168,7 +224,7 @@ class Charts:
             except WorkerLost:
                 self._drawn = None  # the worker is gone (it never replied): draw here, as without one
         if self._drawn is None:
-            self._drawn = draw_charts(report)
+            self._drawn = draw_plan(self._planned) if self._planned is not None else draw_charts(report)
         return self._drawn
 
     def close(self) -> None:
@@ -197,11 +253,17 @@ def serve() -> None:
     except EOFError:
         return
     try:
-        reply = ("ok", draw_charts(report))
+        planned = plan_charts(report)
+        _reply(reply_to, ("planned", planned))  # the parent may lay out its page while these are drawn
+        reply = ("ok", draw_plan(planned))
     except Exception as exc:  # noqa: BLE001  (any failure becomes one line; the parent raises it)
         reply = ("error", f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
-    pickle.dump(reply, reply_to, protocol=pickle.HIGHEST_PROTOCOL)
-    reply_to.flush()
+    _reply(reply_to, reply)
     # The reply is out: skip the interpreter's and the JavaScript engine's teardown (about 0.4 s), which the
     # parent would otherwise wait for. Nothing is left to flush or close.
     os._exit(0)
+
+
+def _reply(stream, message: tuple[str, Any]) -> None:
+    pickle.dump(message, stream, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.flush()

@@ -7,7 +7,6 @@ for readers with scripts blocked.
 
 from __future__ import annotations
 
-import base64
 import functools
 import re
 from typing import Any
@@ -16,6 +15,7 @@ from markupsafe import Markup
 
 from releasegate.model import Report
 from releasegate.provenance import package_versions
+from releasegate.render.chart_url import CHART_URL
 from releasegate.render.chart_worker import Charts
 from releasegate.render.columns import case_columns
 from releasegate.render.context import build_context
@@ -34,22 +34,27 @@ CSP_INTERACTIVE = CSP_STATIC + "; script-src 'unsafe-inline' 'unsafe-eval'"
 
 
 def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = None,
-                interactive: bool = False, *, charts: Charts | None = None, charts_as_images: bool = False) -> str:
+                interactive: bool = False, *, charts: Charts | None = None, pdf_page: bool = False) -> str:
     """Render the HTML release note (SPEC section 6). ``paper`` and ``pdf_variant`` only matter to the PDF
     and are accepted so that one set of options serves every output. ``charts`` is the command's chart owner
-    (render.rendering); without one they are drawn here. ``charts_as_images`` (the PDF's page) places each
-    chart as an ``<img>`` of its SVG as a data: URL instead of inline SVG."""
-    context = page_context(report, (charts or Charts()).get(report), interactive=interactive,
-                           charts_as_images=charts_as_images)
+    (render.rendering); without one they are drawn here. ``pdf_page``: the page the PDF is typeset from, each
+    chart an ``<img>`` of its name (render/chart_url.py) taken before it is drawn (the PDF's fetcher,
+    render/chart_fetcher.py, waits for the SVG only when WeasyPrint reaches the image, after parsing the page
+    and its styles), and the fixed cases listed without their answers (paper keeps the broken cases' answers;
+    the fixed cases' are in the HTML and the JSON)."""
+    owner = charts or Charts()
+    context = page_context(report, owner.plan(report) if pdf_page else owner.get(report),
+                           interactive=interactive, pdf_page=pdf_page)
     return environment("html").get_template("report.html").render(context)
 
 
 PAGE_LIMITS = (MAX_CASE_ROWS, MAX_CATEGORY_ROWS, MAX_DETAILED_CANDIDATES)
 
 
-def page_context(report: Report, drawn_charts, *, interactive: bool = False, charts_as_images: bool = False,
+def page_context(report: Report, drawn_charts, *, interactive: bool = False, pdf_page: bool = False,
                  anchor: str = "", limits: tuple[int, int, int] = PAGE_LIMITS) -> dict[str, Any]:
-    """What the note's templates read for one report. ``drawn_charts`` is :meth:`Charts.get`'s answer;
+    """What the note's templates read for one report. ``drawn_charts`` is :meth:`Charts.get`'s answer (with
+    ``pdf_page``, :meth:`Charts.plan`'s: named, not yet drawn);
     ``anchor`` starts every id of the note's sections and the names of its charts (drawn with that prefix:
     render/metrics_html.py gives each metric's section its own); ``limits`` are the case rows, category rows and
     detailed candidates shown (render/html_limits.py)."""
@@ -71,9 +76,10 @@ def page_context(report: Report, drawn_charts, *, interactive: bool = False, cha
         "renderers": package_versions(RENDER_PACKAGES),
         "case_columns": case_columns,
         "anchor": anchor,  # the ids' prefix: empty on a single-metric page
+        "pdf_page": pdf_page,
     })
-    if charts_as_images:
-        _as_images([*context["charts"].values(), *context["cost_charts"]])
+    if pdf_page:
+        _as_links([*context["charts"].values(), *context["cost_charts"]])
     return context
 
 
@@ -89,12 +95,12 @@ def _chart_context(chart) -> dict[str, Any]:
     return {"name": chart.name, "title": chart.title, "caption": chart.caption, "svg": Markup(chart.svg)}
 
 
-def _as_images(charts: list[dict[str, Any]]) -> None:
-    # WeasyPrint parses an inline SVG as HTML and cascades its stylesheet over every element; a data: image goes
-    # to its own SVG loader instead (about 0.3 s less on the example), and stays vector, text included.
+def _as_links(charts: list[dict[str, Any]]) -> None:
+    # WeasyPrint parses an inline SVG as HTML and cascades its stylesheet over every element; an image goes to
+    # its own SVG loader instead (about 0.3 s less on the example), and stays vector, text included. Named, so
+    # that the page exists before the chart does.
     for chart in charts:
-        data = base64.b64encode(str(chart["svg"]).encode("utf-8")).decode("ascii")
-        chart["image"] = Markup('<img src="data:image/svg+xml;base64,{}" alt="{}">').format(data, chart["title"])
+        chart["image"] = Markup('<img src="{}{}" alt="{}">').format(CHART_URL, chart["name"], chart["title"])
 
 
 @functools.cache

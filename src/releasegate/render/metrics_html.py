@@ -28,15 +28,16 @@ from releasegate.render.metrics import grid
 
 def render_metrics_html(report: MetricsReport, paper: str = "A4", pdf_variant: str | None = None,
                         interactive: bool = False, *, charts: Charts | None = None,
-                        charts_as_images: bool = False) -> str:
+                        pdf_page: bool = False) -> str:
     """The several-metric HTML note; the options are :func:`releasegate.render.html.render_html`'s. ``charts``
     draws every metric's charts at once (:func:`releasegate.render.chart_worker.draw_charts`)."""
-    drawn = (charts or Charts()).get(report)
+    owner = charts or Charts()
+    drawn = owner.plan(report) if pdf_page else owner.get(report)
     env = environment("html")
     limits = shared_limits(len(report.metrics))
     sections, contexts = [], []
     for i, (metric, single, metric_charts) in enumerate(zip(report.metrics, report.reports, drawn)):
-        context = page_context(single, metric_charts, interactive=interactive, charts_as_images=charts_as_images,
+        context = page_context(single, metric_charts, interactive=interactive, pdf_page=pdf_page,
                                anchor=metric_anchor(i), limits=limits)
         context["metric"] = metric
         contexts.append(context)

@@ -3,7 +3,8 @@
 Reproducible: the same report gives the same bytes. The dates come from the report's generation time
 (``dcterms.created``, which honours SOURCE_DATE_EPOCH), fonts are subset by HarfBuzz (libharfbuzz-subset0;
 without it fontTools stamps the current time into each font), and the file identifier is a hash of the content.
-No network: the URL fetcher accepts only ``data:`` URLs. ``pdf_variant="pdf/a-3b"`` is the audit variant, with
+No network: the URL fetcher accepts only ``data:`` URLs and the page's own chart names
+(render/chart_fetcher.py). ``pdf_variant="pdf/a-3b"`` is the audit variant, with
 the JSON analysis attached (``pdfdetach -list`` shows it).
 """
 
@@ -41,11 +42,15 @@ def render_pdf(report: Report | MetricsReport, paper: str = "A4", pdf_variant: s
 
 
 def _typeset(report: Report | MetricsReport, size: str, pdf_variant: str | None, charts: Charts) -> bytes:
-    charts.ask(report)  # the chart worker draws while WeasyPrint is imported here
+    charts.ask(report)  # the chart worker draws while WeasyPrint is imported and the page parsed and styled
     import weasyprint
-    from weasyprint.urls import URLFetcher
+    from weasyprint.urls import FatalURLFetchingError
 
-    fetcher = URLFetcher(allowed_protocols={"data"})
+    from releasegate.render.chart_fetcher import ChartFetcher, unwrap
+
+    fetcher = ChartFetcher(lambda: _svgs(charts, report))
+    # Charts as SVG images (WeasyPrint's own SVG loader, still vector) rather than inline SVG in the page, named
+    # rather than carried: the page is written, parsed and styled while they are drawn (render/chart_fetcher.py).
     page_html = _page(report, charts)
     html = weasyprint.HTML(string=page_html, url_fetcher=fetcher, base_url=None)
     page = weasyprint.CSS(string=f"@page {{ size: {size}; }}", url_fetcher=fetcher)
@@ -57,19 +62,27 @@ def _typeset(report: Report | MetricsReport, size: str, pdf_variant: str | None,
             string=_analysis_json(report), name="analysis.json", url_fetcher=fetcher,
             description="releasegate analysis, verdicts and provenance (JSON)",
             created=created, modified=created, relationship="Source")]
-    gc.freeze()  # again, with WeasyPrint's modules and the charts now alive too
-    return html.write_pdf(**options)
+    gc.freeze()  # again, with WeasyPrint's modules and the page now alive too
+    try:
+        return html.write_pdf(**options)
+    except FatalURLFetchingError as exc:
+        raise unwrap(exc) from None  # the chart's own error (a drawing failure), not WeasyPrint's wrapper
+
+
+def _svgs(charts: Charts, report: Report | MetricsReport) -> dict[str, str]:
+    drawn = charts.get(report)
+    plans = drawn if isinstance(report, MetricsReport) else (drawn,)
+    return {c.name: c.svg for main, costs in plans for c in (*main, *(c for _, c in costs))}
 
 
 def _page(report: Report | MetricsReport, charts: Charts) -> str:
-    # Charts as data: SVG images (WeasyPrint's own SVG loader, still vector) rather than inline SVG in the page.
     if isinstance(report, MetricsReport):
         from releasegate.render.metrics_html import render_metrics_html
 
-        return render_metrics_html(report, charts=charts, charts_as_images=True)
+        return render_metrics_html(report, charts=charts, pdf_page=True)
     from releasegate.render.html import render_html
 
-    return render_html(report, charts=charts, charts_as_images=True)
+    return render_html(report, charts=charts, pdf_page=True)
 
 
 def _analysis_json(report: Report | MetricsReport) -> str:
