@@ -60,8 +60,9 @@ def test_fraud_cases_r2_broke(example_json):
 
 def test_verdicts(example_json):
     verdicts = {c["name"]: (c["verdict"], [r["rule"] for r in c["reasons"]]) for c in example_json["candidates"]}
-    # The example's latency guardrail (p95 ratio <= 1.25 by its upper bound) also stops r2: 1.23x [1.11, 1.36].
-    assert verdicts["r2-new-prompt"] == ("dont_ship", ["critical_broken", "guardrail"])
+    # The example's latency guardrail (p95 ratio <= 1.25 by its upper bound) also stops r2: 1.23x [1.13, 1.33].
+    # Under the default discrete Holm, r2's Fraud category (6 broke, none fixed) is also a category regression.
+    assert verdicts["r2-new-prompt"] == ("dont_ship", ["critical_broken", "category_regression", "guardrail"])
     assert verdicts["r3-small-model"][0] == "dont_ship"
     assert "overall_regression" in verdicts["r3-small-model"][1]
     assert example_json["candidates"][0]["headline"].startswith(

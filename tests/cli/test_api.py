@@ -85,16 +85,17 @@ def test_policy_as_dict_toml_or_policy_object(example):
     results, cases = example["eval_results.csv"], example["eval_cases.csv"]
     from_toml = releasegate.compare(results, cases=cases, policy=example["releasegate.toml"])
     as_dict = {"baseline": "r1-live", "critical": ["Fraud", "Safety"], "title": "bank-assistant",
-               "correction": "holm", "guardrails": {"max_latency_p95_ratio": 1.25}}
+               "correction": "discrete-holm", "guardrails": {"max_latency_p95_ratio": 1.25}}
     from_dict = releasegate.compare(results, cases=cases, policy=as_dict)
     from_object = releasegate.compare(results, cases=cases,
-                                      policy=Policy(baseline="r1-live", critical=("Fraud", "Safety"), correction="holm",
+                                      policy=Policy(baseline="r1-live", critical=("Fraud", "Safety"), correction="discrete-holm",
                                                     guardrails={"max_latency_p95_ratio": 1.25}))
     assert _verdicts(from_toml) == _verdicts(from_dict) == _verdicts(from_object)
-    assert _verdicts(from_toml)["r2-new-prompt"] == (False, ["critical_broken", "guardrail"])
-    # Keyword overrides win over the policy, as flags do.
+    assert _verdicts(from_toml)["r2-new-prompt"] == (False, ["critical_broken", "category_regression", "guardrail"])
+    # Keyword overrides win over the policy, as flags do (under Holm the Fraud category alone does not block).
     relaxed = releasegate.compare(results, cases=cases, policy=example["releasegate.toml"], critical=("Safety",),
-                                  candidates="r2-new-prompt", guardrails={"max_latency_p95_ratio": 1.5})
+                                  candidates="r2-new-prompt", guardrails={"max_latency_p95_ratio": 1.5},
+                                  correction="holm")
     assert _verdicts(relaxed) == {"r2-new-prompt": (True, [])}
     no_margin = releasegate.compare(results, cases=cases, policy=as_dict, margin=0)
     check = next(c for c in no_margin.verdict("r3-small-model").checks if c.rule == "not_non_inferior")
