@@ -47,8 +47,17 @@ def test_retry_after_is_honoured(tmp_path):
 
 
 def test_a_429_pauses_every_worker(tmp_path):
+    def behaviour(number, body):
+        if number == 1:
+            return 429, {"Retry-After": "5"}, {"error": "no"}, 0.0
+        status, headers, payload, _ = echo_reference(number, body)
+        # The other requests in flight with the 429 answer 0.3 s later (real time): the client has seen the 429
+        # before any of them frees a worker. Answered at once, a loaded machine could let one worker start its
+        # next request before the 429's handler ran, which no client can prevent.
+        return status, headers, payload, 0.3 if number <= 4 else 0.0
+
     clock = FakeClock()
-    with StubServer(_first_calls_fail(429, 1, {"Retry-After": "5"}), clock) as stub:
+    with StubServer(behaviour, clock) as stub:
         config = _config(tmp_path, stub, n=20, max_concurrency=4)
         result = _run(config, clock)
     assert result.complete and stub.calls == 21
