@@ -3,7 +3,24 @@ docs/operating-characteristics.md (``generated:teams-*``)."""
 
 from __future__ import annotations
 
+import math
+from statistics import NormalDist
+
+from releasegate.stats.noninferiority_reach import noninferiority_reach
+
 from .publish import pct
+
+CASES, MARGIN, ALPHA = 400, 0.05, 0.05  # the teams' grid's suite and the default policy's margin and alpha
+
+
+def ni_reach_figures(churn: float) -> tuple[float, float, int]:
+    """At ``churn`` on CASES cases: the half-width of the 90% interval of the difference (normal form, per-case
+    difference variance = churn at no true change), the observed difference below which non-inferiority at
+    MARGIN cannot be shown, and the cases for that rule alone to block at most 5% of harmless releases."""
+    sd = math.sqrt(churn)
+    half = NormalDist().inv_cdf(1 - ALPHA) * sd / math.sqrt(CASES)
+    needed = noninferiority_reach(CASES, sd, MARGIN, ALPHA, target=0.95).n_target
+    return half, half - MARGIN, needed
 
 RULE_COLUMNS = (("overall_regression", "overall test"), ("category_regression", "category test"),
                 ("critical_broken", "critical rule"), ("not_non_inferior", "non-inferiority"))
@@ -149,6 +166,7 @@ def closing_note(res: TeamResults) -> str:
     ni10 = res.rule("not_non_inferior", churn=0.10)
     ni17 = res.rule("not_non_inferior", churn=0.17)
     wide = res.blocked("new, margin 0.07", churn=0.10)
+    half, below, needed = ni_reach_figures(0.10)
     lines = [
         ("**New defaults against old, on the same simulated releases** (400 cases, one 50-case critical category, "
         "all rules together; new first):"),
@@ -165,10 +183,11 @@ def closing_note(res: TeamResults) -> str:
         "",
         (f"**The gap.** At 10% churn with one run the new defaults block {pct(res.blocked(churn=0.10))} of harmless "
         f"releases, {'above' if res.blocked(churn=0.10) > 0.05 else 'within'} the 5% target, and the non-inferiority rule alone blocks {pct(ni10)} ({pct(ni17)} at "
-        "17%). That is the data, not a fault of the rule: on 400 cases with 10% of them changing, the 90% "
-        "interval of the difference is about +/-2.6 points wide, so a harmless release whose observed "
-        "difference lands below about -2.4 points cannot be shown to be no worse than 5 points. Only more "
-        "cases (about 430 for that rule alone to stay under 5% at 10% churn, by stats/noninferiority_reach.py), "
+        f"17%). That is the data, not a fault of the rule: on {CASES} cases with 10% of them changing, the 90% "
+        f"interval of the difference is about +/-{100 * half:.1f} points wide, so a harmless release whose observed "
+        f"difference lands below about {100 * below:.1f} points cannot be shown to be no worse than "
+        f"{100 * MARGIN:g} points. Only more cases (about {needed:,} for that rule alone to stay under 5% at 10% "
+        "churn, by stats/noninferiority_reach.py), "
         "more runs (with 5 runs the per-case means churn far less: the 5-run rows) or a wider margin close it. "
         f"A margin of 0.07 would block {pct(wide)}, but it changes what \"no worse\" promises, so the margin "
         "stays 0.05 and the gap is published here instead. Below an even chance (for instance 100 cases at "

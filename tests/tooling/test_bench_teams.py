@@ -101,3 +101,14 @@ def test_published_teams_tables_match_the_json():
     for name, body in teams_publish.teams_blocks(data["teams"], list(teams.POLICY_ARGS)).items():
         assert publish.replace_blocks(doc, {name: body}) == doc, name
     assert replace(ReleaseScenario(churn=0.10, critical=(50,)), drop=0.05).key() in {c["key"] for c in data["teams"]}
+
+
+def test_the_gap_note_figures_come_from_the_normal_form():
+    from scipy import stats
+
+    half, below, needed = teams_publish.ni_reach_figures(0.10)
+    sd = 0.10 ** 0.5
+    assert half == pytest.approx(stats.norm.ppf(0.95) * sd / 20, rel=1e-12)  # sqrt(400) = 20
+    assert below == pytest.approx(half - 0.05)
+    # The n at which a one-sided level-0.05 test of "difference <= -0.05" has 95% power at no true change.
+    assert needed == int(np.ceil(((stats.norm.ppf(0.95) * 2) * sd / 0.05) ** 2))
