@@ -48,6 +48,10 @@ class TeamResults:
     def rule(self, rule: str, policy: str = NEW, **want) -> float:
         return self.get(**want)["policies"][policy]["rules"].get(rule, 0.0)
 
+    def labelled(self, label: str) -> list[tuple[dict, dict]]:
+        """(cell, its scenario) for every cell of one part of the grid ("null", "regression", ...), in order."""
+        return [(r, r["scenario"]) for r in self.results if r["label"] == label]
+
 
 def _table(header: list[str], rows: list[list[str]]) -> str:
     align = "|---|" + "--:|" * (len(header) - 1)
@@ -75,10 +79,7 @@ def null_table(res: TeamResults) -> str:
     header = ["churn", "critical cases", "runs", "all rules", *[name for _, name in RULE_COLUMNS],
               "old defaults, all rules", "old: critical rule", "threshold", "z-test", "seed axis"]
     rows = []
-    for r in res.results:
-        s = r["scenario"]
-        if r["label"] != "null":
-            continue
+    for r, s in res.labelled("null"):
         new, old = r["policies"][NEW], r["policies"][OLD]
         seed = r["gates"]["seed_axis"]
         rows.append([f"{s['churn']:.0%}", str(s["critical"][0]), str(s["runs"]), pct(new["blocked"]),
@@ -92,10 +93,7 @@ def detection_table(res: TeamResults) -> str:
     header = ["churn", "regression", "runs", "all rules", *[name for _, name in RULE_COLUMNS],
               "old defaults, all rules", "threshold", "z-test", "seed axis"]
     rows = []
-    for r in res.results:
-        s = r["scenario"]
-        if r["label"] != "regression":
-            continue
+    for r, s in res.labelled("regression"):
         new = r["policies"][NEW]
         seed = r["gates"]["seed_axis"]
         rows.append([f"{s['churn']:.0%}", f"{s['drop'] * 100:.0f} points, {s['mode']}", str(s["runs"]),
@@ -109,10 +107,7 @@ def critical_table(res: TeamResults) -> str:
     header = ["critical cases", "runs", "new: all rules", "new: critical rule", "old: all rules",
               "old: critical rule", "threshold", "z-test"]
     rows = []
-    for r in res.results:
-        s = r["scenario"]
-        if r["label"] != "critical drop":
-            continue
+    for r, s in res.labelled("critical drop"):
         new, old = r["policies"][NEW], r["policies"][OLD]
         rows.append([str(s["critical"][0]), str(s["runs"]), pct(new["blocked"]),
                      pct(new["rules"].get("critical_broken", 0.0)), pct(old["blocked"]),
@@ -125,10 +120,7 @@ def cluster_table(res: TeamResults) -> str:
     header = ["clusters", "ICC", "true drop", "declared: all rules", "declared: regression tests",
               "undeclared: all rules", "undeclared: regression tests", "threshold"]
     rows = []
-    for r in res.results:
-        s = r["scenario"]
-        if r["label"] != "clusters":
-            continue
+    for r, s in res.labelled("clusters"):
         cells = []
         for name in (NEW, f"{NEW}, clusters undeclared"):
             p = r["policies"][name]["rules"]
