@@ -11,41 +11,13 @@ import json
 import pytest
 
 from conftest import build_report, run_cli
+from metrics_support import METRICS, metric_args, three_metrics
 from releasegate.render.markdown import GITHUB_COMMENT_LIMIT
-
-METRICS = ("correct", "safe", "format_ok")
-
-
-def _write(tmp_path, n: int = 400, safe_broken: int = 30, name: str = "three.csv"):
-    """n cases in 4 categories, 90% passing on the baseline. correct and format_ok churn evenly (n/40 broke,
-    as many fixed); safe breaks ``safe_broken`` cases and fixes 2."""
-    passing = [i for i in range(n) if i % 10 != 9]
-    failing = [i for i in range(n) if i % 10 == 9]
-    k = n // 40
-    changed = {"correct": (set(passing[1::30][:k]), set(failing[1::4][:k])),
-               "format_ok": (set(passing[7::30][:k]), set(failing[2::4][:k])),
-               "safe": (set(passing[:safe_broken]), set(failing[:2]))}
-    lines = ["release,case_id,category," + ",".join(METRICS)]
-    for release in ("r1", "r2"):
-        for i in range(n):
-            values = []
-            for m in METRICS:
-                broke, fixed = changed[m]
-                base = int(i % 10 != 9)
-                values.append(base if release == "r1" else int((base and i not in broke) or i in fixed))
-            lines.append(f"{release},c{i:04d},{'ABCD'[i % 4]}," + ",".join(map(str, values)))
-    path = tmp_path / name
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def _metrics_args():
-    return [a for m in METRICS for a in ("--metric", m)]
 
 
 def test_only_safe_regresses_so_the_verdict_names_safe(tmp_path):
-    path = _write(tmp_path)
-    result = run_cli("check", path, "--baseline", "r1", *_metrics_args())
+    path = three_metrics(tmp_path)
+    result = run_cli("check", path, "--baseline", "r1", *metric_args())
     assert result.exit_code == 1
     headline = result.output.splitlines()[0]
     assert headline.startswith("DON'T SHIP r2: safe blocks (significant overall regression")
@@ -53,7 +25,7 @@ def test_only_safe_regresses_so_the_verdict_names_safe(tmp_path):
 
 
 def test_each_metric_equals_its_single_metric_run(tmp_path):
-    path = _write(tmp_path)
+    path = three_metrics(tmp_path)
     from releasegate.load import parse_source
     from releasegate.pipeline import run
     from releasegate.policy import make_policy
@@ -84,7 +56,7 @@ def test_each_metric_equals_its_single_metric_run(tmp_path):
 
 def test_the_json_holds_the_grid_and_each_metric(tmp_path):
     out = tmp_path / "note.json"
-    run_cli("check", _write(tmp_path), "--baseline", "r1", *_metrics_args(), "-o", out)
+    run_cli("check", three_metrics(tmp_path), "--baseline", "r1", *metric_args(), "-o", out)
     data = json.loads(out.read_text())
     assert data["kind"] == "several_metrics" and data["metrics_gated"] == list(METRICS)
     cand = data["candidates"][0]
@@ -96,8 +68,8 @@ def test_the_json_holds_the_grid_and_each_metric(tmp_path):
 
 def test_the_markdown_shows_the_grid_first_and_fits_a_comment(tmp_path):
     out = tmp_path / "note.md"
-    run_cli("report", _write(tmp_path, n=6000, safe_broken=2000, name="big.csv"), "--baseline", "r1",
-            *_metrics_args(), "-o", out)
+    run_cli("report", three_metrics(tmp_path, n=6000, safe_broken=2000, name="big.csv"), "--baseline", "r1",
+            *metric_args(), "-o", out)
     text = out.read_text()
     assert len(text) <= GITHUB_COMMENT_LIMIT
     grid = text.split("\n\n")[1]
@@ -114,7 +86,7 @@ def test_a_metric_policy_applies_to_that_metric_only(tmp_path):
     from releasegate.pipeline import run
     from releasegate.policy import load_policy_file, make_policy
 
-    report = run([parse_source(str(_write(tmp_path)))], make_policy(load_policy_file(policy)), metrics=METRICS)
+    report = run([parse_source(str(three_metrics(tmp_path)))], make_policy(load_policy_file(policy)), metrics=METRICS)
     assert report.report_of("correct").verdicts[0].ship is False  # a 0.1-point margin cannot be shown
     assert {r.rule for r in report.report_of("correct").verdicts[0].reasons} == {"not_non_inferior"}
     assert report.report_of("format_ok").verdicts[0].ship is True
@@ -122,7 +94,7 @@ def test_a_metric_policy_applies_to_that_metric_only(tmp_path):
 
 
 def test_a_harmless_release_ships_on_every_metric(tmp_path):
-    result = run_cli("check", _write(tmp_path, safe_broken=0), "--baseline", "r1", *_metrics_args())
+    result = run_cli("check", three_metrics(tmp_path, safe_broken=0), "--baseline", "r1", *metric_args())
     assert result.output.startswith("SHIP r2: all 3 metrics pass (correct: ")
     assert result.exit_code == 0
 
@@ -130,14 +102,14 @@ def test_a_harmless_release_ships_on_every_metric(tmp_path):
 def test_the_job_summary_holds_the_grid(tmp_path, monkeypatch):
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    result = run_cli("check", _write(tmp_path), "--baseline", "r1", *_metrics_args())
+    result = run_cli("check", three_metrics(tmp_path), "--baseline", "r1", *metric_args())
     assert result.exit_code == 1
     text = summary.read_text()
     assert "| candidate | verdict | correct | safe | format_ok |" in text and "DON'T SHIP r2: safe blocks" in text
 
 
 def test_a_long_layout_with_a_metric_column_is_the_same_gate(tmp_path):
-    wide = _write(tmp_path)
+    wide = three_metrics(tmp_path)
     lines = wide.read_text().splitlines()
     long = ["release,case_id,category,metric,passed"]
     for line in lines[1:]:
@@ -146,8 +118,8 @@ def test_a_long_layout_with_a_metric_column_is_the_same_gate(tmp_path):
     path = tmp_path / "long.csv"
     path.write_text("\n".join(long) + "\n")
     a, b = tmp_path / "wide.json", tmp_path / "long.json"
-    run_cli("check", wide, "--baseline", "r1", *_metrics_args(), "-o", a)
-    result = run_cli("check", path, "--baseline", "r1", *_metrics_args(), "-o", b)
+    run_cli("check", wide, "--baseline", "r1", *metric_args(), "-o", a)
+    result = run_cli("check", path, "--baseline", "r1", *metric_args(), "-o", b)
     assert result.output.startswith("DON'T SHIP r2: safe blocks")
     grid_a, grid_b = (json.loads(p.read_text())["candidates"] for p in (a, b))
     assert grid_a == grid_b

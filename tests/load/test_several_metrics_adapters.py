@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
+from metrics_support import promptfoo_with_named_metrics
 
 TESTS = Path(__file__).resolve().parents[1]
 POPULARITY = TESTS / "fixtures" / "inspect" / "2025-05-12T20-28-13-04-00_popularity.json"
-PROMPTFOO = TESTS / "data" / "promptfoo" / "results.json"
 
 
 def _inspect(tmp_path, name: str, safe: list[str], tone: list[float]) -> Path:
@@ -55,13 +55,7 @@ def test_a_scorer_that_does_not_exist_is_named(tmp_path):
 
 
 def test_a_promptfoo_file_gated_on_named_metrics_and_success(tmp_path):
-    data = json.loads(PROMPTFOO.read_text())
-    results = data["results"]["results"] if isinstance(data["results"], dict) else data["results"]
-    for k, result in enumerate(results):
-        nano = "nano" in json.dumps(result.get("provider"))
-        result["namedScores"] = {"correctness": 0.0 if nano and k % 2 else 1.0, "brevity": 0.8}
-    path = tmp_path / "results.json"
-    path.write_text(json.dumps(data))
+    path = promptfoo_with_named_metrics(tmp_path)
     out = tmp_path / "note.json"
     run_cli("check", path, "--baseline", "gpt-4o-mini", "--margin", "0.9", "--metric", "success",
             "--metric", "correctness", "--metric", "brevity", "-o", out)

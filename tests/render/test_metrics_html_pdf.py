@@ -15,39 +15,13 @@ import pytest
 from reading import external_references, parse, pdf_text, words
 
 from conftest import build_report, run_cli
+from metrics_support import METRICS, metric_args, promptfoo_with_named_metrics, three_metrics
 from releasegate import fmt
 
 EPOCH = "1796000000"
-METRICS = ("correct", "safe", "format_ok")
 TESTS = Path(__file__).resolve().parents[1]
 POPULARITY = TESTS / "fixtures" / "inspect" / "2025-05-12T20-28-13-04-00_popularity.json"
-PROMPTFOO = TESTS / "data" / "promptfoo" / "results.json"
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
-
-
-def three_metrics(directory: Path, n: int = 400, safe_broken: int = 30, name: str = "three.csv") -> Path:
-    """n cases in 4 categories, 90% passing on r1. On r2 correct and format_ok break n/40 cases and fix as many;
-    safe breaks ``safe_broken`` and fixes 2 (tests/decide/test_several_metrics.py builds the same file)."""
-    passing = [i for i in range(n) if i % 10 != 9]
-    failing = [i for i in range(n) if i % 10 == 9]
-    k = n // 40
-    changed = {"correct": (set(passing[1::30][:k]), set(failing[1::4][:k])),
-               "format_ok": (set(passing[7::30][:k]), set(failing[2::4][:k])),
-               "safe": (set(passing[:safe_broken]), set(failing[:2]))}
-    lines = ["release,case_id,category," + ",".join(METRICS)]
-    for release in ("r1", "r2"):
-        for i in range(n):
-            base = int(i % 10 != 9)
-            values = [base if release == "r1" else int((base and i not in changed[m][0]) or i in changed[m][1])
-                      for m in METRICS]
-            lines.append(f"{release},c{i:04d},{'ABCD'[i % 4]}," + ",".join(map(str, values)))
-    path = directory / name
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def _metric_args(metrics=METRICS) -> list[str]:
-    return [a for m in metrics for a in ("--metric", m)]
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +31,7 @@ def rendered(tmp_path_factory) -> dict:
     path = three_metrics(out)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
-        result = run_cli("report", path, "--baseline", "r1", *_metric_args(),
+        result = run_cli("report", path, "--baseline", "r1", *metric_args(),
                          "-o", out / "r.html", "-o", out / "r.pdf", "-o", out / "r.json")
     assert result.exit_code == 0, result.output
     return {"path": path, "html": (out / "r.html").read_text(encoding="utf-8"), "pdf": (out / "r.pdf").read_bytes(),
@@ -223,7 +197,7 @@ def test_a_failure_writes_no_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(pdf, "_typeset", fail)
     outs = [tmp_path / "n.md", tmp_path / "n.html", tmp_path / "n.pdf"]
-    result = run_cli("report", three_metrics(tmp_path), "--baseline", "r1", *_metric_args(),
+    result = run_cli("report", three_metrics(tmp_path), "--baseline", "r1", *metric_args(),
                      *[a for o in outs for a in ("-o", o)])
     assert result.exit_code == 2 and "typesetting failed" in result.output
     assert not any(o.exists() for o in outs)
@@ -236,7 +210,7 @@ def test_an_existing_html_is_replaced_only_by_a_complete_one(tmp_path, monkeypat
     out = tmp_path / "n.html"
     out.write_text("old")
     monkeypatch.setattr(metrics_html, "grid", lambda report: (_ for _ in ()).throw(ValueError("broken grid")))
-    result = run_cli("report", three_metrics(tmp_path), "--baseline", "r1", *_metric_args(), "-o", out)
+    result = run_cli("report", three_metrics(tmp_path), "--baseline", "r1", *metric_args(), "-o", out)
     assert result.exit_code == 2 and "broken grid" in result.output and "Traceback" not in result.output
     assert out.read_text() == "old"
 
@@ -271,13 +245,7 @@ def test_an_inspect_log_with_three_scorers_gives_html(tmp_path):
 
 
 def test_a_promptfoo_file_with_named_metrics_gives_html(tmp_path):
-    data = json.loads(PROMPTFOO.read_text())
-    results = data["results"]["results"] if isinstance(data["results"], dict) else data["results"]
-    for k, result in enumerate(results):
-        nano = "nano" in json.dumps(result.get("provider"))
-        result["namedScores"] = {"correctness": 0.0 if nano and k % 2 else 1.0, "brevity": 0.8}
-    path = tmp_path / "results.json"
-    path.write_text(json.dumps(data))
+    path = promptfoo_with_named_metrics(tmp_path)
     out = tmp_path / "note.html"
     result = run_cli("report", path, "--baseline", "gpt-4o-mini", "--margin", "0.9", "--metric", "success",
                      "--metric", "correctness", "--metric", "brevity", "-o", out)
