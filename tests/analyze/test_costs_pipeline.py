@@ -16,6 +16,8 @@ import pandas as pd
 import pytest
 import scipy.stats
 import vl_convert
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import build_report, run_cli, stat_vectors
 from releasegate.analyze import parameters_of
@@ -482,3 +484,14 @@ def test_histogram_edges_cover_every_value_on_round_steps(values) -> None:
     assert np.allclose(steps, steps[0])
     mantissa = steps[0] / 10 ** math.floor(math.log10(steps[0]))
     assert round(mantissa, 9) in (1.0, 2.0, 5.0)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.5, 3.0, 4.0, 7.5, 10.0, 11.0]) | st.floats(-2, 12),
+                min_size=0, max_size=60),
+       st.sampled_from([[0.0, 1.0], [0.0, 2.5, 5.0, 7.5, 10.0], [1.0, 3.0, 4.0, 10.0]]))
+def test_bin_counts_are_numpys_histogram(values, edges) -> None:
+    from releasegate.analyze.costs import bin_counts
+
+    values, edges = np.array(values, dtype=float), np.array(edges)
+    assert bin_counts(values, edges).tolist() == np.histogram(values, bins=edges)[0].tolist()

@@ -14,6 +14,7 @@ from releasegate.stats.binomial import (
     EXACT_MAX_N,
     binom_half_cdf,
     binom_half_pmf,
+    binom_half_pmf_all,
     binom_half_sf_inclusive,
     chi2_1df_sf,
 )
@@ -70,3 +71,21 @@ def test_out_of_range():
 @pytest.mark.parametrize("x", [0.0, 1e-12, 0.5, 1.0, 2.0, 3.841458820694124, 10.0, 50.0, 200.0, 1400.0])
 def test_chi2_matches_chdtrc(x):
     assert chi2_1df_sf(x) == pytest.approx(float(special.chdtrc(1, x)), rel=1e-13, abs=1e-300)
+
+
+@pytest.mark.parametrize("n", [2001, 2500, 9_999, 50_000])
+def test_the_whole_range_at_once_matches_scipy_and_the_scalar_form(n):
+    import numpy as np
+
+    whole = binom_half_pmf_all(n)
+    k = np.arange(n + 1)
+    reference = stats.binom.pmf(k, n, 0.5)  # boost's ibeta_derivative: an independent computation
+    shown = reference > 1e-300  # the far tails are subnormal or underflow to 0, in both
+    assert np.all(whole[~shown] < 1e-290)
+    # exp of a log near -700 carries its rounding into the relative error of the far tails
+    np.testing.assert_allclose(whole[shown], reference[shown], rtol=1e-11)
+    bulk = reference > 1e-100
+    np.testing.assert_allclose(whole[bulk], reference[bulk], rtol=1e-12)
+    picks = np.unique(np.linspace(0, n, 41).astype(int))
+    np.testing.assert_allclose(whole[picks], [binom_half_pmf(int(j), n) for j in picks], rtol=1e-12)
+    assert abs(whole.sum() - 1.0) < 1e-12

@@ -127,6 +127,17 @@ def histogram_edges(values: np.ndarray, bins: int = HISTOGRAM_BINS) -> np.ndarra
     return np.round(start + width * np.arange(count + 1), max(0, 1 - math.floor(math.log10(width))))
 
 
+def bin_counts(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """``np.histogram(values, bins=edges)[0]``: bins [e_i, e_i+1), the last one closed, values outside left out.
+    Given an array of edges numpy sorts the values block by block; a binary search of each value among the
+    ~20 edges gives the same counts without sorting a million latencies."""
+    n_bins = edges.size - 1
+    index = np.searchsorted(edges, values, side="right") - 1
+    index[values == edges[-1]] = n_bins - 1
+    inside = (index >= 0) & (index < n_bins)
+    return np.bincount(index[inside], minlength=n_bins)
+
+
 def release_costs(name: str, frame: pd.DataFrame, invalid: int, edges: np.ndarray, policy: Policy,
                   cost_source: str) -> ReleaseCosts:
     """Summarise one release's per-case figures."""
@@ -136,7 +147,7 @@ def release_costs(name: str, frame: pd.DataFrame, invalid: int, edges: np.ndarra
         values = frame["latency"].to_numpy(float)
         latency = latency_summary(values)
         if edges.size:
-            histogram = tuple(int(x) for x in np.histogram(values[np.isfinite(values)], bins=edges)[0])
+            histogram = tuple(bin_counts(values[np.isfinite(values)], edges).tolist())
     has_cost = "cost" in frame.columns
     cost = _mean(frame, "cost")
     price = policy.prices.get(name, {}) if cost_source == "prices" else {}

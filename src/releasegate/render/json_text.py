@@ -49,13 +49,30 @@ def _encode(value: Any, pad: str, clean: Callable[[Any], Any]) -> str:
     if kind is dict:
         if not value:
             return "{}"
-        if not all(type(k) is str for k in value):
-            # Keys that clean() turns into the same text collapse as they do there.
-            return _encode(clean(value), pad, clean)
         inner = pad + STEP
-        return ("{\n" + inner + (",\n" + inner).join(
-            [encode_basestring(k) + ": " + _encode(v, inner, clean) for k, v in value.items()])
-            + "\n" + pad + "}")
+        parts = []
+        # The scalar cases inline: most values in a report are leaves, and a call per leaf was most of the time.
+        for k, v in value.items():
+            if type(k) is not str:
+                # Keys that clean() turns into the same text collapse as they do there.
+                return _encode(clean(value), pad, clean)
+            kind = type(v)
+            if kind is str:
+                text = encode_basestring(v)
+            elif v is None:
+                text = "null"
+            elif v is True:
+                text = "true"
+            elif v is False:
+                text = "false"
+            elif kind is float:
+                text = _float_repr(v) if _isfinite(v) else "null"
+            elif kind is int:
+                text = _int_repr(v)
+            else:
+                text = _encode(v, inner, clean)
+            parts.append(encode_basestring(k) + ": " + text)
+        return "{\n" + inner + (",\n" + inner).join(parts) + "\n" + pad + "}"
     if kind is list or kind is tuple:
         if not value:
             return "[]"

@@ -1,12 +1,15 @@
-"""Tails of the fair-coin binomial Bin(n, 1/2) in pure Python, for McNemar's exact test.
+"""Tails of the fair-coin binomial Bin(n, 1/2) without scipy, for McNemar's exact test.
 
 scipy.special would do this too, but importing it costs 0.15-0.25 s, a third of the whole ``releasegate
-check`` on a small suite; these few lines keep the CI gate's path free of scipy.
+check`` on a small suite; these few lines keep the CI gate's path free of scipy. :func:`binom_half_pmf_all`
+is the same saddle-point form on the whole range k = 0..n in numpy (already loaded with pandas).
 """
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 # Up to this many discordant pairs the tail is an exact sum of integers (correctly rounded at the end);
 # beyond it, Loader's saddle-point pmf and a ratio recurrence (relative error ~1e-14).
@@ -58,6 +61,56 @@ def binom_half_pmf(k: int, n: int) -> float:
     lc = _stirlerr(n) - _stirlerr(k) - _stirlerr(n - k) - _bd0(k, half) - _bd0(n - k, half)
     lf = _LN_2PI + math.log(k) + math.log1p(-k / n)
     return math.exp(lc - 0.5 * lf)
+
+
+def _stirlerr_all(x: np.ndarray) -> np.ndarray:
+    """binomial._stirlerr at the whole numbers ``x`` >= 1, at once: the exact table up to 15, the series above."""
+    small = np.array([0.0, *(_stirlerr(float(j)) for j in range(1, 16))])
+    s0, s1, s2, s3, s4 = _STIRLING
+    big = np.maximum(x, 16).astype(np.float64)
+    nn = big * big
+    series = (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / big
+    return np.where(x <= 15, small[np.minimum(x, 15)], series)
+
+
+def _bd0_all(x: np.ndarray, m: float) -> np.ndarray:
+    """binomial._bd0 (x log(x/m) + m - x, Loader 2000 section 3) at every ``x`` at once: the series near m is
+    summed until no element changes, as the scalar form stops each one."""
+    x = x.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = x * np.log(x / m) + m - x
+    near = np.abs(x - m) < 0.1 * (x + m)
+    if near.any():
+        xn = x[near]
+        v = (xn - m) / (xn + m)
+        s = (xn - m) * v
+        ej = 2.0 * xn * v
+        done = np.zeros(xn.shape, dtype=bool)
+        j = 1
+        while not done.all():
+            ej = ej * v * v
+            s1 = s + ej / (2 * j + 1)
+            done |= s1 == s
+            s = np.where(done, s, s1)
+            j += 1
+        out[near] = s
+    return out
+
+
+def binom_half_pmf_all(n: int) -> np.ndarray:
+    """P(X = k) for k = 0..n, X ~ Bin(n, 1/2), n > 0: binomial.binom_half_pmf's saddle-point form (Loader 2000,
+    "Fast and Accurate Computation of Binomial Probabilities") evaluated on the whole range in numpy. A Python
+    loop over the 50,001 values of a 1,000,000-case overall test took 0.3 s; this takes milliseconds."""
+    k = np.arange(n + 1)
+    inner = k[1:-1]
+    half = n / 2.0
+    lc = (_stirlerr(n) - _stirlerr_all(inner) - _stirlerr_all(n - inner)
+          - _bd0_all(inner, half) - _bd0_all(n - inner, half))
+    lf = _LN_2PI + np.log(inner) + np.log1p(-inner / n)
+    out = np.empty(n + 1)
+    out[0] = out[-1] = np.exp(-n * np.log(2.0))
+    out[1:-1] = np.exp(lc - 0.5 * lf)
+    return out
 
 
 def binom_half_cdf(k: int, n: int) -> float:

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from releasegate.stats.binomial import EXACT_MAX_N, binom_half_pmf
+from releasegate.stats.binomial import EXACT_MAX_N, binom_half_pmf_all
 
 # Observed p-values are recomputed in floating point by the caller; a relative slack this small lets an
 # observed p match its own attainable value without admitting the next one.
@@ -58,7 +58,7 @@ def _attainable(n: int, midp: bool) -> tuple[float, ...]:
         else:
             values = [u / denom for u in upper]
     else:
-        pmf_f = np.array([binom_half_pmf(k, n) for k in range(n + 1)])
+        pmf_f = binom_half_pmf_all(n)
         upper_f = np.cumsum(pmf_f[::-1])[::-1]  # summed from the small tail up: accurate where it matters
         values = list(upper_f - pmf_f / 2) if midp else list(upper_f)
     return tuple(sorted(min(1.0, float(v)) for v in values))
