@@ -100,3 +100,10 @@ def as_categories(table: pd.DataFrame, columns: tuple[str, ...]) -> None:
             # hash it builds, and a million Arrow strings cost 0.1 s to convert each time.
             categories = pd.Index(np.asarray(uniques, dtype=object), dtype=object)
             table[column] = pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(categories))
+
+
+def drop_unused_categories(table: pd.DataFrame, columns: tuple[str, ...]) -> None:
+    """Leave out the categories no row holds any more (in place), as if the rows kept had been factorized."""
+    for column in columns:
+        if column in table.columns and isinstance(table[column].dtype, pd.CategoricalDtype):
+            table[column] = table[column].cat.remove_unused_categories()

@@ -290,19 +290,20 @@ def check_critical(critical: tuple[str, ...], categories: list[str] | None) -> N
 
 def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, ...] = ()) -> ValidatedResults:
     """Check the loaded table and return it with a float ``outcome`` column and the plan's choices."""
-    releases, baseline, candidates = _choose_releases(table, policy)
-    keep = [baseline, *candidates, *(r for r in releases if r == policy.baseline_rerun != baseline)]
-    if len(keep) < len(releases):
-        table = table[table["release"].isin(keep)]
     # Shallow: only new or replaced columns are written below, never values in place; a deep copy of a
     # million rows costs more than every check together.
     table = table.copy(deep=False)
-    has_runs = "run" in table.columns and table["run"].notna().any()
-    if has_runs and table["run"].isna().any():
-        raise InputError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
     # Factorized once, as categoricals: every check below counts integer codes instead of hashing strings,
     # and so do the analysis's group-bys, joins and sorts.
     keycodes.as_categories(table, ("release", "case_id"))
+    releases, baseline, candidates = _choose_releases(table, policy)
+    keep = [baseline, *candidates, *(r for r in releases if r == policy.baseline_rerun != baseline)]
+    if len(keep) < len(releases):
+        table = table[table["release"].isin(keep)].copy(deep=False)
+        keycodes.drop_unused_categories(table, ("release", "case_id"))
+    has_runs = "run" in table.columns and table["run"].notna().any()
+    if has_runs and table["run"].isna().any():
+        raise InputError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
     codes = {k: keycodes.encode(table[k]) for k in ("release", "case_id", *(["run"] if has_runs else []))}
     _check_keys(table, has_runs, codes)
     # A non-empty error marks an errored row: a third state, neither pass nor fail, for analyze.errors.

@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 import math
 
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import run_cli
 from releasegate.load import Source, load_results
-from releasegate.load.tidy import read_tidy
+from releasegate.load.tidy import as_text, may_need_strip, read_tidy
 
 NA_WORDS = ("NA", "N/A", "None", "null", "nan", "NaN", "NULL", "<NA>", "#N/A")
 
@@ -110,3 +113,44 @@ def test_example_with_fraud_named_na_does_not_ship(tmp_path, example):
     assert candidate["reasons"][0]["rule"] == "critical_broken"
     na = [c for c in candidate["categories"] if c["category"] == "NA"]
     assert na and na[0]["critical"] and na[0]["broke"] == 6
+
+
+# --- may_need_strip: the look at the Arrow buffers that lets a clean column skip str.strip -----------------
+
+def _arrow_text(values) -> pd.Series:
+    return pd.Series(values, dtype=pd.StringDtype("pyarrow"))
+
+
+@pytest.mark.parametrize("values", [["C1", "C2"], ["a b", "x"], ["", "C1"], [None, "C1"], ["", None], ["C1"] * 3])
+def test_a_column_with_clean_edges_needs_no_strip(values):
+    assert not may_need_strip(_arrow_text(values))
+
+
+@pytest.mark.parametrize("values", [[" C1", "C2"], ["C1", "C2\t"], ["C1\n"], ["C1\u00a0"], ["\u3000C1"],
+                                    ["C1\x1f"], ["ü"], [None, "C1 "]])
+def test_a_space_a_control_byte_or_a_non_ascii_edge_asks_for_the_strip(values):
+    assert may_need_strip(_arrow_text(values))
+
+
+def test_a_slice_is_judged_on_its_own_values():
+    column = _arrow_text([" dirty", "C1", "C2", "C3 "])
+    assert not may_need_strip(column.iloc[1:3])
+    assert may_need_strip(column.iloc[2:])
+    chunked = pd.concat([_arrow_text(["C1", "C2"]), _arrow_text(["C3", " C4"])], ignore_index=True)
+    assert may_need_strip(chunked) and not may_need_strip(chunked.iloc[:3])
+
+
+def test_object_columns_are_always_stripped():
+    assert may_need_strip(pd.Series(["C1", "C2"], dtype=object))
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(st.none() | st.text(alphabet=st.sampled_from(["a", "7", " ", "\t", "\n", "\u00a0", "\u2003", "é",
+                                                                  "\x1c", "-"]), max_size=5), min_size=1,
+                max_size=12))
+def test_as_text_is_the_stripped_text_with_or_without_the_shortcut(values):
+    column = _arrow_text(values)
+    expected = column.str.strip()
+    got = as_text(column)
+    assert got.isna().tolist() == expected.isna().tolist()
+    assert got.dropna().tolist() == expected.dropna().tolist()

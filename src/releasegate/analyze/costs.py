@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from releasegate.analyze.guardrail_level import rule_confidence
+from releasegate.analyze.pairing import join_cases
 from releasegate.errors import InputError
 from releasegate.model import CostComparison, CostTable, ReleaseCosts
 from releasegate.model.costs import LARGE_WORK
@@ -207,7 +208,7 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
                   draws: ResampleDraws) -> CostComparison:
     """The paired ratios of one candidate against the baseline, with intervals; ``draws`` is the analysis'
     shared bootstrap stream."""
-    joined = base.add_suffix("_b").join(cand.add_suffix("_c"), how="inner").sort_index(kind="stable")
+    joined = join_cases(base.add_suffix("_b"), cand.add_suffix("_c"))
 
     def arrays(column: str) -> tuple[np.ndarray, np.ndarray] | None:
         if f"{column}_b" not in joined.columns or f"{column}_c" not in joined.columns:

@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from pandas._libs.parsers import STR_NA_VALUES
 
@@ -172,10 +173,49 @@ def as_text(series: pd.Series) -> pd.Series:
             series = series.astype("Int64")
     # pandas' own string dtype (Arrow-backed in pandas 3), not object: comparing, hashing and copying a million
     # identity values is then several times faster in every later stage.
-    out = series.astype(str).str.strip()
+    out = series.astype(str)
+    if may_need_strip(out):
+        out = out.str.strip()
     if mask.any():
         out[mask] = None
     return out
+
+
+def may_need_strip(series: pd.Series) -> bool:
+    """False only when no value of an Arrow-backed text column starts or ends with a space, a control byte or a
+    non-ASCII byte (the only places whitespace to strip can be); then ``str.strip`` would return it unchanged.
+
+    Stripping every value of a million-row column costs 0.03-0.14 s per column; looking at the first and last
+    byte of each value in the Arrow buffers costs 0.01 s. Anything else (object columns, other Arrow types) is
+    stripped as before.
+    """
+    dtype = series.dtype
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
+        return True
+    import pyarrow as pa
+
+    values = pa.array(series.array)
+    for chunk in values.chunks if isinstance(values, pa.ChunkedArray) else [values]:
+        if pa.types.is_string(chunk.type):
+            offset_type = np.int32
+        elif pa.types.is_large_string(chunk.type):
+            offset_type = np.int64
+        else:
+            return True
+        chunk = chunk.drop_null()
+        if len(chunk) == 0:
+            continue
+        _, offsets, data = chunk.buffers()
+        ends = np.frombuffer(offsets, dtype=offset_type)[chunk.offset:chunk.offset + len(chunk) + 1]
+        starts, ends = ends[:-1], ends[1:]
+        filled = ends > starts
+        if not filled.any():
+            continue
+        data = np.frombuffer(data, dtype=np.uint8)
+        edges = np.concatenate([data[starts[filled]], data[ends[filled] - 1]])
+        if ((edges <= 0x20) | (edges >= 0x7F)).any():
+            return True
+    return False
 
 
 def describe_bad_encoding(path: Path) -> str:
