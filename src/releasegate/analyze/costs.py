@@ -71,7 +71,8 @@ def per_case(data, release: str, policy: Policy) -> tuple[pd.DataFrame, int]:
     the number of rows whose latency was missing, zero or negative (dropped before the median).
     """
     columns = data.cost_columns
-    rows = data.table.loc[data.table["release"] == release]
+    # Only the columns read here: taking every column of a million rows costs more than the figures.
+    rows = data.table.loc[data.table["release"] == release, ["case_id", *columns]]
     frame = pd.DataFrame({"case_id": rows["case_id"].array}, index=rows.index)
     invalid = 0
     if "latency_ms" in columns:
@@ -84,7 +85,11 @@ def per_case(data, release: str, policy: Policy) -> tuple[pd.DataFrame, int]:
         frame[column] = rows[column].astype(float)
     if tokens:
         # NaN on either side leaves the case's total unknown (it is then excluded, not counted as zero).
-        frame["tokens"] = frame[tokens].sum(axis=1, min_count=len(tokens))
+        # (A column-wise sum in numpy: pandas' row-wise sum of two columns took 0.06 s per million rows.)
+        total = frame[tokens[0]].to_numpy(np.float64)
+        for column in tokens[1:]:
+            total = total + frame[column].to_numpy(np.float64)
+        frame["tokens"] = total
     cost = _row_costs(rows, release, columns, policy)
     if cost is not None:
         frame["cost"] = cost

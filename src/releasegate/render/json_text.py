@@ -21,6 +21,8 @@ _float_repr: Callable[[float], str] = float.__repr__
 _int_repr: Callable[[int], str] = int.__repr__
 _isfinite = math.isfinite
 STEP = "  "
+# The text of each key seen, with its colon: a report repeats the same few dozen keys 500,000 times.
+_KEYS: dict[str, str] = {}
 
 
 def dumps_indented(value: Any, clean: Callable[[Any], Any]) -> str:
@@ -53,9 +55,12 @@ def _encode(value: Any, pad: str, clean: Callable[[Any], Any]) -> str:
         parts = []
         # The scalar cases inline: most values in a report are leaves, and a call per leaf was most of the time.
         for k, v in value.items():
-            if type(k) is not str:
-                # Keys that clean() turns into the same text collapse as they do there.
-                return _encode(clean(value), pad, clean)
+            key = _KEYS.get(k)
+            if key is None:
+                if type(k) is not str:
+                    # Keys that clean() turns into the same text collapse as they do there.
+                    return _encode(clean(value), pad, clean)
+                key = _KEYS[k] = encode_basestring(k) + ": "
             kind = type(v)
             if kind is str:
                 text = encode_basestring(v)
@@ -71,7 +76,7 @@ def _encode(value: Any, pad: str, clean: Callable[[Any], Any]) -> str:
                 text = _int_repr(v)
             else:
                 text = _encode(v, inner, clean)
-            parts.append(encode_basestring(k) + ": " + text)
+            parts.append(key + text)
         return "{\n" + inner + (",\n" + inner).join(parts) + "\n" + pad + "}"
     if kind is list or kind is tuple:
         if not value:

@@ -60,7 +60,8 @@ def _attainable(n: int, midp: bool) -> tuple[float, ...]:
     else:
         pmf_f = binom_half_pmf_all(n)
         upper_f = np.cumsum(pmf_f[::-1])[::-1]  # summed from the small tail up: accurate where it matters
-        values = list(upper_f - pmf_f / 2) if midp else list(upper_f)
+        values = np.minimum(1.0, upper_f - pmf_f / 2 if midp else upper_f)
+        return tuple(np.sort(values).tolist())
     return tuple(sorted(min(1.0, float(v)) for v in values))
 
 
