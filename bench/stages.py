@@ -66,6 +66,9 @@ def main() -> None:
     from releasegate.validate import validate
 
     stages.mark("imports")
+    import gc
+
+    gc.disable()  # as the report command does (releasegate.cli.cyclic_gc_paused)
     policy = make_policy({}, baseline=args.baseline)
     sources = [Source(args.results)]
     loaded = load_results(sources, columns=policy.columns)

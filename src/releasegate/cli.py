@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import os
 import shlex
 import sys
@@ -88,6 +90,24 @@ def guarded(function):
             _fail(f"internal error ({type(exc).__name__}: {first}); rerun with --debug and report it")
 
     return wrapper
+
+
+@contextlib.contextmanager
+def cyclic_gc_paused():
+    """Python's cyclic garbage collector off for one command (reference counting still frees everything).
+
+    A report is made of acyclic objects: at 1,000,000 cases the collector ran three full passes over some
+    300,000 live objects (the changed cases and their JSON rows) and took 0.2 s to find 859 objects to free.
+    Set RELEASEGATE_GC=1 to keep it on.
+    """
+    if os.environ.get("RELEASEGATE_GC") or not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def input_options(function):
@@ -259,7 +279,7 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
     paths = list(outputs)
     check_output_paths(paths)
     _check_not_inputs(paths, kw)
-    with rendering(paths) as charts:
+    with rendering(paths) as charts, cyclic_gc_paused():
         result = build_report(kw)
         write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
     from releasegate.text import one_line
@@ -293,11 +313,12 @@ def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
 
         check_output_paths(paths)
         _check_not_inputs(paths, kw)
-        with rendering(paths) as charts:
+        with rendering(paths) as charts, cyclic_gc_paused():
             result = build_report(kw)
             write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant)
     else:
-        result = build_report(kw)
+        with cyclic_gc_paused():
+            result = build_report(kw)
     from releasegate.text import one_line
 
     if kw.get("found_policy"):

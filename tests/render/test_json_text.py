@@ -76,3 +76,18 @@ def test_the_example_report_is_unchanged(example):
     text = render_json(report)
     assert text == json.dumps(to_json_dict(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     assert len(json.loads(text)["candidates"]) == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(max_size=4), max_size=5, unique=True).flatmap(
+    lambda names: st.tuples(st.just(tuple(names)),
+                            st.lists(st.tuples(*[values] * len(names)), max_size=4))))
+def test_records_are_the_text_of_their_list_of_dicts(keys_and_rows):
+    from releasegate.render.json_text import Records
+
+    names, rows = keys_and_rows
+    records = Records(names, rows)
+    expected = [dict(zip(names, row)) for row in rows]
+    assert dumps_indented(records, _clean) == reference(expected)
+    assert dumps_indented({"cases": records, "n": 1}, _clean) == reference({"cases": expected, "n": 1})
+    assert _clean(records) == _clean(expected)

@@ -27,6 +27,7 @@ from releasegate.model import (
 )
 from releasegate.model.costs import RatioResult
 from releasegate.model.sections import CASE_VIEW_LISTED
+from releasegate.render.json_text import Records
 from releasegate.wording import churn as churn_words
 from releasegate.wording import sections as words
 
@@ -46,6 +47,8 @@ def _clean(value: Any) -> Any:
         return {str(k): _clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_clean(v) for v in value]
+    if isinstance(value, Records):
+        return _clean(value.as_dicts())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return _clean(dataclasses.asdict(value))
     if hasattr(value, "item") and callable(value.item):  # numpy scalars
@@ -83,25 +86,29 @@ def comparison_dict(c: Comparison) -> dict[str, Any]:
     }
 
 
-def _case(change: CaseChange) -> dict[str, Any]:
-    return {
-        "case_id": change.case_id,
-        "category": change.category,
-        "cluster": change.cluster,
-        "critical": change.critical,
-        "baseline_outcome": change.baseline_outcome,
-        "candidate_outcome": change.candidate_outcome,
-        "metadata": dict(change.metadata),
-        # Each per-release column (output, reason, error) whole, for both sides; "metadata" is the candidate's row.
-        "answers": {name: {"baseline": text, "candidate": dict(change.metadata).get(name, "")}
-                    for name, text in change.baseline_texts},
-    }
+CASE_KEYS = ("case_id", "category", "cluster", "critical", "baseline_outcome", "candidate_outcome", "metadata",
+             "answers")
+
+
+def _case(change: CaseChange) -> tuple[Any, ...]:
+    """One case's values, in the order of CASE_KEYS."""
+    metadata = dict(change.metadata) if change.metadata else {}
+    # Each per-release column (output, reason, error) whole, for both sides; "metadata" is the candidate's row.
+    answers = ({name: {"baseline": text, "candidate": metadata.get(name, "")} for name, text in change.baseline_texts}
+               if change.baseline_texts else {})
+    return (change.case_id, change.category, change.cluster, change.critical, change.baseline_outcome,
+            change.candidate_outcome, metadata, answers)
+
+
+def _cases(changes) -> Records:
+    """A case listing: the same keys for every case, given once (render/json_text.Records)."""
+    return Records(CASE_KEYS, [_case(c) for c in changes])
 
 
 def case_view_json(view) -> dict[str, Any]:
     """The case view (model.CaseView): cases failing on both releases and errored cases, as the broken ones."""
-    return {"both_fail_total": view.both_fail_total, "both_fail": [_case(c) for c in view.both_fail],
-            "errored_total": view.errored_total, "errored": [_case(c) for c in view.errored],
+    return {"both_fail_total": view.both_fail_total, "both_fail": _cases(view.both_fail),
+            "errored_total": view.errored_total, "errored": _cases(view.errored),
             "error_column": view.error_column, "listed_at_most": CASE_VIEW_LISTED,
             "both_fail_defined": view.both_fail_defined}
 
@@ -132,8 +139,8 @@ def _report_dict(report: Report) -> dict[str, Any]:
                  "discordant_needed": c.discordant_needed}
                 for c in cand.categories
             ],
-            "broken_cases": [_case(x) for x in cand.broken_cases],
-            "fixed_cases": [_case(x) for x in cand.fixed_cases],
+            "broken_cases": _cases(cand.broken_cases),
+            "fixed_cases": _cases(cand.fixed_cases),
             "excluded_cases": {"only_baseline": list(cand.exclusions.only_baseline),
                                "only_candidate": list(cand.exclusions.only_candidate)},
             "power": dataclasses.asdict(cand.power),

@@ -7,13 +7,18 @@ value once, cleans as it goes (NaN and infinity become null, tuples lists, numpy
 dataclasses dicts) and builds each container with one ``str.join``; strings are quoted by the standard
 module's own C function, and floats and ints are written by the ``repr`` the standard module uses, so the text
 is identical (tests/test_json_text.py checks it against ``json.dumps`` on generated values and on reports).
+
+A long list of objects with the same keys (the case listings) can be given as :class:`Records`: the keys once,
+then one tuple of values per object. Its text is that of the list of dicts, without building the dicts or
+quoting the same keys again for every case.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from json.encoder import encode_basestring  # the C implementation when the interpreter has it
 from typing import Any
 
@@ -25,6 +30,21 @@ STEP = "  "
 _KEYS: dict[str, str] = {}
 
 
+@dataclass(frozen=True)
+class Records:
+    """A list of JSON objects that share their keys: ``[dict(zip(keys, row)) for row in rows]``."""
+
+    keys: tuple[str, ...]
+    rows: Sequence[tuple[Any, ...]]
+
+    def __post_init__(self) -> None:
+        if not all(type(k) is str for k in self.keys):
+            raise TypeError("Records keys must be strings")
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.keys, row)) for row in self.rows]
+
+
 def dumps_indented(value: Any, clean: Callable[[Any], Any]) -> str:
     """``json.dumps(clean(value), indent=2, ensure_ascii=False, allow_nan=False)``, computed in one walk.
 
@@ -32,6 +52,41 @@ def dumps_indented(value: Any, clean: Callable[[Any], Any]) -> str:
     values that are not plain JSON types, so that both paths agree on what such a value becomes.
     """
     return _encode(value, "", clean)
+
+
+def _key(k: Any) -> str | None:
+    """A key's text with its colon (cached), or None for a key that is not a string."""
+    text = _KEYS.get(k)
+    if text is None and type(k) is str:
+        text = _KEYS[k] = encode_basestring(k) + ": "
+    return text
+
+
+def _object(keys: Sequence[str], values: Any, pad: str, clean: Callable[[Any], Any]) -> str:
+    """One object's text from its keys' texts and its values, at indentation ``pad``."""
+    inner = pad + STEP
+    parts = []
+    # The scalar cases inline: most values in a report are leaves, and a call per leaf was most of the time.
+    for key, v in zip(keys, values):
+        kind = type(v)
+        if kind is str:
+            text = encode_basestring(v)
+        elif v is None:
+            text = "null"
+        elif v is True:
+            text = "true"
+        elif v is False:
+            text = "false"
+        elif kind is float:
+            text = _float_repr(v) if _isfinite(v) else "null"
+        elif kind is int:
+            text = _int_repr(v)
+        elif kind is dict and not v:
+            text = "{}"
+        else:
+            text = _encode(v, inner, clean)
+        parts.append(key + text)
+    return "{\n" + inner + (",\n" + inner).join(parts) + "\n" + pad + "}"
 
 
 def _encode(value: Any, pad: str, clean: Callable[[Any], Any]) -> str:
@@ -51,38 +106,25 @@ def _encode(value: Any, pad: str, clean: Callable[[Any], Any]) -> str:
     if kind is dict:
         if not value:
             return "{}"
-        inner = pad + STEP
-        parts = []
-        # The scalar cases inline: most values in a report are leaves, and a call per leaf was most of the time.
-        for k, v in value.items():
-            key = _KEYS.get(k)
-            if key is None:
-                if type(k) is not str:
-                    # Keys that clean() turns into the same text collapse as they do there.
-                    return _encode(clean(value), pad, clean)
-                key = _KEYS[k] = encode_basestring(k) + ": "
-            kind = type(v)
-            if kind is str:
-                text = encode_basestring(v)
-            elif v is None:
-                text = "null"
-            elif v is True:
-                text = "true"
-            elif v is False:
-                text = "false"
-            elif kind is float:
-                text = _float_repr(v) if _isfinite(v) else "null"
-            elif kind is int:
-                text = _int_repr(v)
-            else:
-                text = _encode(v, inner, clean)
-            parts.append(key + text)
-        return "{\n" + inner + (",\n" + inner).join(parts) + "\n" + pad + "}"
+        keys = [_key(k) for k in value]
+        if None in keys:
+            # Keys that clean() turns into the same text collapse as they do there.
+            return _encode(clean(value), pad, clean)
+        return _object(keys, value.values(), pad, clean)
     if kind is list or kind is tuple:
         if not value:
             return "[]"
         inner = pad + STEP
         return ("[\n" + inner + (",\n" + inner).join([_encode(v, inner, clean) for v in value])
+                + "\n" + pad + "]")
+    if kind is Records:
+        if not value.rows:
+            return "[]"
+        inner = pad + STEP
+        if not value.keys:
+            return "[\n" + inner + (",\n" + inner).join(["{}"] * len(value.rows)) + "\n" + pad + "]"
+        keys = [_key(k) for k in value.keys]
+        return ("[\n" + inner + (",\n" + inner).join([_object(keys, row, inner, clean) for row in value.rows])
                 + "\n" + pad + "]")
     cleaned = clean(value)
     if type(cleaned) in (dict, list, tuple, str, int, float, bool, type(None)):

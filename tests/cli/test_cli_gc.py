@@ -1,0 +1,56 @@
+"""The report and check commands pause Python's cyclic garbage collector (cli.cyclic_gc_paused) and restore it."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from conftest import run_cli
+from releasegate.cli import cyclic_gc_paused
+
+
+def test_the_collector_is_off_inside_and_on_again_after():
+    assert gc.isenabled()
+    with cyclic_gc_paused():
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_it_comes_back_after_an_error():
+    with pytest.raises(ValueError), cyclic_gc_paused():
+        raise ValueError("bad input")
+    assert gc.isenabled()
+
+
+def test_releasegate_gc_keeps_it_on(monkeypatch):
+    monkeypatch.setenv("RELEASEGATE_GC", "1")
+    with cyclic_gc_paused():
+        assert gc.isenabled()
+
+
+def test_a_collector_already_off_stays_off():
+    gc.disable()
+    try:
+        with cyclic_gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_report_command_runs_with_it_off(monkeypatch, tmp_path):
+    from releasegate import cli
+
+    seen = []
+    real = cli.build_report
+
+    def spy(kw):
+        seen.append(gc.isenabled())
+        return real(kw)
+
+    monkeypatch.setattr(cli, "build_report", spy)
+    run_cli("demo", tmp_path / "d")
+    result = run_cli("report", tmp_path / "d" / "eval_results.csv", "--cases", tmp_path / "d" / "eval_cases.csv",
+                     "--policy", tmp_path / "d" / "releasegate.toml", "-o", tmp_path / "n.md")
+    assert seen == [False] and gc.isenabled(), result.output
