@@ -94,7 +94,14 @@ def as_categories(table: pd.DataFrame, columns: tuple[str, ...]) -> None:
     strings themselves would.
     """
     for column in columns:
-        if column in table.columns and not isinstance(table[column].dtype, pd.CategoricalDtype):
+        if column in table.columns and isinstance(table[column].dtype, pd.CategoricalDtype):
+            categories = table[column].cat.categories
+            if not categories.is_monotonic_increasing:  # a caller's own categorical, in an order of its own
+                try:
+                    table[column] = table[column].cat.reorder_categories(categories.sort_values())
+                except TypeError:  # values that do not compare (numbers and text): their order is kept
+                    pass
+        elif column in table.columns:
             codes, uniques = pd.factorize(table[column], sort=True, use_na_sentinel=True)
             # The categories keep the column's own string type. Python strings (an object Index) cost 0.1 s per
             # million to make, and no step uses the categories' engine or hash any more: the joins are made on

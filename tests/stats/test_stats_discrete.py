@@ -176,3 +176,19 @@ def test_midp_sets_do_not_control_the_family_wise_error():
         if any(discrete_holm(ns, ps, midp=True).rejected(ALPHA)):
             total += math.prod(math.comb(n, k) / 2**n for n, k in zip(ns, ks))
     assert total == pytest.approx(0.0726, abs=5e-4) and total > ALPHA
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_best_case_adjusted_p_is_the_full_step_downs_first(seed):
+    from releasegate.stats.binomial import binom_half_sf_inclusive
+    from releasegate.stats.discrete import discrete_best_case_adjusted, discrete_holm_mixed
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 12))
+    ns = rng.integers(0, 40, size=m)
+    is_discrete = rng.random(m) < 0.7
+    ps = np.array([binom_half_sf_inclusive(int(rng.integers(0, k + 1)), int(k)) if d else rng.random()
+                   for k, d in zip(ns, is_discrete)])
+    own = int(rng.integers(0, 30))
+    full = discrete_holm_mixed(np.r_[own, ns], np.r_[2.0 ** -own if own else 1.0, ps], np.r_[True, is_discrete])
+    assert discrete_best_case_adjusted(own, ns, ps, is_discrete) == full.adjusted[0]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from releasegate.analyze.pairing import baseline_column
+from releasegate.analyze.pairing import baseline_column, text_order_key
 from releasegate.model import CaseView
 from releasegate.model.sections import CASE_VIEW_LISTED
 
@@ -43,10 +43,14 @@ def capped(paired: pd.DataFrame, mask: np.ndarray, critical: tuple[str, ...]) ->
     idx = np.flatnonzero(mask)
     if idx.size <= MAX_LISTED:
         return mask
-    ids = np.asarray(paired.index[idx].astype(str), dtype=str)
+    id_key = text_order_key(paired.index[idx])
+    ids = np.asarray(paired.index[idx].astype(str), dtype=str) if id_key is None else id_key
     if "category" in paired.columns:
-        categories = paired["category"].iloc[idx].astype(str).to_numpy()
-        order = np.lexsort((ids, categories, ~np.isin(categories, list(critical))))
+        rows = paired["category"].iloc[idx]
+        categories = rows.astype(str).to_numpy()
+        category_key = text_order_key(rows)
+        order = np.lexsort((ids, categories if category_key is None else category_key,
+                            ~np.isin(categories, list(critical))))
     else:
         order = np.argsort(ids, kind="stable")
     kept = np.zeros(len(paired), dtype=bool)

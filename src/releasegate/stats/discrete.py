@@ -217,9 +217,16 @@ def discrete_holm_mixed(n_discordant, pvalues, discrete) -> DiscreteAdjustment:
     is_discrete = np.asarray(discrete, dtype=bool).reshape(-1)
     if is_discrete.size != n.size:
         raise ValueError(f"{is_discrete.size} discrete flags for {n.size} p-values")
+    out = _mixed_step_down(n, p, is_discrete)
+    return DiscreteAdjustment(tuple(float(v) for v in out), "discrete holm", False)
+
+
+def _mixed_step_down(n: np.ndarray, p: np.ndarray, is_discrete: np.ndarray, until: int | None = None) -> np.ndarray:
+    """discrete_holm_mixed's adjusted p-values; with ``until``, only the steps up to that hypothesis's rank (the
+    adjusted p of rank i reads the steps k <= i only), the rest left NaN."""
     m = n.size
     order = np.argsort(p, kind="stable")
-    out = np.empty(m)
+    out = np.full(m, np.nan)
     running = 0.0
     for k in range(m):
         t = float(p[order[k]])
@@ -227,7 +234,9 @@ def discrete_holm_mixed(n_discordant, pvalues, discrete) -> DiscreteAdjustment:
         total = sum(largest_attainable_at_most(int(n[j]), t) if is_discrete[j] else t for j in members)
         running = max(running, float(total))
         out[order[k]] = min(1.0, running)
-    return DiscreteAdjustment(tuple(float(v) for v in out), "discrete holm", False)
+        if order[k] == until:
+            break
+    return out
 
 
 def discrete_best_case_adjusted(n_discordant: int, others_n, others_p, others_discrete) -> float:
@@ -237,4 +246,7 @@ def discrete_best_case_adjusted(n_discordant: int, others_n, others_p, others_di
     n = np.concatenate([[int(n_discordant)], np.asarray(others_n, dtype=np.int64)])
     p = np.concatenate([[own], np.asarray(others_p, dtype=float)])
     d = np.concatenate([[True], np.asarray(others_discrete, dtype=bool)])
-    return discrete_holm_mixed(n, p, d).adjusted[0]
+    # Only its own adjusted p: the step-down stops at its rank (the first, when every pair broke), not after m
+    # steps of m terms each, 41 times over for a family of 40 categories.
+    n, p = _check(n, p)
+    return float(_mixed_step_down(n, p, d, until=0)[0])
