@@ -80,6 +80,12 @@ def measure(n: int, workdir: Path, runs: int) -> dict:
         stages, *_ = child([sys.executable, str(BENCH / "stages.py"), str(path), "--baseline", RELEASES[0]])
         rounds.append({"pandas": (pandas_wall, pandas_cpu, pandas_rss), "whole": (wall, cpu, rss),
                        "stages": json.loads(stages)})
+    return {"n": n, "mb": path.stat().st_size / 1e6, **summarise(rounds), "load_average": load_average()}
+
+
+def summarise(rounds: list[dict]) -> dict:
+    """Medians over the rounds; the ratio to pandas is the median of each round's own ratio (the rounds'
+    pandas and whole-command runs are neighbours in time, so a drift of the machine's speed cancels)."""
     median = statistics.median
 
     def column(key: str, i: int) -> float:
@@ -87,14 +93,14 @@ def measure(n: int, workdir: Path, runs: int) -> dict:
 
     stage_medians = {s: {k: median(r["stages"][s][k] for r in rounds) for k in ("wall_s", "cpu_s", "peak_mib")}
                      for s in STAGES}
-    return {"n": n, "mb": path.stat().st_size / 1e6, "runs": runs,
+    return {"runs": len(rounds),
             "pandas": tuple(column("pandas", i) for i in range(3)),
             "whole": (column("whole", 0), column("whole", 1), max(r["whole"][2] for r in rounds)),
             "ratio_wall": median(r["whole"][0] / r["pandas"][0] for r in rounds),
             "ratio_cpu": median(r["whole"][1] / r["pandas"][1] for r in rounds),
             "ratio_range": (min(r["whole"][0] / r["pandas"][0] for r in rounds),
                             max(r["whole"][0] / r["pandas"][0] for r in rounds)),
-            "stages": stage_medians, "load_average": load_average()}
+            "stages": stage_medians}
 
 
 def table(rows: list[dict], started_load: str, ended_load: str) -> str:

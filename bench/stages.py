@@ -68,7 +68,7 @@ def main() -> None:
     stages.mark("imports")
     import gc
 
-    gc.disable()  # as the report command does (releasegate.cli.cyclic_gc_paused)
+    gc.disable()  # as the report command does (releasegate.process.cyclic_gc_paused)
     policy = make_policy({}, baseline=args.baseline)
     sources = [Source(args.results)]
     loaded = load_results(sources, columns=policy.columns)

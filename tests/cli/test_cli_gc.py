@@ -1,4 +1,4 @@
-"""The report and check commands pause Python's cyclic garbage collector (cli.cyclic_gc_paused) and restore it."""
+"""The report and check commands pause Python's cyclic garbage collector (process.cyclic_gc_paused) and restore it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import gc
 import pytest
 
 from conftest import run_cli
-from releasegate.cli import cyclic_gc_paused
+from releasegate.process import cyclic_gc_paused
 
 
 def test_the_collector_is_off_inside_and_on_again_after():

@@ -40,14 +40,16 @@ def test_the_section_is_replaced_and_the_rest_kept(tmp_path):
     scaling = _scaling()
     results = tmp_path / "RESULTS.md"
     results.write_text("# head\n\ntable from run.py\n")
-    row = {"n": 10, "mb": 0.1, "pandas": (1.0, 0.5, 100.0), "whole": (2.0, 1.5, 120.0), "load_average": "1",
+    row = {"n": 10, "mb": 0.1, "runs": 3, "pandas": (1.0, 0.5, 100.0), "whole": (2.0, 1.5, 120.0),
+           "ratio_wall": 2.0, "ratio_cpu": 3.0, "ratio_range": (1.8, 2.4), "load_average": "1",
            "stages": {s: {"wall_s": 0.1, "cpu_s": 0.1, "peak_mib": 110} for s in scaling.STAGES}}
     scaling.write_results(scaling.table([row], "1.0", "1.1"), results)
     scaling.write_results(scaling.table([row, {**row, "n": 20}], "1.0", "1.2"), results)
     text = results.read_text()
     assert text.startswith("# head\n\ntable from run.py\n")
     assert text.count(scaling.START) == 1 and text.count(scaling.END) == 1
-    assert "| 20 |" in text and "2.0x (3.0x)" in text  # the second table, with its ratio to pandas
+    # the second table, with its median ratio to pandas and the lowest and highest round
+    assert "| 20 |" in text and "2.0x (3.0x), 1.8-2.4" in text
 
 
 def test_run_keeps_the_scaling_section(tmp_path):
@@ -62,3 +64,16 @@ def test_run_keeps_the_scaling_section(tmp_path):
     assert run._scaling_section(results) == ""
     results.write_text("old table\n\n<!-- scaling:start -->\ncurve\n<!-- scaling:end -->\n")
     assert run._scaling_section(results) == "\n\n<!-- scaling:start -->\ncurve\n<!-- scaling:end -->\n"
+
+
+def test_the_ratio_is_the_median_of_each_rounds_own_ratio():
+    scaling = _scaling()
+    stages = {s: {"wall_s": 0.1, "cpu_s": 0.1, "peak_mib": 110} for s in scaling.STAGES}
+    # The machine's speed drifts between rounds: the rounds' own ratios are 3, 4 and 2 (median 3), while the
+    # ratio of the medians would be 8 / 2 = 4.
+    rounds = [{"pandas": (p, p, 400.0), "whole": (w, w / 2, rss), "stages": stages}
+              for p, w, rss in ((1.0, 3.0, 700.0), (2.0, 8.0, 720.0), (10.0, 20.0, 710.0))]
+    summary = scaling.summarise(rounds)
+    assert summary["ratio_wall"] == 3.0 and summary["ratio_cpu"] == 1.5 and summary["ratio_range"] == (2.0, 4.0)
+    assert summary["pandas"][0] == 2.0 and summary["whole"] == (8.0, 4.0, 720.0)  # medians; the largest peak
+    assert summary["runs"] == 3
