@@ -177,7 +177,7 @@ def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ..
 
 
 def _check_keys(table: pd.DataFrame, has_runs: bool, codes: dict[str, keycodes.Codes]) -> None:
-    blank = table["case_id"].isna() | (table["case_id"] == "")
+    blank = keycodes.is_blank(table["case_id"])
     if blank.any():
         raise InputError(f"{int(blank.sum())} row(s) have a blank case_id (release "
                          f"{table.loc[blank, 'release'].iloc[0]!r})")

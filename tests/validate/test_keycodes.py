@@ -65,3 +65,28 @@ def test_keys_wider_than_64_bits_are_refactorized():
     assert [rows.index(r) for r in rows] == [key.codes.tolist().index(k) for k in key.codes.tolist()]
     # The table bincount allocates stays about as large as the rows.
     assert key.n <= 4 * n + 1024
+
+
+def test_the_fast_dtype_is_the_public_one():
+    categories = pd.Index(["a", "b", "c"], dtype="str")
+    fast = keycodes.unique_categories_dtype(categories)
+    assert fast == pd.CategoricalDtype(categories) and not fast.ordered
+    assert fast.categories.equals(categories)
+
+
+def test_categories_from_as_categories_match_pandas_own():
+    frame = pd.DataFrame({"case_id": pd.Series(["b", "a", None, "b", "c"], dtype="str")})
+    expected = pd.Categorical(frame["case_id"])
+    keycodes.as_categories(frame, ("case_id",))
+    assert frame["case_id"].cat.categories.equals(expected.categories)
+    assert frame["case_id"].cat.codes.tolist() == list(expected.codes) == [1, 0, -1, 1, 2]
+
+
+@settings(max_examples=100, deadline=None, derandomize=True)
+@given(st.lists(st.none() | st.sampled_from(["", "a", " ", "b", "NA"]), min_size=1, max_size=20))
+def test_blank_rows_are_the_same_on_a_categorical_and_on_text(values):
+    text = pd.Series(values, dtype="str")
+    frame = pd.DataFrame({"case_id": text})
+    keycodes.as_categories(frame, ("case_id",))
+    expected = [v is None or v == "" for v in values]
+    assert keycodes.is_blank(text).tolist() == expected == keycodes.is_blank(frame["case_id"]).tolist()
