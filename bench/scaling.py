@@ -41,11 +41,12 @@ RUNS = 5
 LARGE = 5_000_000  # sizes from here run once: a round of 10^7 takes a minute
 
 
-def child(argv: list[str]) -> tuple[bytes, float, float, float]:
-    """Run ``argv`` with this checkout's src first; its stdout, wall s, CPU s and peak RSS MiB."""
+def child(argv: list[str], quiet: bool = False) -> tuple[bytes, float, float, float]:
+    """Run ``argv`` with this checkout's src first; its stdout, wall s, CPU s and peak RSS MiB (``quiet``: its
+    stderr thrown away, the command's "wrote ..." lines)."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
     started = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, env=env)
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL if quiet else None, env=env)
     output = process.stdout.read()
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
@@ -74,7 +75,7 @@ def measure(n: int, workdir: Path, runs: int) -> dict:
                                                         "--pandas-only"])
         out = Path(tempfile.mkdtemp(prefix="scaling-", dir=workdir))
         try:
-            _, wall, cpu, rss = child(_report_command(path, out, RELEASES[0]))
+            _, wall, cpu, rss = child(_report_command(path, out, RELEASES[0]), quiet=True)
         finally:
             shutil.rmtree(out)
         stages, *_ = child([sys.executable, str(BENCH / "stages.py"), str(path), "--baseline", RELEASES[0]])
