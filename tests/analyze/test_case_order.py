@@ -55,3 +55,28 @@ def test_a_callers_categorical_in_its_own_order_is_sorted():
     frame = pd.DataFrame({"case_id": pd.Categorical(["b", "a", "c"], categories=["c", "b", "a"])})
     keycodes.as_categories(frame, ("case_id",))
     assert list(frame["case_id"].cat.categories) == ["a", "b", "c"] and list(frame["case_id"]) == ["b", "a", "c"]
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(ids, min_size=1, max_size=25, unique=True), st.data())
+def test_joining_on_the_codes_is_pandas_join_sorted_by_case(names, data):
+    from releasegate.analyze.pairing import join_cases
+
+    column = pd.Series(names, dtype="str")
+    categories = pd.Categorical(column).categories
+    left_ids = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=len(names)))
+    right_ids = data.draw(st.lists(st.sampled_from(names), unique=True, max_size=len(names)))
+
+    def frame(chosen: list[str], name: str, categorical: bool) -> pd.DataFrame:
+        index = (pd.CategoricalIndex(chosen, dtype=pd.CategoricalDtype(categories), name="case_id") if categorical
+                 else pd.Index(chosen, dtype=object, name="case_id"))
+        return pd.DataFrame({name: np.arange(len(chosen), dtype=float), f"{name}_text": [f"t{v}" for v in chosen]},
+                            index=index)
+
+    on_codes = join_cases(frame(left_ids, "base", True), frame(right_ids, "cand", True))
+    expected = frame(left_ids, "base", True).join(frame(right_ids, "cand", True), how="inner").sort_index(
+        kind="stable")
+    pd.testing.assert_frame_equal(on_codes, expected)
+    assert list(on_codes.index) == sorted(set(left_ids) & set(right_ids))
+    on_text = join_cases(frame(left_ids, "base", False), frame(right_ids, "cand", False))  # through pandas
+    assert list(on_text.index) == list(on_codes.index)
