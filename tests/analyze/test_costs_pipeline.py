@@ -129,7 +129,9 @@ def test_p95_interval_is_the_seeded_paired_bootstrap_of_the_policy(tmp_path) -> 
     report = _report(tmp_path, _write(tmp_path, _vector_frame(), "seed = 7\nn_resamples = 2000\nconfidence = 0.9\n"))
     latency = _candidate(report)["costs"]["latency_ms"]
     expected = quantile_ratio_bootstrap(BASE_MS, CAND_MS, 0.95, 2000, 7, 0.9)
-    assert (latency["p95_ratio_ci_low"], latency["p95_ratio_ci_high"]) == (expected.ci_low, expected.ci_high)
+    # The JSON writes 12 significant digits (docs/json.md).
+    assert [latency["p95_ratio_ci_low"], latency["p95_ratio_ci_high"]] == pytest.approx(
+        [expected.ci_low, expected.ci_high], rel=1e-11)
     # An independent implementation (scipy's paired percentile bootstrap) agrees within Monte Carlo error.
     ref = scipy.stats.bootstrap((np.array(BASE_MS), np.array(CAND_MS)),
                                 lambda b, c, axis=-1: np.quantile(c, 0.95, axis=axis) / np.quantile(b, 0.95, axis=axis),

@@ -5,8 +5,9 @@ comma and key separately; at 1,000,000 cases the broken and fixed case listings 
 stage there (0.4 s of encoding plus 0.35 s of cleaning NaN to null in a separate walk). This encoder walks the
 value once, cleans as it goes (NaN and infinity become null, tuples lists, numpy scalars Python values,
 dataclasses dicts) and builds each container with one ``str.join``; strings are quoted by the standard
-module's own C function, and floats and ints are written by the ``repr`` the standard module uses, so the text
-is identical (tests/test_json_text.py checks it against ``json.dumps`` on generated values and on reports).
+module's own C function, ints by the ``repr`` the standard module uses, and floats rounded to 12 significant
+digits first (:func:`_float_repr`), so the text is that of ``json.dumps`` of the rounded value
+(tests/render/test_json_text.py checks it on generated values and on reports).
 
 A long list of objects with the same keys (the case listings) can be given as :class:`Records`: the keys once,
 then one tuple of values per object. Its text is that of the list of dicts, without building the dicts or
@@ -22,7 +23,15 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring  # the C implementation when the interpreter has it
 from typing import Any
 
-_float_repr: Callable[[float], str] = float.__repr__
+
+
+def _float_repr(value: float) -> str:
+    """A float's text at 12 significant digits (then the shortest repr of that): the last bits of a sum depend on
+    the CPU's vector width (numpy's pairwise sums take other paths with AVX-512 than with AVX2), and a note must
+    read the same on every machine, and `releasegate verify` compare what it wrote."""
+    return repr(float(format(value, ".12g")))
+
+
 _int_repr: Callable[[int], str] = int.__repr__
 _isfinite = math.isfinite
 STEP = "  "

@@ -8,7 +8,6 @@ render/metrics_html.py (the same grid on page one, then each metric's section).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from releasegate import fmt
@@ -41,7 +40,9 @@ def render_metrics_json(report: MetricsReport) -> bytes:
     data = {"schema_version": SCHEMA_VERSION, "kind": "several_metrics", "baseline": first.analysis.baseline,
             "metrics_gated": list(report.metrics), "ship": report.ship_all, "candidates": _clean(grid(report)),
             "metrics": {m: to_json_dict(r) for m, r in zip(report.metrics, report.reports)}}
-    return (json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+    from releasegate.render.json_text import dumps_indented
+
+    return (dumps_indented(data, _clean) + "\n").encode("utf-8")
 
 
 def _figure(cell: dict[str, Any]) -> str:
