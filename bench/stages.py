@@ -58,7 +58,8 @@ def main() -> None:
     from releasegate.decide import decide
     from releasegate.load import Source, load_results
     from releasegate.load.sources import default_title
-    from releasegate.model import Provenance, Report
+    from releasegate.decide.metrics import combine
+    from releasegate.model import MetricSection, Provenance, Report
     from releasegate.policy import make_policy
     from releasegate.provenance import generation_time, package_versions
     from releasegate.render.json_out import render_json
@@ -79,11 +80,12 @@ def main() -> None:
     stages.mark("validate")
     analysis = analyze(data, policy)
     stages.mark("analyze")
-    verdicts = decide(analysis, policy)
+    verdicts = decide(analysis, policy, data.outcome_column)
     provenance = Provenance(tool_version="bench", command_line="", inputs=inputs, policy=policy.as_dict(),
                             packages=package_versions(), generated_at=generation_time(),
                             title=default_title(sources))
-    report = Report(analysis, verdicts, provenance)
+    sections = (MetricSection(data.outcome_column, analysis, verdicts),)
+    report = Report(sections, combine(sections), provenance)
     stages.mark("decide")
     as_json = render_json(report).encode("utf-8")
     stages.mark("json")

@@ -40,7 +40,7 @@ class ReleaseComparison:
         """True when every candidate may ship (``releasegate check`` would exit 0)."""
         return self.report.ship_all
 
-    def verdict(self, candidate: str) -> Verdict:
+    def verdict(self, candidate: str) -> CandidateVerdict:
         """The verdict of one candidate, by name."""
         for verdict in self.verdicts:
             if verdict.candidate == candidate:
@@ -79,58 +79,31 @@ class ReleaseComparison:
         return targets
 
     def to_frame(self):
-        """One row per candidate and comparison (overall, then each category): a pandas DataFrame, with the
-        candidate's cost and latency ratios (and intervals) on its rows when the data has costs.
+        """One row per candidate, metric and comparison (overall, then each category): a pandas DataFrame, with
+        the candidate's cost and latency ratios (and intervals) on its rows when the data has costs.
         ``frame.attrs["columns"]`` says what the p-value and ratio columns are: ``p_adjusted`` is the one-sided
         "worse" p adjusted over the family (the gate's); ``p_value_adjusted`` the two-sided one."""
-        import pandas as pd
+        from releasegate.render.frames import comparisons_frame
 
-        from releasegate.render.frames import COLUMN_NOTES, cost_columns
-        from releasegate.render.json_out import comparison_dict
+        return comparisons_frame(self.report)
 
-        rows = []
-        for cand in self.analysis.candidates:
-            costs = cost_columns(self.report, cand.name)
-            for comparison in (cand.overall, *cand.categories):
-                figures = comparison_dict(comparison)
-                del figures["baseline"], figures["candidate"]  # nested rates; their values are already columns
-                rows.append({"candidate": cand.name, "comparison": comparison.label, **figures,
-                             "critical": comparison.critical, "powerless": comparison.powerless, **costs})
-        frame = pd.DataFrame(rows)
-        frame.attrs["columns"] = {k: v for k, v in COLUMN_NOTES.items() if k in frame.columns}
-        return frame
-
-    def cases(self, kind: str = "broken", candidate: str | None = None):
-        """The cases of one kind, "broken", "fixed", "both_fail" or "errored", as a DataFrame: one row per case
-        and candidate, with both releases' answers ("output (r1)", "output (r2)") side by side."""
+    def cases(self, kind: str = "broken", candidate: str | None = None, metric: str | None = None):
+        """The cases of one kind, "broken", "fixed", "both_fail" or "errored", as a DataFrame: one row per case,
+        candidate and metric (or of ``metric`` only), with both releases' answers ("output (r1)", "output
+        (r2)") side by side."""
         from releasegate.render.frames import cases_frame
 
-        return cases_frame(self.report, kind, candidate)
+        return cases_frame(self.report, kind, candidate, metric)
 
     def _repr_html_(self) -> str:
-        """Jupyter's view: verdicts, summary, rules, categories and broken cases, styled under one class so that
-        nothing leaks into the notebook's own page (the full report's CSS would restyle the notebook)."""
-        from releasegate.render.context import build_context
-        from releasegate.render.filters import environment
+        """Jupyter's view: verdicts, summary, rules, categories and broken cases (render/notebook.py)."""
+        from releasegate.render.notebook import render_notebook
 
-        template = environment("html").get_template(NOTEBOOK_TEMPLATE)
-        context = build_context(self.report, case_limit=NOTEBOOK_CASE_LIMIT)
-        context["notebook_charts"] = _notebook_charts(self.report)
-        return template.render(context)
+        return render_notebook(self.report)
 
     def __repr__(self) -> str:
         verdicts = "; ".join(f"{v.label} {v.candidate}" for v in self.verdicts)
-        return f"<ReleaseComparison baseline={self.analysis.baseline!r}: {verdicts}>"
-
-
-def _notebook_charts(report: Report) -> list[dict[str, Any]]:
-    """The report's charts as inline SVG for the notebook view; none (the tables alone) when the chart
-    packages are not installed."""
-    try:
-        from releasegate.render.html import chart_contexts
-    except ImportError:
-        return []
-    return chart_contexts(report)
+        return f"<ReleaseComparison baseline={self.report.sections[0].analysis.baseline!r}: {verdicts}>"
 
 
 def compare(
@@ -149,7 +122,9 @@ def compare(
     ``policy``: a :class:`~releasegate.policy.Policy`, a dict of policy keys, or a TOML file. Keyword
     ``overrides`` win over the policy, like flags: any policy key (``critical=["Fraud"]``, ``margin=0.03``,
     ``alpha``, ``correction``, ``columns={"passed": "ok"}``, ...) and the adapter options ``format``,
-    ``scorer``, ``metric``, ``filter_name``, ``category_field``, ``release_by``.
+    ``scorer``, ``filter_name``, ``category_field``, ``release_by``. ``metric`` names the metric(s) to gate, as
+    ``--metric`` does: a name or a list (tidy columns, a long layout's ``metric`` column, Inspect scorers,
+    promptfoo named metrics, lm-eval metrics); every one must pass for a candidate to ship.
     Methods: docs/methods.md (McNemar exact, Newcombe method 10, Holm; Fagerland et al. 2013).
     Bad input raises :class:`releasegate.errors.InputError`.
     """
@@ -157,7 +132,10 @@ def compare(
     from releasegate.load.results import AdapterOptions
     from releasegate.pipeline import run_loaded
 
-    adapter = {key: overrides.pop(key) for key in ("format", *(o.name for o in OPTIONS)) if key in overrides}
+    metric = overrides.pop("metric", None)
+    metrics = _metric_names(metric)
+    adapter = {key: overrides.pop(key) for key in ("format", *(o.name for o in OPTIONS if not o.repeatable))
+               if key in overrides}
     if cases is not None and not isinstance(cases, (str, os.PathLike)):
         raise InputError("cases must be a file path; to use a DataFrame of cases, merge it into results on case_id")
     shape = {key: overrides.pop(key) for key in SHAPE_KEYS if key in overrides}
@@ -169,9 +147,9 @@ def compare(
                              values={k: v for k, v in adapter.items() if k != "format"},
                              wide=bool(shape.get("wide")), latency_unit=shape.get("latency_unit") or "ms",
                              release_cols=tuple(str(c).strip() for c in release_cols))
-    loaded, default_title = _load(results, resolved, Path(cases) if cases is not None else None, options)
+    loaded, default_title = _load(results, resolved, Path(cases) if cases is not None else None, options, metrics)
     call = _call_text(results, baseline=baseline, candidates=candidates, cases=cases, policy=policy,
-                      **adapter, **shape, **overrides)
+                      metric=metric, **adapter, **shape, **overrides)
     report = run_loaded(loaded, resolved, command_line=call, default_title=default_title)
     return ReleaseComparison(report)
 
@@ -196,12 +174,22 @@ def _policy(policy: Any, **overrides: Any) -> Policy:
     return make_policy(values, **overrides)
 
 
-def _load(results: Any, policy: Policy, cases: Path | None, options):
-    """Results in any accepted form -> (LoadedResults, default title)."""
+def _metric_names(metric: Any) -> tuple[str, ...]:
+    """``metric="safe"`` or ``metric=["correct", "safe"]`` -> the names, in order."""
+    if metric is None:
+        return ()
+    names = (metric,) if isinstance(metric, str) else metric
+    if not isinstance(names, Sequence) or not names or not all(isinstance(m, str) and m for m in names):
+        raise InputError(f"metric must be a metric's name or a list of names, got {metric!r}")
+    return tuple(names)
+
+
+def _load(results: Any, policy: Policy, cases: Path | None, options, metrics: tuple[str, ...] = ()):
+    """Results in any accepted form -> (LoadedResults with the metrics' columns, default title)."""
     import pandas as pd
 
     from releasegate.load.frame import load_frame
-    from releasegate.load.results import load_results
+    from releasegate.load.per_metric import gated_columns, load_gated
     from releasegate.load.sources import Source, default_title, parse_source
 
     def is_path(x: Any) -> bool:
@@ -211,8 +199,9 @@ def _load(results: Any, policy: Policy, cases: Path | None, options):
             isinstance(results, Mapping) and results and all(isinstance(v, pd.DataFrame) for v in results.values())):
         if options.release_cols and not options.wide:
             raise InputError("release_cols names the release columns of a wide frame: add wide=True")
-        return load_frame(results, columns=policy.columns, cases=cases, latency_unit=options.latency_unit,
-                          wide_release_cols=options.release_cols if options.wide else ()), "release comparison"
+        loaded = load_frame(results, columns=policy.columns, cases=cases, latency_unit=options.latency_unit,
+                            wide_release_cols=options.release_cols if options.wide else (), metrics=metrics)
+        return gated_columns(loaded, metrics) if metrics else loaded, "release comparison"
     if is_path(results):
         sources = [parse_source(os.fspath(results))]
     elif isinstance(results, Mapping) and results and all(is_path(v) for v in results.values()):
@@ -222,7 +211,7 @@ def _load(results: Any, policy: Policy, cases: Path | None, options):
     else:
         raise InputError("results must be a DataFrame, a path, a list of paths, or a mapping of release name to "
                          "DataFrame or path (not a mix)")
-    loaded = load_results(sources, columns=policy.columns, cases=cases, options=options)
+    loaded = load_gated(sources, columns=policy.columns, cases=cases, options=options, metrics=metrics)
     return loaded, default_title(sources)
 
 

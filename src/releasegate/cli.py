@@ -16,6 +16,7 @@ from releasegate.load.adapters import FORMATS
 from releasegate.load.adapters import OPTIONS as ADAPTER_OPTIONS
 from releasegate.plan.options import PLAN_OPTIONS
 from releasegate.process import cyclic_gc_paused
+from releasegate.render import formats_help
 
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -186,14 +187,6 @@ def build_report(kw: dict):
         columns=columns,
     )
     values = {o.name: kw.get(o.name) for o in ADAPTER_OPTIONS if not o.repeatable}
-    metrics = tuple(kw.get("metric") or ())
-    if len(metrics) == 1 and _reads_lm_eval(sources, kw["input_format"]):
-        from releasegate.load.per_metric import lm_eval_choice
-
-        # One lm-eval metric (NAME or NAME,FILTER) is read by the adapter alone, as a single-metric run;
-        # several are gated at once, each read as it would be alone (load/per_metric.py).
-        values.update(lm_eval_choice(metrics[0], {k: v for k, v in values.items() if v is not None}))
-        metrics = ()
     options = AdapterOptions(
         format=kw["input_format"], values=values,
         drop_holes=bool(kw.get("drop_holes")),
@@ -202,25 +195,7 @@ def build_report(kw: dict):
     )
     command_line = "releasegate " + shlex.join(sys.argv[1:])
     return run(sources, policy, cases=kw.get("cases"), options=options, command_line=command_line,
-               metrics=metrics)
-
-
-def _reads_lm_eval(sources, input_format: str) -> bool:
-    """Whether an input is lm-eval output, whose --metric names one of its metrics (not a column)."""
-    if input_format != "auto":
-        return input_format == "lm-eval"
-    from releasegate.errors import InputError
-    from releasegate.load.adapters import detect_format
-    from releasegate.load.directories import expand_sources
-
-    for source in sources:
-        try:
-            for one in expand_sources([source]) if source.path.exists() else ():
-                if one.path.is_file() and detect_format(one.path) == "lm-eval":
-                    return True
-        except (InputError, OSError):
-            continue  # loading names the problem with this file
-    return False
+               metrics=tuple(kw.get("metric") or ()))
 
 
 def _check_not_inputs(paths: list[Path], kw: dict) -> None:
@@ -247,7 +222,7 @@ def main() -> None:
 @main.command()
 @input_options
 @option("-o", "--output", "outputs", multiple=True, required=True, type=click.Path(path_type=Path),
-              help="Output file; the format comes from the suffix (.html, .md, .pdf, .json). Repeatable.")
+              help=f"Output file, repeatable; the format comes from the suffix: {formats_help()}.")
 @option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
               help="PDF paper size.")
 @option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
@@ -276,7 +251,7 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
 @main.command()
 @input_options
 @option("-o", "--output", "outputs", multiple=True, type=click.Path(path_type=Path),
-              help="Also write the report (.md for a PR comment, .html, .pdf, .json). Repeatable.")
+              help=f"Also write the report, repeatable; the format comes from the suffix: {formats_help()}.")
 @option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
               help="PDF paper size.")
 @option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")

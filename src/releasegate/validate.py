@@ -34,10 +34,8 @@ MAX_MAGNITUDE = 1e100
 
 @dataclass(frozen=True)
 class ValidatedResults:
-    """The checked table: one row per (release, case_id[, run]) with a float ``outcome`` column.
-
-    ``outcome`` is 0/1 for pass/fail outcomes (``outcome_kind == "binary"``) and the score otherwise.
-    """
+    """The checked table: one row per (release, case_id[, run]) with a float ``outcome`` column: 0/1 for
+    pass/fail outcomes (``outcome_kind == "binary"``), the score otherwise."""
 
     table: pd.DataFrame
     baseline: str
@@ -52,12 +50,12 @@ class ValidatedResults:
     notes: tuple[str, ...]
     # Metadata columns holding each release's own text (output, reason, error): per_release_columns.
     per_release_columns: tuple[str, ...] = ()
+    outcome_column: str = "passed"  # the column the outcome came from (passed or score): the metric gated
     errors: pd.DataFrame | np.ndarray | None = None  # errored rows' mask; analyze.errors: (release, case_id, error)
 
 
 def _examples(values, k: int = 3) -> str:
-    shown = [repr(v) if isinstance(v, str) else str(v) for v in list(values)[:k]]
-    return ", ".join(shown)
+    return ", ".join(repr(v) if isinstance(v, str) else str(v) for v in list(values)[:k])
 
 
 def _refuse_nested(series: pd.Series, name: str) -> None:
@@ -129,10 +127,14 @@ def parse_score(series: pd.Series, bound: float = MAX_MAGNITUDE) -> pd.Series:
     return numbers
 
 
+def outcome_column(columns, policy: Policy) -> str:
+    """passed, unless the user named a score column: it wins over a passed column that merely happens to be there."""
+    chose_score = "score" in policy.columns and "passed" not in policy.columns and "score" in columns
+    return "passed" if "passed" in columns and not chose_score else "score"
+
+
 def _outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, str]:
-    # A score column the user named wins over a "passed" column that merely happens to be there.
-    chose_score = "score" in policy.columns and "passed" not in policy.columns and "score" in table.columns
-    if "passed" in table.columns and not chose_score:
+    if outcome_column(table.columns, policy) == "passed":
         return parse_passed(table["passed"]), "binary"
     score = parse_score(table["score"].rename("score"))
     if policy.score_range is not None:
@@ -368,7 +370,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         metadata_columns=metadata_columns,
         cost_columns=cost_columns,
         notes=tuple(notes),
-        errors=errored,
+        errors=errored, outcome_column=outcome_column(table.columns, policy),
         per_release_columns=per_release_columns(table, metadata_columns),
     )
 

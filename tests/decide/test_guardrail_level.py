@@ -75,7 +75,7 @@ def test_the_method_notes_say_the_guardrails_level(example):
     from releasegate.wording.method import method_lines
 
     note = compare(example["eval_results.csv"], cases=example["eval_cases.csv"], policy=example["releasegate.toml"])
-    text = " ".join(part for line in method_lines(note.report.analysis, note.report.verdicts, False)
+    text = " ".join(part for line in method_lines(note.report.analysis, note.report.sections[0].verdicts, False)
                     for _, part in line)
     assert "Guardrails: the upper bound of each ratio's 90% interval is compared with its limit" in text
     assert "one-sided test at 0.05" in text

@@ -13,6 +13,7 @@ from conftest import run_cli
 from releasegate.errors import InputError
 from releasegate.load import AdapterOptions, Source, load_results
 from releasegate.load.per_metric import lm_eval_choice, load_each_metric
+from releasegate.load.results import resolve_inputs
 
 NEW = Path(__file__).parents[1] / "fixtures" / "harness" / "lm-eval-0.4.13"
 
@@ -55,7 +56,7 @@ def test_every_metric_is_gated_and_equals_its_single_metric_run(tmp_path, task, 
 
 def test_each_column_is_that_metrics_own_reading():
     files = [Source(p) for p in _files("words_mc")]
-    loaded = load_each_metric(files, {}, None, AdapterOptions(), ("acc", "acc_norm"), "lm-eval")
+    loaded = load_each_metric(resolve_inputs(files), {}, None, AdapterOptions(), ("acc", "acc_norm"), "lm-eval")
     for metric in ("acc", "acc_norm"):
         alone = load_results(files, options=AdapterOptions(values={"metric": metric})).table
         assert loaded.table[metric].tolist() == alone["passed"].tolist()

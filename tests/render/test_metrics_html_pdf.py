@@ -171,11 +171,10 @@ def test_three_metrics_with_many_cases_stay_bounded(tmp_path):
     from releasegate.policy import make_policy
     from releasegate.render.html import render_html
     from releasegate.render.html_limits import MAX_CASE_ROWS, shared_limits
-    from releasegate.render.metrics_html import render_metrics_html
 
     path = three_metrics(tmp_path, n=4000, safe_broken=1500, name="big.csv")
     report = run([parse_source(str(path))], make_policy(baseline="r1"), metrics=METRICS)
-    html = render_metrics_html(report)
+    html = render_html(report)
     limit = shared_limits(3)[0]
     assert limit == MAX_CASE_ROWS // 3
     broken = _section(html, "metric-2-cases-1-broken", "metric-2-method")
@@ -184,7 +183,7 @@ def test_three_metrics_with_many_cases_stay_bounded(tmp_path):
     assert f"{1500 - limit} more broken cases of r2; the JSON report lists them all." in _text(broken)
     # Each of the 3 metrics' 3 listings (broken, fixed, failing on both) holds at most its share: the page holds
     # about as many case rows as one metric's page (402 here, its broken list alone 200).
-    single = render_html(report.report_of("safe"))
+    single = render_html(run([parse_source(str(path))], make_policy(baseline="r1"), metrics=("safe",)))
     assert html.count('<td class="id">') <= 3 * 3 * limit < 1.5 * single.count('<td class="id">')
 
 
@@ -205,11 +204,11 @@ def test_a_failure_writes_no_file(tmp_path, monkeypatch):
 
 
 def test_an_existing_html_is_replaced_only_by_a_complete_one(tmp_path, monkeypatch):
-    from releasegate.render import metrics_html
+    from releasegate.render import html
 
     out = tmp_path / "n.html"
     out.write_text("old")
-    monkeypatch.setattr(metrics_html, "grid", lambda report: (_ for _ in ()).throw(ValueError("broken grid")))
+    monkeypatch.setattr(html, "grid", lambda report: (_ for _ in ()).throw(ValueError("broken grid")))
     result = run_cli("report", three_metrics(tmp_path), "--baseline", "r1", *metric_args(), "-o", out)
     assert result.exit_code == 2 and "broken grid" in result.output and "Traceback" not in result.output
     assert out.read_text() == "old"
@@ -264,10 +263,10 @@ def test_interactive_has_one_bundle_and_every_metrics_specs(rendered):
     from releasegate.load import parse_source
     from releasegate.pipeline import run
     from releasegate.policy import make_policy
-    from releasegate.render.metrics_html import render_metrics_html
+    from releasegate.render.html import render_html
 
     report = run([parse_source(str(rendered["path"]))], make_policy(baseline="r1"), metrics=METRICS)
-    html = render_metrics_html(report, interactive=True)
+    html = render_html(report, interactive=True)
     assert html.count("<script>") == 2  # the bundle, then the one script that embeds every chart
     specs = json.loads(re.search(r"var specs = (\{.*?\});\n", html, flags=re.DOTALL).group(1))
     assert {f"metric-{i}-chart-overall" for i in (1, 2, 3)} <= set(specs)
@@ -303,13 +302,13 @@ def test_the_audit_pdf_attaches_the_several_metric_json_and_is_reproducible(rend
     from releasegate.load import parse_source
     from releasegate.pipeline import run
     from releasegate.policy import make_policy
-    from releasegate.render.metrics import render_metrics_json
+    from releasegate.render.json_out import render_json
     from releasegate.render.pdf import render_pdf
 
     report = run([parse_source(str(rendered["path"]))], make_policy(baseline="r1"), metrics=METRICS)
     pdf = render_pdf(report, pdf_variant="pdf/a-3b", paper="Letter")
     attached = PdfReader(io.BytesIO(pdf)).attachments["analysis.json"][0]
-    assert attached == render_metrics_json(report)
+    assert attached == render_json(report).encode("utf-8")
     assert json.loads(attached)["kind"] == "several_metrics"
     assert render_pdf(report, pdf_variant="pdf/a-3b", paper="Letter") == pdf
 
@@ -381,12 +380,12 @@ def test_the_pdf_names_every_metrics_charts_and_the_worker_gives_the_same_bytes(
     from releasegate.render import rendering
     from releasegate.render.chart_url import CHART_URL
     from releasegate.render.chart_worker import Charts
-    from releasegate.render.metrics_html import render_metrics_html
+    from releasegate.render.html import render_html
     from releasegate.render.pdf import render_pdf
 
     report = run([parse_source(str(rendered["path"]))], make_policy(baseline="r1"), metrics=METRICS)
     charts = Charts()
-    page = render_metrics_html(report, charts=charts, pdf_page=True)
+    page = render_html(report, charts=charts, pdf_page=True)
     named = re.findall(re.escape(CHART_URL) + r'([^"]+)"', page)
     drawn = [c.name for main, costs in charts.get(report) for c in (*main, *(c for _, c in costs))]
     assert len(set(named)) == len(named) == len(drawn) and set(named) == set(drawn)

@@ -28,20 +28,22 @@ ALLOWED: dict[str, set[str]] = {
     "provenance": {"errors"},
     "load": BASE | {"model", "policy"},
     "validate": BASE | {"policy", "keycodes"},
+    # The metrics gated: one validated table per metric (the validate stage for several metrics).
+    "outcomes": BASE | {"policy", "validate"},
     # Identity columns as integer codes (pandas and numpy only), for validation's checks on large tables.
     "keycodes": set(),
     "analyze": BASE | {"model", "policy", "stats", "validate"},
     "wording": {"fmt", "model"},
     "decide": BASE | {"model", "policy", "wording"},
     "render": BASE | {"model", "wording", "decide", "provenance"},
-    "pipeline": BASE | {"load", "validate", "analyze", "decide", "model", "policy", "provenance"},
+    "pipeline": BASE | {"load", "validate", "outcomes", "analyze", "decide", "model", "policy", "provenance"},
     "demo": BASE | {"load", "pipeline", "policy", "render"},
     "api": BASE | {"load", "pipeline", "policy", "render", "model", "plan", "validate"},
     "cli": BASE | {"load", "pipeline", "policy", "render", "demo", "api", "plan", "run", "process"},
     # How a command's process runs (the cyclic garbage collector paused): the standard library only.
     "process": set(),
     # plan simulates releases like the suite and runs the gate's own plan on them.
-    "plan": BASE | {"stats", "model", "policy", "analyze", "decide", "validate", "load", "pipeline"},
+    "plan": BASE | {"stats", "model", "policy", "analyze", "decide", "validate", "outcomes", "load", "pipeline"},
 }
 
 

@@ -3,7 +3,7 @@
 The doc's sections each open with a line "Where: `path`, ..." naming the objects they document; a key is
 documented when it is the first cell of a table row, as `key`, in a section for its object. The test walks the
 bundled examples' JSON and two small notes built here (errored cases; several metrics), so an object or a key
-added to render/json_out.py or render/metrics.py without its line in the doc fails here.
+added to render/json_out.py without its line in the doc fails here.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ first is the headline. Warnings (the plan's and the sections') never change the 
 from __future__ import annotations
 
 from releasegate.decide.rules import RULE_NAMES, RULES
-from releasegate.model import Analysis, CandidateAnalysis, Reason, Verdict
+from releasegate.model import Analysis, CandidateAnalysis, Decision, Reason, Verdict
 from releasegate.policy import Policy
 from releasegate.wording import churn as churn_words
 from releasegate.wording import errors as error_words
@@ -32,19 +32,18 @@ def section_warnings(cand: CandidateAnalysis, analysis: Analysis) -> list[str]:
     return out
 
 
-def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> Verdict:
-    """Apply every rule of the table to one candidate."""
+def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy, metric: str = "") -> Verdict:
+    """Apply every rule of the table to one candidate; ``metric`` names the metric gated."""
     checks = tuple(rule.check(cand, analysis, policy) for rule in RULES)
-    reasons = tuple(Reason(c.rule, c.detail) for c in checks if c.fired)
-    ship = not reasons
+    reasons = tuple(Reason(c.rule, c.detail, metric) for c in checks if c.fired)
+    decision = Decision.DONT_SHIP if reasons else Decision.SHIP
     costs = cand.sections.costs
     because = words.because(cand, analysis.parameters, analysis.mcnemar_path, reasons,
                             section_words.cost_clause(costs) if costs is not None else "")
-    label = "SHIP" if ship else "DON'T SHIP"
     return Verdict(
         candidate=cand.name,
-        ship=ship,
-        headline=error_words.with_errors(words.headline(label, cand.name, because), cand.sections.errors),
+        decision=decision,
+        headline=error_words.with_errors(words.headline(decision.label, cand.name, because), cand.sections.errors),
         because=because,
         reasons=reasons,
         # Every broken critical case is named first, whatever the critical rule decided (issue 21).
@@ -52,9 +51,10 @@ def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy
                        + words.plan_warnings(cand, analysis.parameters) + section_warnings(cand, analysis)),
         checks=checks,
         smallest_margin_ruled_out=cand.overall.ni_low,
+        metric=metric,
     )
 
 
-def decide(analysis: Analysis, policy: Policy) -> tuple[Verdict, ...]:
-    """A verdict per candidate, in the analysis' order."""
-    return tuple(decide_candidate(c, analysis, policy) for c in analysis.candidates)
+def decide(analysis: Analysis, policy: Policy, metric: str = "") -> tuple[Verdict, ...]:
+    """A verdict per candidate on the metric ``metric``, in the analysis' order."""
+    return tuple(decide_candidate(c, analysis, policy, metric) for c in analysis.candidates)

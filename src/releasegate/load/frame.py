@@ -38,10 +38,12 @@ def load_frame(
     cases: Path | None = None,
     wide_release_cols: tuple[str, ...] = (),
     latency_unit: str = "ms",
+    metrics: tuple[str, ...] = (),
 ) -> LoadedResults:
     """A tidy DataFrame, or one DataFrame per release (``{"r1-live": df1, "r2": df2}``), -> LoadedResults.
 
-    A mapping names the release of every row of each frame, as ``NAME=path`` does for a file.
+    A mapping names the release of every row of each frame, as ``NAME=path`` does for a file. ``metrics`` name
+    the outcome columns (the API's ``metric=``), so no passed or score column is needed.
     """
     named = frames.items() if isinstance(frames, Mapping) else [(None, frames)]
     columns = dict(columns or {})
@@ -75,7 +77,7 @@ def load_frame(
     if cases is not None:
         table, case_input = join_cases(table, Path(cases), columns, set(map(str, table.columns)))
         inputs.append(case_input)
-    if "passed" not in table.columns and "score" not in table.columns:
+    if "passed" not in table.columns and "score" not in table.columns and not metrics:
         present = ", ".join(str(c) for c in table.columns)
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")

@@ -43,25 +43,60 @@ class AdapterOptions:
 
 @dataclass(frozen=True)
 class LoadedResults:
-    """The tidy table (canonical names; other columns are case metadata) and the files it came from."""
+    """The tidy table (canonical names; other columns are case metadata) and the files it came from.
+    ``metrics`` names the columns gated as metrics (``--metric``, load/per_metric.py); empty, the outcome is the
+    passed or score column."""
 
     table: pd.DataFrame
     inputs: tuple[InputFile, ...]
     metadata_columns: tuple[str, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    metrics: tuple[str, ...] = ()
 
 
-def _read_one(source: Source, options: AdapterOptions,
-              columns: Mapping[str, str] | None = None) -> tuple[pd.DataFrame, str]:
-    """Read one file with the adapter its content calls for (or the one forced by --format)."""
-    fmt = options.format if options.format != "auto" else adapters.detect_format(source.path)
+STORE = "store"  # the format of a `releasegate run` store (load/store.py), beside the adapters' and "tidy"
+
+
+@dataclass(frozen=True)
+class ResolvedInput:
+    """One file to read (a directory given on the command line is expanded into its files) and its format."""
+
+    source: Source
+    format: str
+
+
+def resolve_inputs(sources: list[Source], options: AdapterOptions | None = None) -> tuple[ResolvedInput, ...]:
+    """Every source as the files it stands for, each with its format: a directory is expanded once and each
+    file's format detected once (``--format`` forces it), however many times the files are then read (once
+    per metric, load/per_metric.py)."""
+    from releasegate.load.directories import expand_sources
+
+    options = options or AdapterOptions()
+    if not sources:
+        raise InputError("no results file given")
+    out = []
+    for source in sources:
+        # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output.
+        if is_store(source.path):
+            out.append(ResolvedInput(source, STORE))
+            continue
+        for one in expand_sources([source]):
+            check_file(one.path)
+            fmt = options.format if options.format != "auto" else adapters.detect_format(one.path)
+            out.append(ResolvedInput(one, fmt))
+    return tuple(out)
+
+
+def _read_one(source: Source, fmt: str, options: AdapterOptions,
+              columns: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Read one file with the adapter of its format (or as a tidy table)."""
     if fmt == "tidy":
         from releasegate.load.tidy import identity_names, read_tidy
 
-        return read_tidy(source.path, identity_names(columns or {})), fmt
+        return read_tidy(source.path, identity_names(columns or {}))
     taken = adapters.ADAPTERS[fmt].option_names if fmt in adapters.ADAPTERS else ()
     values = {k: v for k, v in options.given().items() if k in taken}
-    return adapters.read_with(fmt, source.path, source.release, values), fmt
+    return adapters.read_with(fmt, source.path, source.release, values)
 
 
 def _check_options_apply(options: AdapterOptions, formats: set[str]) -> None:
@@ -81,15 +116,15 @@ def load_results(
     cases: Path | None = None,
     options: AdapterOptions | None = None,
     metrics: tuple[str, ...] = (),
+    resolved: tuple[ResolvedInput, ...] | None = None,
 ) -> LoadedResults:
     """Read every source, name the release of each row, join the case table, and record provenance.
 
     Several files are concatenated; ``NAME=path`` sets the release of every row of that file. ``metrics``
-    (``--metric``) name the outcome columns, so no passed or score column is needed.
+    (``--metric``) name the outcome columns, so no passed or score column is needed. ``resolved``: the
+    sources as :func:`resolve_inputs` gave them (resolved here when not given).
     """
     options = options or AdapterOptions()
-    if not sources:
-        raise InputError("no results file given")
     columns = dict(columns or {})
     if options.release_cols and not options.wide:
         raise InputError("--release-cols names the release columns of a wide file: add --wide")
@@ -97,27 +132,24 @@ def load_results(
     seen: set[str] = set()  # every column name of every file, before renaming
     from concurrent.futures import ThreadPoolExecutor
 
-    from releasegate.load.directories import expand_sources
     from releasegate.load.records import check_one_file_per_release, input_record
 
     read: list = []
     notes: list[str] = []
-    # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output, read whole.
-    expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source]))]
-    for source in expanded:
+    for one in resolve_inputs(sources, options) if resolved is None else resolved:
+        source, fmt = one.source, one.format
         store_input = None
         digest = None
-        if is_store(source.path):
+        if fmt == STORE:
             frame, store_input, store_notes = read_store_input(source.path, source.release, options.drop_holes)
             fmt = store_input.format
             notes += store_notes
         else:
-            check_file(source.path)
             # Hashed in a thread while the file is parsed: hashlib lets go of the GIL, so on two cores the
             # 0.15 s per 100 MB of hashing hides behind the parse.
             with ThreadPoolExecutor(max_workers=1) as pool:
                 digest = pool.submit(sha256_of, source.path)
-                frame, fmt = _read_one(source, options, columns)
+                frame = _read_one(source, fmt, options, columns)
         formats.append(fmt)
         frame = shapes.resolve_dotted(frame, columns.values(), source.path)
         seen.update(map(str, frame.columns))

@@ -1,8 +1,9 @@
 """The plain data that flows between the stages: Analysis (analyze), Verdict (decide), Report (render).
 
 Every class is a frozen dataclass of numbers, strings and tuples, so a reader can follow one case from the CSV
-to the PDF. :mod:`.core` holds the plan's own figures, :mod:`.sections` the optional sections (item axis, run
-axis, grouped cases), :mod:`.costs` the cost section. Orientation everywhere: difference = candidate -
+to the PDF. :mod:`.core` holds the plan's own figures and a metric's verdicts, :mod:`.sections` the optional sections
+(item axis, run axis, grouped cases), :mod:`.costs` the cost section, :mod:`.report` the Report (one section per
+metric gated, one verdict per candidate). Orientation everywhere: difference = candidate -
 baseline; broke = baseline pass and candidate fail; fixed = the reverse.
 """
 
@@ -13,6 +14,7 @@ from releasegate.model.core import (
     CandidateSections,
     CaseChange,
     Comparison,
+    Decision,
     Exclusions,
     InputFile,
     Parameters,
@@ -22,12 +24,11 @@ from releasegate.model.core import (
     Reason,
     ReleaseSections,
     ReleaseSummary,
-    Report,
     RuleCheck,
     Verdict,
 )
 from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
-from releasegate.model.metrics import MetricsReport, MetricsVerdict
+from releasegate.model.report import CandidateVerdict, MetricSection, Report
 from releasegate.model.sections import (
     CaseView,
     ClusterAnalysis,
@@ -45,12 +46,14 @@ __all__ = [
     "Analysis",
     "CandidateAnalysis",
     "CandidateSections",
+    "CandidateVerdict",
     "CaseChange",
     "CaseView",
     "ChurnGroup",
     "ChurnSection",
     "ClusterAnalysis",
     "Comparison",
+    "Decision",
     "CostComparison",
     "CostTable",
     "CriticalSection",
@@ -62,8 +65,7 @@ __all__ = [
     "InputFile",
     "ItemAxis",
     "MajorityMcNemar",
-    "MetricsReport",
-    "MetricsVerdict",
+    "MetricSection",
     "Parameters",
     "Power",
     "Provenance",

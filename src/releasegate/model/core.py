@@ -8,6 +8,7 @@ difference = candidate - baseline; broke = baseline pass and candidate fail; fix
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from enum import Enum
 from typing import Any
 
 from releasegate.model.cases import CaseChange
@@ -216,12 +217,25 @@ class Analysis:
         return self.outcome_kind == "binary" and not self.has_runs
 
 
+class Decision(Enum):
+    """A candidate's verdict: every rule lets it ship, or at least one blocks it. The JSON writes the value."""
+
+    SHIP = "ship"
+    DONT_SHIP = "dont_ship"
+
+    @property
+    def label(self) -> str:
+        """The verdict as the reports print it: "SHIP" or "DON'T SHIP"."""
+        return "SHIP" if self is Decision.SHIP else "DON'T SHIP"
+
+
 @dataclass(frozen=True)
 class Reason:
-    """A rule that fired, with its figures in words."""
+    """A rule that fired, with its figures in words; ``metric`` names the metric whose rule it is."""
 
     rule: str
     message: str
+    metric: str = ""
 
 
 @dataclass(frozen=True)
@@ -235,20 +249,26 @@ class RuleCheck:
 
 @dataclass(frozen=True)
 class Verdict:
-    """SHIP or DON'T SHIP for one candidate, with the headline, the reasons and the warnings."""
+    """One candidate's verdict on one metric, from that metric's rules: the headline, the reasons, the
+    warnings and every rule's check. ``metric`` names the metric (the outcome column of a one-metric run)."""
 
     candidate: str
-    ship: bool
+    decision: Decision
     headline: str
     because: str
     reasons: tuple[Reason, ...]
     warnings: tuple[str, ...]
     checks: tuple[RuleCheck, ...]
     smallest_margin_ruled_out: float
+    metric: str = ""
+
+    @property
+    def ship(self) -> bool:
+        return self.decision is Decision.SHIP
 
     @property
     def label(self) -> str:
-        return "SHIP" if self.ship else "DON'T SHIP"
+        return self.decision.label
 
 
 @dataclass(frozen=True)
@@ -262,16 +282,3 @@ class Provenance:
     packages: dict[str, str]
     generated_at: str
     title: str
-
-
-@dataclass(frozen=True)
-class Report:
-    """Analysis + verdicts + provenance: everything a renderer needs."""
-
-    analysis: Analysis
-    verdicts: tuple[Verdict, ...]
-    provenance: Provenance
-
-    @property
-    def ship_all(self) -> bool:
-        return all(v.ship for v in self.verdicts)

@@ -1,42 +1,36 @@
-"""Stage 5: Report -> files. Each output's format comes from its suffix; writing is all-or-nothing."""
+"""Stage 5: Report -> files. Each output's format comes from its suffix; writing is all-or-nothing.
+
+:data:`RENDERERS` is the table of output formats, one row each: the suffix, what it is for, the function that
+renders a Report to bytes (its module imported only when that format is written) and whether it draws charts.
+The writer, the command line (its -o help and the suffixes it accepts) and the API read this table and
+nothing else. This module imports nothing heavy: the command line reads the table at start-up.
+"""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from releasegate.errors import InputError
-from releasegate.model import MetricsReport, Report
 
-if TYPE_CHECKING:  # the chart worker module is imported only by outputs that draw charts
+if TYPE_CHECKING:  # the model (numpy) and the chart worker are imported by the outputs that need them
+    from releasegate.model import Report
     from releasegate.render.chart_worker import Charts
 
-SUFFIXES = (".html", ".md", ".pdf", ".json")
-CHARTED = (".html", ".pdf")  # the outputs that draw charts
 
-
-def _markdown(report: Report) -> bytes:
-    from releasegate.render.markdown import render_markdown
-
-    return render_markdown(report).encode("utf-8")
-
-
-def _json(report: Report) -> bytes:
-    from releasegate.render.json_out import render_json
-
-    return render_json(report).encode("utf-8")
-
-
-def _html(report: Report | MetricsReport, **options) -> bytes:
-    if isinstance(report, MetricsReport):  # the candidate x metric grid, then each metric's section
-        from releasegate.render.metrics_html import render_metrics_html
-
-        return render_metrics_html(report, **options).encode("utf-8")
+def _html(report: Report, **options) -> bytes:
     from releasegate.render.html import render_html
 
     return render_html(report, **options).encode("utf-8")
+
+
+def _markdown(report: Report, **options) -> bytes:
+    from releasegate.render.markdown import render_markdown
+
+    return render_markdown(report).encode("utf-8")
 
 
 def _pdf(report: Report, **options) -> bytes:
@@ -45,7 +39,36 @@ def _pdf(report: Report, **options) -> bytes:
     return render_pdf(report, **options)
 
 
-RENDERERS: dict[str, Callable[..., bytes]] = {".md": _markdown, ".json": _json, ".html": _html, ".pdf": _pdf}
+def _json(report: Report, **options) -> bytes:
+    from releasegate.render.json_out import render_json
+
+    return render_json(report).encode("utf-8")
+
+
+@dataclass(frozen=True)
+class Renderer:
+    """One output format: ``render(report, **options) -> bytes``; a ``charted`` one also takes ``charts=``
+    (the command's chart owner) and the options (paper, pdf_variant, interactive)."""
+
+    suffix: str
+    use: str
+    render: Callable[..., bytes]
+    charted: bool = False
+
+
+RENDERERS: dict[str, Renderer] = {r.suffix: r for r in (
+    Renderer(".html", "one self-contained page", _html, charted=True),
+    Renderer(".md", "a pull-request comment", _markdown),
+    Renderer(".pdf", "A4 or Letter", _pdf, charted=True),
+    Renderer(".json", "every figure, for machines and audits", _json),
+)}
+SUFFIXES = tuple(RENDERERS)
+CHARTED = tuple(r.suffix for r in RENDERERS.values() if r.charted)  # the outputs that draw charts
+
+
+def formats_help() -> str:
+    """The formats as the command line's -o help lists them: ".html (one self-contained page), .md (...)"."""
+    return ", ".join(f"{r.suffix} ({r.use})" for r in RENDERERS.values())
 
 
 def check_output_paths(paths: list[Path]) -> None:
@@ -86,15 +109,11 @@ def rendering(paths: list[Path]) -> Iterator[Charts | None]:
 
 
 def render(report: Report, suffix: str, charts: Charts | None = None, **options) -> bytes:
-    """The bytes of one output format (``.md``, ``.json``, ``.html``, ``.pdf``)."""
-    if isinstance(report, MetricsReport) and suffix.lower() not in CHARTED:  # the grid and each metric's note
-        from releasegate.render.metrics import render_metrics
-
-        return render_metrics(report, suffix)
+    """The bytes of one output format (a suffix of :data:`RENDERERS`)."""
     renderer = RENDERERS[suffix.lower()]
-    if suffix.lower() in CHARTED:
-        return renderer(report, charts=charts, **options)
-    return renderer(report)
+    if renderer.charted:
+        return renderer.render(report, charts=charts, **options)
+    return renderer.render(report)
 
 
 def write_reports(report: Report, paths: list[Path], charts: Charts | None = None, **options) -> None:

@@ -6,8 +6,7 @@ works, so a thread cannot overlap any of it. A worker process can: started at th
 writes HTML or PDF, it imports altair and starts the engine on the other core while this process loads and
 analyses; it then draws while this process renders the other outputs or imports WeasyPrint.
 
-Protocol: the worker reads one pickled Report (or MetricsReport: each metric's charts, :func:`draw_charts`)
-from stdin (the parent's own object, case lists left out: no chart uses them), writes back on its own copy of
+Protocol: the worker reads one pickled Report (each metric section's charts, :func:`draw_charts`) from stdin (the parent's own object, case lists left out: no chart uses them), writes back on its own copy of
 stdout one pickled ``("planned", charts)`` (the specs, names, titles and captions, before any drawing: enough
 for the PDF's page to be parsed while the charts are drawn), then one ``("ok", charts)`` or
 ``("error", message)``, and exits. A drawing error comes back as one line and is raised in the parent. A
@@ -30,7 +29,7 @@ import tempfile
 from dataclasses import replace
 from typing import Any
 
-from releasegate.model import MetricsReport, Report
+from releasegate.model import MetricSection, Report
 
 
 class WorkerLost(Exception):
@@ -51,7 +50,7 @@ class ChartWorker:
         self._plan: Any = None  # the first reply, once read
         self._last: tuple[str, Any] | None = None  # an error read in place of the plan
 
-    def send(self, report: Report | MetricsReport) -> None:
+    def send(self, report: Report) -> None:
         """Hand the report over; the worker starts drawing at once."""
         light = _light(report)
         try:
@@ -110,44 +109,44 @@ class ChartWorker:
         return lines[-1].strip() if lines else ""
 
 
-def _light(report: Report | MetricsReport) -> Report | MetricsReport:
+def _light(report: Report) -> Report:
     # The case lists are left out: no chart uses them, and they are most of a large report's pickle.
-    if isinstance(report, MetricsReport):
-        return replace(report, reports=tuple(_light(r) for r in report.reports))
-    analysis = report.analysis
-    candidates = tuple(replace(c, broken_cases=(), fixed_cases=()) for c in analysis.candidates)
-    return replace(report, analysis=replace(analysis, candidates=candidates))
+    def light(section: MetricSection) -> MetricSection:
+        analysis = section.analysis
+        candidates = tuple(replace(c, broken_cases=(), fixed_cases=()) for c in analysis.candidates)
+        return replace(section, analysis=replace(analysis, candidates=candidates))
+
+    return replace(report, sections=tuple(light(s) for s in report.sections))
 
 
-def metric_anchor(index: int) -> str:
-    """The prefix of the ids (and chart names) of the ``index``-th metric's section of a several-metric page."""
-    return f"metric-{index + 1}-"
+def metric_anchor(report: Report, index: int) -> str:
+    """The prefix of the ids (and chart names) of the ``index``-th metric's section: none with one metric, whose
+    page is that section alone."""
+    return f"metric-{index + 1}-" if report.several else ""
 
 
-def plan_charts(report: Report | MetricsReport) -> Any:
-    """A report's charts before drawing (:func:`plan_report_charts`); for several metrics, a tuple of each
-    metric's, every chart named with its section's anchor so that the ids inside its SVG are its own on the
-    page."""
-    if isinstance(report, MetricsReport):
-        return tuple(plan_report_charts(r, metric_anchor(i)) for i, r in enumerate(report.reports))
-    return plan_report_charts(report)
+Plan = tuple[list, list[tuple[str, object]]]  # one section's charts and its cost section's charts (with kind)
 
 
-def draw_charts(report: Report | MetricsReport) -> Any:
+def plan_charts(report: Report) -> tuple[Plan, ...]:
+    """A report's charts before drawing (:func:`plan_report_charts`): a plan per metric section, every chart
+    named with its section's anchor so that the ids inside its SVG are its own on the page."""
+    return tuple(plan_report_charts(s, metric_anchor(report, i)) for i, s in enumerate(report.sections))
+
+
+def draw_charts(report: Report) -> tuple[Plan, ...]:
     """A report's charts drawn: :func:`plan_charts`' answer with every SVG filled in."""
     return draw_plan(plan_charts(report))
 
 
-def draw_plan(planned: Any) -> Any:
-    """:func:`plan_charts`' answer drawn (one vl-convert batch per metric)."""
-    if planned and isinstance(planned[0], tuple):  # several metrics: a plan per metric
-        return tuple(draw_planned(p) for p in planned)
-    return draw_planned(planned)
+def draw_plan(planned: tuple[Plan, ...]) -> tuple[Plan, ...]:
+    """:func:`plan_charts`' answer drawn (one vl-convert batch per metric section)."""
+    return tuple(draw_planned(p) for p in planned)
 
 
-def plan_report_charts(report: Report, prefix: str = "") -> tuple[list, list[tuple[str, object]]]:
-    """The report's charts and its cost section's charts (with their kind), specs built and not yet drawn;
-    ``prefix`` starts every chart's name."""
+def plan_report_charts(report: MetricSection, prefix: str = "") -> Plan:
+    """One metric section's charts and its cost section's charts (with their kind), specs built and not yet
+    drawn; ``prefix`` starts every chart's name."""
     from releasegate.render import charts
     from releasegate.render.chart_limits import chart_view
     from releasegate.render.charts_costs import latency_charts, quality_cost_chart
@@ -163,7 +162,7 @@ def plan_report_charts(report: Report, prefix: str = "") -> tuple[list, list[tup
     return main, costs
 
 
-def draw_planned(planned: tuple[list, list[tuple[str, object]]]) -> tuple[list, list[tuple[str, object]]]:
+def draw_planned(planned: Plan) -> Plan:
     """:func:`plan_report_charts`' charts drawn in one vl-convert batch (the same shape, SVGs filled in)."""
     from releasegate.render import charts
 
@@ -193,7 +192,7 @@ class Charts:
     def worker(self) -> ChartWorker | None:
         return self._worker
 
-    def ask(self, report: Report | MetricsReport) -> None:
+    def ask(self, report: Report) -> None:
         """Hand the report to the worker (if any) so that its charts are drawn meanwhile."""
         if self._report is report:
             return
@@ -201,7 +200,7 @@ class Charts:
         if self._worker is not None:
             self._worker.send(report)
 
-    def plan(self, report: Report | MetricsReport) -> Any:
+    def plan(self, report: Report) -> Any:
         """The report's charts before drawing, as :func:`plan_charts` returns them: names, titles and captions
         for a page that fetches the SVGs later (the PDF's, render/chart_fetcher.py)."""
         self.ask(report)
@@ -214,7 +213,7 @@ class Charts:
             self._planned = self._drawn if self._drawn is not None else plan_charts(report)
         return self._planned
 
-    def get(self, report: Report | MetricsReport) -> Any:
+    def get(self, report: Report) -> Any:
         """The report's charts, as :func:`draw_charts` returns them."""
         self.ask(report)
         if self._drawn is None and self._worker is not None:

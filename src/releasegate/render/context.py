@@ -1,4 +1,5 @@
-"""The context builder: Report -> the plain structure every template reads (no statistics computed here).
+"""The context builder: one metric's section -> the plain structure every template reads (no statistics
+computed here).
 
 All formats show the same content in the same order (SPEC section 6): verdicts; summary table; rules;
 per-category tables; broken cases; costs; method, parameters, warnings and provenance. The numbers stay
@@ -10,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from releasegate.decide.rules import RULES
-from releasegate.model import CandidateAnalysis, Parameters, Report
+from releasegate.model import CandidateAnalysis, MetricSection, Parameters, Provenance
 from releasegate.render.answers import answer_rows, any_longer, text_columns
 from releasegate.wording import churn as churn_words
 from releasegate.wording import errors as error_words
@@ -79,10 +80,11 @@ def _errors(cand: CandidateAnalysis, baseline: str, limit: int | None) -> dict[s
                         "total": e.excluded, "cut": e.excluded - len(rows)}}
 
 
-def build_context(report: Report, case_limit: int | None = None, category_limit: int | None = None,
-                  typographic: bool = False) -> dict[str, Any]:
-    """Everything the templates need, in reading order. Limits cut long lists (the Markdown size cap)."""
-    analysis, verdicts, prov = report.analysis, report.verdicts, report.provenance
+def build_context(section: MetricSection, provenance: Provenance, case_limit: int | None = None,
+                  category_limit: int | None = None, typographic: bool = False) -> dict[str, Any]:
+    """Everything the templates need of one metric's section, in reading order. Limits cut long lists (the
+    Markdown size cap)."""
+    analysis, verdicts, prov = section.analysis, section.verdicts, provenance
     by_name = {c.name: c for c in analysis.candidates}
     binary = analysis.mcnemar_path
     candidates = []
@@ -144,7 +146,7 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
         "n_cases": analysis.n_cases,
         "binary": binary,
         "outcome_kind": analysis.outcome_kind,
-        "ship_all": report.ship_all,
+        "ship_all": section.ship_all,
         "verdicts": list(verdicts),
         "candidates": candidates,
         "summary": summary,

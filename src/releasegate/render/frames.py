@@ -1,5 +1,5 @@
-"""DataFrames of a Report for notebooks: the cases of one kind with both releases' answers
-(``ReleaseComparison.cases``) and the cost columns of the comparisons' frame (``ReleaseComparison.to_frame``).
+"""DataFrames of a Report for notebooks: the comparisons (``ReleaseComparison.to_frame``) and the cases of one
+kind with both releases' answers (``ReleaseComparison.cases``), each row naming its metric.
 
 Nothing is computed here: every value is a field of the analysis, laid out as columns.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from releasegate.model import CaseChange, Report
+from releasegate.model import CaseChange, MetricSection, Report
 
 CASE_KINDS = ("broken", "fixed", "both_fail", "errored")
 
@@ -25,27 +25,52 @@ COLUMN_NOTES = {
 }
 
 
-def cases_frame(report: Report, kind: str = "broken", candidate: str | None = None):
+def comparisons_frame(report: Report):
+    """One row per metric, candidate and comparison (overall, then each category), with the candidate's cost and
+    latency ratios (and intervals) on its rows when the data has costs; ``attrs["columns"]`` says what the
+    p-value and ratio columns are."""
+    import pandas as pd
+
+    from releasegate.render.json_out import comparison_dict
+
+    rows = []
+    for section in report.sections:
+        for cand in section.analysis.candidates:
+            costs = cost_columns(section, cand.name)
+            for comparison in (cand.overall, *cand.categories):
+                figures = comparison_dict(comparison)
+                del figures["baseline"], figures["candidate"]  # nested rates; their values are already columns
+                rows.append({"candidate": cand.name, "metric": section.metric, "comparison": comparison.label,
+                             **figures, "critical": comparison.critical, "powerless": comparison.powerless, **costs})
+    frame = pd.DataFrame(rows)
+    frame.attrs["columns"] = {k: v for k, v in COLUMN_NOTES.items() if k in frame.columns}
+    return frame
+
+
+def cases_frame(report: Report, kind: str = "broken", candidate: str | None = None, metric: str | None = None):
     """One row per case of ``kind`` ("broken", "fixed", "both_fail" or "errored") of every candidate (or of
-    ``candidate``): ids, category, both outcomes, the case's metadata, and, for each per-release column (the
-    output, the grader's reason), the baseline's and the candidate's text in columns named
-    ``"<column> (<release>)"``."""
+    ``candidate``) on every metric (or on ``metric``): ids, category, both outcomes, the case's metadata, and,
+    for each per-release column (the output, the grader's reason), the baseline's and the candidate's text in
+    columns named ``"<column> (<release>)"``."""
     import pandas as pd
 
     kind = kind.replace(" ", "_").replace("-", "_")
     if kind not in CASE_KINDS:
         raise ValueError(f"unknown kind of case {kind!r}; use one of {', '.join(CASE_KINDS)}")
-    names = [c.name for c in report.analysis.candidates]
+    names = [v.candidate for v in report.verdicts]
     if candidate is not None and candidate not in names:
         raise KeyError(f"no candidate {candidate!r}; candidates: {', '.join(names)}")
-    baseline = report.analysis.baseline
+    sections = report.sections if metric is None else (report.section(metric),)
     rows = []
-    for cand in report.analysis.candidates:
-        if candidate is not None and cand.name != candidate:
-            continue
-        for change in _changes(cand, kind):
-            rows.append(_row(change, baseline, cand.name))
-    columns = ["candidate", "case_id", "category", "cluster", "critical", "baseline_outcome", "candidate_outcome"]
+    for section in sections:
+        baseline = section.analysis.baseline
+        for cand in section.analysis.candidates:
+            if candidate is not None and cand.name != candidate:
+                continue
+            for change in _changes(cand, kind):
+                rows.append(_row(change, baseline, cand.name, section.metric))
+    columns = ["candidate", "metric", "case_id", "category", "cluster", "critical", "baseline_outcome",
+               "candidate_outcome"]
     frame = pd.DataFrame(rows)
     return frame if rows else pd.DataFrame(columns=columns)
 
@@ -59,9 +84,10 @@ def _changes(cand, kind: str) -> tuple[CaseChange, ...]:
     return getattr(view, kind) if view is not None else ()
 
 
-def _row(change: CaseChange, baseline: str, candidate: str) -> dict[str, Any]:
+def _row(change: CaseChange, baseline: str, candidate: str, metric: str) -> dict[str, Any]:
     per_release = dict(change.baseline_texts)
-    row: dict[str, Any] = {"candidate": candidate, "case_id": change.case_id, "category": change.category,
+    row: dict[str, Any] = {"candidate": candidate, "metric": metric, "case_id": change.case_id,
+                           "category": change.category,
                            "cluster": change.cluster, "critical": change.critical,
                            "baseline_outcome": change.baseline_outcome, "candidate_outcome": change.candidate_outcome}
     for name, value in change.metadata:
@@ -73,9 +99,9 @@ def _row(change: CaseChange, baseline: str, candidate: str) -> dict[str, Any]:
     return row
 
 
-def cost_columns(report: Report, candidate: str) -> dict[str, float]:
+def cost_columns(section: MetricSection, candidate: str) -> dict[str, float]:
     """The candidate's cost and latency ratios with their intervals, as flat columns (empty without costs)."""
-    for cand in report.analysis.candidates:
+    for cand in section.analysis.candidates:
         if cand.name != candidate:
             continue
         costs = cand.sections.costs

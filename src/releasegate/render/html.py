@@ -3,28 +3,39 @@
 The same HTML feeds the PDF (render/pdf.py), so the print stylesheet lives in the same CSS. With
 ``interactive=True`` one inline Vega bundle redraws the charts with tooltips; the static SVG stays in the page
 for readers with scripts blocked.
+
+One metric: its note (report.html). Several: page one holds each candidate's combined verdict, its headline
+naming the blocking metric(s), and the candidate x metric grid (render/grid.py); then each metric has its own
+section, that metric's note rendered through the same partials with the ids of its section (``metric-N-``);
+provenance once at the end (metrics.html). The lists are bounded as one note's are (render/html_limits.py), the
+limits shared among the metrics, so three metrics lay out about as many rows as one.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from typing import Any
 
 from markupsafe import Markup
 
-from releasegate.model import Report
+from releasegate import fmt
+from releasegate.model import MetricSection, Provenance, Report
 from releasegate.provenance import package_versions
 from releasegate.render.chart_url import CHART_URL
-from releasegate.render.chart_worker import Charts
+from releasegate.render.chart_worker import Charts, metric_anchor
 from releasegate.render.columns import case_columns
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
+from releasegate.render.grid import GridCell, grid, worst_first
 from releasegate.render.html_limits import (
     MAX_CASE_ROWS,
     MAX_CATEGORY_ROWS,
     MAX_DETAILED_CANDIDATES,
+    MAX_SUMMARY_ROWS,
     limit_context,
+    shared_limits,
 )
 
 RENDER_PACKAGES = ("altair", "vl-convert-python", "weasyprint")
@@ -43,25 +54,29 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     and its styles), and the fixed cases listed without their answers (paper keeps the broken cases' answers;
     the fixed cases' are in the HTML and the JSON)."""
     owner = charts or Charts()
-    context = page_context(report, owner.plan(report) if pdf_page else owner.get(report),
-                           interactive=interactive, pdf_page=pdf_page)
+    drawn = owner.plan(report) if pdf_page else owner.get(report)
+    if report.several:
+        return _metrics_page(report, drawn, interactive=interactive, pdf_page=pdf_page)
+    context = page_context(report.sections[0], report.provenance, drawn[0], interactive=interactive,
+                           pdf_page=pdf_page)
     return environment("html").get_template("report.html").render(context)
 
 
 PAGE_LIMITS = (MAX_CASE_ROWS, MAX_CATEGORY_ROWS, MAX_DETAILED_CANDIDATES)
 
 
-def page_context(report: Report, drawn_charts, *, interactive: bool = False, pdf_page: bool = False,
-                 anchor: str = "", limits: tuple[int, int, int] = PAGE_LIMITS) -> dict[str, Any]:
-    """What the note's templates read for one report. ``drawn_charts`` is :meth:`Charts.get`'s answer (with
-    ``pdf_page``, :meth:`Charts.plan`'s: named, not yet drawn);
-    ``anchor`` starts every id of the note's sections and the names of its charts (drawn with that prefix:
-    render/metrics_html.py gives each metric's section its own); ``limits`` are the case rows, category rows and
-    detailed candidates shown (render/html_limits.py)."""
+def page_context(section: MetricSection, provenance: Provenance, drawn_charts, *, interactive: bool = False,
+                 pdf_page: bool = False, anchor: str = "",
+                 limits: tuple[int, int, int] = PAGE_LIMITS) -> dict[str, Any]:
+    """What the note's templates read for one metric's section. ``drawn_charts`` is that section's entry of
+    :meth:`Charts.get`'s answer (with ``pdf_page``, :meth:`Charts.plan`'s: named, not yet drawn); ``anchor``
+    starts every id of the note's sections and the names of its charts (drawn with that prefix: each metric's
+    section of a several-metric page has its own); ``limits`` are the case rows, category rows and detailed
+    candidates shown (render/html_limits.py)."""
     case_limit, category_limit, max_candidates = limits
     # Long lists are cut with a count (render/html_limits.py); the JSON keeps every row.
-    context = limit_context(build_context(report, case_limit=case_limit, category_limit=category_limit,
-                                          typographic=True), max_candidates)
+    context = limit_context(build_context(section, provenance, case_limit=case_limit,
+                                          category_limit=category_limit, typographic=True), max_candidates)
     drawn, drawn_costs = drawn_charts
     context.update({
         # Keyed by the chart's own name, which the templates look up; its id on the page keeps the anchor.
@@ -72,7 +87,7 @@ def page_context(report: Report, drawn_charts, *, interactive: bool = False, pdf
         "vega_bundle": Markup(_script_safe(_cached_bundle())) if interactive else None,
         "chart_specs": {c.name: c.spec for c in (*drawn, *(c for _, c in drawn_costs))} if interactive else {},
         "csp": CSP_INTERACTIVE if interactive else CSP_STATIC,
-        "subject": " ".join(v.headline for v in report.verdicts),
+        "subject": " ".join(v.headline for v in section.verdicts),
         "renderers": package_versions(RENDER_PACKAGES),
         "case_columns": case_columns,
         "anchor": anchor,  # the ids' prefix: empty on a single-metric page
@@ -83,11 +98,11 @@ def page_context(report: Report, drawn_charts, *, interactive: bool = False, pdf
     return context
 
 
-def chart_contexts(report: Report) -> list[dict[str, Any]]:
-    """Every chart of the report (the overall and category charts, then the cost charts) as inline SVG: for the
-    notebook view (api.ReleaseComparison._repr_html_)."""
-    drawn, drawn_costs = Charts().get(report)
-    return [_chart_context(c) for c in (*drawn, *(c for _, c in drawn_costs))]
+def chart_contexts(report: Report) -> list[list[dict[str, Any]]]:
+    """Every chart of each metric's section (the overall and category charts, then the cost charts) as inline
+    SVG: for the notebook view (render/notebook.py)."""
+    return [[_chart_context(c) for c in (*drawn, *(c for _, c in drawn_costs))]
+            for drawn, drawn_costs in Charts().get(report)]
 
 
 def _chart_context(chart) -> dict[str, Any]:
@@ -114,3 +129,62 @@ def _script_safe(code: str) -> str:
     # Text inside <script> ends at "</script" and changes state at "<!--": neither may appear literally.
     code = re.sub(r"</(script)", r"<\\/\1", code, flags=re.IGNORECASE)
     return code.replace("<!--", "<\\!--")
+
+
+# --------------------------------------------------------------------------------------------------------
+# several metrics: the grid on page one, then one section per metric
+
+
+def _metrics_page(report: Report, drawn, *, interactive: bool, pdf_page: bool) -> str:
+    env = environment("html")
+    limits = shared_limits(len(report.sections))
+    sections, contexts = [], []
+    for i, (section, metric_charts) in enumerate(zip(report.sections, drawn)):
+        context = page_context(section, report.provenance, metric_charts, interactive=interactive,
+                               pdf_page=pdf_page, anchor=metric_anchor(report, i), limits=limits)
+        context["metric"] = section.metric
+        contexts.append(context)
+        sections.append(Markup(env.get_template("partials/metric.html").render(context)))
+    page = dict(contexts[0])  # the first metric's context serves the page's head, foot and provenance
+    page.update(_page_figures(report))
+    prov = report.provenance
+    page.update({
+        "sections": sections,
+        "several_metrics": list(report.metrics),
+        "verdicts": list(report.verdicts),
+        "subject": " ".join(v.headline for v in report.verdicts),
+        "title": prov.title,
+        # One provenance for the page: the metrics share inputs, command and packages; the policy names them all.
+        "provenance": dataclasses.replace(prov, policy={**prov.policy, "metric": list(report.metrics)}),
+        "chart_specs": {name: spec for c in contexts for name, spec in c["chart_specs"].items()},
+        "anchor": "",
+    })
+    return env.get_template("metrics.html").render(page)
+
+
+def _figure(cell: GridCell) -> tuple[str, str]:
+    """The difference and its interval as the Markdown's grid writes them (templates/grid.md)."""
+    if cell.binary:
+        return f"{fmt.points(cell.diff)} points", fmt.interval_points(cell.ci_low, cell.ci_high)
+    return fmt.signed(cell.diff), fmt.interval_signed(cell.ci_low, cell.ci_high)
+
+
+def _page_figures(report: Report) -> dict[str, Any]:
+    """The verdict boxes and the grid of page one, each cut (worst first) to what a page lays out."""
+    rows = grid(report)
+    links = [{"name": m, "anchor": metric_anchor(report, i)} for i, m in enumerate(report.metrics)]
+    worst = sorted(rows, key=worst_first)
+    shown_cards = {row.name for row in worst[:MAX_DETAILED_CANDIDATES]}
+    shown_rows = {row.name for row in worst[:MAX_SUMMARY_ROWS]}
+    cards, grid_rows = [], []
+    for row in rows:
+        verdict = row.verdict
+        if row.name in shown_cards:
+            cards.append({"name": row.name, "verdict": verdict, "because": verdict.because,
+                          "blocking": [link for link in links if link["name"] in verdict.blocking]})
+        if row.name in shown_rows:
+            cells = [{"ship": c.ship, "diff": _figure(c)[0], "interval": _figure(c)[1], "rules": list(c.rules_fired)}
+                     for c in row.cells]
+            grid_rows.append({"name": row.name, "verdict": verdict, "cells": cells})
+    return {"cards": cards, "cards_cut": len(rows) - len(cards), "grid_rows": grid_rows,
+            "grid_cut": len(rows) - len(grid_rows), "metric_links": links}

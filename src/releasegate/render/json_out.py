@@ -1,7 +1,9 @@
 """JSON: the whole Analysis, Verdicts and provenance; the machine interface (SPEC section 6).
 
 Every JSON shape is written here, the optional sections' included; their sentences come from
-releasegate.wording, as in the other formats.
+releasegate.wording, as in the other formats. One metric: its report. Several metrics (docs/json.md,
+"Several metrics"): the combined verdicts with the candidate x metric grid, and each metric's own report under
+``metrics``.
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ from releasegate.model import (
     CriticalSection,
     ErroredCases,
     ItemAxis,
+    MetricSection,
     Parameters,
+    Provenance,
     Rate,
     Report,
     RunAxis,
 )
 from releasegate.model.costs import RatioResult
 from releasegate.model.sections import CASE_VIEW_LISTED
+from releasegate.render.grid import GridRow, grid, section_provenance
 from releasegate.render.json_text import Records
 from releasegate.wording import churn as churn_words
 from releasegate.wording import sections as words
@@ -120,14 +125,35 @@ def to_json_dict(report: Report) -> dict[str, Any]:
 
 def _report_dict(report: Report) -> dict[str, Any]:
     """The report's dict before cleaning: may hold NaN, tuples, numpy scalars and dataclasses."""
-    a, prov = report.analysis, report.provenance
-    verdicts = {v.candidate: v for v in report.verdicts}
+    if not report.several:
+        return section_dict(report.sections[0], report.provenance)
+    return {"schema_version": SCHEMA_VERSION, "kind": "several_metrics",
+            "baseline": report.sections[0].analysis.baseline, "metrics_gated": list(report.metrics),
+            "ship": report.ship_all, "candidates": [_grid_row(row) for row in grid(report)],
+            "metrics": {s.metric: section_dict(s, section_provenance(report, i)) for i, s in enumerate(report.sections)}}
+
+
+def _grid_row(row: GridRow) -> dict[str, Any]:
+    """Per candidate: the combined verdict and each metric's verdict, difference and interval."""
+    v = row.verdict
+    return {"name": row.name, "verdict": v.decision.value, "headline": v.headline,
+            "blocking_metrics": list(v.blocking),
+            "metrics": {c.metric: {"verdict": "ship" if c.ship else "dont_ship", "diff": c.diff, "ci_low": c.ci_low,
+                                   "ci_high": c.ci_high, "p_one_sided": c.p_one_sided, "p_adjusted": c.p_adjusted,
+                                   "rules_fired": list(c.rules_fired), "binary": c.binary}
+                        for c in row.cells}}
+
+
+def section_dict(section: MetricSection, prov: Provenance) -> dict[str, Any]:
+    """One metric's report: its analysis, its verdicts and the provenance of the run."""
+    a = section.analysis
+    verdicts = {v.candidate: v for v in section.verdicts}
     candidates = []
     for cand in a.candidates:
         v = verdicts[cand.name]
         entry: dict[str, Any] = {
             "name": cand.name,
-            "verdict": "ship" if v.ship else "dont_ship",
+            "verdict": v.decision.value,
             "headline": v.headline,
             "reasons": [{"rule": r.rule, "message": r.message} for r in v.reasons],
             "checks": [{"rule": c.rule, "fired": c.fired, "detail": c.detail} for c in v.checks],
@@ -156,7 +182,7 @@ def _report_dict(report: Report) -> dict[str, Any]:
         "baseline": a.baseline,
         "outcome_kind": a.outcome_kind,
         "n_cases": a.n_cases,
-        "ship": report.ship_all,
+        "ship": section.ship_all,
         # The adapter's choices are listed only when set, so a tidy table's record keeps its five fields.
         "inputs": [{k: v for k, v in dataclasses.asdict(f).items() if v is not None or k in _INPUT_FIELDS}
                    for f in prov.inputs],

@@ -14,18 +14,17 @@ import datetime as _dt
 import gc
 
 from releasegate.errors import InputError
-from releasegate.model import MetricsReport, Report
+from releasegate.model import Report
 from releasegate.render.chart_worker import Charts
 
 PAPERS = {"a4": "A4", "letter": "Letter"}
 VARIANTS = ("pdf/a-3b",)
 
 
-def render_pdf(report: Report | MetricsReport, paper: str = "A4", pdf_variant: str | None = None,
+def render_pdf(report: Report, paper: str = "A4", pdf_variant: str | None = None,
                interactive: bool = False, *, charts: Charts | None = None) -> bytes:
-    """Render the PDF (SPEC section 6) from :func:`releasegate.render.html.render_html`'s output (for several
-    metrics :func:`releasegate.render.metrics_html.render_metrics_html`'s) with WeasyPrint. ``interactive`` is
-    accepted and ignored: a PDF runs no scripts."""
+    """Render the PDF (SPEC section 6) from :func:`releasegate.render.html.render_html`'s page with WeasyPrint.
+    ``interactive`` is accepted and ignored: a PDF runs no scripts."""
     size = PAPERS.get(str(paper).lower())
     if size is None:
         raise InputError(f"unknown paper size {paper!r}: use A4 or Letter")
@@ -41,7 +40,7 @@ def render_pdf(report: Report | MetricsReport, paper: str = "A4", pdf_variant: s
         gc.unfreeze()
 
 
-def _typeset(report: Report | MetricsReport, size: str, pdf_variant: str | None, charts: Charts) -> bytes:
+def _typeset(report: Report, size: str, pdf_variant: str | None, charts: Charts) -> bytes:
     charts.ask(report)  # the chart worker draws while WeasyPrint is imported and the page parsed and styled
     import weasyprint
     from weasyprint.urls import FatalURLFetchingError
@@ -69,33 +68,22 @@ def _typeset(report: Report | MetricsReport, size: str, pdf_variant: str | None,
         raise unwrap(exc) from None  # the chart's own error (a drawing failure), not WeasyPrint's wrapper
 
 
-def _svgs(charts: Charts, report: Report | MetricsReport) -> dict[str, str]:
-    drawn = charts.get(report)
-    plans = drawn if isinstance(report, MetricsReport) else (drawn,)
-    return {c.name: c.svg for main, costs in plans for c in (*main, *(c for _, c in costs))}
+def _svgs(charts: Charts, report: Report) -> dict[str, str]:
+    return {c.name: c.svg for main, costs in charts.get(report) for c in (*main, *(c for _, c in costs))}
 
 
-def _page(report: Report | MetricsReport, charts: Charts) -> str:
-    if isinstance(report, MetricsReport):
-        from releasegate.render.metrics_html import render_metrics_html
-
-        return render_metrics_html(report, charts=charts, pdf_page=True)
+def _page(report: Report, charts: Charts) -> str:
     from releasegate.render.html import render_html
 
     return render_html(report, charts=charts, pdf_page=True)
 
 
-def _analysis_json(report: Report | MetricsReport) -> str:
-    if isinstance(report, MetricsReport):
-        from releasegate.render.metrics import render_metrics_json
-
-        return render_metrics_json(report).decode("utf-8")
+def _analysis_json(report: Report) -> str:
     from releasegate.render.json_out import render_json
 
     return render_json(report)
 
 
-def _generated(report: Report | MetricsReport) -> _dt.datetime:
+def _generated(report: Report) -> _dt.datetime:
     # The report's own time (SOURCE_DATE_EPOCH when set), never "now": attachments carry dates.
-    provenance = report.reports[0].provenance if isinstance(report, MetricsReport) else report.provenance
-    return _dt.datetime.strptime(provenance.generated_at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.UTC)
+    return _dt.datetime.strptime(report.provenance.generated_at, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=_dt.UTC)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from releasegate.model import MetricsReport, Report
+from releasegate.model import Report
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
 
@@ -15,12 +15,13 @@ SUMMARY_LIMIT = 512 * 1024
 def render_summary(report: Report, limit: int = SUMMARY_LIMIT) -> str:
     """Markdown for a job summary: verdict per candidate, then which rules fired, cut hard at ``limit`` bytes;
     with several metrics, the candidate x metric grid and the combined headlines."""
-    if isinstance(report, MetricsReport):
-        from releasegate.render.metrics import grid_markdown
+    if report.several:
+        from releasegate.render.markdown import grid_markdown
 
-        text = grid_markdown(report).replace("<!-- releasegate -->\n", "", 1)
+        text = grid_markdown(report, marker=False)
     else:
-        text = environment("md").get_template("summary.md").render(build_context(report, 0, 0))
+        context = build_context(report.sections[0], report.provenance, 0, 0)
+        text = environment("md").get_template("summary.md").render(context)
     data = text.encode("utf-8")
     if len(data) <= limit:
         return text

@@ -5,16 +5,16 @@ from __future__ import annotations
 from releasegate.model import Verdict
 
 
-def headline(candidate: str, per_metric: list[tuple[str, Verdict]], blocking: tuple[str, ...]) -> str:
+def headline(candidate: str, per_metric: tuple[Verdict, ...], blocking: tuple[str, ...]) -> str:
     """"DON'T SHIP r2: safe blocks (its reason); correct and format_ok pass." or "SHIP r2: every metric passes
     (correct: ...; safe: ...)"."""
     if not blocking:
-        parts = "; ".join(f"{m}: {v.because.removesuffix('.')}" for m, v in per_metric)
+        parts = "; ".join(f"{v.metric}: {v.because.removesuffix('.')}" for v in per_metric)
         return f"SHIP {candidate}: all {len(per_metric)} metrics pass ({parts})."
     # One blocking metric is named once ("safe blocks (its reason)"); several are told apart inside.
-    reasons = "; ".join((v.because.removesuffix('.') if len(blocking) == 1 else f"{m}: {v.because.removesuffix('.')}")
-                        for m, v in per_metric if m in blocking)
-    passing = [m for m, _ in per_metric if m not in blocking]
+    reasons = "; ".join((v.because.removesuffix('.') if len(blocking) == 1 else f"{v.metric}: {v.because.removesuffix('.')}")
+                        for v in per_metric if v.metric in blocking)
+    passing = [v.metric for v in per_metric if v.metric not in blocking]
     verb = "blocks" if len(blocking) == 1 else "block"
     tail = f"; {_and(passing)} pass{'es' if len(passing) == 1 else ''}" if passing else ""
     return f"DON'T SHIP {candidate}: {_and(list(blocking))} {verb} ({reasons}){tail}."

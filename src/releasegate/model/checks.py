@@ -1,0 +1,55 @@
+"""What a rule of the policy compared, in numbers: each rule returns a :class:`RuleCheck` holding the
+:class:`Figure` of every comparison it made (the value, the limit or the level, the p, the interval, the cases).
+The sentences that report them are written from these figures by :mod:`releasegate.wording.checks`, when the
+verdict is decided and when a report is rendered; the JSON carries the figures beside the sentence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+# What a figure's comparison is over: every case, one category, one guardrail, or a count (a rule with nothing
+# to check counts what it would check: no critical category, no category, no guardrail).
+Scope = Literal["overall", "category", "guardrail", "count"]
+# Why a guardrail could not be measured (the wording says it in words; a guardrail that cannot be measured fires).
+Unmeasured = Literal["", "no_figures", "no_pairs", "not_finite", "too_few", "no_error_column", "no_shared_case"]
+# How a critical category blocks (the policy's critical_rule): by its own exact test, or on any broken case.
+CriticalRule = Literal["test", "any"]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One comparison a rule made. None where a figure has no meaning for it (a guardrail has no p, a
+    regression test no limit). ``fired``: this comparison alone makes the rule fire."""
+
+    scope: Scope
+    subject: str  # "overall", a category's label, a guardrail's name, or what a count counts
+    value: float | None = None  # the estimate: a difference, a ratio, an interval's lower bound, or the count
+    ci_low: float | None = None
+    ci_high: float | None = None
+    limit: float | None = None  # the limit the value (or its interval's bound) is held to
+    alpha: float | None = None  # the level the p is held to
+    p: float | None = None  # the p the rule reads (adjusted over the family where the rule reads that)
+    p_unadjusted: float | None = None
+    cases: int | None = None  # the cases compared
+    worse: int | None = None  # cases that got worse: broken (pass/fail) or worsened (scores, several runs)
+    better: int | None = None  # cases that got better: fixed or improved
+    passing: int | None = None  # pass/fail: the cases passing on the baseline (those that could break)
+    excluded: int | None = None  # cases left out of a guardrail's ratio (no valid figure on a side)
+    method: str = ""
+    fired: bool = False
+    unmeasured: Unmeasured = ""
+
+
+@dataclass(frozen=True)
+class RuleCheck:
+    """One rule of the policy as evaluated for one candidate: fired or not, and the figures it compared.
+    ``applies`` is False for a rule with nothing to check (no critical category, no category, no guardrail,
+    margin 0); ``critical_rule`` is the critical rule's mode (``None`` for the other rules)."""
+
+    rule: str
+    fired: bool
+    figures: tuple[Figure, ...]
+    applies: bool = True
+    critical_rule: CriticalRule | None = None

@@ -1,0 +1,114 @@
+"""What the renderers read: one Report holding one section per metric gated, and one verdict per candidate.
+
+A run gates one metric (the outcome column: the common case) or several (``--metric NAME``, repeatable); either
+way the Report holds a :class:`MetricSection` per metric (that metric's analysis and its rules' verdicts) and a
+:class:`CandidateVerdict` per candidate: SHIP only when every metric's verdict is, the headline naming the
+metric(s) that block when there are several.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from releasegate.model.core import Analysis, Decision, Provenance, Reason, RuleCheck, Verdict
+
+
+@dataclass(frozen=True)
+class MetricSection:
+    """One metric gated: its analysis (every figure is the single-metric run's; with several metrics the
+    adjusted p-values carry the correction across metrics) and its rules' verdict per candidate."""
+
+    metric: str
+    analysis: Analysis
+    verdicts: tuple[Verdict, ...]
+
+    @property
+    def ship_all(self) -> bool:
+        return all(v.ship for v in self.verdicts)
+
+    def verdict_of(self, candidate: str) -> Verdict:
+        return next(v for v in self.verdicts if v.candidate == candidate)
+
+
+@dataclass(frozen=True)
+class CandidateVerdict:
+    """One candidate's verdict from every metric: ``by_metric`` holds each metric's own (in the sections' order);
+    with one metric the headline is that metric's."""
+
+    candidate: str
+    decision: Decision
+    headline: str
+    by_metric: tuple[Verdict, ...]
+
+    @property
+    def ship(self) -> bool:
+        return self.decision is Decision.SHIP
+
+    @property
+    def label(self) -> str:
+        return self.decision.label
+
+    @property
+    def blocking(self) -> tuple[str, ...]:
+        """The metrics whose rules block this candidate, in the sections' order."""
+        return tuple(v.metric for v in self.by_metric if not v.ship)
+
+    @property
+    def because(self) -> str:
+        """The headline without its "LABEL candidate: " start."""
+        if len(self.by_metric) == 1:
+            return self.by_metric[0].because
+        return self.headline.removeprefix(f"{self.label} {self.candidate}: ")
+
+    @property
+    def reasons(self) -> tuple[Reason, ...]:
+        """Every rule that fired, metric by metric (each Reason names its metric)."""
+        return tuple(r for v in self.by_metric for r in v.reasons)
+
+    @property
+    def checks(self) -> tuple[RuleCheck, ...]:
+        return tuple(c for v in self.by_metric for c in v.checks)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        if len(self.by_metric) == 1:
+            return self.by_metric[0].warnings
+        return tuple(f"{v.metric}: {w}" for v in self.by_metric for w in v.warnings)
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every metric's section, the verdict per candidate (the sections' candidate order) and the provenance of
+    the run: everything a renderer needs."""
+
+    sections: tuple[MetricSection, ...]
+    verdicts: tuple[CandidateVerdict, ...]
+    provenance: Provenance
+
+    @property
+    def ship_all(self) -> bool:
+        return all(v.ship for v in self.verdicts)
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return tuple(s.metric for s in self.sections)
+
+    @property
+    def several(self) -> bool:
+        """More than one metric: the reports open with the candidate x metric grid."""
+        return len(self.sections) > 1
+
+    def section(self, metric: str) -> MetricSection:
+        for section in self.sections:
+            if section.metric == metric:
+                return section
+        raise KeyError(f"no metric {metric!r}; metrics: {', '.join(self.metrics)}")
+
+    @property
+    def analysis(self) -> Analysis:
+        """The analysis of a one-metric report; with several metrics each section holds its own."""
+        if self.several:
+            raise ValueError(f"this report gates {len(self.sections)} metrics ({', '.join(self.metrics)}): "
+                             "read one with report.section(NAME).analysis")
+        return self.sections[0].analysis
+

@@ -1,0 +1,199 @@
+"""Each rule's sentence, written from the figures it compared (:class:`releasegate.model.RuleCheck`): what the
+rules table, the reasons and the JSON's ``checks[].detail`` say. One function per rule, named in the rule's row
+of :data:`releasegate.decide.rules.RULES`; formatting goes through releasegate.fmt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from releasegate import fmt
+from releasegate.model import Figure, Parameters, RuleCheck
+from releasegate.wording.errors import error_rate_figure
+from releasegate.wording.sections import ni_level
+
+
+def diff(f: Figure, binary: bool) -> str:
+    """A figure's difference and interval: "+1.5 points [-0.7, +3.8]" or "+0.057 [+0.010, +0.104]"."""
+    if binary:
+        return f"{fmt.points(f.value)} points {fmt.interval_points(f.ci_low, f.ci_high)}"
+    return f"{fmt.signed(f.value)} {fmt.interval_signed(f.ci_low, f.ci_high)}"
+
+
+def _and(parts: Sequence[str]) -> str:
+    return parts[0] if len(parts) == 1 else "; ".join(parts[:-1]) + " and " + parts[-1]
+
+
+# --------------------------------------------------------------------------------------------------------
+# critical_broken
+
+
+def critical_test(f: Figure) -> str:
+    """"one-sided exact McNemar p = 0.016, critical_alpha 0.1"."""
+    return f"one-sided {f.method} {fmt.p_is(f.p)}, critical_alpha {f.alpha:g}"
+
+
+def critical(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
+    if not check.applies:
+        return "no critical categories set"
+    if check.figures[0].scope == "overall":
+        return _critical_metric(check, binary)
+    tests = check.figures
+    worse, better = ("broken", "fixed") if binary else ("worsened", "improved")
+    if not check.fired:
+        hit = [t for t in tests if t.worse]
+        if check.critical_rule == "any" or not hit:
+            return f"no {worse} case in {', '.join(t.subject for t in tests)}"
+        return "; ".join(f"{t.subject}: {t.worse} {worse}, {t.better} {better}, {critical_test(t)}: not blocking"
+                         for t in hit)
+    blocking = [t for t in tests if t.fired]
+    parts = []
+    for t in blocking:
+        if not t.cases:
+            parts.append(f"{t.subject} has no case in the data, so it cannot be checked")
+            continue
+        fixed = "none" if t.better == 0 else str(t.better)
+        if binary:
+            text = f"{t.worse} of {t.passing} passing {t.subject} cases (fixed {fixed})"
+        else:  # scores or several runs: a case's outcome went down (SPEC 4.3, improved/worsened)
+            text = f"{t.worse} of {t.cases} {t.subject} cases (improved {fixed})"
+        if check.critical_rule == "test":
+            text += f", {critical_test(t)}"
+        parts.append(text)
+    kind = {1: "a critical category", 2: "both critical categories"}.get(len(blocking), "all critical categories")
+    if 1 < len(blocking) < len(tests):
+        kind = "critical categories"
+    if all(not t.cases for t in blocking):
+        return f"{_and(parts)} ({kind})"
+    return f"it {'broke' if binary else 'worsened'} {_and(parts)}, {kind}"
+
+
+def level(alpha: float, split: int) -> str:
+    """"level 0.02 (critical_alpha 0.1 shared by 5 tests)": a critical metric's tests share critical_alpha."""
+    if split <= 1:
+        return f"critical_alpha {alpha:g}"
+    return f"level {alpha:.3g} (critical_alpha {alpha * split:g} shared by {split} tests)"
+
+
+def _critical_metric(check: RuleCheck, binary: bool) -> str:
+    """A critical metric (``[metrics.NAME] critical = true``): the critical test on every case (the first
+    figure, "overall") and in every category, each at critical_alpha shared among them (the test rule)."""
+    tests = check.figures
+    split = len(tests) if check.critical_rule == "test" else 1
+    shared = level(tests[0].alpha or 0.0, split)
+    if not check.fired:
+        categories = len(tests) - 1
+        scope = "overall" + (f" and in {categories} categor{'y' if categories == 1 else 'ies'}" if categories else "")
+        if check.critical_rule == "any":
+            return f"a critical metric: zero tolerance (critical_rule = any) {scope} does not block"
+        smallest = min(t.p for t in tests if t.p is not None)
+        return f"a critical metric: its critical test at {shared} {scope} does not block, smallest one-sided {fmt.p_is(smallest)}"
+    parts = []
+    for i, t in enumerate(t for t in tests if t.fired):
+        if not t.cases:
+            parts.append(f"{t.subject} has no compared case, so it cannot be checked")
+            continue
+        where = "cases overall" if t.scope == "overall" else f"{t.subject} cases"
+        better = "none" if t.better == 0 else str(t.better)
+        how = ("zero tolerance, critical_rule = any" if check.critical_rule == "any"
+               else f"one-sided {t.method} {fmt.p_is(t.p)}, {shared}")
+        if binary:
+            parts.append(f"{t.worse} of {t.passing} passing {where} (fixed {better}; {how})")
+        else:
+            parts.append(f"{t.worse} of {t.cases} {where} (improved {better}; {how})")
+    return f"a critical metric: it {'broke' if binary else 'worsened'} {_and(parts)}"
+
+
+# --------------------------------------------------------------------------------------------------------
+# overall_regression, category_regression
+
+
+def overall(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
+    o = check.figures[0]
+    detail = (f"overall {diff(o, binary)}, one-sided {o.method} {fmt.p_is(o.p_unadjusted)} "
+              f"(adjusted {fmt.pvalue(o.p)}, {parameters.correction}); alpha {o.alpha:g}")
+    return f"significant overall regression: {detail}" if check.fired else detail
+
+
+def category(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
+    if not check.applies:
+        return "no categories given"
+    if not check.fired:
+        worst = check.figures[0]
+        return f"no category regresses significantly (smallest adjusted {fmt.p_is(worst.p)}, {worst.subject})"
+    parts = [f"{c.subject} {diff(c, binary)}, adjusted {fmt.p_is(c.p)}" for c in check.figures]
+    return "significant regression in " + "; ".join(parts)
+
+
+# --------------------------------------------------------------------------------------------------------
+# guardrail
+
+# What each guardrail's ratio is made of, for the sentence when it cannot be measured.
+MEASURES = {"max_latency_mean_ratio": "latency", "max_latency_p95_ratio": "latency", "max_tokens_ratio": "tokens",
+            "max_cost_ratio": "cost"}
+ERROR_RATE = "max_error_rate_increase"  # limits the paired difference of error rates, not a ratio
+
+
+def unmeasured_reason(f: Figure) -> str:
+    """Why a guardrail has no usable figure, from its code."""
+    what = MEASURES.get(f.subject, "")
+    return {
+        "no_figures": f"the results have no {what} figures",
+        "no_pairs": f"no paired case has a valid {what} on both sides ({f.excluded} excluded)",
+        "not_finite": f"the {what} ratio is not a finite number (a zero or overflowing total)",
+        "too_few": f"fewer than two paired cases have a valid {what} ({f.cases} used, {f.excluded} excluded)",
+        "no_error_column": "the results have no error column",
+        "no_shared_case": "no case is present on both sides",
+    }[f.unmeasured]
+
+
+def guardrail_figure(f: Figure) -> str:
+    """One guardrail's figure: the rule reads the interval's upper bound, so the sentence says so."""
+    if f.subject == ERROR_RATE:
+        return error_rate_figure(f.value, f.ci_low, f.ci_high, f.limit)
+    where = "above" if f.fired else "within"
+    return (f"{f.subject.removeprefix('max_')} {fmt.ratio(f.value)} [{fmt.ratio(f.ci_low)}, {fmt.ratio(f.ci_high)}]: "
+            f"the upper bound {fmt.ratio(f.ci_high)} is {where} the limit {f.limit:g}")
+
+
+def guardrail(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
+    if not check.applies:
+        return "no guardrails set"
+    unmeasured = [f"{f.subject.removeprefix('max_')} could not be measured: {unmeasured_reason(f)}"
+                  for f in check.figures if f.unmeasured]
+    exceeded = [guardrail_figure(f) for f in check.figures if f.fired and not f.unmeasured]
+    passed = [guardrail_figure(f) for f in check.figures if not f.fired]
+    if exceeded and unmeasured:
+        return "guardrail exceeded or not measurable: " + "; ".join(unmeasured + exceeded)
+    if unmeasured:
+        return "guardrail not measurable: " + "; ".join(unmeasured)
+    if exceeded:
+        return "guardrail exceeded: " + "; ".join(exceeded)
+    return "; ".join(passed)
+
+
+# --------------------------------------------------------------------------------------------------------
+# not_non_inferior
+
+
+def non_inferiority(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
+    if not check.applies:
+        return "non-inferiority check off (margin = 0)"
+    f = check.figures[0]
+    bound, margin = told_apart(f.value, f.limit, binary)
+    shown = f"the {ni_level(parameters)}% interval's lower bound is {bound}, margin {margin}"
+    return f"the data cannot show it is no worse: {shown}" if check.fired else f"non-inferior: {shown}"
+
+
+def told_apart(value: float, margin: float, binary: bool) -> tuple[str, str]:
+    """The bound with as many more digits as it takes to show how far it is from the margin: "-5.05 points,
+    margin -5.0 points", not "-5.0 points, margin -5.0 points" beside "fired". The margin keeps its digits."""
+    scale = 100 if binary else 1
+    base = 1 if binary else 3
+    gap = abs(value - margin) * scale
+    digits = base
+    while digits < base + 3 and 0 < gap < 10 ** -digits:
+        digits += 1
+    if binary:
+        return f"{fmt.points(value, digits)} points", f"{fmt.points(margin)} points"
+    return fmt.signed(value, digits), fmt.signed(margin)
