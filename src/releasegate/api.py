@@ -13,26 +13,33 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import InputError
-from releasegate.model import Analysis, Report, Verdict
+from releasegate.model import Analysis, CandidateVerdict, Report
 from releasegate.policy import Policy
 
 SHAPE_KEYS = ("wide", "release_cols", "latency_unit")  # input shapes (load/shapes.py), beside the adapters'
-NOTEBOOK_TEMPLATE = "notebook.html"
-NOTEBOOK_CASE_LIMIT = 200  # broken cases listed in the notebook view; the reports list them all
 
 
 @dataclasses.dataclass(frozen=True)
 class ReleaseComparison:
-    """The result of :func:`compare`: the Report (analysis, verdicts, provenance) and its renderings."""
+    """The result of :func:`compare`: the Report (a section per metric, the verdicts, provenance) and its
+    renderings."""
 
     report: Report
 
     @property
     def analysis(self) -> Analysis:
+        """The analysis of the one metric gated; with several, ``report.section(NAME).analysis``."""
         return self.report.analysis
 
     @property
-    def verdicts(self) -> tuple[Verdict, ...]:
+    def metrics(self) -> tuple[str, ...]:
+        """The metrics gated, in order (one: the outcome column, passed or score, unless named)."""
+        return self.report.metrics
+
+    @property
+    def verdicts(self) -> tuple[CandidateVerdict, ...]:
+        """One verdict per candidate over every metric; each names the metrics that block (``blocking``) and
+        holds each metric's own verdict (``by_metric``, each with its ``metric``)."""
         return self.report.verdicts
 
     @property

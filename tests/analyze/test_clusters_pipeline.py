@@ -246,7 +246,8 @@ def test_html_partial_is_balanced_and_escaped(tmp_path):
     source = tmp_path / "r.csv"
     pd.concat(frames).to_csv(source, index=False)
     result = build_report(source, command_line="", baseline="base")
-    html = environment("html").get_template("extras/axes.html").render(build_context(result))
+    html = environment("html").get_template("extras/axes.html").render(
+        build_context(result.sections[0], result.provenance))
     parser = _Tags()
     parser.feed(html)
     assert not parser.errors and not parser.stack

@@ -408,7 +408,8 @@ def _example_run(example: dict):
 def test_html_partial_is_balanced_and_shows_the_charts_it_is_given(example) -> None:
     from markupsafe import Markup
 
-    context = build_context(_example_run(example))
+    report = _example_run(example)
+    context = build_context(report.sections[0], report.provenance)
     env = environment("html")
     page = env.from_string('{% include "extras/costs.html" %}')
     html = page.render(context)
@@ -468,10 +469,9 @@ def test_a_release_without_any_latency_is_reported_not_charted(tmp_path) -> None
     analysis = Analysis(baseline="base", outcome_kind="binary", n_cases=15, releases=(), candidates=(),
                         parameters=parameters_of(policy), has_categories=False, has_clusters=False,
                         has_runs=False, sections=ReleaseSections(costs=cost_sections(data, policy)[0]))
-    from releasegate.model import Provenance, Report
+    from releasegate.model import MetricSection
 
-    report = Report(analysis, (), Provenance("0", "", (), {}, {}, "", "t"))
-    assert [title for title, _ in cost_charts(report)] == [
+    assert [title for title, _ in cost_charts(MetricSection("passed", analysis, ()))] == [
         "Latency distribution: base (dashed: p50 913 ms, p95 1,123 ms)"]
 
 

@@ -156,7 +156,7 @@ def test_notebook_cases_return_both_answers(results):
     assert broken.loc[0, "input"] == "question 0" and broken.loc[0, "candidate"] == "r2"
     fixed = note.cases("fixed", candidate="r2")
     assert fixed[["output (r1)", "output (r2)"]].values.tolist() == [["answer 5", "fixed now"]]
-    assert note.cases("errored").empty and list(note.cases("both_fail").columns)[:2] == ["candidate", "case_id"]
+    assert note.cases("errored").empty and list(note.cases("both_fail").columns)[:3] == ["candidate", "metric", "case_id"]
     with pytest.raises(ValueError, match="unknown kind of case 'lost'"):
         note.cases("lost")
     with pytest.raises(KeyError):

@@ -52,7 +52,7 @@ def test_failure_while_rendering_writes_nothing(tmp_path, report, monkeypatch):
     def broken(_report):
         raise RuntimeError("renderer failed half-way")
 
-    monkeypatch.setitem(render_module.RENDERERS, ".json", broken)
+    monkeypatch.setitem(render_module.RENDERERS, ".json", render_module.Renderer(".json", "broken", broken))
     with pytest.raises(RuntimeError):
         write_reports(report, [md, js])
     assert _untouched(md)
@@ -61,8 +61,8 @@ def test_failure_while_rendering_writes_nothing(tmp_path, report, monkeypatch):
 
 def test_failure_while_rendering_through_the_cli(tmp_path, example, monkeypatch):
     md = _existing(tmp_path)
-    monkeypatch.setitem(render_module.RENDERERS, ".json",
-                        lambda _report: (_ for _ in ()).throw(ValueError("boom")))
+    monkeypatch.setitem(render_module.RENDERERS, ".json", render_module.Renderer(
+        ".json", "broken", lambda _report: (_ for _ in ()).throw(ValueError("boom"))))
     result = run_cli("report", example["eval_results.csv"], "--cases", example["eval_cases.csv"],
                      "--policy", example["releasegate.toml"], "-o", md, "-o", tmp_path / "note.json")
     assert result.exit_code == 2
@@ -125,7 +125,8 @@ def test_interrupted_rename_keeps_each_file_whole(tmp_path, report, monkeypatch)
 
 def test_missing_directory_is_refused_before_any_work(tmp_path, report, monkeypatch):
     called = []
-    monkeypatch.setitem(render_module.RENDERERS, ".md", lambda r: called.append(r) or b"")
+    monkeypatch.setitem(render_module.RENDERERS, ".md",
+                        render_module.Renderer(".md", "spy", lambda r: called.append(r) or b""))
     with pytest.raises(InputError, match=r"output directory does not exist: .*nowhere \(for .*nowhere/r\.md\)"):
         write_reports(report, [tmp_path / "nowhere" / "r.md"])
     assert not called

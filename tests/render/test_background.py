@@ -61,7 +61,7 @@ def test_worker_error_reaches_the_caller_as_one_line():
     worker = chart_worker.ChartWorker()
     pickle.dump("not a report", worker._process.stdin)  # what send() would write, but undrawable
     worker._process.stdin.close()
-    with pytest.raises(RuntimeError, match=r"drawing the charts failed: AttributeError: .*analysis") as caught:
+    with pytest.raises(RuntimeError, match=r"drawing the charts failed: AttributeError: .*sections") as caught:
         worker.result()
     assert "\n" not in str(caught.value)
 

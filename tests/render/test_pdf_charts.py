@@ -61,9 +61,9 @@ def test_charts_that_cannot_be_drawn_stop_the_pdf_in_process(report, monkeypatch
 
 def test_plan_names_the_charts_that_get_draws(report):
     with rendering([Path("note.html")]) as charts:
-        planned, planned_costs = charts.plan(report)
+        ((planned, planned_costs),) = charts.plan(report)  # one metric: one section's charts
         assert planned and all(c.svg == "" and c.title for c in planned)
-        drawn, drawn_costs = charts.get(report)
+        ((drawn, drawn_costs),) = charts.get(report)
     assert [c.name for c in planned] == [c.name for c in drawn]
     assert [(k, c.name) for k, c in planned_costs] == [(k, c.name) for k, c in drawn_costs]
     assert all(c.svg.startswith("<svg") for c in drawn)
