@@ -7,6 +7,7 @@ import pytest
 
 from conftest import run_cli
 from releasegate.api import compare
+from releasegate.decide.rules import detail
 from releasegate.errors import InputError
 
 
@@ -39,9 +40,9 @@ def test_interval_excluding_zero_beside_not_significant_says_why():
 
 
 def test_non_inferiority_shows_the_digits_that_decide():
-    verdict = compare(_paired(400, broke=14, fixed=1, both_fail=30), baseline="r1").verdicts[0]
-    check = next(c for c in verdict.checks if c.rule == "not_non_inferior")
-    bound = check.detail.split("lower bound is ")[1].split(" points")[0]
+    note = compare(_paired(400, broke=14, fixed=1, both_fail=30), baseline="r1")
+    check = next(c for c in note.verdicts[0].checks if c.rule == "not_non_inferior")
+    bound = detail(check, note.analysis).split("lower bound is ")[1].split(" points")[0]
     assert check.fired == (float(bound) < -5.0)
     assert bound != "-5.0" or not check.fired
 
@@ -51,7 +52,7 @@ def test_non_inferiority_shows_the_digits_that_decide():
     (-0.0498, -0.05, "-4.98 points"), (-0.05, -0.05, "-5.0 points"),
 ])
 def test_told_apart(value, margin, expected):
-    from releasegate.wording.verdict import told_apart as _told_apart
+    from releasegate.wording.checks import told_apart as _told_apart
 
     assert _told_apart(value, margin, True) == (expected, "-5.0 points")
 
@@ -59,8 +60,12 @@ def test_told_apart(value, margin, expected):
 def test_guardrail_says_the_upper_bound_counts(example):
     note = compare(example["eval_results.csv"], cases=example["eval_cases.csv"], policy=example["releasegate.toml"])
     r2, r3 = (next(c for c in v.checks if c.rule == "guardrail") for v in note.verdicts)
-    assert r2.fired and r2.detail.endswith(": the upper bound 1.33x is above the limit 1.25")  # the 90% interval
-    assert not r3.fired and r3.detail.endswith(": the upper bound 0.62x is within the limit 1.25")
+    assert r2.fired and detail(r2, note.analysis).endswith(": the upper bound 1.33x is above the limit 1.25")  # 90%
+    assert not r3.fired and detail(r3, note.analysis).endswith(": the upper bound 0.62x is within the limit 1.25")
+    # The sentence is written from the figures the rule compared.
+    (figure,) = r2.figures
+    assert (figure.subject, figure.limit, round(figure.ci_high, 2), figure.fired) == ("max_latency_p95_ratio", 1.25, 1.33,
+                                                                                     True)
 
 
 def test_several_critical_categories_read_as_a_sentence(example):
@@ -71,7 +76,7 @@ def test_several_critical_categories_read_as_a_sentence(example):
     assert r3.because.startswith("it broke 2 of 45 passing Fraud cases (fixed none) and 3 of 28 passing Safety "
                                  "cases (fixed none), both critical categories; overall -3.2 points")
     check = next(c for c in r3.checks if c.rule == "not_non_inferior")
-    assert check.detail.endswith("lower bound is -5.05 points, margin -5.0 points")
+    assert detail(check, note.analysis).endswith("lower bound is -5.05 points, margin -5.0 points")
 
 
 def test_three_critical_categories():

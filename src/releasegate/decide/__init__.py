@@ -6,7 +6,7 @@ first is the headline. Warnings (the plan's and the sections') never change the 
 
 from __future__ import annotations
 
-from releasegate.decide.rules import RULE_NAMES, RULES
+from releasegate.decide.rules import RULE_NAMES, RULES, detail
 from releasegate.model import Analysis, CandidateAnalysis, Decision, Reason, Verdict
 from releasegate.policy import Policy
 from releasegate.wording import churn as churn_words
@@ -14,7 +14,7 @@ from releasegate.wording import errors as error_words
 from releasegate.wording import sections as section_words
 from releasegate.wording import verdict as words
 
-__all__ = ["RULES", "RULE_NAMES", "decide", "decide_candidate", "section_warnings"]
+__all__ = ["RULES", "RULE_NAMES", "decide", "decide_candidate", "detail", "section_warnings"]
 
 
 def section_warnings(cand: CandidateAnalysis, analysis: Analysis) -> list[str]:
@@ -35,7 +35,7 @@ def section_warnings(cand: CandidateAnalysis, analysis: Analysis) -> list[str]:
 def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy, metric: str = "") -> Verdict:
     """Apply every rule of the table to one candidate; ``metric`` names the metric gated."""
     checks = tuple(rule.check(cand, analysis, policy) for rule in RULES)
-    reasons = tuple(Reason(c.rule, c.detail, metric) for c in checks if c.fired)
+    reasons = tuple(Reason(c.rule, detail(c, analysis), metric) for c in checks if c.fired)
     decision = Decision.DONT_SHIP if reasons else Decision.SHIP
     costs = cand.sections.costs
     because = words.because(cand, analysis.parameters, analysis.mcnemar_path, reasons,

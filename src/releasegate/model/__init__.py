@@ -7,6 +7,7 @@ metric gated, one verdict per candidate). Orientation everywhere: difference = c
 baseline; broke = baseline pass and candidate fail; fixed = the reverse.
 """
 
+from releasegate.model.checks import Figure, RuleCheck
 from releasegate.model.churn import ChurnGroup, ChurnSection, FragileComparison
 from releasegate.model.core import (
     Analysis,
@@ -24,7 +25,6 @@ from releasegate.model.core import (
     Reason,
     ReleaseSections,
     ReleaseSummary,
-    RuleCheck,
     Verdict,
 )
 from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
@@ -60,6 +60,7 @@ __all__ = [
     "CriticalTest",
     "ErroredCase",
     "ErroredCases",
+    "Figure",
     "Exclusions",
     "FragileComparison",
     "InputFile",

@@ -12,6 +12,7 @@ from enum import Enum
 from typing import Any
 
 from releasegate.model.cases import CaseChange
+from releasegate.model.checks import RuleCheck
 from releasegate.model.churn import ChurnSection
 from releasegate.model.costs import CostComparison, CostTable
 from releasegate.model.sections import (
@@ -236,15 +237,6 @@ class Reason:
     rule: str
     message: str
     metric: str = ""
-
-
-@dataclass(frozen=True)
-class RuleCheck:
-    """One rule of the policy as evaluated for one candidate, fired or not."""
-
-    rule: str
-    fired: bool
-    detail: str
 
 
 @dataclass(frozen=True)

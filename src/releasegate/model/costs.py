@@ -7,6 +7,7 @@ only: the notes and clauses that read them are in :mod:`releasegate.wording`, th
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from releasegate.stats.costs import LatencySummary, RatioResult
@@ -14,6 +15,9 @@ from releasegate.stats.costs import LatencySummary, RatioResult
 # Above this many resampled cases (pairs x resamples; 2,000 pairs at the default 10,000 resamples) the cost
 # intervals use the delta method instead of the bootstrap (releasegate.stats.costs_normal).
 LARGE_WORK = 20_000_000
+# guardrail -> the CostComparison ratio it limits, in the JSON's order
+GUARDRAIL_RATIOS = {"max_latency_mean_ratio": "latency_mean_ratio", "max_latency_p95_ratio": "latency_p95_ratio",
+                    "max_tokens_ratio": "tokens_ratio", "max_cost_ratio": "cost_ratio"}
 
 @dataclass(frozen=True)
 class ReleaseCosts:
@@ -80,3 +84,14 @@ class CostComparison:
     candidate_cost_per_case: float
     cost_ratio: RatioResult | None
     n_paired: int = 0
+
+    def bounds(self) -> dict[str, tuple[float, float, float]]:
+        """(estimate, low, high) of each guardrail's ratio, by guardrail; a ratio whose interval is undefined
+        (fewer than two pairs) or whose estimate is not finite has no figure, so it is left out (the guardrail
+        rule then cannot pass on it)."""
+        out = {}
+        for name, attribute in GUARDRAIL_RATIOS.items():
+            r = getattr(self, attribute)
+            if r is not None and math.isfinite(r.ratio) and not math.isnan(r.ci_high):
+                out[name] = (r.ratio, r.ci_low, r.ci_high)
+        return out

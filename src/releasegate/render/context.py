@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from releasegate.decide.rules import RULES
+from releasegate.decide.rules import RULES, detail
 from releasegate.model import CandidateAnalysis, MetricSection, Parameters, Provenance
 from releasegate.render.answers import answer_rows, any_longer, text_columns
 from releasegate.wording import churn as churn_words
@@ -87,6 +87,9 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
     analysis, verdicts, prov = section.analysis, section.verdicts, provenance
     by_name = {c.name: c for c in analysis.candidates}
     binary = analysis.mcnemar_path
+    # Each rule's sentence, written from the figures it compared (decide.rules.detail), in the rules' order.
+    checks = {v.candidate: [{"rule": c.rule, "fired": c.fired, "detail": detail(c, analysis)} for c in v.checks]
+              for v in verdicts}
     candidates = []
     for verdict in verdicts:
         cand = by_name[verdict.candidate]
@@ -97,6 +100,7 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
         candidates.append({
             "name": cand.name,
             "verdict": verdict,
+            "checks": checks[cand.name],
             "overall": cand.overall,
             "categories": shown,
             "categories_cut": len(categories) - len(shown),
@@ -114,7 +118,7 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
         })
     rules = [
         {"rule": rule.name, "title": rule.title,
-         "checks": [next(c for c in v.checks if c.rule == rule.name) for v in verdicts]}
+         "checks": [next(c for c in checks[v.candidate] if c["rule"] == rule.name) for v in verdicts]}
         for rule in RULES
     ]
     # SPEC 6: the summary shows each release's p50/p95 latency and cost per 1,000 cases when the data has them.

@@ -12,7 +12,7 @@ import dataclasses
 import math
 from typing import Any
 
-from releasegate.decide.rules.guardrail import bounds
+from releasegate.decide.rules import detail
 from releasegate.model import (
     CaseChange,
     ClusterAnalysis,
@@ -156,7 +156,10 @@ def section_dict(section: MetricSection, prov: Provenance) -> dict[str, Any]:
             "verdict": v.decision.value,
             "headline": v.headline,
             "reasons": [{"rule": r.rule, "message": r.message} for r in v.reasons],
-            "checks": [{"rule": c.rule, "fired": c.fired, "detail": c.detail} for c in v.checks],
+            # Each rule's figures beside its sentence (docs/json.md, "reasons[] and checks[]").
+            "checks": [{"rule": c.rule, "fired": c.fired, "detail": detail(c, a), "applies": c.applies,
+                        "critical_rule": c.critical_rule, "figures": [dataclasses.asdict(f) for f in c.figures]}
+                       for c in v.checks],
             "warnings": list(v.warnings),
             "smallest_margin_ruled_out": v.smallest_margin_ruled_out,
             "overall": comparison_dict(cand.overall),
@@ -320,7 +323,7 @@ def cost_comparison_json(k: CostComparison) -> dict[str, Any]:
         "cost": _totals_json(k.cost_ratio, k.baseline_cost_per_case, k.candidate_cost_per_case),
         "quantile_method": words.QUANTILE_METHOD,
         "guardrail_bounds": {name: {"estimate": v[0], "ci_low": v[1], "ci_high": v[2]}
-                             for name, v in bounds(k).items()},
+                             for name, v in k.bounds().items()},
         "summary": words.cost_clause(k),
         "warnings": words.cost_warnings(k),
     }

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from releasegate import fmt
 from releasegate.model import Analysis, Power, Verdict
-from releasegate.wording import verdict as verdict_words
 from releasegate.wording.sections import ni_level
 
 Line = list[tuple[str, str]]
@@ -47,7 +46,7 @@ def method_lines(analysis: Analysis, verdicts: tuple[Verdict, ...], typographic:
                            f"adjusted with {p.correction}."))])
     lines.append([("text", (f"Non-inferiority: the lower bound of the {ni_level(p)}% interval of the difference is "
                            f"compared with {minus}{p.margin}."))])
-    if any(c.rule == "guardrail" and c.detail != verdict_words.no_guardrails() for v in verdicts for c in v.checks):
+    if any(c.rule == "guardrail" and c.applies for v in verdicts for c in v.checks):
         lines.append([("text", (f"Guardrails: the upper bound of each ratio's {ni_level(p)}% interval is compared with "
                                "its limit, so, like non-inferiority and the regression tests, each bound is a "
                                f"one-sided test at {fmt.number(p.alpha, 2)}."))])

@@ -1,7 +1,8 @@
-"""The sentences of the verdict: each rule's detail, the headline, and the warnings beside the verdict.
+"""The sentences of the verdict: the headline, and the warnings beside the verdict.
 
-Rules (releasegate.decide.rules) decide whether they fire from the figures; the words that report it are
-written here. Formatting goes through releasegate.fmt; nothing here computes a statistic.
+Rules (releasegate.decide.rules) decide whether they fire and return the figures they compared; each rule's
+sentence is written from them in :mod:`releasegate.wording.checks`. Formatting goes through releasegate.fmt;
+nothing here computes a statistic.
 """
 
 from __future__ import annotations
@@ -9,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from releasegate import fmt
-from releasegate.model import CandidateAnalysis, Comparison, CriticalSection, CriticalTest, Parameters
-from releasegate.wording.sections import ni_level
+from releasegate.model import CandidateAnalysis, Comparison, CriticalTest, Parameters
 
 TINY_SAMPLE = 30
 
@@ -31,53 +31,8 @@ def test_name(c: Comparison) -> str:
     return "McNemar" if c.method.startswith("McNemar") else c.method
 
 
-# --------------------------------------------------------------------------------------------------------
-# rule details
-
-
-def no_critical() -> str:
-    return "no critical categories set"
-
-
 def _critical_test(t: CriticalTest, alpha: float) -> str:
     return f"one-sided {t.method} {fmt.p_is(t.p_regression)}, critical_alpha {alpha:g}"
-
-
-def critical_clear(section: CriticalSection, binary: bool) -> str:
-    names = ", ".join(t.label for t in section.tests)
-    if section.rule == "any":
-        return f"no {'broken' if binary else 'worsened'} case in {names}"
-    hit = [t for t in section.tests if t.worse]
-    if not hit:
-        return f"no {'broken' if binary else 'worsened'} case in {names}"
-    return "; ".join(f"{t.label}: {t.worse} {'broken' if binary else 'worsened'}, {t.better} "
-                     f"{'fixed' if binary else 'improved'}, {_critical_test(t, section.alpha)}: not blocking"
-                     for t in hit)
-
-
-def critical_broken(section: CriticalSection, blocking: list[CriticalTest], categories: dict[str, Comparison],
-                    binary: bool) -> str:
-    parts = []
-    for t in blocking:
-        c = categories.get(t.label)
-        if t.cases == 0 or c is None:
-            parts.append(f"{t.label} has no case in the data, so it cannot be checked")
-            continue
-        fixed = "none" if c.fixed == 0 else str(c.fixed)
-        if binary:
-            text = f"{c.broke} of {c.both_pass + c.broke} passing {c.label} cases (fixed {fixed})"
-        else:  # scores or several runs: a case's mean went down (SPEC 4.3, improved/worsened)
-            text = f"{c.broke} of {c.n} {c.label} cases (improved {fixed})"
-        if section.rule == "test":
-            text += f", {_critical_test(t, section.alpha)}"
-        parts.append(text)
-    listed = parts[0] if len(parts) == 1 else "; ".join(parts[:-1]) + " and " + parts[-1]
-    kind = {1: "a critical category", 2: "both critical categories"}.get(len(blocking), "all critical categories")
-    if len(blocking) < len(section.tests) and len(blocking) > 1:
-        kind = "critical categories"
-    if all(t.cases == 0 for t in blocking):
-        return f"{listed} ({kind})"
-    return f"it {'broke' if binary else 'worsened'} {listed}, {kind}"
 
 
 def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
@@ -96,73 +51,6 @@ def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
         out.append(f"{t.label} (critical): {len(ids)} {'broken' if binary else 'worsened'} case"
                    f"{'' if len(ids) == 1 else 's'}: {', '.join(ids)}; the critical test {verdict} ({how})")
     return out
-
-
-def overall_regression(o: Comparison, parameters: Parameters, binary: bool, fired: bool) -> str:
-    detail = (f"overall {diff(o, binary)}, one-sided {o.method} {fmt.p_is(o.p_one_sided)} "
-              f"(adjusted {fmt.pvalue(o.p_adjusted)}, {parameters.correction}); alpha {parameters.alpha:g}")
-    return f"significant overall regression: {detail}" if fired else detail
-
-
-def no_categories() -> str:
-    return "no categories given"
-
-
-def category_clear(worst: Comparison) -> str:
-    return (f"no category regresses significantly (smallest adjusted {fmt.p_is(worst.p_adjusted)}, "
-            f"{worst.label})")
-
-
-def category_regression(hits: list[Comparison], binary: bool) -> str:
-    parts = [f"{c.label} {diff(c, binary)}, adjusted {fmt.p_is(c.p_adjusted)}" for c in hits]
-    return "significant regression in " + "; ".join(parts)
-
-
-def no_guardrails() -> str:
-    return "no guardrails set"
-
-
-def guardrail_figure(name: str, estimate: float, low: float, high: float, limit: float) -> str:
-    # The rule reads the interval's upper bound: the sentence says so, beside the estimate.
-    where = "above" if high > limit else "within"
-    return (f"{name.removeprefix('max_')} {fmt.ratio(estimate)} [{fmt.ratio(low)}, {fmt.ratio(high)}]: "
-            f"the upper bound {fmt.ratio(high)} is {where} the limit {limit:g}")
-
-
-def guardrail_unmeasured(name: str, reason: str) -> str:
-    return f"{name.removeprefix('max_')} could not be measured: {reason}"
-
-
-def guardrails(exceeded: list[str], unmeasured: list[str], passed: list[str]) -> str:
-    if exceeded and unmeasured:
-        return "guardrail exceeded or not measurable: " + "; ".join(unmeasured + exceeded)
-    if unmeasured:
-        return "guardrail not measurable: " + "; ".join(unmeasured)
-    if exceeded:
-        return "guardrail exceeded: " + "; ".join(exceeded)
-    return "; ".join(passed)
-
-
-def non_inferiority(o: Comparison, parameters: Parameters, binary: bool, fired: bool) -> str:
-    if parameters.margin == 0:
-        return "non-inferiority check off (margin = 0)"
-    bound, margin = told_apart(o.ni_low, -parameters.margin, binary)
-    shown = f"the {ni_level(parameters)}% interval's lower bound is {bound}, margin {margin}"
-    return f"the data cannot show it is no worse: {shown}" if fired else f"non-inferior: {shown}"
-
-
-def told_apart(value: float, margin: float, binary: bool) -> tuple[str, str]:
-    """The bound with as many more digits as it takes to show how far it is from the margin: "-5.05 points,
-    margin -5.0 points", not "-5.0 points, margin -5.0 points" beside "fired". The margin keeps its digits."""
-    scale = 100 if binary else 1
-    base = 1 if binary else 3
-    gap = abs(value - margin) * scale
-    digits = base
-    while digits < base + 3 and 0 < gap < 10 ** -digits:
-        digits += 1
-    if binary:
-        return f"{fmt.points(value, digits)} points", f"{fmt.points(margin)} points"
-    return fmt.signed(value, digits), fmt.signed(margin)
 
 
 # --------------------------------------------------------------------------------------------------------

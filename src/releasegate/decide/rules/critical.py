@@ -1,30 +1,31 @@
 """Rule 1, critical_broken: a critical category's own test blocks (issue 21), or with ``critical_rule = "any"``
 any broken (on the paired-mean path, worsened) case in it. A critical category with no case blocks. A critical
 metric (``[metrics.NAME] critical = true``, issue 16) is tested the same way on every case and in every
-category: its section's ``overall`` is set and every category is among its tests."""
+category: its section's ``overall`` is set (the first figure) and every category is among its tests."""
 
 from __future__ import annotations
 
-from releasegate.model import Analysis, CandidateAnalysis, RuleCheck
+from releasegate.model import Analysis, CandidateAnalysis, Comparison, CriticalTest, Figure, RuleCheck
 from releasegate.policy import Policy
-from releasegate.wording import critical_metric as metric_words
-from releasegate.wording import verdict as words
 
 NAME = "critical_broken"
 
 
+def _figure(t: CriticalTest, alpha: float, compared: Comparison | None, overall: bool) -> Figure:
+    """One critical test: its p at its level, the cases it counted, and (pass/fail) the cases that could break."""
+    passing = compared.both_pass + compared.broke if compared is not None else None
+    return Figure("overall" if overall else "category", t.label, alpha=alpha, p=t.p_regression,
+                  cases=t.cases if compared is not None else 0, worse=t.worse, better=t.better, passing=passing,
+                  method=t.method, fired=t.blocks)
+
+
 def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCheck:
-    binary = analysis.mcnemar_path
     section = cand.sections.critical
     if section is None:
-        return RuleCheck(NAME, False, words.no_critical())
-    if section.overall is not None:
-        blocking = [t for t in metric_words.tests_of(section) if t.blocks]
-        if not blocking:
-            return RuleCheck(NAME, False, metric_words.clear(section))
-        return RuleCheck(NAME, True, metric_words.broken(section, blocking, cand, binary))
-    blocking = [t for t in section.tests if t.blocks]
-    if not blocking:
-        return RuleCheck(NAME, False, words.critical_clear(section, binary))
+        return RuleCheck(NAME, False, (Figure("count", "critical categories", value=0, alpha=policy.critical_alpha),),
+                         applies=False)
     by_label = {c.label: c for c in cand.categories}
-    return RuleCheck(NAME, True, words.critical_broken(section, blocking, by_label, binary))
+    figures = [_figure(t, section.alpha, by_label.get(t.label), False) for t in section.tests]
+    if section.overall is not None:
+        figures.insert(0, _figure(section.overall, section.alpha, cand.overall, True))
+    return RuleCheck(NAME, any(f.fired for f in figures), tuple(figures), critical_rule=section.rule)

@@ -1,86 +1,59 @@
 """Rule 4, guardrail: a cost or latency ratio, or the paired error-rate increase, whose interval's upper bound
 exceeds the policy's limit, or that cannot be measured.
 
-Each guardrail limits one ratio of the candidate's cost section (candidate / baseline); :func:`bounds` gives
-(estimate, low, high) of every ratio that has a defined interval, which the JSON also records. A guardrail the
-data cannot measure (no such column, every value invalid, totals that overflow, fewer than two valid pairs)
-fires: a gate must not pass what it could not check.
+Each guardrail limits one ratio of the candidate's cost section (candidate / baseline): its estimate and interval
+(:meth:`releasegate.model.CostComparison.bounds`, which the JSON also records). A guardrail the data cannot
+measure (no such column, every value invalid, totals that overflow, fewer than two valid pairs) fires: a gate
+must not pass what it could not check.
 """
 
 from __future__ import annotations
 
 import math
 
-from releasegate.model import Analysis, CandidateAnalysis, CostComparison, ErroredCases, RuleCheck
+from releasegate.model import Analysis, CandidateAnalysis, CostComparison, ErroredCases, Figure, RuleCheck
+from releasegate.model.costs import GUARDRAIL_RATIOS
 from releasegate.policy import Policy
-from releasegate.wording import errors as error_words
-from releasegate.wording import verdict as words
 
 NAME = "guardrail"
-# guardrail -> the CostComparison ratio it limits, in the JSON's order
-RATIOS = (("max_latency_mean_ratio", "latency_mean_ratio"), ("max_latency_p95_ratio", "latency_p95_ratio"),
-          ("max_tokens_ratio", "tokens_ratio"), ("max_cost_ratio", "cost_ratio"))
-
-
-def bounds(costs: CostComparison | None) -> dict[str, tuple[float, float, float]]:
-    """(estimate, low, high) of each guardrail's ratio; an undefined interval (fewer than two pairs) is no
-    figure, so it is left out (the rule then cannot pass on it)."""
-    out = {}
-    for name, attribute in RATIOS if costs is not None else ():
-        r = getattr(costs, attribute)
-        if r is not None and math.isfinite(r.ratio) and not math.isnan(r.ci_high):
-            out[name] = (r.ratio, r.ci_low, r.ci_high)
-    return out
-
-
-# What each guardrail's ratio is made of, for the message when it cannot be measured.
-MEASURES = {"max_latency_mean_ratio": "latency", "max_latency_p95_ratio": "latency", "max_tokens_ratio": "tokens",
-            "max_cost_ratio": "cost"}
-
-
-def unmeasured_reason(costs: CostComparison | None, name: str) -> str:
-    """Why a guardrail's ratio has no usable figure (only asked for a guardrail that :func:`bounds` left out)."""
-    what = MEASURES[name]
-    r = getattr(costs, dict(RATIOS)[name]) if costs is not None else None
-    if r is None:
-        return f"the results have no {what} figures"
-    if r.n == 0:
-        return f"no paired case has a valid {what} on both sides ({r.excluded} excluded)"
-    if not math.isfinite(r.ratio):
-        return f"the {what} ratio is not a finite number (a zero or overflowing total)"
-    return f"fewer than two paired cases have a valid {what} ({r.n} used, {r.excluded} excluded)"
-
-
 # The error-rate guardrail limits the paired difference of error rates (the errored-cases section), not a ratio.
 ERROR_RATE = "max_error_rate_increase"
 
 
-def _error_rate(errors: ErroredCases | None, limit: float, exceeded: list, unmeasured: list, passed: list) -> None:
+def _unmeasured(costs: CostComparison | None, name: str, limit: float) -> Figure:
+    """Why a guardrail's ratio has no usable figure (asked only for one that the bounds left out)."""
+    r = getattr(costs, GUARDRAIL_RATIOS[name]) if costs is not None else None
+    if r is None:
+        return Figure("guardrail", name, limit=limit, fired=True, unmeasured="no_figures")
+    code = "no_pairs" if r.n == 0 else "not_finite" if not math.isfinite(r.ratio) else "too_few"
+    return Figure("guardrail", name, limit=limit, cases=r.n, excluded=r.excluded, fired=True, unmeasured=code)
+
+
+def _error_rate(errors: ErroredCases | None, limit: float) -> Figure:
     """The error-rate increase is exceeded when its interval's upper bound is above the limit; without an error
     column, or with no case on both sides, it cannot be measured."""
     if errors is None:
-        unmeasured.append(words.guardrail_unmeasured(ERROR_RATE, "the results have no error column"))
-    elif errors.rate.n == 0:
-        unmeasured.append(words.guardrail_unmeasured(ERROR_RATE, "no case is present on both sides"))
-    else:
-        r = errors.rate
-        (exceeded if r.ci_high > limit else passed).append(
-            error_words.error_rate_figure(r.increase, r.ci_low, r.ci_high, limit))
+        return Figure("guardrail", ERROR_RATE, limit=limit, fired=True, unmeasured="no_error_column")
+    r = errors.rate
+    if r.n == 0:
+        return Figure("guardrail", ERROR_RATE, limit=limit, cases=0, fired=True, unmeasured="no_shared_case")
+    return Figure("guardrail", ERROR_RATE, value=r.increase, ci_low=r.ci_low, ci_high=r.ci_high, limit=limit,
+                  cases=r.n, fired=r.ci_high > limit)
 
 
 def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCheck:
     if not policy.guardrails:
-        return RuleCheck(NAME, False, words.no_guardrails())
+        return RuleCheck(NAME, False, (Figure("count", "guardrails", value=0),), applies=False)
     costs = cand.sections.costs
-    figures = bounds(costs)
-    exceeded, unmeasured, passed = [], [], []
+    bounds = costs.bounds() if costs is not None else {}
+    figures = []
     for name, limit in sorted(policy.guardrails.items()):
         if name == ERROR_RATE:
-            _error_rate(cand.sections.errors, limit, exceeded, unmeasured, passed)
-            continue
-        if name not in figures:
-            unmeasured.append(words.guardrail_unmeasured(name, unmeasured_reason(costs, name)))
-            continue
-        estimate, low, high = figures[name]
-        (exceeded if high > limit else passed).append(words.guardrail_figure(name, estimate, low, high, limit))
-    return RuleCheck(NAME, bool(exceeded or unmeasured), words.guardrails(exceeded, unmeasured, passed))
+            figures.append(_error_rate(cand.sections.errors, limit))
+        elif name not in bounds:
+            figures.append(_unmeasured(costs, name, limit))
+        else:
+            estimate, low, high = bounds[name]
+            figures.append(Figure("guardrail", name, value=estimate, ci_low=low, ci_high=high, limit=limit,
+                                  cases=getattr(costs, GUARDRAIL_RATIOS[name]).n, fired=high > limit))
+    return RuleCheck(NAME, any(f.fired for f in figures), tuple(figures))

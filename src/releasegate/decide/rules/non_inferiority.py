@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
-from releasegate.model import Analysis, CandidateAnalysis, RuleCheck
+from releasegate.model import Analysis, CandidateAnalysis, Figure, RuleCheck
 from releasegate.policy import Policy
-from releasegate.wording import verdict as words
 
 NAME = "not_non_inferior"
 
 
 def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCheck:
-    fired = policy.margin != 0 and cand.overall.ni_low < -policy.margin
-    return RuleCheck(NAME, fired, words.non_inferiority(cand.overall, analysis.parameters, analysis.mcnemar_path,
-                                                        fired))
+    o = cand.overall
+    fired = policy.margin != 0 and o.ni_low < -policy.margin
+    # The interval's level is 1 - 2 alpha: its lower bound is a one-sided test at alpha.
+    figure = Figure("overall", "overall", value=o.ni_low, ci_low=o.ni_low, ci_high=o.ni_high, limit=-policy.margin,
+                    alpha=policy.alpha, cases=o.n, fired=fired)
+    return RuleCheck(NAME, fired, (figure,), applies=policy.margin != 0)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from releasegate.model import Analysis, CandidateAnalysis, RuleCheck
+from releasegate.model import Analysis, CandidateAnalysis, Figure, RuleCheck
 from releasegate.policy import Policy
-from releasegate.wording import verdict as words
 
 NAME = "overall_regression"
 
 
 def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCheck:
-    fired = cand.overall.p_adjusted < policy.alpha
-    return RuleCheck(NAME, fired, words.overall_regression(cand.overall, analysis.parameters,
-                                                           analysis.mcnemar_path, fired))
+    o = cand.overall
+    fired = o.p_adjusted < policy.alpha
+    return RuleCheck(NAME, fired, (Figure("overall", "overall", value=o.diff, ci_low=o.ci_low, ci_high=o.ci_high,
+                                          alpha=policy.alpha, p=o.p_adjusted, p_unadjusted=o.p_one_sided,
+                                          cases=o.n, worse=o.broke, better=o.fixed, method=o.method, fired=fired),))
