@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from releasegate.errors import InputError
+from releasegate.kinds import MetricKind
 from releasegate.policy import Policy
 from releasegate.validate import ValidatedResults, parse_passed, parse_score, validate
 
@@ -44,7 +45,7 @@ def metric_tables(table, metadata_columns: tuple[str, ...], policy: Policy, metr
     loading dropped or recorded) open each table's notes."""
     if not metrics:
         data = _with_notes(validate(table, policy, metadata_columns), notes)
-        refuse_ungated_tables(policy, ())
+        refuse_ungated_tables(policy.metrics, ())
         return (MetricTable(data.outcome_column, data, policy),)
     check_metrics(metrics, table, policy)
     out = []
@@ -63,9 +64,10 @@ def _with_notes(data: ValidatedResults, notes: tuple[str, ...]) -> ValidatedResu
     return dataclasses.replace(data, notes=(*notes, *data.notes)) if notes else data
 
 
-def refuse_ungated_tables(policy: Policy, metrics: tuple[str, ...]) -> None:
-    """A ``[metrics.NAME]`` table for a metric this run does not gate is refused, naming the way to gate it."""
-    unknown = sorted(set(policy.metrics) - set(metrics))
+def refuse_ungated_tables(tables: Mapping[str, Any], metrics: tuple[str, ...]) -> None:
+    """A ``[metrics.NAME]`` table (``tables``, the policy's) for a metric this run does not gate is refused,
+    naming the way to gate it."""
+    unknown = sorted(set(tables) - set(metrics))
     if not unknown:
         return
     gated = f"({', '.join(metrics)})" if metrics else "(none is named: the outcome column is gated alone)"
@@ -110,7 +112,7 @@ def check_metrics(metrics: tuple[str, ...], table, policy: Policy) -> None:
                 "holds neither pass/fail values nor numbers")
         hint = f"; closest match {close[0]!r}" if close else ""
         raise InputError(f"metric {name!r} {what}{hint}; columns that could be metrics: {', '.join(possible) or 'none'}")
-    refuse_ungated_tables(policy, metrics)
+    refuse_ungated_tables(policy.metrics, metrics)
 
 
 def _metric_table(table, metadata_columns: tuple[str, ...], metric: str, others: tuple[str, ...], policy: Policy):
@@ -119,7 +121,7 @@ def _metric_table(table, metadata_columns: tuple[str, ...], metric: str, others:
     spec: Mapping[str, Any] = policy.metrics.get(metric, {})
     values = table[metric]
     one = table.drop(columns=[c for c in ("passed", "score", metric, *others) if c in table.columns])
-    kind = spec.get("kind", "auto")
+    kind: MetricKind = spec.get("kind", "auto")
     if kind == "auto":
         try:
             parse_passed(values.rename(metric))

@@ -11,6 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import InputError
+from releasegate.kinds import (
+    CRITICAL_RULES,
+    DIRECTIONS,
+    MCNEMAR_VARIANTS,
+    METRIC_KINDS,
+    MISSING_MODES,
+    CriticalRule,
+    McNemarVariant,
+    MissingMode,
+)
 from releasegate.stats.multiplicity import CORRECTIONS as PVALUE_CORRECTIONS
 
 # "discrete-holm" adjusts the family with each exact McNemar test's attainable p-values (issue 21 item 2);
@@ -26,8 +36,6 @@ CANONICAL_COLUMNS = (
 EXTRA_COLUMN_ROLES = ("error",)
 GUARDRAILS = ("max_latency_p95_ratio", "max_latency_mean_ratio", "max_cost_ratio", "max_tokens_ratio",
               "max_error_rate_increase")
-CRITICAL_RULES = ("test", "any")
-MISSING_MODES = ("refuse", "fail", "drop")
 # [prices."RELEASE"]: what a million input and a million output tokens cost that release (dollars).
 PRICE_KEYS = ("input_per_million", "output_per_million")
 
@@ -44,18 +52,18 @@ class Policy:
     alpha: float = 0.05
     margin: float = 0.05
     correction: str = "discrete-holm"
-    mcnemar: str = "exact"
+    mcnemar: McNemarVariant = "exact"
     critical: tuple[str, ...] = ()
     # A critical category blocks by its own one-sided exact test at critical_alpha ("test"), or on any broken
     # case ("any", zero tolerance); docs/operating-characteristics.md measured both (issue 21).
-    critical_rule: str = "test"
+    critical_rule: CriticalRule = "test"
     critical_alpha: float = 0.10
     guardrails: Mapping[str, float] = field(default_factory=dict)
     prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     columns: Mapping[str, str] = field(default_factory=dict)  # canonical name -> name in the files
     pass_threshold: float | None = None
     score_range: tuple[float, float] | None = None
-    missing: str = "refuse"
+    missing: MissingMode = "refuse"
     allow_missing: bool = False
     confidence: float = 0.95
     power: float = 0.8
@@ -219,7 +227,7 @@ def _check(p: Policy) -> None:
         raise InputError(f"margin must be a number in [0, 1), got {p.margin!r}")
     if p.correction not in CORRECTIONS:
         raise InputError(f"unknown correction {p.correction!r}; expected one of {', '.join(CORRECTIONS)}")
-    if p.mcnemar not in ("exact", "midp"):
+    if p.mcnemar not in MCNEMAR_VARIANTS:
         raise InputError(f"unknown mcnemar variant {p.mcnemar!r}; expected exact or midp")
     if p.missing not in MISSING_MODES:
         raise InputError(f"unknown missing mode {p.missing!r}; expected one of {', '.join(MISSING_MODES)}")
@@ -243,8 +251,8 @@ def _check(p: Policy) -> None:
 
 # [metrics.NAME] keys and what each must hold.
 METRIC_RULES: dict[str, tuple[str, Any]] = {
-    "kind": ('"auto", "pass_fail" or "score"', lambda x: x in ("auto", "pass_fail", "score")),
-    "direction": ('"higher" or "lower" (which is better)', lambda x: x in ("higher", "lower")),
+    "kind": ('"auto", "pass_fail" or "score"', lambda x: x in METRIC_KINDS),
+    "direction": ('"higher" or "lower" (which is better)', lambda x: x in DIRECTIONS),
     "margin": ("a number in [0, 1)", lambda x: _is_number(x) and 0 <= x < 1),
     "pass_threshold": ("a number", _is_number),
     # A critical metric blocks by the critical categories' own test, overall and in every category

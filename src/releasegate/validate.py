@@ -17,6 +17,7 @@ import pandas as pd
 
 from releasegate import keycodes
 from releasegate.errors import InputError
+from releasegate.kinds import OutcomeKind
 from releasegate.policy import Policy
 
 TRUE_WORDS = {"1", "1.0", "true", "t", "pass", "passed", "yes", "y"}
@@ -35,13 +36,13 @@ MAX_MAGNITUDE = 1e100
 @dataclass(frozen=True)
 class ValidatedResults:
     """The checked table: one row per (release, case_id[, run]) with a float ``outcome`` column: 0/1 for
-    pass/fail outcomes (``outcome_kind == "binary"``), the score otherwise."""
+    pass/fail outcomes (OutcomeKind.BINARY), the score otherwise."""
 
     table: pd.DataFrame
     baseline: str
     candidates: tuple[str, ...]
     releases: tuple[str, ...]
-    outcome_kind: str
+    outcome_kind: OutcomeKind
     has_categories: bool
     has_clusters: bool
     has_runs: bool
@@ -51,7 +52,7 @@ class ValidatedResults:
     # Metadata columns holding each release's own text (output, reason, error): per_release_columns.
     per_release_columns: tuple[str, ...] = ()
     outcome_column: str = "passed"  # the column the outcome came from (passed or score): the metric gated
-    errors: pd.DataFrame | np.ndarray | None = None  # errored rows' mask; analyze.errors: (release, case_id, error)
+    errors: pd.DataFrame | None = None  # errored rows (release, case_id, error), indexed by their row in table
 
 
 def _examples(values, k: int = 3) -> str:
@@ -133,9 +134,9 @@ def outcome_column(columns, policy: Policy) -> str:
     return "passed" if "passed" in columns and not chose_score else "score"
 
 
-def _outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, str]:
+def _outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, OutcomeKind]:
     if outcome_column(table.columns, policy) == "passed":
-        return parse_passed(table["passed"]), "binary"
+        return parse_passed(table["passed"]), OutcomeKind.BINARY
     score = parse_score(table["score"].rename("score"))
     if policy.score_range is not None:
         low, high = policy.score_range
@@ -144,11 +145,11 @@ def _outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, str]:
             raise InputError(f"{len(outside)} score(s) outside the declared range [{low:g}, {high:g}], e.g. "
                              f"{_examples(outside.unique())}")
     if policy.pass_threshold is not None:
-        return (score >= policy.pass_threshold).astype(float).where(score.notna()), "binary"
+        return (score >= policy.pass_threshold).astype(float).where(score.notna()), OutcomeKind.BINARY
     finite = score.dropna()
     if len(finite) and finite.isin([0.0, 1.0]).all():
-        return score, "binary"
-    return score, "continuous"
+        return score, OutcomeKind.BINARY
+    return score, OutcomeKind.CONTINUOUS
 
 
 def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
@@ -253,8 +254,7 @@ def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, 
     return notes
 
 
-# A critical name that matches no category would check nothing and let a broken case SHIP (issue 15):
-# it is refused, naming the categories and the closest match (fraud for Fraud).
+# A critical name matching no category would check nothing and let a broken case SHIP (issue 15): refused.
 def _closest_category(name: str, categories: list[str]) -> str | None:
     """The category the user most plausibly meant: the same name in another case, else a near spelling."""
     folded = [c for c in categories if c.casefold() == name.casefold()]
@@ -292,8 +292,7 @@ def check_critical(critical: tuple[str, ...], categories: list[str] | None) -> N
 
 def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, ...] = ()) -> ValidatedResults:
     """Check the loaded table and return it with a float ``outcome`` column and the plan's choices."""
-    # Shallow: only new or replaced columns are written below, never values in place; a deep copy of a
-    # million rows costs more than every check together.
+    # Shallow: only new or replaced columns are written below; a deep copy of a million rows costs more than all.
     table = table.copy(deep=False)
     # Factorized once, as categoricals: every check below counts integer codes instead of hashing strings,
     # and so do the analysis's group-bys, joins and sorts.
@@ -370,7 +369,8 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         metadata_columns=metadata_columns,
         cost_columns=cost_columns,
         notes=tuple(notes),
-        errors=errored, outcome_column=outcome_column(table.columns, policy),
+        errors=None if errored is None else table.loc[errored, ["release", "case_id", "error"]].astype(str),
+        outcome_column=outcome_column(table.columns, policy),
         per_release_columns=per_release_columns(table, metadata_columns),
     )
 

@@ -235,6 +235,7 @@ class _Tags(HTMLParser):
 
 def test_html_partial_is_balanced_and_escaped(tmp_path):
     from releasegate.render.context import build_context
+    from releasegate.render.views import fields_of
     from releasegate.render.filters import environment
 
     base, cand, group = notebook_grouped_items()
@@ -247,7 +248,7 @@ def test_html_partial_is_balanced_and_escaped(tmp_path):
     pd.concat(frames).to_csv(source, index=False)
     result = build_report(source, command_line="", baseline="base")
     html = environment("html").get_template("extras/axes.html").render(
-        build_context(result.sections[0], result.provenance))
+        fields_of(build_context(result.sections[0], result.provenance)))
     parser = _Tags()
     parser.feed(html)
     assert not parser.errors and not parser.stack

@@ -23,6 +23,7 @@ from conftest import build_report, run_cli, stat_vectors
 from releasegate.analyze import parameters_of
 from releasegate.analyze.costs import cost_sections, per_case
 from releasegate.errors import InputError
+from releasegate.kinds import OutcomeKind
 from releasegate.model import Analysis
 from releasegate.model.costs import LARGE_WORK
 from releasegate.policy import make_policy
@@ -408,8 +409,10 @@ def _example_run(example: dict):
 def test_html_partial_is_balanced_and_shows_the_charts_it_is_given(example) -> None:
     from markupsafe import Markup
 
+    from releasegate.render.views import ChartView, fields_of
+
     report = _example_run(example)
-    context = build_context(report.sections[0], report.provenance)
+    context = fields_of(build_context(report.sections[0], report.provenance))
     env = environment("html")
     page = env.from_string('{% include "extras/costs.html" %}')
     html = page.render(context)
@@ -418,7 +421,7 @@ def test_html_partial_is_balanced_and_shows_the_charts_it_is_given(example) -> N
     assert parser.stack == []
     assert '<section class="costs" id="costs">' in html and 'class="costs-releases"' in html
     assert '<td class="summary">54% cheaper per case, p95 latency 0.57x</td>' in html and "<figure" not in html
-    html = page.render({**context, "cost_charts": [{"title": "T<1>", "svg": Markup("<svg></svg>")}]})
+    html = page.render({**context, "cost_charts": [ChartView("", "T<1>", "", Markup("<svg></svg>"))]})
     assert "<svg></svg>" in html and "<figcaption>T&lt;1&gt;</figcaption>" in html
 
 
@@ -466,7 +469,7 @@ def test_a_release_without_any_latency_is_reported_not_charted(tmp_path) -> None
     data = validate(frame, policy)
     from releasegate.model import ReleaseSections
 
-    analysis = Analysis(baseline="base", outcome_kind="binary", n_cases=15, releases=(), candidates=(),
+    analysis = Analysis(baseline="base", outcome_kind=OutcomeKind.BINARY, n_cases=15, releases=(), candidates=(),
                         parameters=parameters_of(policy), has_categories=False, has_clusters=False,
                         has_runs=False, sections=ReleaseSections(costs=cost_sections(data, policy)[0]))
     from releasegate.model import MetricSection

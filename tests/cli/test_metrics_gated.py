@@ -105,3 +105,32 @@ def test_a_hostile_release_name_is_escaped_in_the_several_metric_markdown_and_jo
         assert "| candidate | verdict |" in text  # the grid
         assert "<img" not in text and "&lt;img" in text
         assert "@octocat" not in text and "@&#8203;octocat" in text  # the mention defused
+
+
+def test_each_input_is_detected_and_expanded_once_however_many_metrics(tmp_path, monkeypatch):
+    import json
+    from pathlib import Path
+
+    from releasegate.load import adapters, directories
+
+    log = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "inspect" /
+                      "2025-05-12T20-28-13-04-00_popularity.json").read_text())
+    log["status"] = "success"
+    for sample, value in zip(log["samples"], "CII"):
+        sample["scores"]["safe"] = {"value": value}
+    (tmp_path / "live.json").write_text(json.dumps(log))
+    (tmp_path / "new.json").write_text(json.dumps(log))
+    calls = {"detect": 0, "expand": 0}
+
+    def counting(name, function):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return function(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(adapters, "detect_format", counting("detect", adapters.detect_format))
+    monkeypatch.setattr(directories, "expand_sources", counting("expand", directories.expand_sources))
+    result = run_cli("check", f"live={tmp_path / 'live.json'}", f"new={tmp_path / 'new.json'}", "--baseline", "live",
+                     "--margin", "0.9", "--metric", "match", "--metric", "safe")
+    assert result.exit_code in (0, 1), result.output
+    assert calls == {"detect": 2, "expand": 2}  # two files, two metrics: once each

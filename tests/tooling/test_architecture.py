@@ -17,14 +17,16 @@ MAX_LINES = 420
 
 # Each stage and the stages it may import (besides itself). Order follows the data: load -> validate ->
 # analyze -> decide -> render; the entry points (pipeline, api, cli, demo) sit on top.
-BASE = {"errors", "text", "fmt"}
+BASE = {"errors", "text", "fmt", "kinds"}
 ALLOWED: dict[str, set[str]] = {
     "errors": {"text"},
     "text": set(),
     "fmt": set(),
+    # The kinds every stage names (OutcomeKind): the standard library only.
+    "kinds": set(),
     "stats": set(),
-    "model": {"stats"},
-    "policy": {"errors", "stats"},
+    "model": {"stats", "kinds"},
+    "policy": {"errors", "kinds", "stats"},
     "provenance": {"errors"},
     "load": BASE | {"model", "policy"},
     "validate": BASE | {"policy", "keycodes"},
@@ -33,7 +35,7 @@ ALLOWED: dict[str, set[str]] = {
     # Identity columns as integer codes (pandas and numpy only), for validation's checks on large tables.
     "keycodes": set(),
     "analyze": BASE | {"model", "policy", "stats", "validate"},
-    "wording": {"fmt", "model"},
+    "wording": {"fmt", "kinds", "model"},
     "decide": BASE | {"model", "policy", "wording"},
     "render": BASE | {"model", "wording", "decide", "provenance"},
     "pipeline": BASE | {"load", "validate", "outcomes", "analyze", "decide", "model", "policy", "provenance"},

@@ -20,6 +20,7 @@ from releasegate.analyze.clusters import clustered_rate
 from releasegate.analyze.costs import cost_sections
 from releasegate.analyze.errors import split_errored
 from releasegate.analyze.pairing import case_tables, cases_of
+from releasegate.kinds import OutcomeKind
 from releasegate.model import Analysis, Parameters, Rate, ReleaseSections, ReleaseSummary
 from releasegate.policy import Policy
 from releasegate.stats.continuous import mean_interval
@@ -46,7 +47,7 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     """One release on its own: its cases and pass rate (Wilson), mean (t) or clustered mean (CR2)."""
     cases = cases_of(data, release, tables)
     n = int(cases.shape[0])
-    binary = data.outcome_kind == "binary"
+    binary = data.outcome_kind == OutcomeKind.BINARY
     if data.has_clusters:
         rate = clustered_rate(cases["outcome"].to_numpy(float), cases["cluster"], policy.confidence, binary)
     elif binary and not data.has_runs:
@@ -79,7 +80,7 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
                 cost_work.result()  # a cost error is said first, as when the costs ran first
             raise
         cost_table, costs = cost_work.result() if cost_work is not None else (None, {})
-    one_run = data.outcome_kind == "binary" and not data.has_runs
+    one_run = data.outcome_kind == OutcomeKind.BINARY and not data.has_runs
     candidates = [replace(c, sections=replace(c.sections, costs=costs.get(c.name),
                                               churn=churn_section(measured, c, policy, one_run)))
                   for c in candidates]

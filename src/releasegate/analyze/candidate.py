@@ -25,6 +25,7 @@ from releasegate.analyze.items import item_axis
 from releasegate.analyze.ni_reach import ni_reach_of
 from releasegate.analyze.pairing import case_changes, pair, paired_difference
 from releasegate.analyze.runs import run_axis
+from releasegate.kinds import OutcomeKind
 from releasegate.model import (
     CandidateAnalysis,
     CandidateSections,
@@ -75,7 +76,7 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
             categories.append(compare(str(label), base[inside], cand[inside], policy,
                                       critical=str(label) in policy.critical))
     d = paired_difference(base, cand)
-    items = None if mcnemar else item_axis(d, policy, "binary" if rates else "continuous", runs,
+    items = None if mcnemar else item_axis(d, policy, OutcomeKind.BINARY if rates else OutcomeKind.CONTINUOUS, runs,
                                            cluster_codes is not None)
     clusters, design_effect = None, 1.0
     if cluster_codes is not None:
@@ -114,9 +115,9 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     base = paired["base"].to_numpy(np.float64)
     cand = paired["cand"].to_numpy(np.float64)
     codes, labels = (pd.factorize(paired["category"], sort=True) if data.has_categories else (None, ()))
-    mcnemar = data.outcome_kind == "binary" and not data.has_runs
+    mcnemar = data.outcome_kind == OutcomeKind.BINARY and not data.has_runs
     result = plan_arrays(
-        base, cand, policy, mcnemar=mcnemar, rates=data.outcome_kind == "binary", runs=data.has_runs,
+        base, cand, policy, mcnemar=mcnemar, rates=data.outcome_kind == OutcomeKind.BINARY, runs=data.has_runs,
         category_codes=codes, category_labels=[str(x) for x in labels],
         cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None,
         rerun=None if rerun is None else rerun.reindex(paired.index).to_numpy(np.float64),
@@ -128,7 +129,7 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     critical = tuple(policy.critical)
     texts = data.per_release_columns
     # Pass/fail (with runs: every run) failing on both releases; scores have no "fail" (analyze/case_view.py).
-    both_fail = (base == 0) & (cand == 0) if data.outcome_kind == "binary" else None
+    both_fail = (base == 0) & (cand == 0) if data.outcome_kind == OutcomeKind.BINARY else None
     view = case_view(paired, both_fail, data.metadata_columns,
                      lambda mask: case_changes(paired, mask, data.metadata_columns, critical, texts), critical)
     return CandidateAnalysis(

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.kinds import OutcomeKind
 from releasegate.model import CandidateAnalysis, ChurnGroup, ChurnSection, FragileComparison
 from releasegate.policy import Policy
 from releasegate.stats.churn import PairwiseChurn, churn_net_range, pairwise_churn
@@ -55,7 +56,7 @@ def measure_churn(data: ValidatedResults, policy: Policy) -> MeasuredChurn | Non
     rerun = policy.baseline_rerun
     if rerun is None and not data.has_runs:
         return None
-    if data.outcome_kind != "binary":
+    if data.outcome_kind != OutcomeKind.BINARY:
         if rerun is None:
             return None
         raise InputError(f"baseline_rerun {rerun!r}: churn is measured on pass/fail outcomes, and these are scores")

@@ -25,19 +25,21 @@ MAX_LISTED = 200
 
 
 def split_errored(data: ValidatedResults, policy: Policy) -> ValidatedResults:
-    """The validated table without its errored rows, which ``errors`` then holds as (release, case_id, error);
-    with ``--missing fail`` (the explicit choice) they stay as failures instead, and a baseline error then
-    reads as a candidate fix. A release whose every row errored has nothing to compare and is refused."""
-    mask = data.errors
-    if mask is None or isinstance(mask, pd.DataFrame):
+    """The validated table without its errored rows (``errors``, indexed by their row in the table, then holds
+    them from 0); with ``--missing fail`` (the explicit choice) they stay as failures instead, and a baseline
+    error then reads as a candidate fix. A release whose every row errored has nothing to compare and is
+    refused. Called once on validate's answer (by analyze and plan)."""
+    if data.errors is None:
         return data
     table = data.table
+    mask = np.zeros(len(table), dtype=bool)
+    mask[data.errors.index.to_numpy()] = True
     if policy.missing == "fail":
         table = table.assign(outcome=np.where(mask, 0.0, table["outcome"].to_numpy(float)))
         notes = (*data.notes, f"{int(mask.sum())} errored row(s) counted as failures (--missing fail).") \
             if mask.any() else data.notes
         return dataclasses.replace(data, table=table, errors=None, notes=notes)
-    errors = table.loc[mask, ["release", "case_id", "error"]].astype(str).reset_index(drop=True)
+    errors = data.errors.reset_index(drop=True)
     kept = table.loc[~mask].reset_index(drop=True)
     for release in data.releases:
         if not (kept["release"] == release).any():

@@ -17,6 +17,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from releasegate.kinds import OutcomeKind
 from releasegate.model import Comparison, MajorityMcNemar, RunAxis, RunRate
 from releasegate.policy import Policy
 from releasegate.stats.clusters import durkalski_test
@@ -77,7 +78,7 @@ def run_axis(data: ValidatedResults, candidate: str, paired: pd.DataFrame, case:
     counts = agg["count"]
     case_dec = case.p_value < policy.alpha
     run_dec = welch.defined and welch.pvalue < policy.alpha
-    majority = _majority(agg, data, candidate, paired) if data.outcome_kind == "binary" else None
+    majority = _majority(agg, data, candidate, paired) if data.outcome_kind == OutcomeKind.BINARY else None
     return RunAxis(
         runs_baseline=int(b.size), runs_candidate=int(c.size),
         runs_per_case_min=int(counts.min()), runs_per_case_max=int(counts.max()),

@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from releasegate.kinds import CriticalRule
+
 # What a figure's comparison is over: every case, one category, one guardrail, or a count (a rule with nothing
 # to check counts what it would check: no critical category, no category, no guardrail).
 Scope = Literal["overall", "category", "guardrail", "count"]
 # Why a guardrail could not be measured (the wording says it in words; a guardrail that cannot be measured fires).
 Unmeasured = Literal["", "no_figures", "no_pairs", "not_finite", "too_few", "no_error_column", "no_shared_case"]
-# How a critical category blocks (the policy's critical_rule): by its own exact test, or on any broken case.
-CriticalRule = Literal["test", "any"]
 
 
 @dataclass(frozen=True)

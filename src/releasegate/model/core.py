@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any
 
+from releasegate.kinds import OutcomeKind
 from releasegate.model.cases import CaseChange
 from releasegate.model.checks import RuleCheck
 from releasegate.model.churn import ChurnSection
@@ -201,7 +202,7 @@ class Analysis:
     """The result of the fixed plan for every candidate."""
 
     baseline: str
-    outcome_kind: str  # "binary" or "continuous"
+    outcome_kind: OutcomeKind
     n_cases: int
     releases: tuple[ReleaseSummary, ...]
     candidates: tuple[CandidateAnalysis, ...]
@@ -215,7 +216,7 @@ class Analysis:
     @property
     def mcnemar_path(self) -> bool:
         """Pass/fail outcomes with one run per case: the McNemar path, whose differences are in points."""
-        return self.outcome_kind == "binary" and not self.has_runs
+        return self.outcome_kind == OutcomeKind.BINARY and not self.has_runs
 
 
 class Decision(Enum):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from releasegate.kinds import CriticalRule, OutcomeKind
 from releasegate.model.cases import CaseChange
 from releasegate.stats.error_rates import ErrorRateIncrease
 
@@ -42,7 +43,7 @@ class ItemAxis:
     improved: int
     worsened: int
     unchanged: int
-    outcome_kind: str
+    outcome_kind: OutcomeKind
     runs: bool
     clustered: bool
 
@@ -190,7 +191,7 @@ class CriticalSection:
     ``overall`` is the same test on every case, set only for a critical metric (``[metrics.NAME] critical``),
     whose every category is then in ``tests``."""
 
-    rule: str
+    rule: CriticalRule
     alpha: float
     tests: tuple[CriticalTest, ...]
     overall: CriticalTest | None = None

@@ -13,6 +13,7 @@ import numpy as np
 from releasegate.analyze import parameters_of
 from releasegate.analyze.candidate import plan_arrays
 from releasegate.decide import decide_candidate
+from releasegate.kinds import OutcomeKind
 from releasegate.model import Analysis, CandidateAnalysis, CandidateSections, Exclusions
 from releasegate.plan.evaluate import Gate
 from releasegate.plan.simulate import ReleaseSample
@@ -42,7 +43,7 @@ def plan_gate(policy: Policy, rules: Collection[str] | None = None) -> Gate:
         cand = CandidateAnalysis("candidate", result.overall, result.categories, (), (), Exclusions(),
                                  result.power, CandidateSections(result.item_axis, None, result.clusters,
                                                                  critical=result.critical))
-        analysis = Analysis("baseline", "binary", int(sample.base.size), (), (cand,), parameters_of(pol),
+        analysis = Analysis("baseline", OutcomeKind.BINARY, int(sample.base.size), (), (cand,), parameters_of(pol),
                             len(labels) > 1 or bool(sample.critical), sample.cluster is not None, runs)
         fired = tuple(c.rule for c in decide_candidate(cand, analysis, pol).checks if c.fired)
         return fired if rules is None else tuple(r for r in fired if r in rules)

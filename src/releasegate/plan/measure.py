@@ -9,6 +9,7 @@ from pathlib import Path
 from releasegate.analyze.churn import measure_churn
 from releasegate.analyze.errors import split_errored
 from releasegate.errors import InputError
+from releasegate.kinds import OutcomeKind
 from releasegate.load.results import load_results
 from releasegate.load.sources import Source
 from releasegate.plan.suite import ASSUMED_CHURN, SuiteDesign
@@ -18,7 +19,7 @@ from releasegate.validate import ValidatedResults, validate
 
 def design_of(data: ValidatedResults, policy: Policy, churn: float | None = None) -> SuiteDesign:
     """The design of the validated suite; ``churn`` (given) wins over a measured or assumed one."""
-    if data.outcome_kind != "binary":
+    if data.outcome_kind != OutcomeKind.BINARY:
         raise InputError("releasegate plan simulates pass/fail suites; these outcomes are scores (give "
                          "--pass-threshold to gate on pass/fail)")
     data = split_errored(data, policy)

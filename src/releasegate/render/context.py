@@ -3,16 +3,29 @@ computed here).
 
 All formats show the same content in the same order (SPEC section 6): verdicts; summary table; rules;
 per-category tables; broken cases; costs; method, parameters, warnings and provenance. The numbers stay
-numbers; the templates format them with the filters of :mod:`releasegate.render.filters`.
+numbers; the templates format them with the filters of :mod:`releasegate.render.filters`. The structure is the
+view models of :mod:`releasegate.render.views`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
 
 from releasegate.decide.rules import RULES, detail
 from releasegate.model import CandidateAnalysis, MetricSection, Parameters, Provenance
 from releasegate.render.answers import answer_rows, any_longer, text_columns
+from releasegate.render.views import (
+    CandidateView,
+    CaseRows,
+    CheckView,
+    CostWords,
+    ErroredRow,
+    ErroredRows,
+    NoteView,
+    RuleRow,
+    SummaryCosts,
+    SummaryRow,
+)
 from releasegate.wording import churn as churn_words
 from releasegate.wording import errors as error_words
 from releasegate.wording import sections as section_words
@@ -20,24 +33,23 @@ from releasegate.wording import verdict as verdict_words
 from releasegate.wording.method import method_lines
 
 
-def _case_rows(changes, limit: int | None) -> dict[str, Any]:
+def _case_rows(changes, limit: int | None) -> CaseRows:
     shown = changes if limit is None else changes[:limit]
     # "answers": per shown case, its per-release texts side by side with the word diff (render/answers.py).
     answers = answer_rows(shown)
-    return {"rows": list(shown), "total": len(changes), "cut": len(changes) - len(shown),
-            "answers": answers, "answers_cut": any_longer(answers)}
+    return CaseRows(list(shown), len(changes), len(changes) - len(shown), answers, any_longer(answers))
 
 
-def _view_rows(cand: CandidateAnalysis, kind: str, limit: int | None) -> dict[str, Any]:
+def _view_rows(cand: CandidateAnalysis, kind: str, limit: int | None) -> CaseRows:
     """The case view's "both fail" or "errored" listing (case_view.py); its total counts the unlisted too."""
     view = cand.sections.case_view
     if view is None:
-        return {**_case_rows((), limit), "defined": False, "column": None}
+        return dataclasses.replace(_case_rows((), limit), defined=False)
     rows = _case_rows(getattr(view, kind), limit)
     total = getattr(view, f"{kind}_total")
     defined = view.both_fail_defined if kind == "both_fail" else True
-    return {**rows, "total": total, "cut": total - len(rows["rows"]), "defined": defined,
-            "column": view.error_column}
+    return dataclasses.replace(rows, total=total, cut=total - len(rows.rows), defined=defined,
+                               column=view.error_column)
 
 
 def _metadata_columns(cand: CandidateAnalysis) -> list[str]:
@@ -69,27 +81,26 @@ def _section_words(cand: CandidateAnalysis, parameters: Parameters, baseline: st
     return out
 
 
-def _errors(cand: CandidateAnalysis, baseline: str, limit: int | None) -> dict[str, Any]:
+def _errors(cand: CandidateAnalysis, baseline: str, limit: int | None) -> tuple[str, ErroredRows | None]:
     """The errored cases beside the verdict (a sentence, empty when none errored) and their listing."""
     e = cand.sections.errors
     if e is None or e.excluded == 0:
-        return {"error_line": "", "errored_cases": None}
+        return "", None
     rows = e.cases if limit is None else e.cases[:limit]
-    return {"error_line": error_words.error_line(e, baseline, cand.name),
-            "errored_cases": {"rows": [{"case": r, "side": error_words.SIDE_LABELS[r.side]} for r in rows],
-                        "total": e.excluded, "cut": e.excluded - len(rows)}}
+    listing = ErroredRows([ErroredRow(r, error_words.SIDE_LABELS[r.side]) for r in rows], e.excluded,
+                          e.excluded - len(rows))
+    return error_words.error_line(e, baseline, cand.name), listing
 
 
 def build_context(section: MetricSection, provenance: Provenance, case_limit: int | None = None,
-                  category_limit: int | None = None, typographic: bool = False) -> dict[str, Any]:
+                  category_limit: int | None = None, typographic: bool = False) -> NoteView:
     """Everything the templates need of one metric's section, in reading order. Limits cut long lists (the
     Markdown size cap)."""
     analysis, verdicts, prov = section.analysis, section.verdicts, provenance
     by_name = {c.name: c for c in analysis.candidates}
     binary = analysis.mcnemar_path
     # Each rule's sentence, written from the figures it compared (decide.rules.detail), in the rules' order.
-    checks = {v.candidate: [{"rule": c.rule, "fired": c.fired, "detail": detail(c, analysis)} for c in v.checks]
-              for v in verdicts}
+    checks = {v.candidate: [CheckView(c.rule, c.fired, detail(c, analysis)) for c in v.checks] for v in verdicts}
     candidates = []
     for verdict in verdicts:
         cand = by_name[verdict.candidate]
@@ -97,30 +108,30 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
         # Critical categories first, then by change (worst first), as a reviewer reads them.
         categories.sort(key=lambda c: (not c.critical, c.diff, c.label))
         shown = categories if category_limit is None else categories[:category_limit]
-        candidates.append({
-            "name": cand.name,
-            "verdict": verdict,
-            "checks": checks[cand.name],
-            "overall": cand.overall,
-            "categories": shown,
-            "categories_cut": len(categories) - len(shown),
-            "broken": _case_rows(cand.broken_cases, case_limit),
-            "fixed": _case_rows(cand.fixed_cases, case_limit),
-            "both_fail": _view_rows(cand, "both_fail", case_limit),
-            "errored": _view_rows(cand, "errored", case_limit),
-            "metadata_columns": _metadata_columns(cand),
-            "text_columns": text_columns((*cand.broken_cases, *cand.fixed_cases)),
-            "exclusions": cand.exclusions,
-            "power": cand.power,
-            "sections": cand.sections,
-            "words": _section_words(cand, analysis.parameters, analysis.baseline),
-            **_errors(cand, analysis.baseline, case_limit),
-        })
-    rules = [
-        {"rule": rule.name, "title": rule.title,
-         "checks": [next(c for c in checks[v.candidate] if c["rule"] == rule.name) for v in verdicts]}
-        for rule in RULES
-    ]
+        error_line, errored_cases = _errors(cand, analysis.baseline, case_limit)
+        candidates.append(CandidateView(
+            name=cand.name,
+            verdict=verdict,
+            checks=checks[cand.name],
+            overall=cand.overall,
+            categories=shown,
+            categories_cut=len(categories) - len(shown),
+            broken=_case_rows(cand.broken_cases, case_limit),
+            fixed=_case_rows(cand.fixed_cases, case_limit),
+            both_fail=_view_rows(cand, "both_fail", case_limit),
+            errored=_view_rows(cand, "errored", case_limit),
+            metadata_columns=_metadata_columns(cand),
+            text_columns=text_columns((*cand.broken_cases, *cand.fixed_cases)),
+            exclusions=cand.exclusions,
+            power=cand.power,
+            sections=cand.sections,
+            words=_section_words(cand, analysis.parameters, analysis.baseline),
+            error_line=error_line,
+            errored_cases=errored_cases,
+        ))
+    rules = [RuleRow(rule.name, rule.title, [next(c for c in checks[v.candidate] if c.rule == rule.name)
+                                             for v in verdicts])
+             for rule in RULES]
     # SPEC 6: the summary shows each release's p50/p95 latency and cost per 1,000 cases when the data has them.
     cost_table = analysis.sections.costs
     cost_rows = {r.name: r for r in cost_table.releases} if cost_table is not None else {}
@@ -136,37 +147,36 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
             rate = cand.overall.candidate
         elif release.is_baseline and len(paired_bases) == 1:
             rate = excluded[0].overall.baseline
-        summary.append({"release": release, "rate": rate, "overall": cand.overall if cand else None,
-                        "costs": cost_rows.get(release.name)})
-    summary_costs = {"latency": bool(cost_table is not None and cost_table.has_latency),
-                     "cost": bool(cost_table is not None and cost_table.has_cost)}
-    first_date = prov.generated_at[:10]
-    return {
-        "title": prov.title,
-        "date": first_date,
-        "generated_at": prov.generated_at,
-        "version": prov.tool_version,
-        "baseline": analysis.baseline,
-        "n_cases": analysis.n_cases,
-        "binary": binary,
-        "outcome_kind": analysis.outcome_kind,
-        "ship_all": section.ship_all,
-        "verdicts": list(verdicts),
-        "candidates": candidates,
-        "summary": summary,
-        "summary_note": verdict_words.compared_cases_note(analysis.baseline, excluded, len(paired_bases) == 1),
-        "summary_costs": summary_costs,
-        "rules": rules,
-        "parameters": analysis.parameters,
-        "notes": list(analysis.notes),
-        "provenance": prov,
-        "has_categories": analysis.has_categories,
-        "has_runs": analysis.has_runs,
-        "has_clusters": analysis.has_clusters,
-        "cost_table": cost_table,
-        "cost_words": ({"interval_method": section_words.cost_interval_method(cost_table, analysis.parameters),
-                        "quantile_method": section_words.QUANTILE_METHOD,
-                        "notes": section_words.cost_notes(cost_table)} if cost_table is not None else {}),
-        "ni_level": section_words.ni_level(analysis.parameters),
-        "method_lines": method_lines(analysis, verdicts, typographic),
-    }
+        summary.append(SummaryRow(release, rate, cand.overall if cand else None, cost_rows.get(release.name)))
+    return NoteView(
+        title=prov.title,
+        date=prov.generated_at[:10],
+        generated_at=prov.generated_at,
+        version=prov.tool_version,
+        baseline=analysis.baseline,
+        n_cases=analysis.n_cases,
+        binary=binary,
+        outcome_kind=analysis.outcome_kind,
+        ship_all=section.ship_all,
+        verdicts=list(verdicts),
+        candidates=candidates,
+        summary=summary,
+        summary_note=verdict_words.compared_cases_note(analysis.baseline, excluded, len(paired_bases) == 1),
+        summary_costs=SummaryCosts(latency=bool(cost_table is not None and cost_table.has_latency),
+                                   cost=bool(cost_table is not None and cost_table.has_cost)),
+        rules=rules,
+        parameters=analysis.parameters,
+        notes=list(analysis.notes),
+        provenance=prov,
+        has_categories=analysis.has_categories,
+        has_runs=analysis.has_runs,
+        has_clusters=analysis.has_clusters,
+        cost_table=cost_table,
+        cost_words=(CostWords(section_words.cost_interval_method(cost_table, analysis.parameters),
+                              section_words.QUANTILE_METHOD, section_words.cost_notes(cost_table))
+                    if cost_table is not None else None),
+        ni_level=section_words.ni_level(analysis.parameters),
+        method_lines=method_lines(analysis, verdicts, typographic),
+        candidates_total=len(candidates),
+        rule_verdicts=list(verdicts),
+    )

@@ -16,19 +16,19 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from typing import Any
+from dataclasses import dataclass
 
 from markupsafe import Markup
 
 from releasegate import fmt
-from releasegate.model import MetricSection, Provenance, Report
+from releasegate.model import CandidateVerdict, MetricSection, Provenance, Report
 from releasegate.provenance import package_versions
 from releasegate.render.chart_url import CHART_URL
 from releasegate.render.chart_worker import Charts, metric_anchor
 from releasegate.render.columns import case_columns
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
-from releasegate.render.grid import GridCell, grid, worst_first
+from releasegate.render.grid import GridCell, grid, section_provenance, worst_first
 from releasegate.render.html_limits import (
     MAX_CASE_ROWS,
     MAX_CATEGORY_ROWS,
@@ -37,6 +37,7 @@ from releasegate.render.html_limits import (
     limit_context,
     shared_limits,
 )
+from releasegate.render.views import ChartView, NoteView, PageView, fields_of
 
 RENDER_PACKAGES = ("altair", "vl-convert-python", "weasyprint")
 CSP_STATIC = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
@@ -57,65 +58,60 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     drawn = owner.plan(report) if pdf_page else owner.get(report)
     if report.several:
         return _metrics_page(report, drawn, interactive=interactive, pdf_page=pdf_page)
-    context = page_context(report.sections[0], report.provenance, drawn[0], interactive=interactive,
-                           pdf_page=pdf_page)
-    return environment("html").get_template("report.html").render(context)
+    note, page = page_context(report.sections[0], report.provenance, drawn[0], interactive=interactive,
+                              pdf_page=pdf_page)
+    return environment("html").get_template("report.html").render(fields_of(note, page))
 
 
 PAGE_LIMITS = (MAX_CASE_ROWS, MAX_CATEGORY_ROWS, MAX_DETAILED_CANDIDATES)
 
 
 def page_context(section: MetricSection, provenance: Provenance, drawn_charts, *, interactive: bool = False,
-                 pdf_page: bool = False, anchor: str = "",
-                 limits: tuple[int, int, int] = PAGE_LIMITS) -> dict[str, Any]:
-    """What the note's templates read for one metric's section. ``drawn_charts`` is that section's entry of
-    :meth:`Charts.get`'s answer (with ``pdf_page``, :meth:`Charts.plan`'s: named, not yet drawn); ``anchor``
-    starts every id of the note's sections and the names of its charts (drawn with that prefix: each metric's
-    section of a several-metric page has its own); ``limits`` are the case rows, category rows and detailed
-    candidates shown (render/html_limits.py)."""
+                 pdf_page: bool = False, anchor: str = "", metric: str = "",
+                 limits: tuple[int, int, int] = PAGE_LIMITS) -> tuple[NoteView, PageView]:
+    """What the note's templates read for one metric's section: the note's view, and what the page adds.
+    ``drawn_charts`` is that section's entry of :meth:`Charts.get`'s answer (with ``pdf_page``,
+    :meth:`Charts.plan`'s: named, not yet drawn); ``anchor`` starts every id of the note's sections and the names
+    of its charts (drawn with that prefix: each metric's section of a several-metric page has its own);
+    ``limits`` are the case rows, category rows and detailed candidates shown (render/html_limits.py)."""
     case_limit, category_limit, max_candidates = limits
     # Long lists are cut with a count (render/html_limits.py); the JSON keeps every row.
-    context = limit_context(build_context(section, provenance, case_limit=case_limit,
-                                          category_limit=category_limit, typographic=True), max_candidates)
+    note = limit_context(build_context(section, provenance, case_limit=case_limit, category_limit=category_limit,
+                                       typographic=True), max_candidates)
     drawn, drawn_costs = drawn_charts
-    context.update({
+    page = PageView(
         # Keyed by the chart's own name, which the templates look up; its id on the page keeps the anchor.
-        "charts": {c.name.removeprefix(anchor): _chart_context(c) for c in drawn},
-        # The cost section's contract (render/charts_costs.py): a list of {"title", "svg"}, plus the anchor.
-        "cost_charts": [{**_chart_context(c), "kind": kind} for kind, c in drawn_costs],
-        "interactive": interactive,
-        "vega_bundle": Markup(_script_safe(_cached_bundle())) if interactive else None,
-        "chart_specs": {c.name: c.spec for c in (*drawn, *(c for _, c in drawn_costs))} if interactive else {},
-        "csp": CSP_INTERACTIVE if interactive else CSP_STATIC,
-        "subject": " ".join(v.headline for v in section.verdicts),
-        "renderers": package_versions(RENDER_PACKAGES),
-        "case_columns": case_columns,
-        "anchor": anchor,  # the ids' prefix: empty on a single-metric page
-        "pdf_page": pdf_page,
-    })
-    if pdf_page:
-        _as_links([*context["charts"].values(), *context["cost_charts"]])
-    return context
+        charts={c.name.removeprefix(anchor): _chart_view(c, pdf_page) for c in drawn},
+        # The cost section's charts (render/charts_costs.py), each with its kind.
+        cost_charts=[_chart_view(c, pdf_page, kind) for kind, c in drawn_costs],
+        interactive=interactive,
+        vega_bundle=Markup(_script_safe(_cached_bundle())) if interactive else None,
+        chart_specs={c.name: c.spec for c in (*drawn, *(c for _, c in drawn_costs))} if interactive else {},
+        csp=CSP_INTERACTIVE if interactive else CSP_STATIC,
+        subject=" ".join(v.headline for v in section.verdicts),
+        renderers=package_versions(RENDER_PACKAGES),
+        case_columns=case_columns,
+        anchor=anchor,
+        pdf_page=pdf_page,
+        metric=metric,
+    )
+    return note, page
 
 
-def chart_contexts(report: Report) -> list[list[dict[str, Any]]]:
+def chart_contexts(report: Report) -> list[list[ChartView]]:
     """Every chart of each metric's section (the overall and category charts, then the cost charts) as inline
     SVG: for the notebook view (render/notebook.py)."""
-    return [[_chart_context(c) for c in (*drawn, *(c for _, c in drawn_costs))]
+    return [[_chart_view(c) for c in (*drawn, *(c for _, c in drawn_costs))]
             for drawn, drawn_costs in Charts().get(report)]
 
 
-def _chart_context(chart) -> dict[str, Any]:
+def _chart_view(chart, as_link: bool = False, kind: str = "") -> ChartView:
     # vl-convert writes well-formed SVG with every data string XML-escaped: safe to place as markup.
-    return {"name": chart.name, "title": chart.title, "caption": chart.caption, "svg": Markup(chart.svg)}
-
-
-def _as_links(charts: list[dict[str, Any]]) -> None:
-    # WeasyPrint parses an inline SVG as HTML and cascades its stylesheet over every element; an image goes to
-    # its own SVG loader instead (about 0.3 s less on the example), and stays vector, text included. Named, so
-    # that the page exists before the chart does.
-    for chart in charts:
-        chart["image"] = Markup('<img src="{}{}" alt="{}">').format(CHART_URL, chart["name"], chart["title"])
+    # As a link (the PDF's page): WeasyPrint parses an inline SVG as HTML and cascades its stylesheet over every
+    # element; an image goes to its own SVG loader instead (about 0.3 s less on the example), and stays vector,
+    # text included. Named, so that the page exists before the chart does.
+    image = Markup('<img src="{}{}" alt="{}">').format(CHART_URL, chart.name, chart.title) if as_link else None
+    return ChartView(chart.name, chart.title, chart.caption, Markup(chart.svg), image, kind)
 
 
 @functools.cache
@@ -138,28 +134,66 @@ def _script_safe(code: str) -> str:
 def _metrics_page(report: Report, drawn, *, interactive: bool, pdf_page: bool) -> str:
     env = environment("html")
     limits = shared_limits(len(report.sections))
-    sections, contexts = [], []
+    sections, views = [], []
     for i, (section, metric_charts) in enumerate(zip(report.sections, drawn)):
-        context = page_context(section, report.provenance, metric_charts, interactive=interactive,
-                               pdf_page=pdf_page, anchor=metric_anchor(report, i), limits=limits)
-        context["metric"] = section.metric
-        contexts.append(context)
-        sections.append(Markup(env.get_template("partials/metric.html").render(context)))
-    page = dict(contexts[0])  # the first metric's context serves the page's head, foot and provenance
-    page.update(_page_figures(report))
+        note, page = page_context(section, section_provenance(report, i), metric_charts, interactive=interactive,
+                                  pdf_page=pdf_page, anchor=metric_anchor(report, i), metric=section.metric,
+                                  limits=limits)
+        views.append((note, page))
+        sections.append(Markup(env.get_template("partials/metric.html").render(fields_of(note, page))))
     prov = report.provenance
-    page.update({
-        "sections": sections,
-        "several_metrics": list(report.metrics),
-        "verdicts": list(report.verdicts),
-        "subject": " ".join(v.headline for v in report.verdicts),
-        "title": prov.title,
-        # One provenance for the page: the metrics share inputs, command and packages; the policy names them all.
-        "provenance": dataclasses.replace(prov, policy={**prov.policy, "metric": list(report.metrics)}),
-        "chart_specs": {name: spec for c in contexts for name, spec in c["chart_specs"].items()},
-        "anchor": "",
-    })
-    return env.get_template("metrics.html").render(page)
+    first_note, first_page = views[0]  # the first metric's views serve the page's head, foot and provenance
+    page = dataclasses.replace(first_page, anchor="", metric="",
+                               subject=" ".join(v.headline for v in report.verdicts),
+                               chart_specs={name: spec for _, p in views for name, spec in p.chart_specs.items()})
+    # One provenance for the page: the metrics share inputs, command and packages; the policy names them all.
+    note = dataclasses.replace(first_note, title=prov.title, provenance=dataclasses.replace(
+        prov, policy={**prov.policy, "metric": list(report.metrics)}))
+    return env.get_template("metrics.html").render(fields_of(note, page, _page_figures(report), sections=sections,
+                                                             several_metrics=list(report.metrics),
+                                                             verdicts=list(report.verdicts)))
+
+
+@dataclass(frozen=True)
+class MetricLink:
+    name: str
+    anchor: str
+
+
+@dataclass(frozen=True)
+class Card:
+    """A candidate's box on page one: its combined verdict, the headline's reason and the blocking metrics."""
+
+    name: str
+    verdict: CandidateVerdict
+    because: str
+    blocking: list[MetricLink]
+
+
+@dataclass(frozen=True)
+class GridCellView:
+    ship: bool
+    diff: str
+    interval: str
+    rules: list[str]
+
+
+@dataclass(frozen=True)
+class GridRowView:
+    name: str
+    verdict: CandidateVerdict
+    cells: list[GridCellView]
+
+
+@dataclass(frozen=True)
+class GridPage:
+    """Page one of a several-metric note: the boxes and the grid, each cut (worst first) to what a page lays out."""
+
+    cards: list[Card]
+    cards_cut: int
+    grid_rows: list[GridRowView]
+    grid_cut: int
+    metric_links: list[MetricLink]
 
 
 def _figure(cell: GridCell) -> tuple[str, str]:
@@ -169,22 +203,16 @@ def _figure(cell: GridCell) -> tuple[str, str]:
     return fmt.signed(cell.diff), fmt.interval_signed(cell.ci_low, cell.ci_high)
 
 
-def _page_figures(report: Report) -> dict[str, Any]:
-    """The verdict boxes and the grid of page one, each cut (worst first) to what a page lays out."""
+def _page_figures(report: Report) -> GridPage:
     rows = grid(report)
-    links = [{"name": m, "anchor": metric_anchor(report, i)} for i, m in enumerate(report.metrics)]
+    links = [MetricLink(m, metric_anchor(report, i)) for i, m in enumerate(report.metrics)]
     worst = sorted(rows, key=worst_first)
     shown_cards = {row.name for row in worst[:MAX_DETAILED_CANDIDATES]}
     shown_rows = {row.name for row in worst[:MAX_SUMMARY_ROWS]}
-    cards, grid_rows = [], []
-    for row in rows:
-        verdict = row.verdict
-        if row.name in shown_cards:
-            cards.append({"name": row.name, "verdict": verdict, "because": verdict.because,
-                          "blocking": [link for link in links if link["name"] in verdict.blocking]})
-        if row.name in shown_rows:
-            cells = [{"ship": c.ship, "diff": _figure(c)[0], "interval": _figure(c)[1], "rules": list(c.rules_fired)}
-                     for c in row.cells]
-            grid_rows.append({"name": row.name, "verdict": verdict, "cells": cells})
-    return {"cards": cards, "cards_cut": len(rows) - len(cards), "grid_rows": grid_rows,
-            "grid_cut": len(rows) - len(grid_rows), "metric_links": links}
+    cards = [Card(row.name, row.verdict, row.verdict.because,
+                  [link for link in links if link.name in row.verdict.blocking])
+             for row in rows if row.name in shown_cards]
+    grid_rows = [GridRowView(row.name, row.verdict, [GridCellView(c.ship, *_figure(c), list(c.rules_fired))
+                                                     for c in row.cells])
+                 for row in rows if row.name in shown_rows]
+    return GridPage(cards, len(rows) - len(cards), grid_rows, len(rows) - len(grid_rows), links)

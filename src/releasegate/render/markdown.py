@@ -12,6 +12,7 @@ from releasegate.model import MetricSection, Provenance, Report
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
 from releasegate.render.grid import grid, section_provenance
+from releasegate.render.views import fields_of
 
 GITHUB_COMMENT_LIMIT = 65_536
 MARKER = "<!-- releasegate -->\n"  # the first line: the example workflow finds and updates its comment by it
@@ -54,7 +55,7 @@ def section_markdown(section: MetricSection, provenance: Provenance, limit: int 
         last = step == len(_STEPS) - 1
         if not last and _rows_listed(section, case_limit, category_limit) * _SHORTEST_ROW > limit:
             continue
-        text = template.render(build_context(section, provenance, case_limit, category_limit))
+        text = template.render(fields_of(build_context(section, provenance, case_limit, category_limit)))
         if len(text) <= limit:
             return text
     return hard_cut(text, limit)

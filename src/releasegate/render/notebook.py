@@ -5,14 +5,13 @@ The same HTML environment escapes every value as the HTML report's does (render/
 
 from __future__ import annotations
 
-from typing import Any
-
 from markupsafe import Markup
 
 from releasegate.model import Report
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
 from releasegate.render.grid import section_provenance
+from releasegate.render.views import ChartView, fields_of
 
 NOTEBOOK_TEMPLATE = "notebook.html"
 NOTEBOOK_CASE_LIMIT = 200  # broken cases listed in the notebook view; the reports list them all
@@ -24,14 +23,14 @@ def render_notebook(report: Report, case_limit: int = NOTEBOOK_CASE_LIMIT) -> st
     sections = []
     for i, section in enumerate(report.sections):
         context = build_context(section, section_provenance(report, i), case_limit=case_limit)
-        context["notebook_charts"] = charts[i] if i < len(charts) else []
-        sections.append(Markup(env.get_template("partials/notebook_metric.html").render(context)))
+        shown = fields_of(context, notebook_charts=charts[i] if i < len(charts) else [])
+        sections.append(Markup(env.get_template("partials/notebook_metric.html").render(shown)))
     return env.get_template(NOTEBOOK_TEMPLATE).render(
         several=report.several, metrics=report.metrics, verdicts=report.verdicts, sections=sections,
         title=report.provenance.title)
 
 
-def _notebook_charts(report: Report) -> list[list[dict[str, Any]]]:
+def _notebook_charts(report: Report) -> list[list[ChartView]]:
     """Each metric's charts as inline SVG; none (the tables alone) when the chart packages are not installed."""
     try:
         from releasegate.render.html import chart_contexts

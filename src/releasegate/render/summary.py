@@ -7,6 +7,7 @@ from pathlib import Path
 from releasegate.model import Report
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
+from releasegate.render.views import fields_of
 
 # GitHub refuses a step's summary above 1 MiB; other steps may append to the same file, so stay well below.
 SUMMARY_LIMIT = 512 * 1024
@@ -21,7 +22,7 @@ def render_summary(report: Report, limit: int = SUMMARY_LIMIT) -> str:
         text = grid_markdown(report, marker=False)
     else:
         context = build_context(report.sections[0], report.provenance, 0, 0)
-        text = environment("md").get_template("summary.md").render(context)
+        text = environment("md").get_template("summary.md").render(fields_of(context))
     data = text.encode("utf-8")
     if len(data) <= limit:
         return text

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from releasegate import fmt
+from releasegate.kinds import OutcomeKind
 from releasegate.model import ClusterAnalysis, CostComparison, CostTable, ItemAxis, Parameters, RunAxis
 from releasegate.model.costs import LARGE_WORK
 
@@ -35,7 +36,7 @@ def signflip_method(item: ItemAxis, seed: int) -> str:
 
 
 def worsened_rule(item: ItemAxis) -> str:
-    if item.outcome_kind == "binary":
+    if item.outcome_kind == OutcomeKind.BINARY:
         return ("A case's outcome is its pass rate over its runs; it counts as worsened (listed under broken "
                 "cases) when that rate is lower on the candidate, improved when higher. A critical category "
                 "blocks by its own test on each case's majority outcome (or, with critical_rule = any, on one "

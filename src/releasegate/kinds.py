@@ -1,0 +1,33 @@
+"""The kinds and modes every stage names, as enums and Literals rather than free strings: what an outcome is
+(validate decides it; analyze, decide and render read it) and the policy's modes (policy.py checks a value is
+one of them; the stages that read them compare against these names). A StrEnum member is its value as text,
+so the JSON and the templates write "binary" as before."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal, get_args
+
+
+class OutcomeKind(StrEnum):
+    """Pass/fail outcomes (0/1; the McNemar path with one run per case) or scores (continuous)."""
+
+    BINARY = "binary"
+    CONTINUOUS = "continuous"
+
+
+# How a critical category blocks: by its own one-sided exact test, or on any broken case (zero tolerance).
+CriticalRule = Literal["test", "any"]
+# Rows without an outcome: refused, counted as failures, or dropped.
+MissingMode = Literal["refuse", "fail", "drop"]
+# The McNemar p the gate reads.
+McNemarVariant = Literal["exact", "midp"]
+# A metric's outcome ([metrics.NAME] kind): detected, pass/fail, or a score; and which way is better.
+MetricKind = Literal["auto", "pass_fail", "score"]
+Direction = Literal["higher", "lower"]
+
+CRITICAL_RULES: tuple[str, ...] = get_args(CriticalRule)
+MISSING_MODES: tuple[str, ...] = get_args(MissingMode)
+MCNEMAR_VARIANTS: tuple[str, ...] = get_args(McNemarVariant)
+METRIC_KINDS: tuple[str, ...] = get_args(MetricKind)
+DIRECTIONS: tuple[str, ...] = get_args(Direction)
