@@ -192,3 +192,15 @@ def test_the_issue_example_corrected_difference_does_not_favour_the_candidate(tm
 @pytest.fixture(autouse=True)
 def _json_doc_importable(monkeypatch):
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "tooling"))
+
+
+def test_the_notebook_api_takes_gold_as_a_keyword(tmp_path):
+    import releasegate
+
+    results, gold, _ = _suite(12)
+    gold = gold[gold["case_id"] < "c040"]
+    res_path, gold_path = _write(tmp_path, results, gold)
+    note = releasegate.compare(res_path, baseline="r1", gold=gold_path)  # a Path, kept as text
+    assert note.analysis.candidates[0].sections.judge.corrected.paired_cases == 40
+    assert note.report.provenance.policy["gold"] == str(gold_path)
+    assert json.loads(note.to_json())["candidates"][0]["judge"]["gold_path"] == str(gold_path)
