@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from releasegate import __version__
+from releasegate.errors import InputError
 from releasegate.load.results import AdapterOptions, LoadedResults
 from releasegate.load.sources import Source
 from releasegate.load.sources import default_title as title_of
@@ -47,6 +48,17 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     # What loading dropped or recorded (e.g. a run store's holes) is said in the report.
     tables = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics, loaded.notes)
     inputs, named = loaded.inputs, loaded.metrics
+    gold = None
+    if policy.gold is not None:  # human labels of the judged outcomes (issue 35): read, checked, recorded
+        if len(tables) > 1:
+            raise InputError("gold labels grade one judged metric; with several metrics (--metric) they are not "
+                             "read yet: gate the judged metric on its own with --gold")
+        from releasegate.load.gold import load_gold
+        from releasegate.validate_gold import validate_gold
+
+        loaded_gold = load_gold(policy.gold)
+        gold = validate_gold(loaded_gold.table, tables[0].data, policy.gold)
+        inputs = (*inputs, loaded_gold.input)
     # The validated tables hold the identity columns as categorical codes; the loaded one's text columns
     # (about 90 MB per million rows) are freed here unless the caller keeps them.
     del loaded
@@ -54,7 +66,8 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     for table in tables:
         # With several metrics the across-metric correction scales the regression rules' adjusted p; the
         # critical tests are read unadjusted at critical_alpha, as a critical category's are within its family.
-        analysis = across_metrics(analyze(table.data, table.policy, critical_whole=table.critical), len(tables))
+        analysis = across_metrics(analyze(table.data, table.policy, critical_whole=table.critical, gold=gold),
+                                  len(tables))
         sections.append(MetricSection(table.metric, analysis, decide(analysis, table.policy, table.metric)))
     provenance = Provenance(
         tool_version=__version__,

@@ -28,6 +28,7 @@ from releasegate.model.core import (
     Verdict,
 )
 from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
+from releasegate.model.judge import JudgeRelease, JudgeSection
 from releasegate.model.report import CandidateVerdict, MetricSection, Report
 from releasegate.model.sections import (
     CaseView,
@@ -65,6 +66,8 @@ __all__ = [
     "FragileComparison",
     "InputFile",
     "ItemAxis",
+    "JudgeRelease",
+    "JudgeSection",
     "MajorityMcNemar",
     "MetricSection",
     "Parameters",
