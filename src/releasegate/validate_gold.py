@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.kinds import OutcomeKind
 from releasegate.validate import ValidatedResults, parse_passed
 
 # Below this many gold labels on a release no interval the judge section shows (Wilson's, Newcombe's, kappa's
@@ -47,7 +48,7 @@ def _label(series: pd.Series, path: str) -> pd.Series:
 
 def validate_gold(gold: pd.DataFrame, data: ValidatedResults, path: str) -> ValidatedGold:
     """Check the gold rows against the validated results and return them with a float ``label``."""
-    if data.outcome_kind != "binary":
+    if data.outcome_kind != OutcomeKind.BINARY:
         raise InputError(f"{path}: gold labels grade pass/fail verdicts, and the results hold scores; set "
                          "pass_threshold to turn the scores into the judge's pass/fail")
     table = gold.copy()
