@@ -352,8 +352,9 @@ CASES: tuple[Case, ...] = (
 # Run as a script, this file is __main__; the added rows import it by name and must find this same module.
 sys.modules.setdefault("input_cases", sys.modules[__name__])
 from input_cases_fail_closed import FAIL_CLOSED_CASES
+from input_cases_issue28 import ISSUE_28_CASES
 
-CASES += FAIL_CLOSED_CASES
+CASES += FAIL_CLOSED_CASES + ISSUE_28_CASES
 
 
 @dataclass(frozen=True)
@@ -372,6 +373,7 @@ def prepare(case: Case, work: Path) -> None:
             (work / name).mkdir()
             continue
         data = content() if callable(content) else content
+        (work / name).parent.mkdir(parents=True, exist_ok=True)  # a harness's folder of files
         (work / name).write_bytes(data.encode() if isinstance(data, str) else data)
     (work / EXISTING).write_bytes(OLD_TEXT)
     os.utime(work / EXISTING, (OLD_MTIME, OLD_MTIME))
