@@ -61,7 +61,7 @@ COLUMN_FLAGS = (
 
 # The policy keys that are one flag each (their option's name is the key).
 POLICY_FLAGS = ("baseline", "baseline_rerun", "critical_rule", "critical_alpha", "margin", "alpha", "correction",
-                "mcnemar", "pass_threshold", "missing", "allow_missing", "seed", "n_resamples", "title")
+                "mcnemar", "pass_threshold", "missing", "allow_missing", "seed", "n_resamples", "title", "gold")
 
 
 def _fail(message: str) -> None:
@@ -102,6 +102,7 @@ def input_options(function, skip: tuple[str, ...] = ()):
     decorators = [
         click.argument("results", nargs=-1, required=True),
         option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
+        option("--gold", help="Human labels of the judged outcomes (release, case_id, label[, run]): the judge is measured and the comparison corrected."),
         option("--baseline", help="The live release (default: the policy's)."),
         option("--baseline-rerun", help="The live release run again on the same cases: churn is measured from it "
                "and the critical test uses it (never a candidate)."),
@@ -206,11 +207,13 @@ def build_report(kw: dict):
 
 
 def _check_not_inputs(paths: list[Path], kw: dict) -> None:
-    """No output may be an input: a named file, a file inside a directory input, the case table or the policy."""
+    """No output may be an input: a named file, a file inside a directory input, the case table, the policy or
+    the gold labels."""
     from releasegate.load import parse_source
     from releasegate.render.output_guard import check_outputs_are_not_inputs
 
-    inputs = [parse_source(text).path for text in kw["results"]] + [kw.get("cases"), kw.get("policy_path")]
+    inputs = [parse_source(text).path for text in kw["results"]]
+    inputs += [kw.get("cases"), kw.get("policy_path"), kw.get("gold") and Path(kw["gold"])]
     check_outputs_are_not_inputs(paths, inputs)
 
 

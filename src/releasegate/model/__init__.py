@@ -29,6 +29,7 @@ from releasegate.model.core import (
     Verdict,
 )
 from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
+from releasegate.model.judge import JudgeRelease, JudgeSection
 from releasegate.model.metrics import MetricsReport, MetricsVerdict
 from releasegate.model.sections import (
     CaseView,
@@ -64,6 +65,8 @@ __all__ = [
     "InputFile",
     "NotJudged",
     "ItemAxis",
+    "JudgeRelease",
+    "JudgeSection",
     "MajorityMcNemar",
     "MetricsReport",
     "MetricsVerdict",

@@ -11,8 +11,8 @@ from releasegate.plan.defaults import DEFAULT_REPLICATIONS, DEFAULT_SEED
 
 # The results, the case table, the columns, the adapters and the policy are read with report's own options
 # (cli.input_options); these are plan's own, and PLAN_SKIPS the input options plan does not take (its --seed is
-# its simulation's; it judges no named candidate and writes no titled note).
-PLAN_SKIPS = ("results", "seed", "n_resamples", "title", "candidates")
+# its simulation's; it judges no named candidate, writes no titled note and simulates no judge).
+PLAN_SKIPS = ("results", "seed", "n_resamples", "title", "candidates", "gold")
 PLAN_OPTIONS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("--n-cases",), {"type": int, "help": "Without RESULTS: the suite's number of cases."}),
     (("--pass-rate",), {"type": float, "help": "Without RESULTS: the baseline's pass rate (default 0.9)."}),
