@@ -41,8 +41,9 @@ def test_check_with_nothing_judged_is_one_line_and_exit_2(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ok.csv"]
 
 
-def test_a_stray_policy_is_named_with_its_sha256_and_the_release_it_left_out(tmp_path):
+def test_a_stray_policy_is_named_with_its_sha256_and_the_release_it_left_out(tmp_path, monkeypatch):
     digest = _three_releases(tmp_path)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
     result = run_cli("check", "evals/r.csv", "-o", "n.md", "-o", "n.json", "-o", "n.html", cwd=tmp_path)
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines()[0].startswith("policy: evals/releasegate.toml (found;")
@@ -53,6 +54,7 @@ def test_a_stray_policy_is_named_with_its_sha256_and_the_release_it_left_out(tmp
     note = json.loads((tmp_path / "n.json").read_text())
     assert note["policy_file"] == {"path": "evals/releasegate.toml", "sha256": digest, "found": True}
     assert note["not_judged"] == [{"release": "r3", "reason": "not_a_candidate"}]
+    assert "Not judged: r3, not among the policy's candidates (r2)" in (tmp_path / "summary.md").read_text()
     html = (tmp_path / "n.html").read_text()
     assert "Not judged: r3, not among the policy&#39;s candidates (r2)" in html and digest in html
     report = run_cli("report", "evals/r.csv", "-o", "m.md", cwd=tmp_path)
