@@ -25,6 +25,8 @@ McNemarVariant = Literal["exact", "midp"]
 # A metric's outcome ([metrics.NAME] kind): detected, pass/fail, or a score; and which way is better.
 MetricKind = Literal["auto", "pass_fail", "score"]
 Direction = Literal["higher", "lower"]
+# Why a release of the data is not judged: the policy names other candidates, or it is the baseline run again.
+NotJudgedReason = Literal["not_a_candidate", "baseline_rerun"]
 
 CRITICAL_RULES: tuple[str, ...] = get_args(CriticalRule)
 MISSING_MODES: tuple[str, ...] = get_args(MissingMode)

@@ -1,150 +1,138 @@
-"""Stage 2 for the metrics gated: the loaded table -> one validated table per metric, each with the policy of its
-own single-metric run.
+"""The outcome column of the tidy table as numbers: boolean-like pass/fail words, scores, and a score threshold.
 
-Without ``--metric`` the one metric is the table's outcome column (passed or score) and the run is validation's
-alone. With ``--metric NAME`` (repeatable) the loaded table holds one column per metric (load/per_metric.py); each
-becomes the outcome of its own table (pass/fail or score by its kind, negated when lower is better) under the
-policy's ``[metrics.NAME]`` overrides. The ``[metrics.NAME]`` tables are checked here, once, for every run: their
-keys and values (:data:`releasegate.policy.METRIC_RULES`, with the policy) and that each names a metric gated (a
-table for a metric that is not gated would change nothing silently, so it is refused).
+Part of validation (:mod:`releasegate.validate`): each function takes one column (or the table and the policy)
+and returns floats, or raises an InputError whose one line names the column and shows a few of its values.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import difflib
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+import re
+
+import numpy as np
+import pandas as pd
 
 from releasegate.errors import InputError
-from releasegate.kinds import MetricKind
+from releasegate.kinds import OutcomeKind
 from releasegate.policy import Policy
-from releasegate.validate import ValidatedResults, parse_passed, parse_score, validate
 
-# Columns with a role of their own: never a metric (passed and score are: --metric passed gates that column).
-NOT_METRICS = frozenset({"release", "case_id", "category", "cluster", "run", "latency_ms", "input_tokens",
-                         "output_tokens", "cost", "error", "doc_hash", "metric"})
-
-
-@dataclass(frozen=True)
-class MetricTable:
-    """One metric's validated table and the policy of its single-metric run; ``critical``: its every case and
-    category is tested by the critical test (``[metrics.NAME] critical = true``)."""
-
-    metric: str
-    data: ValidatedResults
-    policy: Policy
-    critical: bool = False
+TRUE_WORDS = {"1", "1.0", "true", "t", "pass", "passed", "yes", "y"}
+FALSE_WORDS = {"0", "0.0", "false", "f", "fail", "failed", "no", "n"}
+_COMMA_NUMBER = re.compile(r"^\s*[-+]?\d[\d.]*,\d")
+# Beyond this a number overflows the statistics (squares, sums of a million of them) to infinity: it is refused
+# rather than turned into "inf" in a report or a NaN in a test.
+MAX_MAGNITUDE = 1e100
 
 
-def metric_tables(table, metadata_columns: tuple[str, ...], policy: Policy, metrics: tuple[str, ...],
-                  notes: tuple[str, ...] = ()) -> tuple[MetricTable, ...]:
-    """The validated table of each metric gated, in the order given (``metrics`` empty: the outcome column's
-    alone); every name and ``[metrics.NAME]`` table is checked before the first table is made. ``notes`` (what
-    loading dropped or recorded) open each table's notes."""
-    if not metrics:
-        data = _with_notes(validate(table, policy, metadata_columns), notes)
-        refuse_ungated_tables(policy.metrics, ())
-        return (MetricTable(data.outcome_column, data, policy),)
-    check_metrics(metrics, table, policy)
-    out = []
-    for metric in metrics:
-        others = tuple(m for m in metrics if m != metric)
-        one, metadata, single = _metric_table(table, metadata_columns, metric, others, policy)
-        data = _with_notes(validate(one, single, metadata), notes)
-        critical = policy.metrics.get(metric, {}).get("critical") is True
-        if critical:  # every category of a critical metric is a critical category (docs/policy.md, metrics)
-            single = critical_metric_policy(single, data)
-        out.append(MetricTable(metric, data, single, critical))
-    return tuple(out)
+def examples(values, k: int = 3) -> str:
+    shown = [repr(v) if isinstance(v, str) else str(v) for v in list(values)[:k]]
+    return ", ".join(shown)
 
 
-def _with_notes(data: ValidatedResults, notes: tuple[str, ...]) -> ValidatedResults:
-    return dataclasses.replace(data, notes=(*notes, *data.notes)) if notes else data
-
-
-def refuse_ungated_tables(tables: Mapping[str, Any], metrics: tuple[str, ...]) -> None:
-    """A ``[metrics.NAME]`` table (``tables``, the policy's) for a metric this run does not gate is refused,
-    naming the way to gate it."""
-    unknown = sorted(set(tables) - set(metrics))
-    if not unknown:
+def _refuse_nested(series: pd.Series, name: str) -> None:
+    """JSON objects or lists where a value is due (nested records): one line, not "unhashable type"."""
+    if series.dtype != object:
         return
-    gated = f"({', '.join(metrics)})" if metrics else "(none is named: the outcome column is gated alone)"
-    raise InputError(f"policy [metrics.{unknown[0]}]: no such metric among the ones gated {gated}; "
-                     f"name it with --metric {unknown[0]} or remove the table")
+    nested = series[series.map(lambda v: isinstance(v, (dict, list)))]
+    if len(nested):
+        example = nested.iloc[0]
+        shown = (f"an object with keys {', '.join(map(str, list(example)[:5]))}" if isinstance(example, dict)
+                 else "a list")
+        raise InputError(f"{name!r} holds JSON objects or lists, not values: {len(nested)} row(s), e.g. {shown}; "
+                         "flatten the records so that the column holds one value per row")
 
 
-def could_be_metric(values) -> bool:
-    """Whether a column holds pass/fail values or numbers (and at least one value)."""
-    if not values.notna().any():
-        return False
-    for parse in (parse_passed, parse_score):
-        try:
-            parse(values.rename("metric"))
-            return True
-        except InputError:
-            continue
-    return False
+def parse_passed(series: pd.Series) -> pd.Series:
+    """Boolean-like values (0/1, true/false, pass/fail, yes/no; any case) to 1.0/0.0, missing to NaN."""
+    _refuse_nested(series, "passed")
+    if series.dtype == bool:
+        return series.astype(float)
+    if series.dtype.kind in "iuf":
+        values = series.astype(float)
+        bad = values[values.notna() & ~values.isin([0.0, 1.0])]
+        if len(bad):
+            raise InputError(f"'passed' must be boolean-like (0/1, true/false, pass/fail, yes/no); found "
+                             f"{bad.nunique()} other value(s): {examples(bad.unique())}")
+        return values
+    missing = series.isna()
+    text = series.astype(str).str.strip().str.lower()
+    missing |= text.isin(["", "nan", "none", "null", "na", "n/a"])
+    out = pd.Series(np.nan, index=series.index)
+    out[text.isin(TRUE_WORDS)] = 1.0
+    out[text.isin(FALSE_WORDS)] = 0.0
+    bad = series[out.isna() & ~missing]
+    if len(bad):
+        raise InputError(f"'passed' must be boolean-like (0/1, true/false, pass/fail, yes/no); found "
+                         f"{bad.nunique()} other value(s): {examples(bad.unique())}")
+    return out
 
 
-def metric_columns(table) -> list[str]:
-    """The columns that could be metrics, in table order (asked only to say what --metric could name)."""
-    return [str(c) for c in table.columns if str(c) not in NOT_METRICS and could_be_metric(table[c])]
+def parse_score(series: pd.Series, bound: float = MAX_MAGNITUDE) -> pd.Series:
+    """Numbers to float; anything else is an error naming the column and the values.
 
-
-def check_metrics(metrics: tuple[str, ...], table, policy: Policy) -> None:
-    """A metric named twice, one that matches no column or names a column of text (listing the columns that could
-    be metrics, the closest first), or a policy table for a metric not gated is refused with one line."""
-    seen: set[str] = set()
-    for name in metrics:
-        if name in seen:
-            raise InputError(f"metric {name!r} is given twice (--metric {name})")
-        seen.add(name)
-    columns = {str(c) for c in table.columns}
-    for name in metrics:
-        if name in columns and name not in NOT_METRICS and could_be_metric(table[name]):
-            continue
-        possible = metric_columns(table)
-        close = difflib.get_close_matches(name, possible, n=1, cutoff=0.6) if name not in columns else []
-        what = ("matches no column" if name not in columns else
-                "is a column of its own role, not a metric" if name in NOT_METRICS else
-                "holds neither pass/fail values nor numbers")
-        hint = f"; closest match {close[0]!r}" if close else ""
-        raise InputError(f"metric {name!r} {what}{hint}; columns that could be metrics: {', '.join(possible) or 'none'}")
-    refuse_ungated_tables(policy.metrics, metrics)
-
-
-def _metric_table(table, metadata_columns: tuple[str, ...], metric: str, others: tuple[str, ...], policy: Policy):
-    """The table with ``metric`` as its one outcome (passed or score by its kind), its metadata columns, and the
-    policy of a single-metric run of it."""
-    spec: Mapping[str, Any] = policy.metrics.get(metric, {})
-    values = table[metric]
-    one = table.drop(columns=[c for c in ("passed", "score", metric, *others) if c in table.columns])
-    kind: MetricKind = spec.get("kind", "auto")
-    if kind == "auto":
-        try:
-            parse_passed(values.rename(metric))
-            kind = "pass_fail"
-        except InputError:
-            kind = "score"
-    lower = spec.get("direction", "higher") == "lower"
-    if kind == "pass_fail":
-        if lower:
-            raise InputError(f"[metrics.{metric}]: direction = \"lower\" needs kind = \"score\" (a pass is better)")
-        one["passed"] = values.to_numpy()
+    A comma inside a number ("1,234", "0,5") is refused, not guessed: it is a thousands separator in one
+    locale and a decimal comma in another, and either guess silently changes a figure by a factor of 1000.
+    Infinite values are refused too: no mean, interval or ratio survives them.
+    """
+    name = series.name if isinstance(series.name, str) else "score"
+    _refuse_nested(series, name)
+    if series.dtype.kind in "iuf":
+        numbers = series.astype(float)
     else:
-        one["score"] = (-values.astype(float) if lower else values).to_numpy()
-    overrides = {k: spec[k] for k in ("margin", "pass_threshold") if k in spec}
-    if lower and "pass_threshold" in overrides:
-        overrides["pass_threshold"] = -overrides["pass_threshold"]  # scores are negated: lower is better
-    columns = {k: v for k, v in policy.columns.items() if k not in ("passed", "score")}
-    single = dataclasses.replace(policy, metrics={}, columns=columns, **overrides)
-    metadata = tuple(c for c in metadata_columns if c != metric and c not in others)
-    return one, metadata, single
+        numbers = pd.to_numeric(series, errors="coerce").astype(float)
+        bad = series[numbers.isna() & series.notna() & (series.astype(str).str.strip() != "")]
+        if len(bad):
+            values = bad.astype(str)
+            hint = ("; commas are not read as thousands separators or decimal commas: write 1234 or 0.5"
+                    if values.str.match(_COMMA_NUMBER).any() else "")
+            raise InputError(f"{name!r} must be numeric; found {bad.nunique()} other value(s): "
+                             f"{examples(bad.unique())}{hint}")
+    infinite = numbers[np.isinf(numbers)]
+    if len(infinite):
+        raise InputError(f"{name!r} must be finite; found {len(infinite)} infinite value(s), e.g. "
+                         f"{examples(infinite.unique())}")
+    huge = numbers[numbers.abs() > bound]
+    if len(huge):
+        raise InputError(f"{name!r} values must lie within +-{bound:g} (larger ones overflow the "
+                         f"statistics); found {len(huge)}, e.g. {examples(huge.unique())}: rescale them")
+    return numbers
 
 
-def critical_metric_policy(single: Policy, data: ValidatedResults) -> Policy:
-    """A critical metric's policy: the named critical categories and every category of its data."""
-    found = [str(c) for c in data.table["category"].cat.categories] if data.has_categories else []
-    return dataclasses.replace(single, critical=tuple(dict.fromkeys((*single.critical, *found))))
+def outcome_column(columns, policy: Policy) -> str:
+    """passed, unless the user named a score column: it wins over a passed column that merely happens to be there."""
+    chose_score = "score" in policy.columns and "passed" not in policy.columns and "score" in columns
+    return "passed" if "passed" in columns and not chose_score else "score"
+
+
+def outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, OutcomeKind]:
+    """The table's outcome as floats and its kind: binary (0/1: pass/fail, 0/1 scores, or scores turned into
+    pass/fail by ``pass_threshold``) or continuous (scores)."""
+    if outcome_column(table.columns, policy) == "passed":
+        return parse_passed(table["passed"]), OutcomeKind.BINARY
+    score = parse_score(table["score"].rename("score"))
+    if policy.score_range is not None:
+        low, high = policy.score_range
+        outside = score[(score < low) | (score > high)]
+        if len(outside):
+            raise InputError(f"{len(outside)} score(s) outside the declared range [{low:g}, {high:g}], e.g. "
+                             f"{examples(outside.unique())}")
+    if policy.pass_threshold is not None:
+        _check_threshold(score, policy)
+        return (score >= policy.pass_threshold).astype(float).where(score.notna()), OutcomeKind.BINARY
+    finite = score.dropna()
+    if len(finite) and finite.isin([0.0, 1.0]).all():
+        return score, OutcomeKind.BINARY
+    return score, OutcomeKind.CONTINUOUS
+
+
+def _check_threshold(score: pd.Series, policy: Policy) -> None:
+    """Refuse a pass_threshold that every score falls on one side of (50 on 0-1 scores; 0): pass/fail would then
+    be the same on every release, and the comparison would SHIP on nothing."""
+    threshold, known = policy.pass_threshold, score.dropna()
+    ranges = [("the declared score_range", policy.score_range)] if policy.score_range else []
+    ranges += [("the scores' range", (float(known.min()), float(known.max())))] if len(known) else []
+    for name, (low, high) in ranges:
+        if not low < threshold <= high:
+            side = "passes" if threshold <= low else "fails"
+            raise InputError(f"pass_threshold {threshold:g} is outside {name} [{low:g}, {high:g}]: every score "
+                             f"{side} it, so pass/fail compares nothing; choose a threshold above {low:g} and at "
+                             f"most {high:g}, or none to compare the scores themselves")

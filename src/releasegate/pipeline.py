@@ -14,7 +14,7 @@ from releasegate.errors import InputError
 from releasegate.load.results import AdapterOptions, LoadedResults
 from releasegate.load.sources import Source
 from releasegate.load.sources import default_title as title_of
-from releasegate.model import MetricSection, Provenance, Report
+from releasegate.model import MetricSection, PolicyFile, Provenance, Report
 from releasegate.policy import Policy
 from releasegate.provenance import generation_time, package_versions
 
@@ -27,23 +27,27 @@ def run(
     options: AdapterOptions | None = None,
     command_line: str = "",
     metrics: tuple[str, ...] = (),
+    policy_file: PolicyFile | None = None,
 ) -> Report:
     """Load, validate, analyze and decide; the Report holds everything a renderer needs. ``metrics`` names the
     metrics gated (``--metric``: tidy columns, a long layout's metric column, Inspect scorers, promptfoo named
-    metrics, lm-eval metrics); each is one section of the Report."""
+    metrics, lm-eval metrics); each is one section of the Report. ``policy_file``: the file the policy was read
+    from, for the provenance."""
     from releasegate.load.per_metric import load_gated
 
     loaded = load_gated(sources, columns=policy.columns, cases=cases, options=options, metrics=tuple(metrics))
-    return run_loaded(loaded, policy, command_line=command_line, default_title=title_of(sources))
+    return run_loaded(loaded, policy, command_line=command_line, default_title=title_of(sources),
+                      policy_file=policy_file)
 
 
-def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "") -> Report:
+def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "",
+               policy_file: PolicyFile | None = None) -> Report:
     """The pipeline after loading (validate, analyze, decide, provenance), for files and in-memory tables alike."""
     from releasegate.analyze import analyze
     from releasegate.analyze.metrics import across_metrics
     from releasegate.decide import decide
     from releasegate.decide.metrics import combine
-    from releasegate.outcomes import metric_tables
+    from releasegate.metric_tables import metric_tables
 
     # What loading dropped or recorded (e.g. a run store's holes) is said in the report.
     tables = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics, loaded.notes)
@@ -78,5 +82,6 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         packages=package_versions(),
         generated_at=generation_time(),
         title=policy.title or default_title,
+        policy_file=policy_file,
     )
     return Report(tuple(sections), combine(tuple(sections)), provenance)

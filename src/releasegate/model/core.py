@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from enum import Enum
 from typing import Any
 
-from releasegate.kinds import OutcomeKind
+from releasegate.kinds import NotJudgedReason, OutcomeKind
 from releasegate.model.cases import CaseChange
 from releasegate.model.checks import RuleCheck
 from releasegate.model.churn import ChurnSection
@@ -53,6 +53,26 @@ class InputFile:
                                                           ("metric", self.metric), ("filter", self.filter))
                   if value]
         return "; ".join(p for p in parts if p)
+
+
+@dataclass(frozen=True)
+class PolicyFile:
+    """The policy file a run read, for provenance: its path, its sha256, and whether it was found beside the
+    results or in the working directory (``releasegate.toml``) rather than named with ``--policy``."""
+
+    path: str
+    sha256: str
+    found: bool = False
+
+
+@dataclass(frozen=True)
+class NotJudged:
+    """A release of the data that no verdict is about, and why: ``reason`` is "not_a_candidate" (the policy
+    names its candidates and this is not one) or "baseline_rerun" (the live release run again: its churn is
+    measured, it is never judged)."""
+
+    release: str
+    reason: NotJudgedReason
 
 
 @dataclass(frozen=True)
@@ -214,6 +234,7 @@ class Analysis:
     has_runs: bool
     notes: tuple[str, ...] = ()
     sections: ReleaseSections = ReleaseSections()
+    not_judged: tuple[NotJudged, ...] = ()  # releases of the data no verdict is about (validation's choice)
 
     @property
     def mcnemar_path(self) -> bool:
@@ -277,3 +298,4 @@ class Provenance:
     packages: dict[str, str]
     generated_at: str
     title: str
+    policy_file: PolicyFile | None = None  # None: flags and defaults only

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from releasegate.model.core import Analysis, Decision, Provenance, Reason, RuleCheck, Verdict
+from releasegate.model.core import Analysis, Decision, NotJudged, Provenance, Reason, RuleCheck, Verdict
 
 
 @dataclass(frozen=True)
@@ -112,3 +112,8 @@ class Report:
                              "read one with report.section(NAME).analysis")
         return self.sections[0].analysis
 
+
+    @property
+    def not_judged(self) -> tuple[NotJudged, ...]:
+        """The releases of the data no verdict is about: every metric's table holds the same releases."""
+        return self.sections[0].analysis.not_judged

@@ -10,11 +10,11 @@ from releasegate.analyze.churn import measure_churn
 from releasegate.analyze.errors import split_errored
 from releasegate.errors import InputError
 from releasegate.kinds import OutcomeKind
-from releasegate.load.results import load_results
+from releasegate.load.results import AdapterOptions
 from releasegate.load.sources import Source
 from releasegate.plan.suite import ASSUMED_CHURN, SuiteDesign
 from releasegate.policy import Policy
-from releasegate.validate import ValidatedResults, validate
+from releasegate.validate import ValidatedResults
 
 
 def design_of(data: ValidatedResults, policy: Policy, churn: float | None = None) -> SuiteDesign:
@@ -65,7 +65,17 @@ def design_of(data: ValidatedResults, policy: Policy, churn: float | None = None
 
 
 def design_from_files(sources: list[Source], policy: Policy, cases: Path | None = None,
-                      churn: float | None = None) -> SuiteDesign:
-    """Load and validate the results as ``releasegate report`` does, then measure the design."""
-    loaded = load_results(sources, columns=policy.columns, cases=cases)
-    return design_of(validate(loaded.table, policy, loaded.metadata_columns), policy, churn)
+                      churn: float | None = None, options: AdapterOptions | None = None,
+                      metrics: tuple[str, ...] = ()) -> SuiteDesign:
+    """Load and validate the results as ``releasegate report`` does (``options``: its format, adapter options
+    and input shapes; ``metrics``: at most one, the metric simulated), then measure the design."""
+    import dataclasses
+
+    from releasegate.load.per_metric import load_gated
+    from releasegate.metric_tables import metric_tables
+
+    # The policy's [metrics.NAME] tables of other metrics are the gate's business, not this simulation's.
+    policy = dataclasses.replace(policy, metrics={k: v for k, v in policy.metrics.items() if k in metrics})
+    loaded = load_gated(sources, columns=policy.columns, cases=cases, options=options, metrics=metrics)
+    (table,) = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics)
+    return design_of(table.data, table.policy, churn)

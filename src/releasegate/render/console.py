@@ -1,16 +1,19 @@
 """What ``check`` prints on stdout: each verdict's headline and, when cases errored, the line saying how many
-left the comparison (the headline names them only when they are many enough to matter). Every value comes from
-the input, so each line passes through :func:`releasegate.text.one_line` (controls shown, one line)."""
+left the comparison (the headline names them only when they are many enough to matter); then the releases of
+the data that no verdict is about, and why. Every value comes from the input, so each line passes through
+:func:`releasegate.text.one_line` (controls shown, one line)."""
 
 from __future__ import annotations
 
 from releasegate.model import Report
 from releasegate.text import one_line
 from releasegate.wording.errors import error_line
+from releasegate.wording.judged import not_judged_lines
 
 
 def verdict_lines(report: Report) -> list[str]:
-    """One line per candidate's verdict, then its errored cases on each metric (named when several)."""
+    """One line per candidate's verdict, then its errored cases on each metric (named when several); then the
+    releases not judged."""
     out = []
     for verdict in report.verdicts:
         out.append(one_line(verdict.headline))
@@ -21,4 +24,11 @@ def verdict_lines(report: Report) -> list[str]:
                 continue
             line = one_line(error_line(e, section.analysis.baseline, verdict.candidate))
             out.append(f"  {one_line(section.metric)}: {line}" if report.several else f"  {line}")
-    return out
+    return out + not_judged(report)
+
+
+def not_judged(report: Report) -> list[str]:
+    """The releases of the data no verdict is about, one line per reason ("not judged: r3, ..."): the same for
+    every metric, so said once."""
+    return [f"not judged: {one_line(line)}"
+            for line in not_judged_lines(report.not_judged, [v.candidate for v in report.verdicts])]

@@ -13,6 +13,7 @@ from releasegate.render.context import build_context
 from releasegate.render.filters import environment
 from releasegate.render.grid import grid, section_provenance
 from releasegate.render.views import fields_of
+from releasegate.wording.judged import not_judged_lines
 
 GITHUB_COMMENT_LIMIT = 65_536
 MARKER = "<!-- releasegate -->\n"  # the first line: the example workflow finds and updates its comment by it
@@ -42,7 +43,8 @@ def grid_markdown(report: Report, marker: bool = True) -> str:
     """The candidate x metric grid and the headlines: the top of a several-metric note (with the comment's
     ``marker`` line) and its job summary (without)."""
     template = environment("md").get_template("grid.md")
-    return template.render(metrics=report.metrics, rows=grid(report), marker=marker)
+    not_judged = not_judged_lines(report.not_judged, [v.candidate for v in report.verdicts])
+    return template.render(metrics=report.metrics, rows=grid(report), marker=marker, not_judged=not_judged)
 
 
 def section_markdown(section: MetricSection, provenance: Provenance, limit: int = GITHUB_COMMENT_LIMIT) -> str:

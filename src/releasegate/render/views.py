@@ -153,7 +153,8 @@ class NoteView:
     rules: list[RuleRow]
     parameters: Parameters
     notes: list[str]
-    provenance: Provenance
+    not_judged: list[str]  # the releases no verdict is about, one line per reason (wording/judged.py)
+    provenance: Provenance  # its policy_file: the policy file read, named with its sha256
     has_categories: bool
     has_runs: bool
     has_clusters: bool

@@ -1,0 +1,151 @@
+"""Stage 2 for the metrics gated: the loaded table -> one validated table per metric, each with the policy of its
+own single-metric run.
+
+Without ``--metric`` the one metric is the table's outcome column (passed or score) and the run is validation's
+alone. With ``--metric NAME`` (repeatable) the loaded table holds one column per metric (load/per_metric.py); each
+becomes the outcome of its own table (pass/fail or score by its kind, negated when lower is better) under the
+policy's ``[metrics.NAME]`` overrides. The ``[metrics.NAME]`` tables are checked here, once, for every run: their
+keys and values (:data:`releasegate.policy.METRIC_RULES`, with the policy) and that each names a metric gated (a
+table for a metric that is not gated would change nothing silently, so it is refused).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from releasegate.errors import InputError
+from releasegate.kinds import MetricKind
+from releasegate.outcomes import parse_passed, parse_score
+from releasegate.policy import Policy
+from releasegate.validate import ValidatedResults, validate
+
+# Columns with a role of their own: never a metric (passed and score are: --metric passed gates that column).
+NOT_METRICS = frozenset({"release", "case_id", "category", "cluster", "run", "latency_ms", "input_tokens",
+                         "output_tokens", "cost", "error", "doc_hash", "metric"})
+
+
+@dataclass(frozen=True)
+class MetricTable:
+    """One metric's validated table and the policy of its single-metric run; ``critical``: its every case and
+    category is tested by the critical test (``[metrics.NAME] critical = true``)."""
+
+    metric: str
+    data: ValidatedResults
+    policy: Policy
+    critical: bool = False
+
+
+def metric_tables(table, metadata_columns: tuple[str, ...], policy: Policy, metrics: tuple[str, ...],
+                  notes: tuple[str, ...] = ()) -> tuple[MetricTable, ...]:
+    """The validated table of each metric gated, in the order given (``metrics`` empty: the outcome column's
+    alone); every name and ``[metrics.NAME]`` table is checked before the first table is made. ``notes`` (what
+    loading dropped or recorded) open each table's notes."""
+    if not metrics:
+        data = _with_notes(validate(table, policy, metadata_columns), notes)
+        refuse_ungated_tables(policy.metrics, ())
+        return (MetricTable(data.outcome_column, data, policy),)
+    check_metrics(metrics, table, policy)
+    out = []
+    for metric in metrics:
+        others = tuple(m for m in metrics if m != metric)
+        one, metadata, single = _metric_table(table, metadata_columns, metric, others, policy)
+        data = _with_notes(validate(one, single, metadata), notes)
+        critical = policy.metrics.get(metric, {}).get("critical") is True
+        if critical:  # every category of a critical metric is a critical category (docs/policy.md, metrics)
+            single = critical_metric_policy(single, data)
+        out.append(MetricTable(metric, data, single, critical))
+    return tuple(out)
+
+
+def _with_notes(data: ValidatedResults, notes: tuple[str, ...]) -> ValidatedResults:
+    return dataclasses.replace(data, notes=(*notes, *data.notes)) if notes else data
+
+
+def refuse_ungated_tables(tables: Mapping[str, Any], metrics: tuple[str, ...]) -> None:
+    """A ``[metrics.NAME]`` table (``tables``, the policy's) for a metric this run does not gate is refused,
+    naming the way to gate it."""
+    unknown = sorted(set(tables) - set(metrics))
+    if not unknown:
+        return
+    gated = f"({', '.join(metrics)})" if metrics else "(none is named: the outcome column is gated alone)"
+    raise InputError(f"policy [metrics.{unknown[0]}]: no such metric among the ones gated {gated}; "
+                     f"name it with --metric {unknown[0]} or remove the table")
+
+
+def could_be_metric(values) -> bool:
+    """Whether a column holds pass/fail values or numbers (and at least one value)."""
+    if not values.notna().any():
+        return False
+    for parse in (parse_passed, parse_score):
+        try:
+            parse(values.rename("metric"))
+            return True
+        except InputError:
+            continue
+    return False
+
+
+def metric_columns(table) -> list[str]:
+    """The columns that could be metrics, in table order (asked only to say what --metric could name)."""
+    return [str(c) for c in table.columns if str(c) not in NOT_METRICS and could_be_metric(table[c])]
+
+
+def check_metrics(metrics: tuple[str, ...], table, policy: Policy) -> None:
+    """A metric named twice, one that matches no column or names a column of text (listing the columns that could
+    be metrics, the closest first), or a policy table for a metric not gated is refused with one line."""
+    seen: set[str] = set()
+    for name in metrics:
+        if name in seen:
+            raise InputError(f"metric {name!r} is given twice (--metric {name})")
+        seen.add(name)
+    columns = {str(c) for c in table.columns}
+    for name in metrics:
+        if name in columns and name not in NOT_METRICS and could_be_metric(table[name]):
+            continue
+        possible = metric_columns(table)
+        close = difflib.get_close_matches(name, possible, n=1, cutoff=0.6) if name not in columns else []
+        what = ("matches no column" if name not in columns else
+                "is a column of its own role, not a metric" if name in NOT_METRICS else
+                "holds neither pass/fail values nor numbers")
+        hint = f"; closest match {close[0]!r}" if close else ""
+        raise InputError(f"metric {name!r} {what}{hint}; columns that could be metrics: {', '.join(possible) or 'none'}")
+    refuse_ungated_tables(policy.metrics, metrics)
+
+
+def _metric_table(table, metadata_columns: tuple[str, ...], metric: str, others: tuple[str, ...], policy: Policy):
+    """The table with ``metric`` as its one outcome (passed or score by its kind), its metadata columns, and the
+    policy of a single-metric run of it."""
+    spec: Mapping[str, Any] = policy.metrics.get(metric, {})
+    values = table[metric]
+    one = table.drop(columns=[c for c in ("passed", "score", metric, *others) if c in table.columns])
+    kind: MetricKind = spec.get("kind", "auto")
+    if kind == "auto":
+        try:
+            parse_passed(values.rename(metric))
+            kind = "pass_fail"
+        except InputError:
+            kind = "score"
+    lower = spec.get("direction", "higher") == "lower"
+    if kind == "pass_fail":
+        if lower:
+            raise InputError(f"[metrics.{metric}]: direction = \"lower\" needs kind = \"score\" (a pass is better)")
+        one["passed"] = values.to_numpy()
+    else:
+        one["score"] = (-values.astype(float) if lower else values).to_numpy()
+    overrides = {k: spec[k] for k in ("margin", "pass_threshold") if k in spec}
+    if lower and "pass_threshold" in overrides:
+        overrides["pass_threshold"] = -overrides["pass_threshold"]  # scores are negated: lower is better
+    columns = {k: v for k, v in policy.columns.items() if k not in ("passed", "score")}
+    single = dataclasses.replace(policy, metrics={}, columns=columns, **overrides)
+    metadata = tuple(c for c in metadata_columns if c != metric and c not in others)
+    return one, metadata, single
+
+
+def critical_metric_policy(single: Policy, data: ValidatedResults) -> Policy:
+    """A critical metric's policy: the named critical categories and every category of its data."""
+    found = [str(c) for c in data.table["category"].cat.categories] if data.has_categories else []
+    return dataclasses.replace(single, critical=tuple(dict.fromkeys((*single.critical, *found))))
