@@ -68,4 +68,6 @@ def test_kill_9_mid_run_keeps_every_committed_cell(tmp_path):
         result = run_config(load_config(path))
         assert result.complete and len(result.table) == CELLS
         assert result.stats.system_calls == CELLS - len(kept)
-        assert stub.calls <= CELLS + CONCURRENCY, (calls_before, stub.calls)
+        # Only the calls in flight at the kill are lost: max_concurrency per endpoint, and r1 and r2 are two
+        # endpoints (one model each).
+        assert stub.calls <= CELLS + 2 * CONCURRENCY, (calls_before, stub.calls)
