@@ -73,8 +73,11 @@ class RunConfig:
         raise InputError(f"no system named {name!r}; systems: {', '.join(s.name for s in self.systems)}")
 
     def limits(self, system: SystemConfig) -> Limits:
-        """A system's endpoint limits with the [run] defaults filled in."""
+        """A system's endpoint limits with the [run] defaults filled in; a system without an endpoint (the
+        fake provider, a Python callable) has no rate limits, only the [run] concurrency."""
         own = system.limits
+        if system.endpoint is None:
+            return Limits(max_concurrency=own.max_concurrency or self.max_concurrency)
         return Limits(
             max_concurrency=own.max_concurrency or self.max_concurrency,
             requests_per_minute=self.requests_per_minute if own.requests_per_minute is None

@@ -7,8 +7,9 @@ clock and sleep, and never past the cell's deadline: a wait that would end after
 AttemptError at once, so the cell ends as a hole instead of sleeping out a Retry-After of 999999 s.
 
 Tokens per minute is a budget refilled continuously (tpm / 60 per second, at most a minute's worth): a call
-starts only while the budget is not overdrawn, and its reply's tokens (input + output) are taken from it
-afterwards, so the rate over a minute stays at the limit, give or take the calls in flight.
+starts only when the budget holds what a call has cost on average so far (its tokens are known only from the
+reply, and are taken from the budget then), so the rate over a minute stays at the limit, give or take the
+calls in flight.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class EndpointGate:
         self.tokens_per_second = (limits.tokens_per_minute or 0.0) / 60.0
         self.budget = (limits.tokens_per_minute or 0.0)
         self.refilled_at = clock()
+        self.spent_tokens, self.spent_calls = 0, 0
         self.pause_until = -math.inf
 
     def pause(self, seconds: float) -> None:
@@ -44,6 +46,8 @@ class EndpointGate:
         if self.tokens_per_second and tokens:
             self._refill()
             self.budget -= tokens
+            self.spent_tokens += tokens
+            self.spent_calls += 1
 
     def _refill(self) -> None:
         now = self.clock()
@@ -55,7 +59,11 @@ class EndpointGate:
         if not self.tokens_per_second:
             return 0.0
         self._refill()
-        return 0.0 if self.budget > 0 else (-self.budget) / self.tokens_per_second + 1e-3
+        cap = self.tokens_per_second * 60.0
+        needed = min(cap, self.spent_tokens / self.spent_calls) if self.spent_calls else 0.0
+        if self.budget >= needed and self.budget > 0:
+            return 0.0
+        return (max(needed, 1e-9) - self.budget) / self.tokens_per_second
 
     async def admit(self, deadline_at: float) -> None:
         """Wait out the pause and the token budget, then take the next request slot; never past the deadline."""
@@ -81,3 +89,15 @@ def until_deadline(now: float, wait: float, deadline_at: float, what: str) -> No
         left = max(0.0, deadline_at - now)
         raise AttemptError("deadline", f"waiting {wait:.3g} s for {what} would pass the cell's deadline "
                                        f"({left:.3g} s left): ended as a hole, asked again on resume")
+
+
+def shared_limits(limits: list[Limits]) -> Limits:
+    """The limits of an endpoint several systems name: the smallest each gives (0 or None = no limit)."""
+    def smallest(values: list[float | None]) -> float | None:
+        given = [v for v in values if v]
+        return min(given) if given else None
+
+    concurrency = [x.max_concurrency for x in limits if x.max_concurrency]
+    return Limits(max_concurrency=min(concurrency) if concurrency else None,
+                  requests_per_minute=smallest([x.requests_per_minute for x in limits]),
+                  tokens_per_minute=smallest([x.tokens_per_minute for x in limits]))

@@ -23,7 +23,7 @@ from releasegate.run.attempts import Attempts, RunStats
 from releasegate.run.calls import Request, Score
 from releasegate.run.config import RunConfig
 from releasegate.run.judge import judge_prompt, parse_judge
-from releasegate.run.limits import EndpointGate
+from releasegate.run.limits import EndpointGate, shared_limits
 from releasegate.run.metric_kinds import is_judged, local_score
 from releasegate.run.plan import Case, Key, Plan
 from releasegate.run.secrets import Redactor
@@ -98,11 +98,12 @@ class Runner:
             name = JUDGE if system is judge else system.name
             if name not in self.callers:
                 self.callers[name] = SYSTEM_KINDS[system.kind].make_caller(system, context)
-        self.gates: dict[str, EndpointGate] = {}
+        on_lane: dict[str, list[SystemConfig]] = {}
         for system in (*config.systems, *([judge] if judge is not None else [])):
-            lane = lane_name(system)
-            if lane not in self.gates:
-                self.gates[lane] = EndpointGate(system.endpoint or system.name, config.limits(system), clock, sleep)
+            on_lane.setdefault(lane_name(system), []).append(system)
+        self.gates = {lane: EndpointGate(systems[0].endpoint or systems[0].name,
+                                         shared_limits([config.limits(s) for s in systems]), clock, sleep)
+                      for lane, systems in on_lane.items()}
         self.judged = is_judged(config.metric)
         self.judge_queue: asyncio.Queue[tuple[Case, str, str] | None] = asyncio.Queue()
         self.asked: set[str] | None = None  # output hashes scored ok, or queued for the judge, in this run
