@@ -7,6 +7,7 @@ metrics (``metrics`` empty: the outcome column alone) and returns one Report wit
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from releasegate import __version__
@@ -49,6 +50,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     from releasegate.decide.metrics import combine
     from releasegate.metric_tables import metric_tables
 
+    policy, loaded = recorded_baseline(policy, loaded)
     # What loading dropped or recorded (e.g. a run store's holes) is said in the report.
     tables = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics, loaded.notes)
     inputs, named = loaded.inputs, loaded.metrics
@@ -85,3 +87,12 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         policy_file=policy_file,
     )
     return Report(tuple(sections), combine(tuple(sections)), provenance)
+
+
+def recorded_baseline(policy: Policy, loaded: LoadedResults) -> tuple[Policy, LoadedResults]:
+    """No baseline given, and the input records one (a sweep's run store): that one, said in the notes."""
+    if policy.baseline is not None or loaded.baseline is None:
+        return policy, loaded
+    note = f"Baseline {loaded.baseline}: the one the sweep in the run store was ranked against (no --baseline given)."
+    return (dataclasses.replace(policy, baseline=loaded.baseline),
+            dataclasses.replace(loaded, notes=(*loaded.notes, note)))

@@ -52,6 +52,7 @@ class LoadedResults:
     metadata_columns: tuple[str, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
     metrics: tuple[str, ...] = ()
+    baseline: str | None = None  # a baseline the inputs record (a sweep's run store), used when none is given
 
 
 STORE = "store"  # the format of a `releasegate run` store (load/store.py), beside the adapters' and "tidy"
@@ -136,14 +137,17 @@ def load_results(
 
     read: list = []
     notes: list[str] = []
+    recorded: set[str] = set()  # baselines recorded by run stores (a sweep's grid)
     for one in resolve_inputs(sources, options) if resolved is None else resolved:
         source, fmt = one.source, one.format
         store_input = None
         digest = None
         if fmt == STORE:
-            frame, store_input, store_notes = read_store_input(source.path, source.release, options.drop_holes)
+            stored = read_store_input(source.path, source.release, options.drop_holes)
+            frame, store_input = stored.table, stored.record
             fmt = store_input.format
-            notes += store_notes
+            notes += stored.notes
+            recorded.update([stored.baseline] if stored.baseline else [])
         else:
             # Hashed in a thread while the file is parsed: hashlib lets go of the GIL, so on two cores the
             # 0.15 s per 100 MB of hashing hides behind the parse.
@@ -200,4 +204,5 @@ def load_results(
         hint = f"; closest match {close!r} (use --passed-col {close})" if close else ""
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
-    return LoadedResults(table, tuple(inputs), metadata, tuple(notes))
+    baseline = recorded.pop() if len(recorded) == 1 else None
+    return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline)
