@@ -365,7 +365,7 @@ def test_lm_eval_bad_files(tmp_path):
     _raises(lambda: read_lm_eval(bad, release="x"), "line 2", "not valid JSON")
     corpus = tmp_path / "samples_z.jsonl"
     corpus.write_text(json.dumps({"doc_id": 0, "metrics": ["bleu"], "bleu": [["ref"], "pred"]}) + "\n")
-    _raises(lambda: read_lm_eval(corpus, release="x"), "'bleu'", "per-sample")
+    _raises(lambda: read_lm_eval(corpus, release="x"), "(bleu)", "corpus-level", "per-document value")
 
 
 # ---------------------------------------------------------------- promptfoo

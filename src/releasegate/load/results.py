@@ -118,6 +118,7 @@ def load_results(
             with ThreadPoolExecutor(max_workers=1) as pool:
                 digest = pool.submit(sha256_of, source.path)
                 frame, fmt = _read_one(source, options, columns)
+            notes += [n for n in frame.attrs.get("notes", ()) if n not in notes]  # an adapter's readings
         formats.append(fmt)
         frame = shapes.resolve_dotted(frame, columns.values(), source.path)
         seen.update(map(str, frame.columns))
