@@ -103,7 +103,8 @@ def load_results(
     read: list = []
     notes: list[str] = []
     # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output, read whole.
-    expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source]))]
+    task = options.given().get("task")
+    expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source], task))]
     for source in expanded:
         store_input = None
         digest = None

@@ -70,6 +70,9 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
     Adapter("inspect", "Inspect AI", "releasegate.load.adapters.inspect_ai", (
         AdapterOption("scorer", "--scorer", "Inspect: the scorer to use when a log has several."),
         AdapterOption("category_field", "--category-field", "Inspect: the sample metadata field holding the category."),
+        AdapterOption("reducer", "--reducer", "Inspect: the epochs reducer to apply when a log has several "
+                      "(mean keeps each epoch as a run)."),
+        AdapterOption("task", "--task", "Inspect: read the logs of this task only (an eval set of several tasks)."),
     ), _inspect),
     Adapter("promptfoo", "promptfoo", "releasegate.load.adapters.promptfoo", (
         AdapterOption("release_by", "--release-by", "promptfoo: one release per provider (default) or per prompt.",

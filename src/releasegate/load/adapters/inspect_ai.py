@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
+import statistics
 import struct
 import zipfile
 import zlib
@@ -25,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.adapters import inspect_epochs as epochs
 from releasegate.load.adapters.bounded_unzip import Budget, read_chunks, read_deflated
 from releasegate.text import clip as _clip
 
@@ -37,16 +40,21 @@ _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 
 
 def read_inspect(path: Path, *, release: str | None = None, scorer: str | None = None,
-                 category_field: str | None = None) -> pd.DataFrame:
+                 category_field: str | None = None, reducer: str | None = None,
+                 task: str | None = None) -> pd.DataFrame:
     """Read one Inspect log into rows of (release, case_id, run, passed, score, ...).
 
     ``release`` defaults to the log's model (``eval.model``); ``scorer`` must name one scorer when the
-    samples carry several; ``category_field`` names the sample metadata field holding the category.
-    ``df.attrs`` holds ``task``, ``model``, ``scorer`` and ``source_format`` ("inspect").
+    samples carry several; ``category_field`` names the sample metadata field holding the category;
+    ``reducer`` the epochs reducer when the log has several (:mod:`.inspect_epochs`); ``task`` the task the log
+    must be of (``--task``, which picks the logs of one task from a directory).
+    ``df.attrs`` holds ``task``, ``model``, ``scorer``, ``reducer`` and ``source_format`` ("inspect").
     """
     path = Path(path)
     header, samples = _load_log(path)
     spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    if task is not None and str(spec.get("task") or "") != task:
+        raise InputError(f"{path}: the log is of task {spec.get('task')!r}, not {task!r} (--task)")
     model = str(spec.get("model") or "")
     named = release
     release = release or model
@@ -54,6 +62,8 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
         raise InputError(f"{path}: the log names no model (eval.model); give the release name (NAME=path)")
     _check_finished(path, header, len(samples), spec)
     chosen = _choose_scorer(path, samples, scorer)
+    scorer_name = chosen.split("/", 1)[0] if chosen and chosen not in _plain(samples) else chosen
+    reduced_by = epochs.choose_reducer(str(path), header, scorer_name or "", reducer)
     rows = []
     for sample in sorted(samples, key=_sample_order):
         try:
@@ -62,10 +72,16 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
             raise InputError(f"{path}: sample {sample.get('id')!s}: {exc}") from None
     if category_field:
         _check_categories(path, samples, rows, category_field)
+    if reduced_by:
+        rows = _reduce(path, header, rows, chosen, scorer_name or "", reduced_by)
     frame = pd.DataFrame(rows)
     frame.insert(0, "release", release)
     frame["case_id"] = frame["case_id"].astype(str)
-    frame["run"] = frame["run"].astype("int64")
+    if reduced_by:
+        frame = frame.drop(columns="run")
+    else:
+        frame["run"] = frame["run"].astype("int64")
+    frame = frame.drop(columns="_value")
     numeric = frame.pop("_numeric")
     if numeric.any():
         frame = frame.drop(columns="passed")  # a numeric scorer is not pass/fail
@@ -77,7 +93,44 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
     frame.attrs.update(task=str(spec.get("task") or ""), model=model, scorer=_shown_name(samples, chosen) or "",
                        source_format="inspect", harness="inspect-ai" + (f" {version}" if version else ""),
                        release_key="NAME=" if named else "eval.model")
+    if reduced_by:
+        frame.attrs.update(reducer=reduced_by, notes=(
+            f"Inspect task {spec.get('task')}: the {spec.get('config', {}).get('epochs')} epochs of each sample "
+            f"reduced by {reduced_by}, as Inspect reduces them (one outcome per sample, Inspect's own figures).",))
     return frame
+
+
+def _reduce(path: Path, header: dict, rows: list[dict], key: str | None, scorer_name: str,
+            reducer: str) -> list[dict]:
+    """One row per sample: Inspect's reduced value (stored in the log, else reduced here as Inspect does); an
+    epoch that errored leaves the sample errored. Texts come from its first epoch; latency is the median over the
+    epochs, tokens their sum (the calls behind the one outcome)."""
+    stored = epochs.stored_reductions(header, scorer_name, reducer)
+    by_case: dict[str, list[dict]] = {}
+    for row in rows:
+        by_case.setdefault(str(row["case_id"]), []).append(row)
+    reduced = []
+    for case, group in by_case.items():
+        first = dict(group[0])
+        if stored is not None:
+            if case not in stored:
+                raise InputError(f"{path}: the log's {reducer} reductions of {scorer_name!r} have no sample {case}")
+            value = stored[case]
+        else:
+            value = epochs.reduce_epochs([r["_value"] for r in group if r["_value"] is not None], reducer)
+        if isinstance(value, dict) and key and "/" in key:
+            value = value.get(key.split("/", 1)[1])
+        errors = [r["error"] for r in group if r["error"]]
+        passed, score, numeric = _convert(None if isinstance(value, float) and math.isnan(value) else value)
+        first.update(passed=NAN if errors else passed, score=NAN if errors else score, _numeric=numeric,
+                     error=errors[0] if errors else None, _value=value)
+        latency = [r["latency_ms"] for r in group if not math.isnan(r["latency_ms"])]
+        first["latency_ms"] = statistics.median(latency) if latency else NAN
+        for column in ("input_tokens", "output_tokens"):
+            counts = [r[column] for r in group if not math.isnan(r[column])]
+            first[column] = float(sum(counts)) if counts else NAN
+        reduced.append(first)
+    return reduced
 
 
 def _check_finished(path: Path, header: dict, n_samples: int, spec: dict) -> None:
@@ -94,6 +147,31 @@ def _check_finished(path: Path, header: dict, n_samples: int, spec: dict) -> Non
     why = f" ({str(error.get('message'))[:120]})" if error.get("message") else ""
     raise InputError(f"{path}: the Inspect log stopped with status {status!r}{why}, {n_samples}{of} sample(s) logged; "
                      "its results are incomplete: finish it with `inspect eval-retry` and pass the new log")
+
+
+def _slim(sample: dict) -> dict:
+    """What the reader uses of one sample, with its texts resolved and clipped: the parsed sample (its messages,
+    events and attachments, up to megabytes each) is dropped as soon as it is read, so memory follows the number
+    of samples, not the size of the log (issue 28, item 13)."""
+    attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
+    scores = sample.get("scores")
+    error = sample.get("error")
+    metadata = sample.get("metadata") if isinstance(sample.get("metadata"), dict) else {}
+    input_tokens, output_tokens = _tokens(sample)
+    return {
+        "id": sample.get("id"), "epoch": sample.get("epoch"),
+        "scores": {name: {"value": score.get("value") if isinstance(score, dict) else score}
+                   for name, score in scores.items()} if isinstance(scores, dict) else None,
+        "metadata": {k: v if isinstance(v, (int, float, bool)) or v is None else _clip(str(v))
+                     for k, v in metadata.items()},
+        "error": ({"message": _clip(str(error.get("message")))} if isinstance(error, dict) else _clip(str(error)))
+        if error else None,
+        "total_time": sample.get("total_time"), "working_time": sample.get("working_time"),
+        "_tokens": (input_tokens, output_tokens),
+        "input": _clip(_text(sample.get("input"), attachments)),
+        "target": _clip(_text(sample.get("target"), attachments, sep=" | ")),
+        "output": {"completion": _clip(_output_text(sample.get("output"), attachments))},
+    }
 
 
 def _load_log(path: Path) -> tuple[dict, list[dict]]:
@@ -115,7 +193,27 @@ def _load_log(path: Path) -> tuple[dict, list[dict]]:
                          "(run without --no-log-samples)")
     if not all(isinstance(s, dict) for s in samples):
         raise InputError(f"{path}: a sample is not a JSON object: not an Inspect log")
-    return log, samples
+    return log, [_slim(s) for s in samples]
+
+
+def read_header(path: Path) -> dict:
+    """The log's header alone (header.json of a .eval, the log without samples of a small .json), {} when it has
+    none; for choosing among the logs of a directory (task, task_id, status, created)."""
+    if path.suffix.lower() != ".eval":
+        from releasegate.load.directories import _small_json
+
+        log = _small_json(path)
+        return {k: v for k, v in log.items() if k != "samples"} if isinstance(log, dict) else {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if "header.json" not in archive.namelist():
+                return {}
+            budget = Budget()
+            budget.check_declared(path, [archive.getinfo("header.json")])
+            header = _member_json(path, archive, "header.json", budget)
+    except (zipfile.BadZipFile, OSError):
+        return {}
+    return header if isinstance(header, dict) else {}
 
 
 def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
@@ -127,7 +225,8 @@ def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
         names = set(archive.namelist())
         members = sorted(n for n in names if _SAMPLE_MEMBER.match(n))
         budget = Budget()
-        budget.check_declared(path, [archive.getinfo(n) for n in ["header.json", *members] if n in names])
+        budget.check_declared(path, [archive.getinfo(n) for n in ["header.json", "reductions.json", *members]
+                                     if n in names])
         if "header.json" in names:
             header = _member_json(path, archive, "header.json", budget)
         elif "_journal/start.json" in names:
@@ -139,9 +238,14 @@ def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
             raise InputError(f"{path}: header.json is not a JSON object: not an Inspect .eval log")
         if not members:
             raise InputError(f"{path}: the Inspect log holds no samples (no samples/*.json members)")
-        samples = [_member_json(path, archive, name, budget) for name in members]
-    if not all(isinstance(s, dict) for s in samples):
-        raise InputError(f"{path}: a samples/*.json member is not a JSON object")
+        samples = []
+        for name in members:  # each sample is cut down to what is read as soon as it is parsed
+            sample = _member_json(path, archive, name, budget)
+            if not isinstance(sample, dict):
+                raise InputError(f"{path}: a samples/*.json member is not a JSON object")
+            samples.append(_slim(sample))
+        if "reductions.json" in names and "reductions" not in header:
+            header = {**header, "reductions": _member_json(path, archive, "reductions.json", budget)}
     return header, samples
 
 
@@ -269,9 +373,9 @@ def _row(sample: dict, scorer: str | None, category_field: str | None) -> dict[s
         passed = score = NAN
     attachments = sample.get("attachments") or {}
     seconds = sample.get("total_time", sample.get("working_time"))
-    input_tokens, output_tokens = _tokens(sample)
+    input_tokens, output_tokens = sample["_tokens"] if "_tokens" in sample else _tokens(sample)
     row = {"case_id": sample.get("id"), "run": int(sample.get("epoch") or 1), "passed": passed, "score": score,
-           "_numeric": numeric}
+           "_numeric": numeric, "_value": value}
     if category_field:
         category = (sample.get("metadata") or {}).get(category_field)
         row["category"] = None if category is None else str(category)
@@ -332,4 +436,5 @@ def combine(frames: list[pd.DataFrame]) -> None:
     """Logs of different tasks are not the same cases; comparing them would pair unrelated items."""
     tasks = {f.attrs.get("task") for f in frames if f.attrs.get("task")}
     if len(tasks) > 1:
-        raise InputError(f"the Inspect logs are of different tasks ({', '.join(sorted(tasks))}); compare logs of one task")
+        raise InputError(f"the Inspect logs are of different tasks ({', '.join(sorted(tasks))}); compare logs of one "
+                         f"task: pick it with --task {sorted(tasks)[0]}")
