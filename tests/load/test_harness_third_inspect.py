@@ -17,7 +17,8 @@ from conftest import run_cli
 from releasegate.errors import InputError
 from releasegate.load import AdapterOptions, Source, load_results
 from releasegate.load.adapters import inspect_epochs
-from releasegate.load.adapters.inspect_ai import _load_log, read_inspect
+from releasegate.load.adapters.inspect_ai import read_inspect
+from releasegate.load.adapters.inspect_log import _load_log
 
 THIRD = Path(__file__).parents[1] / "fixtures" / "harness" / "third"
 VERSIONS = ("inspect-0.3.285", "inspect-0.3.130")

@@ -80,7 +80,7 @@ def refuse_index_file(path: Path) -> None:
 
 def _of_task(directory: Path, logs: list[Path], task: str) -> list[Path]:
     """The logs of one task (an eval set of several tasks, issue 31 item 10)."""
-    from releasegate.load.adapters.inspect_ai import read_header
+    from releasegate.load.adapters.inspect_log import read_header
 
     tasks = {p: str(_spec(read_header(p)).get("task") or "") for p in logs}
     kept = [p for p in logs if tasks[p] == task]
@@ -98,7 +98,7 @@ def _spec(header: Any) -> dict:
 def _child_log_folders(directory: Path) -> list[Path]:
     """A folder of Inspect log folders (logs/base/, logs/cand/), read when each child is one release: every log
     of a child names one model. A child of several models is refused, saying how to name its logs."""
-    from releasegate.load.adapters.inspect_ai import read_header
+    from releasegate.load.adapters.inspect_log import read_header
 
     found: list[Path] = []
     for child in sorted(p for p in directory.iterdir() if p.is_dir()):
@@ -159,7 +159,7 @@ def _finished_retries(logs: list[Path]) -> list[Path]:
     no finished log keeps its logs, which the reader then refuses with what to do."""
     if len(logs) < 2:
         return logs
-    from releasegate.load.adapters.inspect_ai import read_header
+    from releasegate.load.adapters.inspect_log import read_header
 
     groups: dict[str, list[tuple[str, str, Path]]] = {}
     kept = []
