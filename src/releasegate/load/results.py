@@ -49,6 +49,9 @@ class LoadedResults:
     inputs: tuple[InputFile, ...]
     metadata_columns: tuple[str, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    # Harness files read once per metric (load/per_metric.py): each metric's own records (its scorer, metric,
+    # filter), for that metric's provenance; empty otherwise.
+    metric_inputs: Mapping[str, tuple[InputFile, ...]] = field(default_factory=dict)
 
 
 def _read_one(source: Source, options: AdapterOptions,

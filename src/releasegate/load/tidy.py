@@ -58,8 +58,9 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if frame.shape[0] == 0:
         raise InputError(f"{path}: the file has a header but no rows")
-    from releasegate.load.headers import check_unique_columns, delimited_header
+    from releasegate.load.headers import check_unique_columns, delimited_header, refuse_harness_export
 
+    refuse_harness_export(path, frame)
     check_unique_columns(path, delimited_header(path, "\t" if suffix == ".tsv" else ",")
                          if suffix in (".csv", ".tsv") else frame.columns)
     frame.columns = [str(c).strip() for c in frame.columns]
