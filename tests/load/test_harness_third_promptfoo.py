@@ -87,3 +87,33 @@ def test_each_scorer_section_names_its_own_scorer(tmp_path):
     report = json.loads(out.read_text())
     scorers = [{i["scorer"] for i in report["metrics"][name]["inputs"]} for name in ("match", "includes")]
     assert scorers == [{"match"}, {"includes"}]
+
+
+# ---------------------------------------------------------------- OpenAI evals (issue 31 item 11)
+
+EVALS = HARNESS / "third" / "evals-3.0.1"
+
+
+def test_openai_evals_records_read_with_their_own_accuracy(tmp_path):
+    from releasegate.load.adapters import detect_format
+
+    reports = [json.loads(line)["final_report"] for p in ("base.jsonl", "cand.jsonl")
+               for line in (EVALS / p).read_text().splitlines()[1:2]]
+    assert detect_format(EVALS / "base.jsonl") == "openai-evals"
+    out = tmp_path / "e.json"
+    result = run_cli("report", EVALS / "base.jsonl", EVALS / "cand.jsonl", "--baseline", "scripted-base", "-o", out)
+    assert result.exit_code in (0, 1), result.output
+    report = json.loads(out.read_text())
+    overall = report["candidates"][0]["overall"]
+    assert (overall["baseline_rate"], overall["candidate_rate"]) == (reports[0]["accuracy"], reports[1]["accuracy"])
+    assert (overall["n"], overall["fixed"], overall["broke"]) == (10, 2, 1)
+    assert {i["format"] for i in report["inputs"]} == {"openai-evals"}
+    assert sorted(c["case_id"] for c in report["candidates"][0]["broken_cases"]) == ["words.dev.5"]
+
+
+def test_blank_case_ids_counted_per_release():
+    """Read as a tidy table, the spec and final_report lines have no sample_id: 2 in each release, not 4 in r1."""
+    result = run_cli("check", f"r1={EVALS / 'base.jsonl'}", f"r2={EVALS / 'cand.jsonl'}", "--baseline", "r1",
+                     "--format", "tidy", "--case-col", "sample_id", "--passed-col", "data.correct")
+    assert result.exit_code == 2
+    assert "4 row(s) have a blank case_id (2 in 'r1', 2 in 'r2')" in result.output

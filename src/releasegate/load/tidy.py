@@ -33,7 +33,7 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
     if suffix not in TIDY_SUFFIXES:
         raise InputError(
             f"{path}: unknown format {suffix or '(no suffix)'!r}; expected one of {', '.join(TIDY_SUFFIXES)} "
-            "or a harness log (--format inspect|lm-eval|promptfoo)"
+            "or a harness log (--format inspect|lm-eval|promptfoo|openai-evals)"
         )
     try:
         if suffix in (".csv", ".tsv"):

@@ -66,6 +66,11 @@ def _lm_eval(top: set[str], nested: dict[str, set[str]]) -> bool:
     return {"doc_id", "doc_hash"} <= top or _LM_EVAL_041 <= top
 
 
+def _openai_evals(top: set[str], nested: dict[str, set[str]]) -> bool:
+    spec = {"completion_fns", "eval_name"} <= nested.get("spec", set())
+    return spec or {"run_id", "event_id", "sample_id", "type", "data"} <= top
+
+
 ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
     Adapter("inspect", "Inspect AI", "releasegate.load.adapters.inspect_ai", (
         AdapterOption("scorer", "--scorer", "Inspect: the scorer to use when a log has several."),
@@ -85,6 +90,7 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
         AdapterOption("filter_name", "--filter",
                       "lm-eval: the filter to use when samples have several, or TASK=FILTER,..."),
     ), _lm_eval),
+    Adapter("openai-evals", "OpenAI evals", "releasegate.load.adapters.openai_evals", (), _openai_evals),
 )}
 # The values of --format: "auto" detects the format from the file's content.
 FORMATS = ("auto", "tidy", *ADAPTERS)
@@ -92,7 +98,7 @@ OPTIONS: tuple[AdapterOption, ...] = tuple(o for a in ADAPTERS.values() for o in
 
 
 def detect_format(path: Path) -> str:
-    """The adapter name for the file's content ("inspect", "lm-eval", "promptfoo"), or "tidy"."""
+    """The adapter name for the file's content ("inspect", "lm-eval", "promptfoo", "openai-evals"), or "tidy"."""
     return _detect(Path(path), ((a.name, a.sniff) for a in ADAPTERS.values()), "inspect")
 
 
@@ -114,7 +120,7 @@ def read_adapter(path: Path, fmt: str | None = None, **options: Any):
     path = Path(path)
     fmt = fmt or detect_format(path)
     if fmt == "tidy":
-        raise InputError(f"{path}: not an Inspect, lm-eval or promptfoo file; read it as a tidy table")
+        raise InputError(f"{path}: not an Inspect, lm-eval, promptfoo or OpenAI evals file; read it as a tidy table")
     if fmt not in ADAPTERS:
         raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     given = {key: value for key, value in options.items() if value is not None}

@@ -50,8 +50,9 @@ def detect_format(path: Path, sniffs: Iterable[tuple[str, Sniff]], zip_format: s
     try:
         record = json.loads(first_line)  # a JSON-lines record, or a one-line JSON document
         top, nested = list(record) if isinstance(record, dict) else [], {}
-        if isinstance(record, dict) and isinstance(record.get("results"), dict):
-            nested["results"] = list(record["results"])
+        for key, value in (record.items() if isinstance(record, dict) else ()):
+            if isinstance(value, dict):  # the keys one level below: {"results": {...}}, {"spec": {...}}
+                nested[key] = list(value)
     except (json.JSONDecodeError, RecursionError):  # a deeply nested line is not a harness record
         top, nested = _object_keys(text)
     keys, below = set(top), {k: set(v) for k, v in nested.items()}
