@@ -489,5 +489,5 @@ def test_read_adapter_dispatch(inspect_dir, tmp_path):
     _raises(lambda: read_adapter(inspect_dir / SCORED, metric="acc"), "metric", "inspect")
     csv = tmp_path / "results.csv"
     csv.write_text("release,case_id,passed\nr1,a,1\n")
-    _raises(lambda: read_adapter(csv), "not an Inspect, lm-eval or promptfoo file")
+    _raises(lambda: read_adapter(csv), "not an Inspect, lm-eval, promptfoo or OpenAI evals file")
     _raises(lambda: read_adapter(csv, fmt="excel"), "unknown format")

@@ -139,6 +139,9 @@ def load_results(
         else:
             shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
         frame = shapes.latency_in_ms(frame, options.latency_unit, source.path)
+        if fmt == "tidy":  # an adapter reads its harness's errors itself (docs/inputs.md, errors)
+            frame, error_note = shapes.read_errors(frame)
+            notes += [error_note] if error_note and error_note not in notes else []
         if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
             frame["release"] = source.release
         else:
