@@ -148,3 +148,32 @@ def test_reductions_member_is_read_within_the_budget():
     header, samples = _load_log(log)
     assert header["reductions"][0]["reducer"] == "mode" and len(samples) == 36
     assert set(samples[0]) >= {"id", "epoch", "scores", "input", "output"} and "events" not in samples[0]
+
+
+# ---------------------------------------------------------------- samples_df exports (item 9)
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_samples_df_export_reads_inspects_letters(suffix, tmp_path):
+    """0.3.285's export names each row's model in model_usage; C/I map as value_to_float does; epochs are runs
+    (the export holds no reducer): the mean over epochs, 25/36 and 29/36, said in a note."""
+    from releasegate.load.adapters import detect_format
+
+    path = THIRD / "inspect-0.3.285" / "samples-df" / f"samples.{suffix}"
+    assert detect_format(path) == "inspect-samples"
+    report = _report(tmp_path, path)
+    overall = report["candidates"][0]["overall"]
+    assert overall["n"] == 12
+    assert (overall["baseline_rate"], overall["candidate_rate"]) == (pytest.approx(25 / 36), pytest.approx(29 / 36))
+    assert any("holds no epochs reducer" in note for note in report["notes"])
+    assert {i["format"] for i in report["inputs"]} == {"inspect-samples"}
+    with pytest.raises(InputError, match="no scorer 'includes'.*available scorers: match"):
+        load_results([Source(path)], options=AdapterOptions(values={"scorer": "includes"}))
+    table = load_results([Source(path)], options=AdapterOptions(values={"category_field": "topic"})).table
+    assert set(table["category"]) == {"a", "b"}
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_samples_df_export_without_a_model_says_how_to_export(suffix):
+    path = THIRD / "inspect-0.3.130" / "samples-df" / f"samples.{suffix}"  # 0.3.130 wrote model_usage {}
+    with pytest.raises(InputError, match="names no model .* 2 eval.* columns=SampleSummary \\+ EvalModel"):
+        load_results([Source(path)])

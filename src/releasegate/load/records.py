@@ -14,7 +14,7 @@ import pandas as pd
 from releasegate.errors import InputError
 from releasegate.model import InputFile
 
-HARNESS_FORMATS = ("inspect", "lm-eval", "promptfoo", "openai-evals")
+HARNESS_FORMATS = ("inspect", "lm-eval", "promptfoo", "openai-evals", "inspect-samples")
 
 
 def input_record(path: Path, sha256: str, frame: pd.DataFrame, fmt: str, release: str | None) -> InputFile:
