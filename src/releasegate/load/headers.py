@@ -37,7 +37,7 @@ def refuse_harness_export(path: Path, frame) -> None:
     first = frame[crossed[0]].dropna().astype(str).head(1).tolist() if crossed[0] in frame.columns else []
     if _PROMPTFOO_EXPORT <= set(names) or (first and first[0].lstrip().startswith(_PROMPTFOO_CELL)):
         raise InputError(f"{path}: this is promptfoo's CSV export (one column per provider and prompt, no result "
-                         "keys or runs); write the results with `promptfoo eval -o results.json` (or .jsonl) and pass "
+                         "keys or runs); write the results with: promptfoo eval -o results.json (or .jsonl), and pass "
                          "that file")
 
 
