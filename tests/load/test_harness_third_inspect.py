@@ -177,3 +177,26 @@ def test_samples_df_export_without_a_model_says_how_to_export(suffix):
     path = THIRD / "inspect-0.3.130" / "samples-df" / f"samples.{suffix}"  # 0.3.130 wrote model_usage {}
     with pytest.raises(InputError, match="names no model .* 2 eval.* columns=SampleSummary \\+ EvalModel"):
         load_results([Source(path)])
+
+
+# ---------------------------------------------------------------- every folder and file (issue 31, done when)
+
+def _inputs() -> list[Path]:
+    found = []
+    for tool in sorted(THIRD.iterdir()):
+        for item in sorted(tool.rglob("*")):
+            if item.name.startswith(".") or item.name in ("logs.json", "eval-set.json"):
+                continue
+            found.append(item)
+    return found
+
+
+@pytest.mark.parametrize("item", _inputs(), ids=lambda p: str(p.relative_to(THIRD)))
+def test_no_fixture_gives_an_internal_error(item):
+    """Every folder and file of the third round read alone: a report, or one specific line (never 'internal
+    error')."""
+    result = run_cli("check", item, "--baseline", "base")
+    assert result.exit_code in (0, 1, 2, 3), result.output
+    assert "internal error" not in result.output and "Traceback" not in result.output, result.output
+    if result.exit_code == 2:
+        assert len([line for line in result.output.splitlines() if line.startswith("releasegate: error:")]) == 1
