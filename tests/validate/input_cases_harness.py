@@ -85,7 +85,8 @@ HARNESS_CASES: tuple[Case, ...] = (
     Case("error-false", "an error column of false and 0", '`"error": false`, `"error": 0`',
          {"results.json": _records(lambda rows: (rows[0].update(error=False), rows[1].update(error=0)))},
          ("results.json", *BASE), (), exit=0),
-    Case("error-is-a-reason", "an error text on a graded row (a grader's reason)", '`"passed": 0, "error": "Expected ..."`',
+    Case("error-is-a-reason", "an error column holding the grader's reason of every failure",
+         '`"passed": 0, "error": "Expected ..."` on each failing row only',
          {"results.json": _records(lambda rows: rows[3].update(passed=0, error="Expected output to contain 'x'"))},
-         ("results.json", *BASE), ("carry both an outcome and an error text", "grader's reason"), exit=0),
+         ("results.json", *BASE), ("a text on every failing row (1) and on no other", "grader's reasons"), exit=0),
 )

@@ -82,15 +82,18 @@ _NO_ERROR = {"", "false", "0", "0.0", "no", "none", "null", "nan", "n/a"}
 _ERROR_FLAG = {"true", "1", "1.0", "yes"}
 
 
+_FAIL_WORDS = {"0", "0.0", "false", "fail", "failed", "no", "n", "f"}
+
+
 def read_errors(frame: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
     """A tidy file's ``error`` column as errors only where its value is one (docs/inputs.md, errors):
 
     - false, 0, no, none, null (JSON or text) is no error; true or 1 is an error without a message;
-    - a text on a row that has an outcome (``passed`` or ``score``) is not an error: the row was graded, and the
-      text is the grader's reason for its result (promptfoo writes a failed assertion's reason into ``error``),
-      kept as ``reason``; otherwise a grader's reasons would take every failure out of the comparison (issue 34,
-      item 4). An errored row is one without an outcome.
-    Returns the frame and a note when texts were read as reasons."""
+    - a text is an error (the cell errored: SPEC 3.1), except when the column has the shape of a grader's reasons:
+      a text on every failing row (``passed`` 0) and on no other row. promptfoo writes a failed assertion's reason
+      into ``error``, and read as errors those reasons took every failure out of the comparison (issue 34, item
+      4); then the texts are kept as ``reason`` and the rows stay graded fails, said in a note.
+    Returns the frame and that note when the texts were read as reasons."""
     if "error" not in frame.columns:
         return frame, None
     raw = frame["error"]
@@ -99,18 +102,20 @@ def read_errors(frame: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
     flag = raw.map(lambda v: isinstance(v, bool) and v) | lowered.isin(_ERROR_FLAG)
     none = lowered.isin(_NO_ERROR) | raw.map(lambda v: v is False)
     error = text.where(~none, None).where(~flag, "error (flagged true, no message)")
-    outcome = [c for c in ("passed", "score") if c in frame.columns]
-    graded = frame[outcome].notna().any(axis=1) if outcome else pd.Series(False, index=frame.index)
-    reasons = error.notna() & graded & ~flag
-    frame = frame.assign(error=error.where(~reasons, None))
-    if not reasons.any():
+    frame = frame.assign(error=error)
+    if "passed" not in frame.columns or flag.any():
         return frame, None
+    passed = frame["passed"]
+    failing = passed.notna() & passed.astype(str).str.strip().str.lower().isin(_FAIL_WORDS)
+    texts = error.notna()
+    if not failing.any() or not (texts == failing).all():
+        return frame, None
+    reasons = text.where(texts, None)
     if "reason" in frame.columns:
-        frame = frame.assign(reason=frame["reason"].where(frame["reason"].notna(), text.where(reasons, None)))
-    else:
-        frame = frame.assign(reason=text.where(reasons, None))
-    return frame, (f"{int(reasons.sum())} row(s) carry both an outcome and an error text: read as graded, the "
-                   "text kept as the grader's reason (an errored row has no outcome).")
+        reasons = frame["reason"].where(frame["reason"].notna(), reasons)
+    return frame.assign(error=None, reason=reasons), (
+        f"The error column holds a text on every failing row ({int(failing.sum())}) and on no other: read as the "
+        "grader's reasons for those failures (kept as reason), not as errors.")
 
 
 def looks_boolean(series: pd.Series) -> bool:
