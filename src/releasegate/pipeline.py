@@ -9,7 +9,7 @@ from releasegate import __version__
 from releasegate.load.results import AdapterOptions, LoadedResults, load_results
 from releasegate.load.sources import Source
 from releasegate.load.sources import default_title as title_of
-from releasegate.model import Provenance, Report
+from releasegate.model import PolicyFile, Provenance, Report
 from releasegate.policy import Policy
 from releasegate.provenance import generation_time, package_versions
 
@@ -22,10 +22,11 @@ def run(
     options: AdapterOptions | None = None,
     command_line: str = "",
     metrics: tuple[str, ...] = (),
+    policy_file: PolicyFile | None = None,
 ):
     """Load, validate, analyze and decide; the Report holds everything a renderer needs. With two or more
     ``metrics`` (tidy outcome columns) the result is a MetricsReport: every metric's Report and the verdicts
-    from all of them."""
+    from all of them. ``policy_file``: the file the policy was read from, for the provenance."""
     options = options or AdapterOptions()
     tidy_metrics = len(metrics) > 1 or (metrics and "metric" not in options.given())
     several = _several_metric_format(sources, options) if tidy_metrics else None
@@ -43,11 +44,13 @@ def run(
                          "read yet: gate the judged metric on its own with --gold")
     if tidy_metrics:
         return run_metrics(loaded, policy, tuple(metrics), command_line=command_line,
-                           default_title=title_of(sources))
-    return run_loaded(loaded, policy, command_line=command_line, default_title=title_of(sources))
+                           default_title=title_of(sources), policy_file=policy_file)
+    return run_loaded(loaded, policy, command_line=command_line, default_title=title_of(sources),
+                      policy_file=policy_file)
 
 
-def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "") -> Report:
+def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "",
+               policy_file: PolicyFile | None = None) -> Report:
     """The pipeline after loading (validate, analyze, decide, provenance), for files and in-memory tables alike."""
     from releasegate.analyze import analyze
     from releasegate.decide import decide
@@ -78,6 +81,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         packages=package_versions(),
         generated_at=generation_time(),
         title=policy.title or default_title,
+        policy_file=policy_file,
     )
     return Report(analysis, verdicts, provenance)
 
@@ -214,7 +218,7 @@ def critical_metric_policy(single: Policy, data) -> Policy:
 
 
 def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...], *, command_line: str = "",
-                default_title: str = ""):
+                default_title: str = "", policy_file: PolicyFile | None = None):
     """Every metric's single-metric run with the correction across metrics, and one verdict per candidate."""
     import dataclasses
 
@@ -246,7 +250,8 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
         provenance = Provenance(
             tool_version=__version__, command_line=command_line, inputs=loaded.metric_inputs.get(metric, loaded.inputs),
             policy={**policy.as_dict(), "metric": metric}, packages=package_versions(),
-            generated_at=generation_time(), title=f"{policy.title or default_title}: {metric}")
+            generated_at=generation_time(), title=f"{policy.title or default_title}: {metric}",
+            policy_file=policy_file)
         reports.append(Report(analysis, decide(analysis, single), provenance))
     reports = tuple(reports)
     return MetricsReport(tuple(metrics), reports, combine(tuple(metrics), reports))
