@@ -49,10 +49,10 @@ class LoadedResults:
     inputs: tuple[InputFile, ...]
     metadata_columns: tuple[str, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    baseline: str | None = None  # a baseline the inputs record (a sweep's run store), used when none is given
     # Harness files read once per metric (load/per_metric.py): each metric's own records (its scorer, metric,
     # filter), for that metric's provenance; empty otherwise.
     metric_inputs: Mapping[str, tuple[InputFile, ...]] = field(default_factory=dict)
-    baseline: str | None = None  # a baseline the inputs record (a sweep's run store), used when none is given
 
 
 def _read_one(source: Source, options: AdapterOptions,
@@ -181,4 +181,4 @@ def load_results(
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
     baseline = recorded.pop() if len(recorded) == 1 else None
-    return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline)
+    return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline)
