@@ -53,7 +53,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     policy, loaded = recorded_baseline(policy, loaded)
     # What loading dropped or recorded (e.g. a run store's holes) is said in the report.
     tables = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics, loaded.notes)
-    inputs, named = loaded.inputs, loaded.metrics
+    inputs, named, metric_inputs = loaded.inputs, loaded.metrics, dict(loaded.metric_inputs)
     gold = None
     if policy.gold is not None:  # human labels of the judged outcomes (issue 35): read, checked, recorded
         if len(tables) > 1:
@@ -85,6 +85,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         generated_at=generation_time(),
         title=policy.title or default_title,
         policy_file=policy_file,
+        metric_inputs=metric_inputs,
     )
     return Report(tuple(sections), combine(tuple(sections)), provenance)
 

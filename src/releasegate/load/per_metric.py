@@ -30,6 +30,7 @@ from typing import Any
 from releasegate.errors import InputError
 from releasegate.load.results import AdapterOptions, LoadedResults, ResolvedInput, load_results, resolve_inputs
 from releasegate.load.sources import Source
+from releasegate.model import InputFile
 
 
 def _inspect(metric: str, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -98,6 +99,8 @@ def load_each_metric(resolved: tuple[ResolvedInput, ...], columns: Mapping[str, 
     given = options.given()
     first, keys = None, []
     sources = [one.source for one in resolved]
+    inputs: dict[str, tuple[InputFile, ...]] = {}
+    notes: list[str] = []
     for metric in dict.fromkeys(metrics):
         chosen = dataclasses.replace(options, values={**options.values, **choose(metric, given)})
         loaded = load_results(sources, columns=columns, cases=cases, options=chosen, resolved=resolved)
@@ -109,8 +112,10 @@ def load_each_metric(resolved: tuple[ResolvedInput, ...], columns: Mapping[str, 
         elif not first.table[keys].reset_index(drop=True).equals(table[keys].reset_index(drop=True)):
             raise InputError(f"metric {metric!r} does not score the same cases as {metrics[0]!r}")
         first.table[metric] = outcome.to_numpy()
+        inputs[metric] = loaded.inputs  # what this metric's reading chose (issue 31, item 6)
+        notes += [n for n in loaded.notes if n not in notes]  # e.g. each metric's direction
     assert first is not None  # metrics is not empty
-    return first
+    return dataclasses.replace(first, metric_inputs=inputs, notes=tuple(notes))
 
 
 def widen(loaded: LoadedResults) -> LoadedResults:

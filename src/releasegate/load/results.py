@@ -53,6 +53,9 @@ class LoadedResults:
     notes: tuple[str, ...] = field(default_factory=tuple)
     metrics: tuple[str, ...] = ()
     baseline: str | None = None  # a baseline the inputs record (a sweep's run store), used when none is given
+    # Harness files read once per metric (load/per_metric.py): each metric's own records (its scorer, metric,
+    # filter), for that metric's provenance; empty otherwise.
+    metric_inputs: Mapping[str, tuple[InputFile, ...]] = field(default_factory=dict)
 
 
 STORE = "store"  # the format of a `releasegate run` store (load/store.py), beside the adapters' and "tidy"
@@ -76,12 +79,13 @@ def resolve_inputs(sources: list[Source], options: AdapterOptions | None = None)
     if not sources:
         raise InputError("no results file given")
     out = []
+    task = options.given().get("task")  # --task: an eval set's directory read for one task's logs
     for source in sources:
         # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output.
         if is_store(source.path):
             out.append(ResolvedInput(source, STORE))
             continue
-        for one in expand_sources([source]):
+        for one in expand_sources([source], task):
             check_file(one.path)
             fmt = options.format if options.format != "auto" else adapters.detect_format(one.path)
             out.append(ResolvedInput(one, fmt))
@@ -154,6 +158,7 @@ def load_results(
             with ThreadPoolExecutor(max_workers=1) as pool:
                 digest = pool.submit(sha256_of, source.path)
                 frame = _read_one(source, fmt, options, columns)
+            notes += [n for n in frame.attrs.get("notes", ()) if n not in notes]  # an adapter's readings
         formats.append(fmt)
         frame = shapes.resolve_dotted(frame, columns.values(), source.path)
         seen.update(map(str, frame.columns))
@@ -175,6 +180,9 @@ def load_results(
         else:
             shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
         frame = shapes.latency_in_ms(frame, options.latency_unit, source.path)
+        if fmt == "tidy":  # an adapter reads its harness's errors itself (docs/inputs.md, errors)
+            frame, error_note = shapes.read_errors(frame)
+            notes += [error_note] if error_note and error_note not in notes else []
         if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
             frame["release"] = source.release
         else:

@@ -7,7 +7,7 @@ difference = candidate - baseline; broke = baseline pass and candidate fail; fix
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
@@ -44,14 +44,20 @@ class InputFile:
     scorer: str | None = None
     metric: str | None = None
     filter: str | None = None
+    # The metric's direction when the harness states it (lm-eval's higher_is_better), and the reducer that
+    # made one outcome per case of several epochs (Inspect's epochs reducer, when it is not the mean).
+    direction: str | None = None
+    reducer: str | None = None
 
     @property
     def read_as(self) -> str:
         """One line of what was chosen, for the report's provenance ("" for a tidy table)."""
         parts = [self.harness or ""]
         parts += [f"{label} {value}" for label, value in (("release from", self.release_key), ("scorer", self.scorer),
-                                                          ("metric", self.metric), ("filter", self.filter))
+                                                          ("metric", self.metric), ("filter", self.filter),
+                                                          ("epochs reduced by", self.reducer))
                   if value]
+        parts += [self.direction or ""]
         return "; ".join(p for p in parts if p)
 
 
@@ -299,3 +305,6 @@ class Provenance:
     generated_at: str
     title: str
     policy_file: PolicyFile | None = None  # None: flags and defaults only
+    # Harness files read once per metric (several Inspect scorers, lm-eval metrics): each metric's own records
+    # (its scorer, metric, filter), which that metric's section names; empty when one reading served them all.
+    metric_inputs: dict[str, tuple[InputFile, ...]] = field(default_factory=dict)

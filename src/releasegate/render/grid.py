@@ -58,9 +58,11 @@ def worst_first(row: GridRow) -> tuple:
 
 def section_provenance(report: Report, index: int) -> Provenance:
     """The provenance of one metric's section, as a run of that metric alone records it: the title names the
-    metric and the policy the metric gated (a report of one metric: the report's own)."""
+    metric, the policy the metric gated and the inputs as that metric's reading recorded them (a report of one
+    metric: the report's own)."""
     prov = report.provenance
     if not report.several:
         return prov
     metric = report.sections[index].metric
-    return dataclasses.replace(prov, title=f"{prov.title}: {metric}", policy={**prov.policy, "metric": metric})
+    return dataclasses.replace(prov, title=f"{prov.title}: {metric}", policy={**prov.policy, "metric": metric},
+                               inputs=prov.metric_inputs.get(metric, prov.inputs))
