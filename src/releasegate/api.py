@@ -155,7 +155,7 @@ def compare(
     """
     from releasegate.load.adapters import OPTIONS
     from releasegate.load.results import AdapterOptions
-    from releasegate.pipeline import run_loaded
+    from releasegate.pipeline import loading_record, run_loaded
 
     adapter = {key: overrides.pop(key) for key in ("format", *(o.name for o in OPTIONS)) if key in overrides}
     if cases is not None and not isinstance(cases, (str, os.PathLike)):
@@ -172,7 +172,8 @@ def compare(
     loaded, default_title = _load(results, resolved, Path(cases) if cases is not None else None, options)
     call = _call_text(results, baseline=baseline, candidates=candidates, cases=cases, policy=policy,
                       **adapter, **shape, **overrides)
-    report = run_loaded(loaded, resolved, command_line=call, default_title=default_title)
+    report = run_loaded(loaded, resolved, command_line=call, default_title=default_title,
+                        loading=loading_record(options, (), default_title))
     return ReleaseComparison(report)
 
 

@@ -22,11 +22,15 @@ def run(
     options: AdapterOptions | None = None,
     command_line: str = "",
     metrics: tuple[str, ...] = (),
+    default_title: str | None = None,
 ):
     """Load, validate, analyze and decide; the Report holds everything a renderer needs. With two or more
     ``metrics`` (tidy outcome columns) the result is a MetricsReport: every metric's Report and the verdicts
-    from all of them."""
+    from all of them. ``default_title`` is the title when the policy sets none (else the inputs' folder name;
+    `releasegate verify` gives the note's)."""
     options = options or AdapterOptions()
+    title = title_of(sources) if default_title is None else default_title
+    loading = loading_record(options, metrics, title)
     tidy_metrics = len(metrics) > 1 or (metrics and "metric" not in options.given())
     several = _several_metric_format(sources, options) if tidy_metrics else None
     if several is not None:
@@ -37,12 +41,31 @@ def run(
         loaded = load_results(sources, columns=policy.columns, cases=cases, options=options,
                               metrics=tuple(metrics) if tidy_metrics else ())
     if tidy_metrics:
-        return run_metrics(loaded, policy, tuple(metrics), command_line=command_line,
-                           default_title=title_of(sources))
-    return run_loaded(loaded, policy, command_line=command_line, default_title=title_of(sources))
+        return run_metrics(loaded, policy, tuple(metrics), command_line=command_line, default_title=title,
+                           loading=loading)
+    return run_loaded(loaded, policy, command_line=command_line, default_title=title, loading=loading)
 
 
-def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "") -> Report:
+def loading_record(options: AdapterOptions, metrics: tuple[str, ...] = (), default_title: str = "") -> dict:
+    """How the inputs were read, for the provenance (JSON ``loading``): with the policy, everything a rerun needs
+    besides the files themselves (:func:`rerun_arguments` reads it back)."""
+    return {"format": options.format, "options": dict(sorted(options.given().items())), "wide": options.wide,
+            "release_cols": list(options.release_cols), "latency_unit": options.latency_unit,
+            "drop_holes": options.drop_holes, "metrics": list(metrics), "default_title": default_title}
+
+
+def rerun_arguments(loading: dict) -> dict:
+    """:func:`loading_record`'s record as the keyword arguments of :func:`run` (options, metrics, default title)."""
+    options = AdapterOptions(format=loading.get("format", "auto"), values=dict(loading.get("options") or {}),
+                             wide=bool(loading.get("wide")), release_cols=tuple(loading.get("release_cols") or ()),
+                             latency_unit=loading.get("latency_unit", "ms"),
+                             drop_holes=bool(loading.get("drop_holes")))
+    return {"options": options, "metrics": tuple(loading.get("metrics") or ()),
+            "default_title": loading.get("default_title")}
+
+
+def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "",
+               loading: dict | None = None) -> Report:
     """The pipeline after loading (validate, analyze, decide, provenance), for files and in-memory tables alike."""
     from releasegate.analyze import analyze
     from releasegate.decide import decide
@@ -65,6 +88,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         packages=package_versions(),
         generated_at=generation_time(),
         title=policy.title or default_title,
+        loading=loading if loading is not None else loading_record(AdapterOptions(), (), default_title),
     )
     return Report(analysis, verdicts, provenance)
 
@@ -201,7 +225,7 @@ def critical_metric_policy(single: Policy, data) -> Policy:
 
 
 def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...], *, command_line: str = "",
-                default_title: str = ""):
+                default_title: str = "", loading: dict | None = None):
     """Every metric's single-metric run with the correction across metrics, and one verdict per candidate."""
     import dataclasses
 
@@ -233,7 +257,8 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
         provenance = Provenance(
             tool_version=__version__, command_line=command_line, inputs=loaded.inputs,
             policy={**policy.as_dict(), "metric": metric}, packages=package_versions(),
-            generated_at=generation_time(), title=f"{policy.title or default_title}: {metric}")
+            generated_at=generation_time(), title=f"{policy.title or default_title}: {metric}",
+            loading=loading if loading is not None else loading_record(AdapterOptions(), metrics, default_title))
         reports.append(Report(analysis, decide(analysis, single), provenance))
     reports = tuple(reports)
     return MetricsReport(tuple(metrics), reports, combine(tuple(metrics), reports))
