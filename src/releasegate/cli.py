@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import shlex
@@ -148,14 +149,21 @@ def input_options(function):
 
 def build_report(kw: dict):
     """Options -> Report, through the library's one pipeline."""
-    from releasegate.load.results import AdapterOptions
-    from releasegate.load.sources import parse_source
     from releasegate.pipeline import run
+
+    return run(**run_arguments(kw))
+
+
+def run_arguments(kw: dict, note=None) -> dict:
+    """Options -> the arguments of the library's one pipeline (pipeline.run). For `verify`, ``note`` (a note read
+    back, audit/notes.py) gives the policy and the reading of the inputs that its flags do not."""
+    from releasegate.load.sources import parse_source
+    from releasegate.pipeline import input_formats, rerun_arguments
     from releasegate.policy import load_policy_file, make_policy
 
     sources = [parse_source(text) for text in kw["results"]]
     policy_path = kw.get("policy_path")
-    if policy_path is None and not kw.get("no_policy"):
+    if policy_path is None and not kw.get("no_policy") and note is None:
         from releasegate.load.policy_file import find_policy, shown
 
         policy_path = find_policy([s.path for s in sources], Path.cwd())
@@ -163,7 +171,7 @@ def build_report(kw: dict):
             # Said with the verdicts, so that a run refused for bad input prints one line.
             kw["found_policy"] = (f"policy: {shown(policy_path, Path.cwd())} (found; --policy FILE for another, "
                                   "--no-policy for none)")
-    file_values = load_policy_file(policy_path) if policy_path else {}
+    file_values = load_policy_file(policy_path) if policy_path else note.policy_values if note else {}
     columns = {canonical: kw[flag] for flag, canonical in COLUMN_FLAGS if kw.get(flag)}
     policy = make_policy(
         file_values,
@@ -185,42 +193,28 @@ def build_report(kw: dict):
         title=kw.get("title"),
         columns=columns,
     )
-    values = {o.name: kw.get(o.name) for o in ADAPTER_OPTIONS if not o.repeatable}
-    metrics = tuple(kw.get("metric") or ())
-    if len(metrics) == 1 and _reads_lm_eval(sources, kw["input_format"]):
+    base = rerun_arguments(note.loading if note else {})
+    recorded = base["options"]
+    values = {**recorded.values, **{o.name: kw[o.name] for o in ADAPTER_OPTIONS
+                                    if not o.repeatable and kw.get(o.name) is not None}}
+    metrics = tuple(kw.get("metric") or ()) or base["metrics"]
+    input_format = kw.get("input_format") or recorded.format
+    if len(metrics) == 1 and "lm-eval" in input_formats(sources, input_format):
         from releasegate.load.per_metric import lm_eval_choice
 
         # One lm-eval metric (NAME or NAME,FILTER) is read by the adapter alone, as a single-metric run;
         # several are gated at once, each read as it would be alone (load/per_metric.py).
-        values.update(lm_eval_choice(metrics[0], {k: v for k, v in values.items() if v is not None}))
+        values.update(lm_eval_choice(metrics[0], values))
         metrics = ()
-    options = AdapterOptions(
-        format=kw["input_format"], values=values,
-        drop_holes=bool(kw.get("drop_holes")),
-        wide=bool(kw.get("wide")), latency_unit=kw.get("latency_unit") or "ms",
-        release_cols=tuple(c.strip() for c in (kw.get("release_cols") or "").split(",") if c.strip()),
-    )
-    command_line = "releasegate " + shlex.join(sys.argv[1:])
-    return run(sources, policy, cases=kw.get("cases"), options=options, command_line=command_line,
-               metrics=metrics)
-
-
-def _reads_lm_eval(sources, input_format: str) -> bool:
-    """Whether an input is lm-eval output, whose --metric names one of its metrics (not a column)."""
-    if input_format != "auto":
-        return input_format == "lm-eval"
-    from releasegate.errors import InputError
-    from releasegate.load.adapters import detect_format
-    from releasegate.load.directories import expand_sources
-
-    for source in sources:
-        try:
-            for one in expand_sources([source]) if source.path.exists() else ():
-                if one.path.is_file() and detect_format(one.path) == "lm-eval":
-                    return True
-        except (InputError, OSError):
-            continue  # loading names the problem with this file
-    return False
+    options = dataclasses.replace(
+        recorded, format=input_format, values=values,
+        drop_holes=bool(kw.get("drop_holes")) or recorded.drop_holes, wide=bool(kw.get("wide")) or recorded.wide,
+        latency_unit=kw.get("latency_unit") or recorded.latency_unit,
+        release_cols=tuple(c.strip() for c in (kw.get("release_cols") or "").split(",") if c.strip())
+        or recorded.release_cols)
+    return {"sources": sources, "policy": policy, "cases": kw.get("cases"), "options": options,
+            "command_line": "releasegate " + shlex.join(sys.argv[1:]), "metrics": metrics,
+            "default_title": base["default_title"]}
 
 
 def _check_not_inputs(paths: list[Path], kw: dict) -> None:

@@ -102,10 +102,12 @@ _NOT_METRICS = {"passed", "score", "release", "case_id", "category", "cluster", 
                 "cost", "error", "doc_hash"}
 
 
-def _formats(sources: list[Source], options: AdapterOptions) -> set[str]:
-    """The formats of the inputs (a file that cannot be sniffed is left to loading to name)."""
-    if options.format != "auto":
-        return {options.format}
+def input_formats(sources: list[Source], options: AdapterOptions | str) -> set[str]:
+    """The formats of the inputs (a file that cannot be sniffed is left to loading to name); ``options`` may be
+    the ``--format`` given alone."""
+    given = options if isinstance(options, str) else options.format
+    if given != "auto":
+        return {given}
     from releasegate.errors import InputError
     from releasegate.load.adapters import detect_format
     from releasegate.load.directories import expand_sources
@@ -124,7 +126,7 @@ def _several_metric_format(sources: list[Source], options: AdapterOptions) -> st
     from releasegate.errors import InputError
     from releasegate.load.per_metric import METRIC_OPTIONS
 
-    found = _formats(sources, options) & set(METRIC_OPTIONS)
+    found = input_formats(sources, options) & set(METRIC_OPTIONS)
     if len(found) > 1:
         raise InputError(f"--metric with several metrics reads one harness at a time; the inputs are "
                          f"{' and '.join(sorted(found))}")
