@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
-import shlex
 import sys
 from pathlib import Path
 
@@ -51,13 +49,6 @@ class OneValued(click.Option):
 def option(*names, **kwargs):
     """click.option with the OneValued class: every option of the command line is built with it."""
     return click.option(*names, cls=OneValued, **kwargs)
-
-
-COLUMN_FLAGS = (
-    ("case_col", "case_id"), ("release_col", "release"), ("passed_col", "passed"), ("score_col", "score"),
-    ("category_col", "category"), ("cluster_col", "cluster"), ("run_col", "run"), ("latency_col", "latency_ms"),
-    ("error_col", "error"),
-)
 
 
 def _fail(message: str) -> None:
@@ -149,72 +140,10 @@ def input_options(function):
 
 def build_report(kw: dict):
     """Options -> Report, through the library's one pipeline."""
+    from releasegate.arguments import run_arguments
     from releasegate.pipeline import run
 
     return run(**run_arguments(kw))
-
-
-def run_arguments(kw: dict, note=None) -> dict:
-    """Options -> the arguments of the library's one pipeline (pipeline.run). For `verify`, ``note`` (a note read
-    back, audit/notes.py) gives the policy and the reading of the inputs that its flags do not."""
-    from releasegate.load.sources import parse_source
-    from releasegate.pipeline import input_formats, rerun_arguments
-    from releasegate.policy import load_policy_file, make_policy
-
-    sources = [parse_source(text) for text in kw["results"]]
-    policy_path = kw.get("policy_path")
-    if policy_path is None and not kw.get("no_policy") and note is None:
-        from releasegate.load.policy_file import find_policy, shown
-
-        policy_path = find_policy([s.path for s in sources], Path.cwd())
-        if policy_path is not None:
-            # Said with the verdicts, so that a run refused for bad input prints one line.
-            kw["found_policy"] = (f"policy: {shown(policy_path, Path.cwd())} (found; --policy FILE for another, "
-                                  "--no-policy for none)")
-    file_values = load_policy_file(policy_path) if policy_path else note.policy_values if note else {}
-    columns = {canonical: kw[flag] for flag, canonical in COLUMN_FLAGS if kw.get(flag)}
-    policy = make_policy(
-        file_values,
-        baseline=kw.get("baseline"),
-        baseline_rerun=kw.get("baseline_rerun"),
-        candidates=tuple(kw.get("candidates") or ()),
-        critical=tuple(kw.get("critical") or ()),
-        critical_rule=kw.get("critical_rule"),
-        critical_alpha=kw.get("critical_alpha"),
-        margin=kw.get("margin"),
-        alpha=kw.get("alpha"),
-        correction=kw.get("correction"),
-        mcnemar=kw.get("mcnemar"),
-        pass_threshold=kw.get("pass_threshold"),
-        missing=kw.get("missing"),
-        allow_missing=kw.get("allow_missing"),
-        seed=kw.get("seed"),
-        n_resamples=kw.get("n_resamples"),
-        title=kw.get("title"),
-        columns=columns,
-    )
-    base = rerun_arguments(note.loading if note else {})
-    recorded = base["options"]
-    values = {**recorded.values, **{o.name: kw[o.name] for o in ADAPTER_OPTIONS
-                                    if not o.repeatable and kw.get(o.name) is not None}}
-    metrics = tuple(kw.get("metric") or ()) or base["metrics"]
-    input_format = kw.get("input_format") or recorded.format
-    if len(metrics) == 1 and "lm-eval" in input_formats(sources, input_format):
-        from releasegate.load.per_metric import lm_eval_choice
-
-        # One lm-eval metric (NAME or NAME,FILTER) is read by the adapter alone, as a single-metric run;
-        # several are gated at once, each read as it would be alone (load/per_metric.py).
-        values.update(lm_eval_choice(metrics[0], values))
-        metrics = ()
-    options = dataclasses.replace(
-        recorded, format=input_format, values=values,
-        drop_holes=bool(kw.get("drop_holes")) or recorded.drop_holes, wide=bool(kw.get("wide")) or recorded.wide,
-        latency_unit=kw.get("latency_unit") or recorded.latency_unit,
-        release_cols=tuple(c.strip() for c in (kw.get("release_cols") or "").split(",") if c.strip())
-        or recorded.release_cols)
-    return {"sources": sources, "policy": policy, "cases": kw.get("cases"), "options": options,
-            "command_line": "releasegate " + shlex.join(sys.argv[1:]), "metrics": metrics,
-            "default_title": base["default_title"]}
 
 
 def _check_not_inputs(paths: list[Path], kw: dict) -> None:
@@ -235,35 +164,47 @@ def main() -> None:
     releasegate check  results.csv --policy releasegate.toml      (exit 0 ship, 1 don't ship, 2 bad input)
     releasegate demo   [DIR]                                      (the bundled example and its reports)
     releasegate run    CONFIG.toml                                (call the systems into a store; resumable)
+    releasegate verify note.json results.csv --cases cases.csv    (does an archived note follow from its inputs?)
+    releasegate history archive/ -o history.html                  (releases over time, from archived notes)
     """
 
 
 @main.command()
 @input_options
-@option("-o", "--output", "outputs", multiple=True, required=True, type=click.Path(path_type=Path),
+@option("-o", "--output", "outputs", multiple=True, type=click.Path(path_type=Path),
               help="Output file; the format comes from the suffix (.html, .md, .pdf, .json). Repeatable.")
+@option("--archive", type=click.Path(path_type=Path),
+        help="Also write the note's JSON and PDF/A-3b into a new dated folder of this one (verify, history).")
 @option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
               help="PDF paper size.")
 @option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
 @option("--interactive", is_flag=True, help="HTML: add one inline Vega bundle for tooltips.")
 @guarded
-def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
-    """Write the release note in every format asked for with -o."""
+def report(outputs, archive, paper, pdf_variant, interactive, debug, **kw) -> None:
+    """Write the release note in every format asked for with -o (and --archive)."""
     from releasegate.render import check_output_paths, rendering, write_reports
 
     paths = list(outputs)
+    if not paths and archive is None:
+        _fail("give an output with -o PATH (.html, .md, .pdf, .json) or --archive DIR")
     check_output_paths(paths)
     _check_not_inputs(paths, kw)
-    with rendering(paths) as charts, cyclic_gc_paused():
+    if archive is not None:
+        from releasegate.audit.archive import check_archive, write_archived
+
+        check_archive(archive)
+        write_reports = functools.partial(write_archived, directory=archive)  # returns the archive's files
+    with rendering(paths + [Path("note.pdf")] * (archive is not None)) as charts, cyclic_gc_paused():
         result = build_report(kw)
-        write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
+        archived = write_reports(result, paths, charts=charts, paper=paper, pdf_variant=pdf_variant,
+                                 interactive=interactive) or []
     from releasegate.text import one_line
 
     if kw.get("found_policy"):
         click.echo(one_line(kw["found_policy"]))
     for verdict in result.verdicts:  # release names come from the input: one line each, controls shown
         click.echo(f"{verdict.label:<10}  {one_line(verdict.candidate)}")
-    for path in paths:
+    for path in [*paths, *archived]:
         click.echo(f"wrote {path}", err=True)
 
 
@@ -353,6 +294,45 @@ def plan_suite(results, debug, **kw) -> None:
     from releasegate.plan.command import plan_command
 
     sys.exit(plan_command(tuple(results), kw, echo=click.echo))
+
+
+@main.command()
+@click.argument("note", type=click.Path(path_type=Path))
+@input_options
+@click.pass_context
+@guarded
+def verify(ctx, note, debug, **kw) -> None:
+    """Rerun a note (.json, or .pdf written with --pdf-variant pdf/a-3b) from its inputs and compare every figure.
+
+    The note's policy and reading of the inputs are used; flags given win. Exit 0 reproduced, 1 differs (each
+    difference listed: input hashes, verdicts, cases, figures by JSON path), 2 bad input.
+    """
+    from releasegate.arguments import run_arguments
+    from releasegate.audit.notes import read_note
+    from releasegate.audit.verify import verification_lines, verify
+
+    for name in ("input_format", "latency_unit"):  # their defaults stand for "as the note recorded"
+        if ctx.get_parameter_source(name) is ParameterSource.DEFAULT:
+            kw[name] = None
+    recorded = read_note(note)
+    result = verify(recorded, **run_arguments(kw, recorded))
+    for line in verification_lines(result):
+        click.echo(line)
+    sys.exit(result.exit_code)
+
+
+@main.command()
+@click.argument("notes", nargs=-1, required=True, type=click.Path(path_type=Path))
+@option("-o", "--output", "outputs", multiple=True, required=True, type=click.Path(path_type=Path),
+        help="history.html, history.md or history.json (the suffix says which). Repeatable.")
+@option("--debug", is_flag=True, help="Show the traceback of an error.")
+@guarded
+def history(notes, outputs, debug) -> None:
+    """Releases over time from archived notes (folders, .json, PDF/A-3b): pass rates, verdicts, costs, categories."""
+    from releasegate.audit.history_render import history_command
+
+    for line in history_command(list(notes), list(outputs)):
+        click.echo(line, err=True)
 
 
 @main.command()
