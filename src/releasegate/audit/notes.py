@@ -29,6 +29,13 @@ def schema_version() -> str:
     return SCHEMA_VERSION
 
 
+def note_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the note, shipped in the package (docs/schema/note.schema.json)."""
+    from importlib import resources
+
+    return json.loads((resources.files("releasegate") / "schema" / "note.schema.json").read_text(encoding="utf-8"))
+
+
 def readable(version: Any) -> bool:
     """A note of this schema can be read: the same major version, a minor one no newer than this writer's."""
     ours = _parts(schema_version())
