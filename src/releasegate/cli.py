@@ -359,6 +359,8 @@ def demo(directory, run_example, debug) -> None:
     for path in written:
         click.echo(f"  {path}")
     click.echo("Open the .html report in a browser, or read the .md one; the .json holds every figure.")
+    click.echo(f"Check a note against its inputs: releasegate verify {directory}/report.pdf "
+               f"{directory}/eval_results.csv --cases {directory}/eval_cases.csv")
 
 
 def entry() -> None:
