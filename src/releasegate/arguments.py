@@ -55,6 +55,7 @@ def run_arguments(kw: dict, note=None) -> dict:
         seed=kw.get("seed"),
         n_resamples=kw.get("n_resamples"),
         title=kw.get("title"),
+        gold=kw.get("gold"),
         columns=columns,
     )
     base = rerun_arguments(note.loading if note else {})

@@ -88,6 +88,7 @@ def input_options(function):
     decorators = [
         click.argument("results", nargs=-1, required=True),
         option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
+        option("--gold", help="Human labels of the judged outcomes (release, case_id, label[, run]): the judge is measured and the comparison corrected."),
         option("--baseline", help="The live release (default: the policy's)."),
         option("--baseline-rerun", help="The live release run again on the same cases: churn is measured from it "
                "and the critical test uses it (never a candidate)."),
@@ -150,7 +151,7 @@ def _check_not_inputs(paths: list[Path], kw: dict) -> None:
     from releasegate.load import parse_source
     from releasegate.render.output_guard import check_outputs_are_not_inputs
 
-    inputs = [parse_source(text).path for text in kw["results"]] + [kw.get("cases"), kw.get("policy_path")]
+    inputs = [parse_source(text).path for text in kw["results"]] + [kw.get("cases"), kw.get("policy_path"), kw.get("gold") and Path(kw["gold"])]
     check_outputs_are_not_inputs(paths, inputs)
 
 

@@ -40,6 +40,11 @@ def run(
     else:
         loaded = load_results(sources, columns=policy.columns, cases=cases, options=options,
                               metrics=tuple(metrics) if tidy_metrics else ())
+    if tidy_metrics and policy.gold is not None:
+        from releasegate.errors import InputError
+
+        raise InputError("gold labels grade one judged metric; with several metrics (--metric) they are not "
+                         "read yet: gate the judged metric on its own with --gold")
     if tidy_metrics:
         return run_metrics(loaded, policy, tuple(metrics), command_line=command_line, default_title=title,
                            loading=loading)
@@ -75,10 +80,18 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     if loaded.notes:  # what loading dropped or recorded (e.g. a run store's holes) is said in the report
         data = dataclasses.replace(data, notes=(*loaded.notes, *data.notes))
     inputs = loaded.inputs
+    gold = None
+    if policy.gold is not None:  # human labels of the judged outcomes (issue 35): read, checked, recorded
+        from releasegate.load.gold import load_gold
+        from releasegate.validate_gold import validate_gold
+
+        loaded_gold = load_gold(policy.gold)
+        gold = validate_gold(loaded_gold.table, data, policy.gold)
+        inputs = (*inputs, loaded_gold.input)
     # The validated table holds the identity columns as categorical codes; the loaded one's text columns
     # (about 90 MB per million rows) are freed here unless the caller keeps them.
     del loaded
-    analysis = analyze(data, policy)
+    analysis = analyze(data, policy, gold=gold)
     verdicts = decide(analysis, policy)
     provenance = Provenance(
         tool_version=__version__,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -63,6 +64,9 @@ class Policy:
     n_resamples: int = 10_000
     title: str | None = None
     metrics: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # [metrics.NAME]: per-metric rules
+    # Human labels of the judged outcomes (issue 35): a file of release, case_id, label[, run]; the judge is
+    # measured against them and the comparison corrected (analyze/judge.py). In a policy file, relative to it.
+    gold: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-ready view for provenance."""
@@ -76,6 +80,8 @@ class Policy:
         out["metrics"] = {k: dict(v) for k, v in self.metrics.items()}
         if not out["metrics"]:
             del out["metrics"]  # a single-metric run's provenance stays as it was
+        if out["gold"] is None:
+            del out["gold"]  # likewise a run without gold labels
         return out
 
 
@@ -104,6 +110,8 @@ def load_policy_file(path: Path) -> dict[str, Any]:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise InputError(f"policy file {path}: unknown key(s) {', '.join(unknown)}{hint}; "
                          f"known keys: {', '.join(sorted(POLICY_KEYS))}")
+    if isinstance(data.get("gold"), str):  # a path in the policy is read from the policy's folder
+        data["gold"] = str(Path(path).parent / data["gold"])
     return data
 
 
@@ -120,6 +128,7 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "baseline": ("text (quote it: baseline = \"2024\")", lambda x: isinstance(x, str)),
     "baseline_rerun": ("text (quote it: baseline_rerun = \"r1-again\")", lambda x: isinstance(x, str)),
     "title": ("text", lambda x: isinstance(x, str)),
+    "gold": ("a file path (text: gold = \"gold.csv\")", lambda x: isinstance(x, str) and x.strip() != ""),
     "correction": ("text", lambda x: isinstance(x, str)),
     "mcnemar": ("text", lambda x: isinstance(x, str)),
     "critical_rule": ("text (\"test\" or \"any\")", lambda x: isinstance(x, str)),
@@ -168,6 +177,8 @@ def make_policy(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
         values["score_range"] = (float(rng[0]), float(rng[1]))
     if "prices" in values:
         values["prices"] = _prices(values["prices"])
+    if isinstance(values.get("gold"), os.PathLike):  # a Path from the API is kept as text, as TOML has it
+        values["gold"] = os.fspath(values["gold"])
     policy = Policy(**values)
     _check(policy)
     return policy

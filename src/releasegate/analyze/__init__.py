@@ -19,12 +19,14 @@ from releasegate.analyze.churn import churn_section, measure_churn
 from releasegate.analyze.clusters import clustered_rate
 from releasegate.analyze.costs import cost_sections
 from releasegate.analyze.errors import split_errored
+from releasegate.analyze.judge import judge_section
 from releasegate.analyze.pairing import case_tables, cases_of
 from releasegate.model import Analysis, Parameters, Rate, ReleaseSections, ReleaseSummary
 from releasegate.policy import Policy
 from releasegate.stats.continuous import mean_interval
 from releasegate.stats.proportions import wilson_interval
 from releasegate.validate import ValidatedResults
+from releasegate.validate_gold import ValidatedGold
 
 
 def parameters_of(policy: Policy) -> Parameters:
@@ -58,9 +60,11 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     return ReleaseSummary(release, n, rate, release == data.baseline)
 
 
-def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = False) -> Analysis:
+def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = False,
+            gold: ValidatedGold | None = None) -> Analysis:
     """The fixed plan for every candidate, the release summaries, and the cost section when there are costs;
-    ``critical_whole`` (a critical metric) tests every case by the critical test too."""
+    ``critical_whole`` (a critical metric) tests every case by the critical test too; ``gold`` (human labels
+    of the judged outcomes) adds each candidate's judge section (analyze/judge.py)."""
     data = split_errored(data, policy)
     # Built once only with runs, where each is a group-by over every row; a single run's table is a cheap
     # re-indexing, and holding every release's at once cost 230 MB more at 1,000,000 cases.
@@ -81,7 +85,9 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
         cost_table, costs = cost_work.result() if cost_work is not None else (None, {})
     one_run = data.outcome_kind == "binary" and not data.has_runs
     candidates = [replace(c, sections=replace(c.sections, costs=costs.get(c.name),
-                                              churn=churn_section(measured, c, policy, one_run)))
+                                              churn=churn_section(measured, c, policy, one_run),
+                                              judge=None if gold is None else
+                                              judge_section(data, gold, c, policy, tables)))
                   for c in candidates]
     # The rerun is the baseline again: its figures are the churn section's, not a release of the summary.
     releases = tuple(release_summary(data, r, policy, tables) for r in data.releases if r != policy.baseline_rerun)

@@ -27,6 +27,7 @@ from releasegate.model.core import (
     Verdict,
 )
 from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
+from releasegate.model.judge import JudgeRelease, JudgeSection
 from releasegate.model.metrics import MetricsReport, MetricsVerdict
 from releasegate.model.sections import (
     CaseView,
@@ -61,6 +62,8 @@ __all__ = [
     "FragileComparison",
     "InputFile",
     "ItemAxis",
+    "JudgeRelease",
+    "JudgeSection",
     "MajorityMcNemar",
     "MetricsReport",
     "MetricsVerdict",

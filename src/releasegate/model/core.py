@@ -13,6 +13,7 @@ from typing import Any
 from releasegate.model.cases import CaseChange
 from releasegate.model.churn import ChurnSection
 from releasegate.model.costs import CostComparison, CostTable
+from releasegate.model.judge import JudgeSection
 from releasegate.model.sections import (
     CaseView,
     ClusterAnalysis,
@@ -140,6 +141,7 @@ class CandidateSections:
     errors: ErroredCases | None = None
     case_view: CaseView | None = None  # cases failing on both releases, errored cases (issue 17)
     churn: ChurnSection | None = None  # the baseline's churn from a rerun or its runs (issue 21 item 3)
+    judge: JudgeSection | None = None  # the judge against gold labels, the corrected comparison (issue 35)
 
     def present(self) -> dict[str, Any]:
         """The sections that are there, by name, in name order (the JSON's order)."""

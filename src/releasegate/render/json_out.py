@@ -187,6 +187,7 @@ def _sections(cand, parameters: Parameters, baseline: str) -> dict[str, Any]:
         "run_axis": lambda r: run_axis_json(r, parameters, baseline, group),
         "case_view": case_view_json,
         "churn": lambda c: churn_json(c, baseline),
+        "judge": dataclasses.asdict,  # issue 35: every figure of the judge section, by its dataclass fields
     }
     return {name: writers[name](section) for name, section in s.present().items()}
 
