@@ -1,6 +1,6 @@
 """The JSON Schema of the note (docs/schema/note.schema.json) is generated from docs/json.md, is current, and every
 note meets it: the golden notes and notes of every shape built here (several metrics and a critical metric,
-clusters, runs and scores, costs, errors, churn, harness inputs). Every object the doc describes allows no
+clusters, runs and scores, costs, errors, churn, harness inputs, gold labels). Every object the doc describes allows no
 other key, so a key the code writes without its row in the doc fails here too."""
 
 from __future__ import annotations
@@ -83,6 +83,10 @@ def built(tmp_path_factory) -> dict[str, dict]:
              for r in ("live", "again", "cand") for i in range(200)]
     _csv(out / "churn.csv", "release,case_id,category,passed", churn)
     three_metrics(out)
+    judged = [(r, f"c{i:03d}", int(i % 5 != 0 or (r == "r2" and i % 10 == 0))) for r in ("r1", "r2") for i in range(120)]
+    _csv(out / "judged.csv", "release,case_id,passed", judged)
+    _csv(out / "gold.csv", "release,case_id,label", [(r, c, p if int(c[1:]) % 12 else 1 - p)
+                                                    for r, c, p in judged if int(c[1:]) % 2 == 0])
     (out / "critical.toml").write_text('baseline = "r1"\n[metrics.safe]\ncritical = true\n')
     base, cand = out / "base.eval", out / "cand.eval"
     shutil.copy(FIXTURES / "inspect" / "2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval", base)
@@ -96,6 +100,7 @@ def built(tmp_path_factory) -> dict[str, dict]:
         "churn": ("churn.csv", "--baseline", "live", "--baseline-rerun", "again", "--critical", "A", "--no-policy"),
         "metrics": ("three.csv", *metric_args(), "--policy", "critical.toml"),
         "inspect": (base, cand, "--baseline", "openai/gpt-4o-mini", "--no-policy"),
+        "judge": ("judged.csv", "--baseline", "r1", "--gold", "gold.csv", "--no-policy"),
     }
     notes = {}
     for name, args in commands.items():
@@ -110,14 +115,15 @@ def test_the_built_notes_hold_every_optional_section(built):
     sections = {k for note in built.values() for c in note.get("candidates", []) for k in c}
     single = [n for n in built.values() if "kind" not in n]
     sections |= {k for n in built["metrics"]["metrics"].values() for c in n["candidates"] for k in c}
-    assert {"clusters", "run_axis", "item_axis", "costs", "errors", "churn", "critical", "case_view"} <= sections
+    assert {"clusters", "run_axis", "item_axis", "costs", "errors", "churn", "critical", "case_view",
+            "judge"} <= sections
     assert built["metrics"]["kind"] == "several_metrics"
     assert "overall" in built["metrics"]["metrics"]["safe"]["candidates"][0]["critical"]  # a critical metric
     assert built["inspect"]["inputs"][0]["harness"].startswith("inspect")
     assert all("costs" in n for n in single if n is built["runs"])
 
 
-@pytest.mark.parametrize("name", ["runs", "errored", "churn", "metrics", "inspect"])
+@pytest.mark.parametrize("name", ["runs", "errored", "churn", "metrics", "inspect", "judge"])
 def test_every_built_note_meets_the_schema(built, name):
     assert _errors(built[name]) == []
 

@@ -196,3 +196,29 @@ def test_the_reading_of_the_inputs_comes_from_the_note(tmp_path):
     assert result.exit_code == 0, result.output
     result = run_cli("verify", "n.json", "r.csv", "--latency-unit", "ms", cwd=tmp_path)
     assert result.exit_code == 1 and "text loading.latency_unit" in result.output
+
+
+def test_a_note_with_gold_labels_is_verified_from_another_folder(tmp_path):
+    """The gold file is an input like the others: its hash is compared, its path is not."""
+    lines, gold = ["release,case_id,passed"], ["release,case_id,label"]
+    for release in ("r1", "r2"):
+        for i in range(120):
+            judged = int(i % 5 != 0 or (release == "r2" and i % 10 == 0))
+            lines.append(f"{release},c{i:03d},{judged}")
+            if i % 2 == 0:
+                gold.append(f"{release},c{i:03d},{judged if i % 12 else 1 - judged}")
+    made, moved = tmp_path / "made", tmp_path / "moved"
+    made.mkdir()
+    (made / "results.csv").write_text("\n".join(lines) + "\n")
+    (made / "gold.csv").write_text("\n".join(gold) + "\n")
+    result = run_cli("report", "results.csv", "--baseline", "r1", "--gold", "gold.csv", "-o", "n.json", cwd=made)
+    assert result.exit_code == 0, result.output
+    shutil.copytree(made, moved)
+    (moved / "gold.csv").rename(moved / "labels.csv")
+    result = run_cli("verify", made / "n.json", "results.csv", cwd=moved)
+    assert result.exit_code == 2 and "made with gold labels (gold.csv, sha256" in result.output
+    result = run_cli("verify", made / "n.json", "results.csv", "--gold", "labels.csv", cwd=moved)
+    assert result.exit_code == 0, result.output
+    (moved / "labels.csv").write_text("\n".join(gold[:-1]) + "\n")  # one label fewer
+    result = run_cli("verify", made / "n.json", "results.csv", "--gold", "labels.csv", cwd=moved)
+    assert result.exit_code == 1 and "input gold.csv: sha256" in result.output

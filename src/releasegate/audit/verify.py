@@ -23,7 +23,8 @@ from releasegate.errors import InputError
 from releasegate.text import one_line
 
 # Not compared: they say when and how the note was made, not what it found (the tool's version is said apart).
-IGNORED = frozenset({"generated_at", "command_line", "packages", "tool", "inputs"})
+IGNORED = frozenset({"generated_at", "command_line", "packages", "tool", "inputs",
+                     "gold_path"})  # the gold file's path as the judge section repeats it (its hash is in inputs)
 # What an input's record holds besides its path and hash: compared once the two records are paired.
 _ORDER = {"input": 0, "verdict": 1, "case": 2, "figure": 3}
 
@@ -62,12 +63,17 @@ def verify(note: Note, *, sources: list, policy, cases: Path | None = None, opti
     if table is not None and cases is None:  # the rerun would fail on, or differ by, the missing categories
         raise InputError(f"{note.path} was made with a case table ({table.get('path')}, sha256 "
                          f"{table.get('sha256')}): give it with --cases")
+    gold = next((i for i in _inputs(note.data) if i.get("format") == "gold"), None)
+    if gold is not None and getattr(policy, "gold", None) and not Path(policy.gold).exists():
+        raise InputError(f"{note.path} was made with gold labels ({gold.get('path')}, sha256 {gold.get('sha256')}), "
+                         f"not found at {policy.gold}: give them with --gold")
     try:
         report = run(sources, policy, cases=cases, options=options, command_line=command_line,
                      metrics=tuple(metrics), default_title=default_title)
     except InputError as exc:
         raise InputError(f"cannot rerun {note.path}: {exc}") from None
     rerun = json.loads(render(report, ".json").decode("utf-8"))
+    _same_paths(note.data, rerun)
     differences = [*input_differences(_inputs(note.data), _inputs(rerun)), *compare(note.data, rerun, ignored=IGNORED)]
     if note.schema_version != schema_version():  # an older minor schema: what it did not yet write is not compared
         differences = [d for d in differences if not (d.kind == "key" and d.note is MISSING)
@@ -75,6 +81,22 @@ def verify(note: Note, *, sources: list, policy, cases: Path | None = None, opti
     differences.sort(key=lambda d: _ORDER.get(d.kind, len(_ORDER)))  # stable: the note's order within a kind
     figures, values = count_leaves(note.data, IGNORED)
     return Verification(note, tuple(differences), __version__, len(_inputs(note.data)), figures, values)
+
+
+# Policy keys that hold a path (a file read as an input): where the file now is does not count, its hash does.
+PATH_KEYS = ("gold",)
+
+
+def _same_paths(note: dict[str, Any], rerun: dict[str, Any]) -> None:
+    """The rerun's policy paths set to the note's where both name a file (its hash is compared in ``inputs``)."""
+    from releasegate.audit.notes import sections
+
+    for (_, ours), (_, theirs) in zip(sections(note), sections(rerun)):
+        a, b = ours.get("policy"), theirs.get("policy")
+        if isinstance(a, dict) and isinstance(b, dict):
+            for key in PATH_KEYS:
+                if a.get(key) and b.get(key):
+                    b[key] = a[key]
 
 
 def _inputs(data: dict[str, Any]) -> list[dict[str, Any]]:
