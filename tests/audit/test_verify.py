@@ -222,3 +222,20 @@ def test_a_note_with_gold_labels_is_verified_from_another_folder(tmp_path):
     (moved / "labels.csv").write_text("\n".join(gold[:-1]) + "\n")  # one label fewer
     result = run_cli("verify", made / "n.json", "results.csv", "--gold", "labels.csv", cwd=moved)
     assert result.exit_code == 1 and "input gold.csv: sha256" in result.output
+
+
+def test_a_data_column_named_like_a_provenance_key_is_compared(tmp_path):
+    """Only the provenance's own places are left out: a case column called "tool" is compared like any other."""
+    lines = ["release,case_id,passed,tool"]
+    for release in ("a", "b"):
+        lines += [f"{release},c{i},{int(i % 4 != 0 or (release == 'b' and i % 8 == 0))},t{i}" for i in range(40)]
+    (tmp_path / "r.csv").write_text("\n".join(lines) + "\n")
+    result = run_cli("report", "r.csv", "--baseline", "a", "--no-policy", "-o", "n.json", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    note = json.loads((tmp_path / "n.json").read_text())
+    case = note["candidates"][0]["fixed_cases"][0]
+    case["metadata"]["tool"] = "edited"
+    (tmp_path / "edited.json").write_text(json.dumps(note))
+    result = run_cli("verify", "edited.json", "r.csv", cwd=tmp_path)
+    assert result.exit_code == 1
+    assert f"text candidates[name=b].fixed_cases[case_id={case['case_id']}].metadata.tool" in result.output

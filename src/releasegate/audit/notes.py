@@ -62,6 +62,10 @@ class Note:
         """The single-metric notes inside: ``[(None, note)]``, or ``[(metric, its note), ...]`` for several."""
         return sections(self.data)
 
+    def section_paths(self) -> list[str]:
+        """Where each single-metric note sits in the JSON: ``""`` (the top), or ``metrics.NAME`` for several."""
+        return [f"metrics.{name}" if name is not None else "" for name, _ in self.sections()]
+
     @property
     def first(self) -> dict[str, Any]:
         return self.sections()[0][1]

@@ -10,14 +10,14 @@ rules make its answer readable:
   ``label``, ``rule``, ``release``) is matched on that key, not on position: a case that left a list is one
   difference naming the case, not a shift of every case after it. The path says what matched:
   ``candidates[name=r2].categories[category=Fraud].broke``.
-- Keys listed in ``ignored`` (by name, at any depth) are not compared: the time of generation, the command line,
-  the package versions.
+- A key whose shape path (``candidates[].judge.gold_path``: lists as ``[]``) the ``ignore`` predicate accepts is
+  not compared: the caller's choice (verify leaves out the time of generation, the command line, the versions).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,26 +71,31 @@ def _identity(a: list, b: list) -> str | None:
     return None
 
 
-def compare(note: Any, rerun: Any, *, ignored: frozenset[str] = frozenset(), path: str = "",
+def _never(_: str) -> bool:
+    return False
+
+
+def compare(note: Any, rerun: Any, *, ignore: Callable[[str], bool] = _never,
             verdict_keys: frozenset[str] = frozenset({"verdict", "ship"})) -> Iterator[Difference]:
     """Every difference between ``note`` and ``rerun`` (parsed JSON), in the note's order."""
-    yield from _walk(note, rerun, path, ignored, verdict_keys, "")
+    yield from _walk(note, rerun, "", "", ignore, verdict_keys, "")
 
 
-def _walk(a: Any, b: Any, path: str, ignored: frozenset[str], verdict_keys: frozenset[str],
+def _walk(a: Any, b: Any, path: str, shape: str, ignore: Callable[[str], bool], verdict_keys: frozenset[str],
           key: str) -> Iterator[Difference]:
     if isinstance(a, dict) and isinstance(b, dict):
         for k in [*a, *(k for k in b if k not in a)]:
-            if k in ignored:
+            child_shape = f"{shape}.{k}" if shape else str(k)
+            if ignore(child_shape):
                 continue
             child = f"{path}.{k}" if path else k
             if k not in b or k not in a:
                 yield Difference(child, "key", a.get(k, MISSING), b.get(k, MISSING))
             else:
-                yield from _walk(a[k], b[k], child, ignored, verdict_keys, k)
+                yield from _walk(a[k], b[k], child, child_shape, ignore, verdict_keys, k)
         return
     if isinstance(a, list) and isinstance(b, list):
-        yield from _lists(a, b, path, ignored, verdict_keys, key)
+        yield from _lists(a, b, path, shape + "[]", ignore, verdict_keys, key)
         return
     if _is_number(a) and _is_number(b):
         if isinstance(a, int) and isinstance(b, int):
@@ -108,7 +113,7 @@ def _walk(a: Any, b: Any, path: str, ignored: frozenset[str], verdict_keys: froz
         yield Difference(path, kind, a, b)
 
 
-def _lists(a: list, b: list, path: str, ignored: frozenset[str], verdict_keys: frozenset[str],
+def _lists(a: list, b: list, path: str, shape: str, ignore: Callable[[str], bool], verdict_keys: frozenset[str],
            key: str) -> Iterator[Difference]:
     identity = _identity(a, b)
     scalars = not any(isinstance(x, (dict, list)) for x in a + b)
@@ -117,7 +122,7 @@ def _lists(a: list, b: list, path: str, ignored: frozenset[str], verdict_keys: f
         return
     if identity is None:
         for i, (x, y) in enumerate(zip(a, b)):
-            yield from _walk(x, y, f"{path}[{i}]", ignored, verdict_keys, key)
+            yield from _walk(x, y, f"{path}[{i}]", shape, ignore, verdict_keys, key)
         for i in range(len(b), len(a)):
             yield Difference(f"{path}[{i}]", "item", a[i], MISSING)
         for i in range(len(a), len(b)):
@@ -129,7 +134,7 @@ def _lists(a: list, b: list, path: str, ignored: frozenset[str], verdict_keys: f
     for x in a:
         child = f"{path}[{identity}={x[identity]}]"
         if x[identity] in theirs:
-            yield from _walk(x, theirs[x[identity]], child, ignored, verdict_keys, key)
+            yield from _walk(x, theirs[x[identity]], child, shape, ignore, verdict_keys, key)
         else:
             yield Difference(child, kind, x, MISSING)
     for y in b:
@@ -137,12 +142,13 @@ def _lists(a: list, b: list, path: str, ignored: frozenset[str], verdict_keys: f
             yield Difference(f"{path}[{identity}={y[identity]}]", kind, MISSING, y)
 
 
-def count_leaves(value: Any, ignored: frozenset[str] = frozenset()) -> tuple[int, int]:
-    """How many figures (numbers) and how many other values a note holds, outside the ``ignored`` keys."""
+def count_leaves(value: Any, ignore: Callable[[str], bool] = _never, shape: str = "") -> tuple[int, int]:
+    """How many figures (numbers) and how many other values a note holds, outside the keys ``ignore`` accepts."""
     if isinstance(value, dict):
-        pairs = [count_leaves(v, ignored) for k, v in value.items() if k not in ignored]
+        pairs = [count_leaves(v, ignore, f"{shape}.{k}" if shape else str(k)) for k, v in value.items()
+                 if not ignore(f"{shape}.{k}" if shape else str(k))]
     elif isinstance(value, list):
-        pairs = [count_leaves(v, ignored) for v in value]
+        pairs = [count_leaves(v, ignore, shape + "[]") for v in value]
     else:
         return (1, 0) if _is_number(value) else (0, 1)
     return sum(p[0] for p in pairs), sum(p[1] for p in pairs)

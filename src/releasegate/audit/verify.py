@@ -22,9 +22,10 @@ from releasegate.audit.tree_diff import MISSING, Difference, compare, count_leav
 from releasegate.errors import InputError
 from releasegate.text import one_line
 
-# Not compared: they say when and how the note was made, not what it found (the tool's version is said apart).
-IGNORED = frozenset({"generated_at", "command_line", "packages", "tool", "inputs",
-                     "gold_path"})  # the gold file's path as the judge section repeats it (its hash is in inputs)
+# Not compared, by their place in a (single-metric) note: when and how the note was made, not what it found (the
+# tool's version is said apart), the inputs (compared record by record) and the gold file's path as the judge
+# section repeats it (its hash is in inputs). Keys of the same name elsewhere (a data column "tool") are compared.
+IGNORED = frozenset({"generated_at", "command_line", "packages", "tool", "inputs", "candidates[].judge.gold_path"})
 # What an input's record holds besides its path and hash: compared once the two records are paired.
 _ORDER = {"input": 0, "verdict": 1, "case": 2, "figure": 3}
 
@@ -74,13 +75,24 @@ def verify(note: Note, *, sources: list, policy, cases: Path | None = None, opti
         raise InputError(f"cannot rerun {note.path}: {exc}") from None
     rerun = json.loads(render(report, ".json").decode("utf-8"))
     _same_paths(note.data, rerun)
-    differences = [*input_differences(_inputs(note.data), _inputs(rerun)), *compare(note.data, rerun, ignored=IGNORED)]
+    ignore = _ignored(note)
+    differences = [*input_differences(_inputs(note.data), _inputs(rerun)), *compare(note.data, rerun, ignore=ignore)]
     if note.schema_version != schema_version():  # an older minor schema: what it did not yet write is not compared
         differences = [d for d in differences if not (d.kind == "key" and d.note is MISSING)
                        and d.path.rpartition(".")[2] != "schema_version"]
     differences.sort(key=lambda d: _ORDER.get(d.kind, len(_ORDER)))  # stable: the note's order within a kind
-    figures, values = count_leaves(note.data, IGNORED)
+    figures, values = count_leaves(note.data, ignore)
     return Verification(note, tuple(differences), __version__, len(_inputs(note.data)), figures, values)
+
+
+def _ignored(note: Note):
+    """The predicate on shape paths that leaves out :data:`IGNORED` in each of the note's single-metric notes."""
+    prefixes = [f"{where}." if where else "" for where in note.section_paths()]
+
+    def ignore(shape: str) -> bool:
+        return any(shape.startswith(p) and shape[len(p):] in IGNORED for p in prefixes)
+
+    return ignore
 
 
 # Policy keys that hold a path (a file read as an input): where the file now is does not count, its hash does.
