@@ -70,3 +70,15 @@ def test_bad_archive_requests_are_refused_before_any_work(tmp_path, args, messag
     (tmp_path / "results.csv").write_text("release,case_id,passed\na,1,1\nb,1,1\n")
     result = run_cli("report", "results.csv", "--baseline", "a", *args, cwd=tmp_path)
     assert result.exit_code == 2 and message in result.output and result.output.count("\n") == 1, result.output
+
+
+def test_a_several_metric_note_is_archived_under_its_own_title(tmp_path):
+    from metrics_support import metric_args, three_metrics
+
+    three_metrics(tmp_path)
+    result = run_cli("report", "three.csv", "--baseline", "r1", *metric_args(), "--archive", "archive", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    (dated,) = (tmp_path / "archive").iterdir()
+    assert dated.name == "2026-11-30T005320Z-three"
+    result = run_cli("verify", dated / "note.pdf", "three.csv", cwd=tmp_path)
+    assert result.exit_code == 0, result.output

@@ -126,7 +126,7 @@ def test_notes_of_another_baseline_or_suite_are_drawn_apart(archive, tmp_path):
     data = json.loads((tmp_path / "h.json").read_text())
     assert len(data["series"]) == 3
     apart = " ".join(data["apart"])
-    assert "baseline r2-new-prompt, not r1-live" in apart
+    assert "series 2 against series 1" in apart and "baseline r2-new-prompt, not r1-live" in apart
     assert "Cards" in apart and "370 cases in 8 categories" in apart
     assert "Drawn apart" in (tmp_path / "h.md").read_text()
 

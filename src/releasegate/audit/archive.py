@@ -78,8 +78,12 @@ def write_archived(report: Any, paths: list[Path], directory: Path, charts=None,
     outputs = [(path, rendered(path.suffix, **options)) for path in paths]
     archived = [rendered(".json"), rendered(".pdf", **{**options, "pdf_variant": ARCHIVE_PDF_VARIANT})]
     provenance = _provenance(report)
+    title = provenance.title
+    metrics = getattr(report, "metrics", ())
+    if metrics and title.endswith(f": {metrics[0]}"):  # the note's title, not its first metric's
+        title = title[: -len(f": {metrics[0]}")]
     try:
-        folder = _new_folder(directory, folder_name(provenance.generated_at, provenance.title))
+        folder = _new_folder(directory, folder_name(provenance.generated_at, title))
     except OSError as exc:
         raise InputError(f"--archive {directory}: cannot make a folder in it: {exc.strerror or exc}") from None
     files = [folder / name for name in FILES]

@@ -265,19 +265,20 @@ def build_history(paths: list[Path]) -> History:
 
 
 def apart(history: History) -> list[str]:
-    """Why the series are drawn apart: for each after the first, what it does not share with the first."""
+    """Why the series are drawn apart: for each after the first, what it does not share with the first (series
+    are numbered as the page numbers them, 1 the first)."""
     if len(history.series) < 2:
         return []
     first = history.series[0]
     lines = []
-    for s in history.series[1:]:
+    for n, s in enumerate(history.series[1:], start=2):
         what = []
         if s.baseline != first.baseline:
             what.append(f"baseline {s.baseline}, not {first.baseline}")
         what += _suite_difference(s, first)
         if (s.title, s.metric) != (first.title, first.metric):
             what.append(f"note {s.title}" + (f" (metric {s.metric})" if s.metric else ""))
-        lines.append(f"{s.label}: {'; '.join(what) or 'another suite'}")
+        lines.append(f"series {n} against series 1: {'; '.join(what) or 'another suite'}")
     return lines
 
 

@@ -79,7 +79,7 @@ def history_context(history: History, drawn: list[list] | None = None) -> dict[s
     series = [_series_context(s, charts) for s, charts in zip(history.series, drawn)]
     first, last = (min(n.when for s in history.series for n in s.notes),
                    max(n.when for s in history.series for n in s.notes))
-    return {"series": series, "apart": apart(history), "not_read": [{"path": p, "why": w} for p, w in history.not_read],
+    return {"series": series, "apart": apart(history), "titles": list(dict.fromkeys(s.title for s in history.series)), "not_read": [{"path": p, "why": w} for p, w in history.not_read],
             "n_notes": history.n_notes, "first": first, "last": last, "version": __version__, "csp": CSP_STATIC,
             "generated_at": last}
 
