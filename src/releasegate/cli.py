@@ -13,7 +13,7 @@ from click.core import ParameterSource
 from releasegate import __version__
 from releasegate.load.adapters import FORMATS
 from releasegate.load.adapters import OPTIONS as ADAPTER_OPTIONS
-from releasegate.plan.options import PLAN_OPTIONS
+from releasegate.plan.options import PLAN_OPTIONS, PLAN_SKIPS
 from releasegate.process import cyclic_gc_paused
 
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
@@ -83,8 +83,9 @@ def guarded(function):
     return wrapper
 
 
-def input_options(function):
-    """The options shared by report and check: inputs, columns, adapters and policy."""
+def input_options(function, skip: tuple[str, ...] = ()):
+    """The options of every command that reads results (report, check, plan): inputs, columns, adapters and
+    policy; ``skip`` leaves out the named ones (plan's --seed is its simulation's)."""
     decorators = [
         click.argument("results", nargs=-1, required=True),
         option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
@@ -134,9 +135,20 @@ def input_options(function):
                "without those cases (listed in the notes) instead of refusing."),
         option("--debug", is_flag=True, help="Show the traceback of an error."),
     ]
+    before = len(getattr(function, "__click_params__", ()))  # the command's own options, kept whatever skip says
     for decorator in reversed(decorators):
         function = decorator(function)
+    params = function.__click_params__
+    function.__click_params__ = params[:before] + [p for p in params[before:] if p.name not in skip]
     return function
+
+
+def read_inputs(kw: dict) -> dict:
+    """Options -> what the pipeline reads (arguments.read_inputs): sources, policy, adapter options, metrics and
+    the policy file."""
+    from releasegate.arguments import read_inputs as read
+
+    return read(kw)
 
 
 def build_report(kw: dict):
@@ -148,10 +160,13 @@ def build_report(kw: dict):
 
 
 def _check_not_inputs(paths: list[Path], kw: dict) -> None:
+    """No output may be an input: a named file, a file inside a directory input, the case table, the policy or
+    the gold labels."""
     from releasegate.load import parse_source
     from releasegate.render.output_guard import check_outputs_are_not_inputs
 
-    inputs = [parse_source(text).path for text in kw["results"]] + [kw.get("cases"), kw.get("policy_path"), kw.get("gold") and Path(kw["gold"])]
+    inputs = [parse_source(text).path for text in kw["results"]]
+    inputs += [kw.get("cases"), kw.get("policy_path"), kw.get("gold") and Path(kw["gold"])]
     check_outputs_are_not_inputs(paths, inputs)
 
 
@@ -205,6 +220,10 @@ def report(outputs, archive, paper, pdf_variant, interactive, debug, **kw) -> No
         click.echo(one_line(kw["found_policy"]))
     for verdict in result.verdicts:  # release names come from the input: one line each, controls shown
         click.echo(f"{verdict.label:<10}  {one_line(verdict.candidate)}")
+    from releasegate.render.console import not_judged
+
+    for line in not_judged(result):
+        click.echo(line)
     for path in [*paths, *archived]:
         click.echo(f"wrote {path}", err=True)
 
@@ -288,13 +307,19 @@ def _options(table):
 
 @main.command(name="plan")
 @click.argument("results", nargs=-1)
+@functools.partial(input_options, skip=PLAN_SKIPS)
 @_options(PLAN_OPTIONS)
 @guarded
 def plan_suite(results, debug, **kw) -> None:
     """How often this suite's gate blocks a release that changes nothing and catches a regression (simulated)."""
     from releasegate.plan.command import plan_command
 
-    sys.exit(plan_command(tuple(results), kw, echo=click.echo))
+    if kw.get("output") is not None:  # refused before the simulation, as report refuses before the analysis
+        _check_not_inputs([kw["output"]], {**kw, "results": results})
+    inputs = read_inputs({**kw, "results": results})
+    if kw.get("found_policy"):
+        click.echo(kw["found_policy"])
+    sys.exit(plan_command(tuple(results), kw, echo=click.echo, **inputs))
 
 
 @main.command()
@@ -368,10 +393,9 @@ def entry() -> None:
     """The console script: run the command, then end the process without the interpreter's teardown.
 
     Freeing every object of pandas, WeasyPrint and the report one by one takes 0.1 s after a Markdown report
-    and 0.2 s after a PDF, and the operating system frees them anyway. By then every output file has been
-    written, flushed and renamed (render.write_reports) and any chart worker has ended; only stdout and
-    stderr remain, and they are flushed here. Set RELEASEGATE_FULL_EXIT=1 for a normal interpreter exit
-    (e.g. under coverage, whose atexit hook must run).
+    and 0.2 s after a PDF, which the operating system frees anyway. By then every output has been written,
+    flushed and renamed (render.write_reports) and any chart worker has ended; stdout and stderr are flushed
+    here. RELEASEGATE_FULL_EXIT=1 exits normally (e.g. under coverage, whose atexit hook must run).
     """
     try:
         main(prog_name="releasegate")

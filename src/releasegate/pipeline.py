@@ -9,7 +9,7 @@ from releasegate import __version__
 from releasegate.load.results import AdapterOptions, LoadedResults, load_results
 from releasegate.load.sources import Source
 from releasegate.load.sources import default_title as title_of
-from releasegate.model import Provenance, Report
+from releasegate.model import PolicyFile, Provenance, Report
 from releasegate.policy import Policy
 from releasegate.provenance import generation_time, package_versions
 
@@ -23,11 +23,13 @@ def run(
     command_line: str = "",
     metrics: tuple[str, ...] = (),
     default_title: str | None = None,
+    policy_file: PolicyFile | None = None,
 ):
     """Load, validate, analyze and decide; the Report holds everything a renderer needs. With two or more
     ``metrics`` (tidy outcome columns) the result is a MetricsReport: every metric's Report and the verdicts
     from all of them. ``default_title`` is the title when the policy sets none (else the inputs' folder name;
-    `releasegate verify` gives the note's)."""
+    `releasegate verify` gives the note's). ``policy_file``: the file the policy was read from, for the
+    provenance."""
     options = options or AdapterOptions()
     title = title_of(sources) if default_title is None else default_title
     loading = loading_record(options, metrics, title)
@@ -47,8 +49,9 @@ def run(
                          "read yet: gate the judged metric on its own with --gold")
     if tidy_metrics:
         return run_metrics(loaded, policy, tuple(metrics), command_line=command_line, default_title=title,
-                           loading=loading)
-    return run_loaded(loaded, policy, command_line=command_line, default_title=title, loading=loading)
+                           loading=loading, policy_file=policy_file)
+    return run_loaded(loaded, policy, command_line=command_line, default_title=title, loading=loading,
+                      policy_file=policy_file)
 
 
 def loading_record(options: AdapterOptions, metrics: tuple[str, ...] = (), default_title: str = "") -> dict:
@@ -70,7 +73,7 @@ def rerun_arguments(loading: dict) -> dict:
 
 
 def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "",
-               loading: dict | None = None) -> Report:
+               loading: dict | None = None, policy_file: PolicyFile | None = None) -> Report:
     """The pipeline after loading (validate, analyze, decide, provenance), for files and in-memory tables alike."""
     from releasegate.analyze import analyze
     from releasegate.decide import decide
@@ -102,6 +105,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         generated_at=generation_time(),
         title=policy.title or default_title,
         loading=loading if loading is not None else loading_record(AdapterOptions(), (), default_title),
+        policy_file=policy_file,
     )
     return Report(analysis, verdicts, provenance)
 
@@ -240,7 +244,7 @@ def critical_metric_policy(single: Policy, data) -> Policy:
 
 
 def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...], *, command_line: str = "",
-                default_title: str = "", loading: dict | None = None):
+                default_title: str = "", loading: dict | None = None, policy_file: PolicyFile | None = None):
     """Every metric's single-metric run with the correction across metrics, and one verdict per candidate."""
     import dataclasses
 
@@ -273,7 +277,8 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
             tool_version=__version__, command_line=command_line, inputs=loaded.inputs,
             policy={**policy.as_dict(), "metric": metric}, packages=package_versions(),
             generated_at=generation_time(), title=f"{policy.title or default_title}: {metric}",
-            loading=loading if loading is not None else loading_record(AdapterOptions(), metrics, default_title))
+            loading=loading if loading is not None else loading_record(AdapterOptions(), metrics, default_title),
+            policy_file=policy_file)
         reports.append(Report(analysis, decide(analysis, single), provenance))
     reports = tuple(reports)
     return MetricsReport(tuple(metrics), reports, combine(tuple(metrics), reports))

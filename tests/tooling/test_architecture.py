@@ -27,7 +27,9 @@ ALLOWED: dict[str, set[str]] = {
     "policy": {"errors", "stats"},
     "provenance": {"errors"},
     "load": BASE | {"model", "policy"},
-    "validate": BASE | {"policy", "keycodes"},
+    "validate": BASE | {"policy", "keycodes", "outcomes"},
+    # The outcome column as numbers (pass/fail words, scores, a threshold): part of validation.
+    "outcomes": BASE | {"policy"},
     # Identity columns as integer codes (pandas and numpy only), for validation's checks on large tables.
     "keycodes": set(),
     # The gold labels (issue 35) checked against the validated results.

@@ -353,8 +353,9 @@ CASES: tuple[Case, ...] = (
 sys.modules.setdefault("input_cases", sys.modules[__name__])
 from input_cases_fail_closed import FAIL_CLOSED_CASES
 from input_cases_gold import GOLD_CASES  # noqa: E402
+from input_cases_issue28 import ISSUE_28_CASES  # noqa: E402
 
-CASES += FAIL_CLOSED_CASES + GOLD_CASES
+CASES += FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES
 
 
 @dataclass(frozen=True)
@@ -373,6 +374,7 @@ def prepare(case: Case, work: Path) -> None:
             (work / name).mkdir()
             continue
         data = content() if callable(content) else content
+        (work / name).parent.mkdir(parents=True, exist_ok=True)  # a harness's folder of files
         (work / name).write_bytes(data.encode() if isinstance(data, str) else data)
     (work / EXISTING).write_bytes(OLD_TEXT)
     os.utime(work / EXISTING, (OLD_MTIME, OLD_MTIME))

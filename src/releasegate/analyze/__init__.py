@@ -21,7 +21,7 @@ from releasegate.analyze.costs import cost_sections
 from releasegate.analyze.errors import split_errored
 from releasegate.analyze.judge import judge_section
 from releasegate.analyze.pairing import case_tables, cases_of
-from releasegate.model import Analysis, Parameters, Rate, ReleaseSections, ReleaseSummary
+from releasegate.model import Analysis, NotJudged, Parameters, Rate, ReleaseSections, ReleaseSummary
 from releasegate.policy import Policy
 from releasegate.stats.continuous import mean_interval
 from releasegate.stats.proportions import wilson_interval
@@ -103,4 +103,5 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
         has_runs=data.has_runs,
         notes=data.notes,
         sections=ReleaseSections(costs=cost_table),
+        not_judged=tuple(NotJudged(release, reason) for release, reason in data.not_judged),
     )

@@ -51,7 +51,7 @@ class Verification:
 
 
 def verify(note: Note, *, sources: list, policy, cases: Path | None = None, options=None, metrics=(),
-           default_title: str | None = None, command_line: str = "") -> Verification:
+           default_title: str | None = None, command_line: str = "", policy_file=None) -> Verification:
     """Rerun ``note`` on ``sources`` (and ``cases``) with ``policy`` and the reading ``options``, and compare.
 
     The arguments are :func:`releasegate.pipeline.run`'s; the command line builds them from the note's record
@@ -70,11 +70,11 @@ def verify(note: Note, *, sources: list, policy, cases: Path | None = None, opti
                          f"not found at {policy.gold}: give them with --gold")
     try:
         report = run(sources, policy, cases=cases, options=options, command_line=command_line,
-                     metrics=tuple(metrics), default_title=default_title)
+                     metrics=tuple(metrics), default_title=default_title, policy_file=policy_file)
     except InputError as exc:
         raise InputError(f"cannot rerun {note.path}: {exc}") from None
     rerun = json.loads(render(report, ".json").decode("utf-8"))
-    _same_paths(note.data, rerun)
+    _carry_over(note.data, rerun, policy_file_given=policy_file is not None)
     ignore = _ignored(note)
     differences = [*input_differences(_inputs(note.data), _inputs(rerun)), *compare(note.data, rerun, ignore=ignore)]
     if note.schema_version != schema_version():  # an older minor schema: what it did not yet write is not compared
@@ -99,8 +99,11 @@ def _ignored(note: Note):
 PATH_KEYS = ("gold",)
 
 
-def _same_paths(note: dict[str, Any], rerun: dict[str, Any]) -> None:
-    """The rerun's policy paths set to the note's where both name a file (its hash is compared in ``inputs``)."""
+def _carry_over(note: dict[str, Any], rerun: dict[str, Any], policy_file_given: bool) -> None:
+    """What the rerun takes from the note instead of comparing it: the policy's paths where both name a file (the
+    file's hash is compared in ``inputs``), and, when no policy file is given to verify, the note's record of its
+    policy file (the policy's values, read from the note, are compared); a policy file given is compared by its
+    sha256, not by where it now is or whether it was found."""
     from releasegate.audit.notes import sections
 
     for (_, ours), (_, theirs) in zip(sections(note), sections(rerun)):
@@ -109,6 +112,12 @@ def _same_paths(note: dict[str, Any], rerun: dict[str, Any]) -> None:
             for key in PATH_KEYS:
                 if a.get(key) and b.get(key):
                     b[key] = a[key]
+        if "policy_file" in ours and "policy_file" in theirs:
+            mine, given = ours["policy_file"], theirs["policy_file"]
+            if not policy_file_given:
+                theirs["policy_file"] = mine
+            elif isinstance(mine, dict) and isinstance(given, dict):
+                theirs["policy_file"] = {**mine, "sha256": given.get("sha256")}
 
 
 def _inputs(data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -69,3 +69,20 @@ def load_each_metric(sources, columns: Mapping[str, str], cases, options: Adapte
             raise InputError(f"metric {metric!r} does not score the same cases as {metrics[0]!r}")
         first.table[metric] = outcome.to_numpy()
     return first
+
+
+def reads_lm_eval(sources, input_format: str) -> bool:
+    """Whether an input is lm-eval output, whose --metric names one of its metrics (not a column)."""
+    if input_format != "auto":
+        return input_format == "lm-eval"
+    from releasegate.load.adapters import detect_format
+    from releasegate.load.directories import expand_sources
+
+    for source in sources:
+        try:
+            for one in expand_sources([source]) if source.path.exists() else ():
+                if one.path.is_file() and detect_format(one.path) == "lm-eval":
+                    return True
+        except (InputError, OSError):
+            continue  # loading names the problem with this file
+    return False

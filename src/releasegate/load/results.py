@@ -16,7 +16,7 @@ import pandas as pd
 from releasegate.errors import InputError
 from releasegate.load import adapters, shapes
 from releasegate.load.cases import join_cases
-from releasegate.load.columns import COLUMN_FLAGS, plausible_match, rename_columns, require_column
+from releasegate.load.columns import COLUMN_FLAGS, check_columns, plausible_match, rename_columns, require_column
 from releasegate.load.sources import Source, check_file, sha256_of
 from releasegate.load.store import read_store_input
 from releasegate.load.store_table import is_store
@@ -128,6 +128,11 @@ def load_results(
                 raise InputError(f"{source.release}={source.path}: a wide file holds every release; with --wide "
                                  "name the release columns (--release-cols), not the file")
             required = ("case_id",)
+        if not options.wide and "release" not in columns:  # a wide file's own message first
+            shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
+        # Every problem of the mapping at once, naming the file's own columns (before any renaming).
+        check_columns(frame, columns, source.path, release=source.release is None and not options.wide,
+                      outcome=fmt == "tidy" and not options.wide and not metrics)
         frame = rename_columns(frame, columns, source.path, required)
         if options.wide:
             frame = shapes.melt_wide(frame, options.release_cols, source.path)

@@ -53,6 +53,26 @@ class InputFile:
 
 
 @dataclass(frozen=True)
+class PolicyFile:
+    """The policy file a run read, for provenance: its path, its sha256, and whether it was found beside the
+    results or in the working directory (``releasegate.toml``) rather than named with ``--policy``."""
+
+    path: str
+    sha256: str
+    found: bool = False
+
+
+@dataclass(frozen=True)
+class NotJudged:
+    """A release of the data that no verdict is about, and why: ``reason`` is "not_a_candidate" (the policy
+    names its candidates and this is not one) or "baseline_rerun" (the live release run again: its churn is
+    measured, it is never judged)."""
+
+    release: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Rate:
     """A pass rate (or mean score) with its 95% interval (Wilson for pass/fail, t for scores)."""
 
@@ -211,6 +231,7 @@ class Analysis:
     has_runs: bool
     notes: tuple[str, ...] = ()
     sections: ReleaseSections = ReleaseSections()
+    not_judged: tuple[NotJudged, ...] = ()  # releases of the data no verdict is about (validation's choice)
 
     @property
     def mcnemar_path(self) -> bool:
@@ -264,6 +285,7 @@ class Provenance:
     packages: dict[str, str]
     generated_at: str
     title: str
+    policy_file: PolicyFile | None = None  # None: flags and defaults only
     # How the inputs were read (format, adapter options, shapes, metrics, the default title): with the policy, all
     # that `releasegate verify` needs to rerun the note (pipeline.loading_record).
     loading: dict[str, Any] = field(default_factory=dict)

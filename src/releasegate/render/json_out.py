@@ -31,7 +31,8 @@ from releasegate.render.json_text import Records
 from releasegate.wording import churn as churn_words
 from releasegate.wording import sections as words
 
-# 1.1: provenance ``loading`` (how the inputs were read), so that `releasegate verify` can rerun a note.
+# 1.1: provenance ``loading`` (how the inputs were read), so that `releasegate verify` can rerun a note, and
+# ``policy_file`` (the policy file read, with its sha256).
 SCHEMA_VERSION = "1.1"
 
 
@@ -163,6 +164,7 @@ def _report_dict(report: Report) -> dict[str, Any]:
                    for f in prov.inputs],
         "parameters": dataclasses.asdict(a.parameters),
         "policy": prov.policy,
+        "policy_file": dataclasses.asdict(prov.policy_file) if prov.policy_file is not None else None,
         "loading": prov.loading,
         "packages": prov.packages,
         "releases": [{"name": r.name, "n_cases": r.n_cases, "is_baseline": r.is_baseline, "rate": _rate(r.rate)}
@@ -170,6 +172,8 @@ def _report_dict(report: Report) -> dict[str, Any]:
         # Release-level optional sections: the per-release latency, tokens and cost table.
         **({"costs": cost_table_json(a.sections.costs, a.parameters)} if a.sections.costs is not None else {}),
         "candidates": candidates,
+        # Releases of the data that no verdict is about: a policy's short list of candidates, the baseline rerun.
+        "not_judged": [{"release": n.release, "reason": n.reason} for n in a.not_judged],
         "notes": list(a.notes),
     }
 
