@@ -239,3 +239,14 @@ def test_a_data_column_named_like_a_provenance_key_is_compared(tmp_path):
     result = run_cli("verify", "edited.json", "r.csv", cwd=tmp_path)
     assert result.exit_code == 1
     assert f"text candidates[name=b].fixed_cases[case_id={case['case_id']}].metadata.tool" in result.output
+
+
+def test_a_policy_file_given_is_compared_by_its_hash(demo, tmp_path):
+    """The same policy values from an edited file: the file's sha256 differs from the note's record, and says so."""
+    edited = tmp_path / "releasegate.toml"
+    edited.write_text((demo / "releasegate.toml").read_text() + "\n# reviewed\n")
+    result = run_cli("verify", "note.json", "eval_results.csv", "--cases", "eval_cases.csv", "--policy", edited,
+                     cwd=demo)
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert len(lines) == 2 and lines[1].startswith("text policy_file.sha256: ")
