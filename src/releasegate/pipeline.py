@@ -79,6 +79,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     from releasegate.decide import decide
     from releasegate.validate import validate
 
+    policy, loaded = recorded_baseline(policy, loaded)
     data = validate(loaded.table, policy, loaded.metadata_columns)
     if loaded.notes:  # what loading dropped or recorded (e.g. a run store's holes) is said in the report
         data = dataclasses.replace(data, notes=(*loaded.notes, *data.notes))
@@ -108,6 +109,15 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         policy_file=policy_file,
     )
     return Report(analysis, verdicts, provenance)
+
+
+def recorded_baseline(policy: Policy, loaded: LoadedResults) -> tuple[Policy, LoadedResults]:
+    """No baseline given, and the input records one (a sweep's run store): that one, said in the notes."""
+    if policy.baseline is not None or loaded.baseline is None:
+        return policy, loaded
+    note = f"Baseline {loaded.baseline}: the one the sweep in the run store was ranked against (no --baseline given)."
+    return (dataclasses.replace(policy, baseline=loaded.baseline),
+            dataclasses.replace(loaded, notes=(*loaded.notes, note)))
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -256,6 +266,7 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
     from releasegate.validate import validate
 
     loaded = _widen(loaded)
+    policy, loaded = recorded_baseline(policy, loaded)
     if "success" in metrics and "success" not in loaded.table.columns and \
             any(f.format == "promptfoo" for f in loaded.inputs):
         loaded = dataclasses.replace(loaded, table=loaded.table.assign(success=loaded.table["passed"]))

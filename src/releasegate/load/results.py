@@ -49,6 +49,7 @@ class LoadedResults:
     inputs: tuple[InputFile, ...]
     metadata_columns: tuple[str, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    baseline: str | None = None  # a baseline the inputs record (a sweep's run store), used when none is given
 
 
 def _read_one(source: Source, options: AdapterOptions,
@@ -102,15 +103,18 @@ def load_results(
 
     read: list = []
     notes: list[str] = []
+    recorded: set[str] = set()  # baselines recorded by run stores (a sweep's grid)
     # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output, read whole.
     expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source]))]
     for source in expanded:
         store_input = None
         digest = None
         if is_store(source.path):
-            frame, store_input, store_notes = read_store_input(source.path, source.release, options.drop_holes)
+            stored = read_store_input(source.path, source.release, options.drop_holes)
+            frame, store_input = stored.table, stored.record
             fmt = store_input.format
-            notes += store_notes
+            notes += stored.notes
+            recorded.update([stored.baseline] if stored.baseline else [])
         else:
             check_file(source.path)
             # Hashed in a thread while the file is parsed: hashlib lets go of the GIL, so on two cores the
@@ -168,4 +172,5 @@ def load_results(
         hint = f"; closest match {close!r} (use --passed-col {close})" if close else ""
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
-    return LoadedResults(table, tuple(inputs), metadata, tuple(notes))
+    baseline = recorded.pop() if len(recorded) == 1 else None
+    return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline)
