@@ -285,7 +285,7 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
         # unadjusted at critical_alpha, as a critical category's are within its metric's family.
         analysis = across_metrics(analyze(data, single, critical_whole=critical), len(metrics))
         provenance = Provenance(
-            tool_version=__version__, command_line=command_line, inputs=loaded.inputs,
+            tool_version=__version__, command_line=command_line, inputs=loaded.metric_inputs.get(metric, loaded.inputs),
             policy={**policy.as_dict(), "metric": metric}, packages=package_versions(),
             generated_at=generation_time(), title=f"{policy.title or default_title}: {metric}",
             loading=loading if loading is not None else loading_record(AdapterOptions(), metrics, default_title),

@@ -93,8 +93,10 @@ def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ..
 def _check_keys(table: pd.DataFrame, has_runs: bool, codes: dict[str, keycodes.Codes]) -> None:
     blank = keycodes.is_blank(table["case_id"])
     if blank.any():
-        raise InputError(f"{int(blank.sum())} row(s) have a blank case_id (release "
-                         f"{table.loc[blank, 'release'].iloc[0]!r})")
+        # counted per release: the total beside one release's name read as that release's count (issue 31)
+        per = table.loc[blank, "release"].astype(str).value_counts(sort=False)
+        shown = ", ".join(f"{n} in {r!r}" for r, n in list(per.items())[:5]) + (", ..." if len(per) > 5 else "")
+        raise InputError(f"{int(blank.sum())} row(s) have a blank case_id ({shown})")
     keys = ["release", "case_id"] + (["run"] if has_runs else [])
     if not keycodes.has_duplicates(keycodes.combined(*(codes[k] for k in keys))):
         return

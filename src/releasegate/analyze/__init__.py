@@ -17,13 +17,13 @@ import pandas as pd
 from releasegate.analyze.candidate import analyze_candidate
 from releasegate.analyze.churn import churn_section, measure_churn
 from releasegate.analyze.clusters import clustered_rate
+from releasegate.analyze.comparisons import rate_of
 from releasegate.analyze.costs import cost_sections
 from releasegate.analyze.errors import split_errored
 from releasegate.analyze.judge import judge_section
 from releasegate.analyze.pairing import case_tables, cases_of
 from releasegate.model import Analysis, NotJudged, Parameters, Rate, ReleaseSections, ReleaseSummary
 from releasegate.policy import Policy
-from releasegate.stats.continuous import mean_interval
 from releasegate.stats.proportions import wilson_interval
 from releasegate.validate import ValidatedResults
 from releasegate.validate_gold import ValidatedGold
@@ -54,9 +54,8 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     elif binary and not data.has_runs:
         w = wilson_interval(float(cases["outcome"].sum()), n, policy.confidence)
         rate = Rate(n, w.estimate, w.low, w.high)
-    else:
-        m = mean_interval(cases["outcome"].to_numpy(float), policy.confidence)
-        rate = Rate(n, m.mean, m.ci_low, m.ci_high)
+    else:  # scores, or pass rates over several runs (then within [0, 1])
+        rate = rate_of(cases["outcome"].to_numpy(float), policy.confidence, binary)
     return ReleaseSummary(release, n, rate, release == data.baseline)
 
 

@@ -57,6 +57,8 @@ def load_each_metric(sources, columns: Mapping[str, str], cases, options: Adapte
     choose = METRIC_OPTIONS[fmt]
     given = options.given()
     first, keys = None, []
+    inputs: dict[str, tuple] = {}
+    notes: list[str] = []
     for metric in dict.fromkeys(metrics):
         chosen = dataclasses.replace(options, values={**options.values, **choose(metric, given)})
         loaded = load_results(sources, columns=columns, cases=cases, options=chosen)
@@ -68,7 +70,9 @@ def load_each_metric(sources, columns: Mapping[str, str], cases, options: Adapte
         elif not first.table[keys].reset_index(drop=True).equals(table[keys].reset_index(drop=True)):
             raise InputError(f"metric {metric!r} does not score the same cases as {metrics[0]!r}")
         first.table[metric] = outcome.to_numpy()
-    return first
+        inputs[metric] = loaded.inputs  # what this metric's reading chose (issue 31, item 6)
+        notes += [n for n in loaded.notes if n not in notes]  # e.g. each metric's direction
+    return dataclasses.replace(first, metric_inputs=inputs, notes=tuple(notes))
 
 
 def reads_lm_eval(sources, input_format: str) -> bool:

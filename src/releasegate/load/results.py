@@ -50,6 +50,9 @@ class LoadedResults:
     metadata_columns: tuple[str, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
     baseline: str | None = None  # a baseline the inputs record (a sweep's run store), used when none is given
+    # Harness files read once per metric (load/per_metric.py): each metric's own records (its scorer, metric,
+    # filter), for that metric's provenance; empty otherwise.
+    metric_inputs: Mapping[str, tuple[InputFile, ...]] = field(default_factory=dict)
 
 
 def _read_one(source: Source, options: AdapterOptions,
@@ -105,7 +108,8 @@ def load_results(
     notes: list[str] = []
     recorded: set[str] = set()  # baselines recorded by run stores (a sweep's grid)
     # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output, read whole.
-    expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source]))]
+    task = options.given().get("task")
+    expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source], task))]
     for source in expanded:
         store_input = None
         digest = None
@@ -122,6 +126,7 @@ def load_results(
             with ThreadPoolExecutor(max_workers=1) as pool:
                 digest = pool.submit(sha256_of, source.path)
                 frame, fmt = _read_one(source, options, columns)
+            notes += [n for n in frame.attrs.get("notes", ()) if n not in notes]  # an adapter's readings
         formats.append(fmt)
         frame = shapes.resolve_dotted(frame, columns.values(), source.path)
         seen.update(map(str, frame.columns))
@@ -143,6 +148,9 @@ def load_results(
         else:
             shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
         frame = shapes.latency_in_ms(frame, options.latency_unit, source.path)
+        if fmt == "tidy":  # an adapter reads its harness's errors itself (docs/inputs.md, errors)
+            frame, error_note = shapes.read_errors(frame)
+            notes += [error_note] if error_note and error_note not in notes else []
         if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
             frame["release"] = source.release
         else:
@@ -173,4 +181,4 @@ def load_results(
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
     baseline = recorded.pop() if len(recorded) == 1 else None
-    return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline)
+    return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline)

@@ -41,14 +41,20 @@ class InputFile:
     scorer: str | None = None
     metric: str | None = None
     filter: str | None = None
+    # The metric's direction when the harness states it (lm-eval's higher_is_better), and the reducer that
+    # made one outcome per case of several epochs (Inspect's epochs reducer, when it is not the mean).
+    direction: str | None = None
+    reducer: str | None = None
 
     @property
     def read_as(self) -> str:
         """One line of what was chosen, for the report's provenance ("" for a tidy table)."""
         parts = [self.harness or ""]
         parts += [f"{label} {value}" for label, value in (("release from", self.release_key), ("scorer", self.scorer),
-                                                          ("metric", self.metric), ("filter", self.filter))
+                                                          ("metric", self.metric), ("filter", self.filter),
+                                                          ("epochs reduced by", self.reducer))
                   if value]
+        parts += [self.direction or ""]
         return "; ".join(p for p in parts if p)
 
 
