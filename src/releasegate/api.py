@@ -155,7 +155,7 @@ def compare(
     """
     from releasegate.load.adapters import OPTIONS
     from releasegate.load.results import AdapterOptions
-    from releasegate.pipeline import run_loaded
+    from releasegate.pipeline import loading_record, run_loaded
 
     adapter = {key: overrides.pop(key) for key in ("format", *(o.name for o in OPTIONS)) if key in overrides}
     if cases is not None and not isinstance(cases, (str, os.PathLike)):
@@ -177,7 +177,8 @@ def compare(
         from releasegate.load.policy_file import policy_record
 
         record = policy_record(Path(policy), found=False)
-    report = run_loaded(loaded, resolved, command_line=call, default_title=default_title, policy_file=record)
+    report = run_loaded(loaded, resolved, command_line=call, default_title=default_title, policy_file=record,
+                        loading=loading_record(options, (), default_title))
     return ReleaseComparison(report)
 
 

@@ -22,12 +22,17 @@ def run(
     options: AdapterOptions | None = None,
     command_line: str = "",
     metrics: tuple[str, ...] = (),
+    default_title: str | None = None,
     policy_file: PolicyFile | None = None,
 ):
     """Load, validate, analyze and decide; the Report holds everything a renderer needs. With two or more
     ``metrics`` (tidy outcome columns) the result is a MetricsReport: every metric's Report and the verdicts
-    from all of them. ``policy_file``: the file the policy was read from, for the provenance."""
+    from all of them. ``default_title`` is the title when the policy sets none (else the inputs' folder name;
+    `releasegate verify` gives the note's). ``policy_file``: the file the policy was read from, for the
+    provenance."""
     options = options or AdapterOptions()
+    title = title_of(sources) if default_title is None else default_title
+    loading = loading_record(options, metrics, title)
     tidy_metrics = len(metrics) > 1 or (metrics and "metric" not in options.given())
     several = _several_metric_format(sources, options) if tidy_metrics else None
     if several is not None:
@@ -43,14 +48,32 @@ def run(
         raise InputError("gold labels grade one judged metric; with several metrics (--metric) they are not "
                          "read yet: gate the judged metric on its own with --gold")
     if tidy_metrics:
-        return run_metrics(loaded, policy, tuple(metrics), command_line=command_line,
-                           default_title=title_of(sources), policy_file=policy_file)
-    return run_loaded(loaded, policy, command_line=command_line, default_title=title_of(sources),
+        return run_metrics(loaded, policy, tuple(metrics), command_line=command_line, default_title=title,
+                           loading=loading, policy_file=policy_file)
+    return run_loaded(loaded, policy, command_line=command_line, default_title=title, loading=loading,
                       policy_file=policy_file)
 
 
+def loading_record(options: AdapterOptions, metrics: tuple[str, ...] = (), default_title: str = "") -> dict:
+    """How the inputs were read, for the provenance (JSON ``loading``): with the policy, everything a rerun needs
+    besides the files themselves (:func:`rerun_arguments` reads it back)."""
+    return {"format": options.format, "options": dict(sorted(options.given().items())), "wide": options.wide,
+            "release_cols": list(options.release_cols), "latency_unit": options.latency_unit,
+            "drop_holes": options.drop_holes, "metrics": list(metrics), "default_title": default_title}
+
+
+def rerun_arguments(loading: dict) -> dict:
+    """:func:`loading_record`'s record as the keyword arguments of :func:`run` (options, metrics, default title)."""
+    options = AdapterOptions(format=loading.get("format", "auto"), values=dict(loading.get("options") or {}),
+                             wide=bool(loading.get("wide")), release_cols=tuple(loading.get("release_cols") or ()),
+                             latency_unit=loading.get("latency_unit", "ms"),
+                             drop_holes=bool(loading.get("drop_holes")))
+    return {"options": options, "metrics": tuple(loading.get("metrics") or ()),
+            "default_title": loading.get("default_title")}
+
+
 def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "",
-               policy_file: PolicyFile | None = None) -> Report:
+               loading: dict | None = None, policy_file: PolicyFile | None = None) -> Report:
     """The pipeline after loading (validate, analyze, decide, provenance), for files and in-memory tables alike."""
     from releasegate.analyze import analyze
     from releasegate.decide import decide
@@ -82,6 +105,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         packages=package_versions(),
         generated_at=generation_time(),
         title=policy.title or default_title,
+        loading=loading if loading is not None else loading_record(AdapterOptions(), (), default_title),
         policy_file=policy_file,
     )
     return Report(analysis, verdicts, provenance)
@@ -105,10 +129,12 @@ _NOT_METRICS = {"passed", "score", "release", "case_id", "category", "cluster", 
                 "cost", "error", "doc_hash"}
 
 
-def _formats(sources: list[Source], options: AdapterOptions) -> set[str]:
-    """The formats of the inputs (a file that cannot be sniffed is left to loading to name)."""
-    if options.format != "auto":
-        return {options.format}
+def input_formats(sources: list[Source], options: AdapterOptions | str) -> set[str]:
+    """The formats of the inputs (a file that cannot be sniffed is left to loading to name); ``options`` may be
+    the ``--format`` given alone."""
+    given = options if isinstance(options, str) else options.format
+    if given != "auto":
+        return {given}
     from releasegate.errors import InputError
     from releasegate.load.adapters import detect_format
     from releasegate.load.directories import expand_sources
@@ -127,7 +153,7 @@ def _several_metric_format(sources: list[Source], options: AdapterOptions) -> st
     from releasegate.errors import InputError
     from releasegate.load.per_metric import METRIC_OPTIONS
 
-    found = _formats(sources, options) & set(METRIC_OPTIONS)
+    found = input_formats(sources, options) & set(METRIC_OPTIONS)
     if len(found) > 1:
         raise InputError(f"--metric with several metrics reads one harness at a time; the inputs are "
                          f"{' and '.join(sorted(found))}")
@@ -228,7 +254,7 @@ def critical_metric_policy(single: Policy, data) -> Policy:
 
 
 def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...], *, command_line: str = "",
-                default_title: str = "", policy_file: PolicyFile | None = None):
+                default_title: str = "", loading: dict | None = None, policy_file: PolicyFile | None = None):
     """Every metric's single-metric run with the correction across metrics, and one verdict per candidate."""
     import dataclasses
 
@@ -262,6 +288,7 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
             tool_version=__version__, command_line=command_line, inputs=loaded.metric_inputs.get(metric, loaded.inputs),
             policy={**policy.as_dict(), "metric": metric}, packages=package_versions(),
             generated_at=generation_time(), title=f"{policy.title or default_title}: {metric}",
+            loading=loading if loading is not None else loading_record(AdapterOptions(), metrics, default_title),
             policy_file=policy_file)
         reports.append(Report(analysis, decide(analysis, single), provenance))
     reports = tuple(reports)

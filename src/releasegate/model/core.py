@@ -7,7 +7,7 @@ difference = candidate - baseline; broke = baseline pass and candidate fail; fix
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from releasegate.model.cases import CaseChange
@@ -292,6 +292,9 @@ class Provenance:
     generated_at: str
     title: str
     policy_file: PolicyFile | None = None  # None: flags and defaults only
+    # How the inputs were read (format, adapter options, shapes, metrics, the default title): with the policy, all
+    # that `releasegate verify` needs to rerun the note (pipeline.loading_record).
+    loading: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
