@@ -50,7 +50,10 @@ def rendered(name: str, formats: tuple[str, ...]) -> dict[Path, bytes]:
 
     report = build(name)
     folder = ROOT / EXAMPLES[name][0]
-    return {folder / f"report.{suffix}": render(report, f".{suffix}") for suffix in formats}
+    # The PDF is the audit variant, as `releasegate demo` writes it: the JSON attached (releasegate verify reads it).
+    return {folder / f"report.{suffix}": render(report, f".{suffix}", **({"pdf_variant": "pdf/a-3b"}
+                                                                        if suffix == "pdf" else {}))
+            for suffix in formats}
 
 
 def main(argv: list[str]) -> int:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,48 @@ def example_json(tmp_path, example) -> dict:
                      "--policy", example["releasegate.toml"], "-o", out)
     assert result.exit_code == 0, result.output
     return json.loads(out.read_text())
+
+
+# Every JSON note the tests write through the library's writer (render/atomic.py) is checked against the published
+# schema when the session ends: tests/audit/test_schema.py checks each shape on purpose, this catches a shape only
+# some other test makes. Notes above 2 MB (the large-input tests) are left out to keep the check short.
+_WRITTEN_NOTES: dict[int, tuple[str, bytes]] = {}
+_NOTE_LIMIT = 2_000_000
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _written_notes_meet_the_schema():
+    from releasegate.render import atomic
+
+    original = atomic.write_files_atomically
+
+    def recording(contents):
+        original(contents)
+        for path, data in contents:
+            if str(path).endswith(".json") and data[:40].startswith(b'{\n  "schema_version"') \
+                    and len(data) <= _NOTE_LIMIT:
+                _WRITTEN_NOTES.setdefault(hash(data), (str(path), data))
+
+    atomic.write_files_atomically = recording
+    yield
+    atomic.write_files_atomically = original
+    failures = written_note_errors(_WRITTEN_NOTES.values())
+    if failures:
+        places = sorted({re.sub(r"\[\d+\]", "[]", f.split(": ")[1]) for f in failures})
+        pytest.fail(f"{len(failures)} errors in the {len(_WRITTEN_NOTES)} notes the tests wrote against "
+                    f"docs/schema/note.schema.json, at {', '.join(places)}; first: " + "; ".join(failures[:3]),
+                    pytrace=False)
+
+
+def written_note_errors(notes) -> list[str]:
+    """Every error of each note (path, bytes) that does not meet the schema: "path: $.json.path: message"."""
+    from jsonschema import Draft202012Validator
+
+    validator = Draft202012Validator(json.loads((ROOT / "docs" / "schema" / "note.schema.json").read_text()))
+    failures = []
+    for path, data in notes:
+        for error in validator.iter_errors(json.loads(data)):
+            # An "any of" (a value or null) names the inner error that was closest.
+            error = min(error.context, key=lambda e: len(e.message)) if error.context else error
+            failures.append(f"{path}: {error.json_path}: {error.message[:200]}")
+    return failures

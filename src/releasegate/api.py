@@ -137,7 +137,7 @@ def compare(
     """
     from releasegate.load.adapters import OPTIONS
     from releasegate.load.results import AdapterOptions
-    from releasegate.pipeline import run_loaded
+    from releasegate.pipeline import loading_record, run_loaded
 
     metric = overrides.pop("metric", None)
     metrics = _metric_names(metric)
@@ -162,7 +162,8 @@ def compare(
         from releasegate.load.policy_file import policy_record
 
         record = policy_record(Path(policy), found=False)
-    report = run_loaded(loaded, resolved, command_line=call, default_title=default_title, policy_file=record)
+    report = run_loaded(loaded, resolved, command_line=call, default_title=default_title, policy_file=record,
+                        loading=loading_record(options, metrics, default_title))
     return ReleaseComparison(report)
 
 

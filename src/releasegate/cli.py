@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shlex
 import sys
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from releasegate.load.adapters import FORMATS
 from releasegate.load.adapters import OPTIONS as ADAPTER_OPTIONS
 from releasegate.plan.options import PLAN_OPTIONS, PLAN_SKIPS
 from releasegate.process import cyclic_gc_paused
-from releasegate.render import formats_help
+from releasegate.render import SUFFIXES, formats_help
 
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -51,18 +50,6 @@ class OneValued(click.Option):
 def option(*names, **kwargs):
     """click.option with the OneValued class: every option of the command line is built with it."""
     return click.option(*names, cls=OneValued, **kwargs)
-
-
-COLUMN_FLAGS = (
-    ("case_col", "case_id"), ("release_col", "release"), ("passed_col", "passed"), ("score_col", "score"),
-    ("category_col", "category"), ("cluster_col", "cluster"), ("run_col", "run"), ("latency_col", "latency_ms"),
-    ("error_col", "error"),
-)
-
-
-# The policy keys that are one flag each (their option's name is the key).
-POLICY_FLAGS = ("baseline", "baseline_rerun", "critical_rule", "critical_alpha", "margin", "alpha", "correction",
-                "mcnemar", "pass_threshold", "missing", "allow_missing", "seed", "n_resamples", "title", "gold")
 
 
 def _fail(message: str) -> None:
@@ -158,47 +145,19 @@ def input_options(function, skip: tuple[str, ...] = ()):
 
 
 def read_inputs(kw: dict) -> dict:
-    """Options -> what the pipeline reads: sources, policy, adapter options, metrics and the policy file."""
-    from releasegate.load.policy_file import find_policy, policy_record, shown
-    from releasegate.load.results import AdapterOptions
-    from releasegate.load.sources import parse_source
-    from releasegate.policy import load_policy_file, make_policy
+    """Options -> what the pipeline reads (arguments.read_inputs): sources, policy, adapter options, metrics and
+    the policy file."""
+    from releasegate.arguments import read_inputs as read
 
-    sources = [parse_source(text) for text in kw["results"]]
-    policy_path = kw.get("policy_path")
-    found = policy_path is None and not kw.get("no_policy") and bool(sources)
-    if found:
-        policy_path = find_policy([s.path for s in sources], Path.cwd())
-        if policy_path is not None:
-            # Said with the verdicts, so that a run refused for bad input prints one line.
-            kw["found_policy"] = (f"policy: {shown(policy_path, Path.cwd())} (found; --policy FILE for another, "
-                                  "--no-policy for none)")
-    file_values = load_policy_file(policy_path) if policy_path else {}
-    columns = {canonical: kw[flag] for flag, canonical in COLUMN_FLAGS if kw.get(flag)}
-    policy = make_policy(file_values, candidates=tuple(kw.get("candidates") or ()),
-                         critical=tuple(kw.get("critical") or ()), columns=columns,
-                         **{key: kw.get(key) for key in POLICY_FLAGS})  # None: not given
-    values = {o.name: kw.get(o.name) for o in ADAPTER_OPTIONS if not o.repeatable}
-    # The metrics gated as named: one lm-eval metric too is read in load (load/per_metric.py), not here.
-    metrics = tuple(kw.get("metric") or ())
-    options = AdapterOptions(
-        format=kw["input_format"], values=values,
-        drop_holes=bool(kw.get("drop_holes")),
-        wide=bool(kw.get("wide")), latency_unit=kw.get("latency_unit") or "ms",
-        release_cols=tuple(c.strip() for c in (kw.get("release_cols") or "").split(",") if c.strip()),
-    )
-    record = policy_record(policy_path, bool(found)) if policy_path else None
-    return {"sources": sources, "policy": policy, "options": options, "metrics": metrics, "policy_file": record}
+    return read(kw)
 
 
 def build_report(kw: dict):
     """Options -> Report, through the library's one pipeline."""
+    from releasegate.arguments import run_arguments
     from releasegate.pipeline import run
 
-    inputs = read_inputs(kw)
-    command_line = "releasegate " + shlex.join(sys.argv[1:])
-    return run(inputs.pop("sources"), inputs.pop("policy"), cases=kw.get("cases"), command_line=command_line,
-               **inputs)
+    return run(**run_arguments(kw))
 
 
 def _check_not_inputs(paths: list[Path], kw: dict) -> None:
@@ -222,28 +181,40 @@ def main() -> None:
     releasegate check  results.csv --policy releasegate.toml      (exit 0 ship, 1 don't ship, 2 bad input)
     releasegate demo   [DIR]                                      (the bundled example and its reports)
     releasegate run    CONFIG.toml                                (call the systems into a store; resumable)
+    releasegate verify note.json results.csv --cases cases.csv    (does an archived note follow from its inputs?)
+    releasegate history archive/ -o history.html                  (releases over time, from archived notes)
     """
 
 
 @main.command()
 @input_options
-@option("-o", "--output", "outputs", multiple=True, required=True, type=click.Path(path_type=Path),
+@option("-o", "--output", "outputs", multiple=True, type=click.Path(path_type=Path),
               help=f"Output file, repeatable; the format comes from the suffix: {formats_help()}.")
+@option("--archive", type=click.Path(path_type=Path),
+        help="Also write the note's JSON and PDF/A-3b into a new dated folder of this one (verify, history).")
 @option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
               help="PDF paper size.")
 @option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
 @option("--interactive", is_flag=True, help="HTML: add one inline Vega bundle for tooltips.")
 @guarded
-def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
-    """Write the release note in every format asked for with -o."""
+def report(outputs, archive, paper, pdf_variant, interactive, debug, **kw) -> None:
+    """Write the release note in every format asked for with -o (and --archive)."""
     from releasegate.render import check_output_paths, rendering, write_reports
 
     paths = list(outputs)
+    if not paths and archive is None:
+        _fail(f"give an output with -o PATH ({', '.join(SUFFIXES)}) or --archive DIR")
     check_output_paths(paths)
     _check_not_inputs(paths, kw)
-    with rendering(paths) as charts, cyclic_gc_paused():
+    if archive is not None:
+        from releasegate.audit.archive import check_archive, write_archived
+
+        check_archive(archive)
+        write_reports = functools.partial(write_archived, directory=archive)  # returns the archive's files
+    with rendering(paths + [Path("note.pdf")] * (archive is not None)) as charts, cyclic_gc_paused():
         result = build_report(kw)
-        write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant, interactive=interactive)
+        archived = write_reports(result, paths, charts=charts, paper=paper, pdf_variant=pdf_variant,
+                                 interactive=interactive) or []
     from releasegate.text import one_line
 
     if kw.get("found_policy"):
@@ -254,7 +225,7 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
 
     for line in not_judged(result):
         click.echo(line)
-    for path in paths:
+    for path in [*paths, *archived]:
         click.echo(f"wrote {path}", err=True)
 
 
@@ -353,6 +324,45 @@ def plan_suite(results, debug, **kw) -> None:
 
 
 @main.command()
+@click.argument("note", type=click.Path(path_type=Path))
+@input_options
+@click.pass_context
+@guarded
+def verify(ctx, note, debug, **kw) -> None:
+    """Rerun a note (.json, or .pdf written with --pdf-variant pdf/a-3b) from its inputs and compare every figure.
+
+    The note's policy and reading of the inputs are used; flags given win. Exit 0 reproduced, 1 differs (each
+    difference listed: input hashes, verdicts, cases, figures by JSON path), 2 bad input.
+    """
+    from releasegate.arguments import run_arguments
+    from releasegate.audit.notes import read_note
+    from releasegate.audit.verify import verification_lines, verify
+
+    for name in ("input_format", "latency_unit"):  # their defaults stand for "as the note recorded"
+        if ctx.get_parameter_source(name) is ParameterSource.DEFAULT:
+            kw[name] = None
+    recorded = read_note(note)
+    result = verify(recorded, **run_arguments(kw, recorded))
+    for line in verification_lines(result):
+        click.echo(line)
+    sys.exit(result.exit_code)
+
+
+@main.command()
+@click.argument("notes", nargs=-1, required=True, type=click.Path(path_type=Path))
+@option("-o", "--output", "outputs", multiple=True, required=True, type=click.Path(path_type=Path),
+        help="history.html, history.md or history.json (the suffix says which). Repeatable.")
+@option("--debug", is_flag=True, help="Show the traceback of an error.")
+@guarded
+def history(notes, outputs, debug) -> None:
+    """Releases over time from archived notes (folders, .json, PDF/A-3b): pass rates, verdicts, costs, categories."""
+    from releasegate.audit.history_render import history_command
+
+    for line in history_command(list(notes), list(outputs)):
+        click.echo(line, err=True)
+
+
+@main.command()
 @click.argument("directory", required=False, default="releasegate-demo", type=click.Path(path_type=Path))
 @option("--run", "run_example", is_flag=True,
         help="Instead: the offline `releasegate run` example (two fake-provider systems and a case file).")
@@ -376,6 +386,8 @@ def demo(directory, run_example, debug) -> None:
     for path in written:
         click.echo(f"  {path}")
     click.echo("Open the .html report in a browser, or read the .md one; the .json holds every figure.")
+    click.echo(f"Check a note against its inputs: releasegate verify {directory}/report.pdf "
+               f"{directory}/eval_results.csv --cases {directory}/eval_cases.csv")
 
 
 def entry() -> None:

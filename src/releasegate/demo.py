@@ -101,7 +101,8 @@ def write_demo(directory: Path, reports: tuple[str, ...] = REPORTS) -> list[Path
         policy = make_policy(load_policy_file(Path("releasegate.toml")))
         report = run([Source(Path("eval_results.csv"))], policy, cases=Path("eval_cases.csv"), command_line=command,
                      policy_file=policy_record(Path("releasegate.toml"), found=False))
-        write_reports(report, outputs, charts)
+        # The PDF is the audit variant, carrying the JSON: `releasegate verify report.pdf ...` reads it back.
+        write_reports(report, outputs, charts, pdf_variant="pdf/a-3b")
     written += [directory / name for name in reports]
     _record(directory, (*INPUTS, *reports))
     return written

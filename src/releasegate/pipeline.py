@@ -28,21 +28,44 @@ def run(
     options: AdapterOptions | None = None,
     command_line: str = "",
     metrics: tuple[str, ...] = (),
+    default_title: str | None = None,
     policy_file: PolicyFile | None = None,
 ) -> Report:
     """Load, validate, analyze and decide; the Report holds everything a renderer needs. ``metrics`` names the
     metrics gated (``--metric``: tidy columns, a long layout's metric column, Inspect scorers, promptfoo named
-    metrics, lm-eval metrics); each is one section of the Report. ``policy_file``: the file the policy was read
-    from, for the provenance."""
+    metrics, lm-eval metrics); each is one section of the Report. ``default_title`` is the title when the policy
+    sets none (else the inputs' folder name; `releasegate verify` gives the note's). ``policy_file``: the file the
+    policy was read from, for the provenance."""
     from releasegate.load.per_metric import load_gated
 
+    options = options or AdapterOptions()
+    title = title_of(sources) if default_title is None else default_title
+    loading = loading_record(options, tuple(metrics), title)
     loaded = load_gated(sources, columns=policy.columns, cases=cases, options=options, metrics=tuple(metrics))
-    return run_loaded(loaded, policy, command_line=command_line, default_title=title_of(sources),
+    return run_loaded(loaded, policy, command_line=command_line, default_title=title, loading=loading,
                       policy_file=policy_file)
 
 
+def loading_record(options: AdapterOptions, metrics: tuple[str, ...] = (), default_title: str = "") -> dict:
+    """How the inputs were read, for the provenance (JSON ``loading``): with the policy, everything a rerun needs
+    besides the files themselves (:func:`rerun_arguments` reads it back)."""
+    return {"format": options.format, "options": dict(sorted(options.given().items())), "wide": options.wide,
+            "release_cols": list(options.release_cols), "latency_unit": options.latency_unit,
+            "drop_holes": options.drop_holes, "metrics": list(metrics), "default_title": default_title}
+
+
+def rerun_arguments(loading: dict) -> dict:
+    """:func:`loading_record`'s record as the keyword arguments of :func:`run` (options, metrics, default title)."""
+    options = AdapterOptions(format=loading.get("format", "auto"), values=dict(loading.get("options") or {}),
+                             wide=bool(loading.get("wide")), release_cols=tuple(loading.get("release_cols") or ()),
+                             latency_unit=loading.get("latency_unit", "ms"),
+                             drop_holes=bool(loading.get("drop_holes")))
+    return {"options": options, "metrics": tuple(loading.get("metrics") or ()),
+            "default_title": loading.get("default_title")}
+
+
 def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "",
-               policy_file: PolicyFile | None = None) -> Report:
+               loading: dict | None = None, policy_file: PolicyFile | None = None) -> Report:
     """The pipeline after loading (validate, analyze, decide, provenance), for files and in-memory tables alike."""
     from releasegate.analyze import analyze
     from releasegate.analyze.metrics import across_metrics
@@ -84,6 +107,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         packages=package_versions(),
         generated_at=generation_time(),
         title=policy.title or default_title,
+        loading=loading if loading is not None else loading_record(AdapterOptions(), named, default_title),
         policy_file=policy_file,
         metric_inputs=metric_inputs,
     )

@@ -235,6 +235,7 @@ def _normalised(report, rename_back: dict[str, str] | None = None) -> dict:
         entry.pop("sha256")
         entry.pop("path")
     out.pop("title")  # the temporary folder's name
+    out["loading"].pop("default_title")  # likewise
     out["releases"].sort(key=lambda r: r["name"])
     out["candidates"].sort(key=lambda c: c["name"])
     out["policy"]["candidates"] = sorted(out["policy"]["candidates"])

@@ -46,7 +46,12 @@ ALLOWED: dict[str, set[str]] = {
                         "provenance"},
     "demo": BASE | {"load", "pipeline", "policy", "render"},
     "api": BASE | {"load", "pipeline", "policy", "render", "model", "plan", "validate"},
-    "cli": BASE | {"load", "pipeline", "policy", "render", "demo", "api", "plan", "run", "process"},
+    "cli": BASE | {"load", "pipeline", "policy", "render", "demo", "api", "plan", "run", "process", "arguments",
+                   "audit"},
+    # What the options of report, check and verify mean: the pipeline's arguments.
+    "arguments": BASE | {"load", "pipeline", "policy"},
+    # Notes read back (verify, history, --archive): reruns through the pipeline, renders as the note does.
+    "audit": BASE | {"load", "pipeline", "policy", "render", "model"},
     # How a command's process runs (the cyclic garbage collector paused): the standard library only.
     "process": set(),
     # plan simulates releases like the suite and runs the gate's own plan on them.

@@ -21,7 +21,7 @@ EXAMPLES = sorted(ROOT.glob("examples/*/report.json"))
 
 # Objects whose keys are names from the user's data (columns, releases, packages), not the tool's: their keys are
 # not listed in the doc, and the walk does not go inside them.
-USER_NAMED = {"packages", "policy.prices", "policy.columns", "policy.guardrails", "policy.metrics",
+USER_NAMED = {"packages", "loading.options", "policy.prices", "policy.columns", "policy.guardrails", "policy.metrics",
               "candidates[].broken_cases[].metadata", "candidates[].broken_cases[].answers",
               "candidates[].fixed_cases[].metadata", "candidates[].fixed_cases[].answers",
               "candidates[].case_view.both_fail[].metadata", "candidates[].case_view.both_fail[].answers",

@@ -29,6 +29,8 @@ RENDERING = ("altair", "weasyprint", "vl_convert")
 SCIPY = ("scipy.stats", "scipy.special")
 # Only `releasegate run` calls systems: its HTTP client stays off every other command (issue 20).
 RUNNING = ("aiohttp", "httpx")
+# Only verify and history read notes back (a PDF note through pypdf): no other command imports them.
+AUDIT = ("releasegate.audit", "pypdf", "jsonschema")
 
 
 def imported(*args: str) -> tuple[int, set[str]]:
@@ -49,7 +51,7 @@ def test_help_imports_no_heavy_library():
     code, modules = imported("--help")
     assert code == 0
     assert "click" in modules  # the probe really ran the command line
-    for name in ("pandas", "numpy", "scipy", "pyarrow", "jinja2", *RENDERING, *RUNNING):
+    for name in ("pandas", "numpy", "scipy", "pyarrow", "jinja2", *RENDERING, *RUNNING, *AUDIT):
         assert not _loaded(modules, name), f"releasegate --help imports {name}"
 
 
@@ -58,7 +60,7 @@ def test_check_imports_no_renderer_and_no_scipy(example):
                              "--policy", example["releasegate.toml"])
     assert code == 1  # the example's candidates are DON'T SHIP: the gate ran to its verdict
     assert "pandas" in modules and "releasegate.stats.distributions" in modules
-    for name in (*SCIPY, "jinja2", *RENDERING, *RUNNING, "releasegate.run"):
+    for name in (*SCIPY, "jinja2", *RENDERING, *RUNNING, *AUDIT, "releasegate.run"):
         assert not _loaded(modules, name), f"releasegate check imports {name}"
 
 
@@ -71,7 +73,7 @@ def test_text_reports_import_no_html_or_pdf_stack(tmp_path, example, suffix, for
     code, modules = imported("report", example["eval_results.csv"], "--cases", example["eval_cases.csv"],
                              "--policy", example["releasegate.toml"], "-o", out)
     assert code == 0 and out.stat().st_size > 0
-    for name in forbidden:
+    for name in (*forbidden, *AUDIT):
         assert not _loaded(modules, name), f"releasegate report -o {out.name} imports {name}"
 
 
@@ -88,3 +90,14 @@ def test_reading_a_run_store_imports_no_http_client(tmp_path):
     assert code in (0, 1) and "releasegate.load.store_table" in modules
     for name in (*RUNNING, *SCIPY, "jinja2", *RENDERING):
         assert not _loaded(modules, name), f"releasegate check STORE imports {name}"
+
+
+def test_verify_of_a_json_note_imports_no_pdf_or_chart_stack(tmp_path, example):
+    inputs = (example["eval_results.csv"], "--cases", example["eval_cases.csv"])
+    note = tmp_path / "note.json"
+    code, _ = imported("report", *inputs, "--policy", example["releasegate.toml"], "-o", note)
+    assert code == 0
+    code, modules = imported("verify", note, *inputs)
+    assert code == 0 and "releasegate.audit.verify" in modules
+    for name in (*SCIPY, "jinja2", *RENDERING, *RUNNING, "pypdf", "jsonschema"):
+        assert not _loaded(modules, name), f"releasegate verify NOTE.json imports {name}"

@@ -308,3 +308,6 @@ class Provenance:
     # Harness files read once per metric (several Inspect scorers, lm-eval metrics): each metric's own records
     # (its scorer, metric, filter), which that metric's section names; empty when one reading served them all.
     metric_inputs: dict[str, tuple[InputFile, ...]] = field(default_factory=dict)
+    # How the inputs were read (format, adapter options, shapes, metrics, the default title): with the policy, all
+    # that `releasegate verify` needs to rerun the note (pipeline.loading_record).
+    loading: dict[str, Any] = field(default_factory=dict)

@@ -36,7 +36,9 @@ from releasegate.render.json_text import Records
 from releasegate.wording import churn as churn_words
 from releasegate.wording import sections as words
 
-SCHEMA_VERSION = "1.0"
+# 1.1: provenance ``loading`` (how the inputs were read), so that `releasegate verify` can rerun a note, and
+# ``policy_file`` (the policy file read, with its sha256).
+SCHEMA_VERSION = "1.1"
 
 
 _INPUT_FIELDS = ("path", "sha256", "rows", "format", "release")
@@ -192,6 +194,7 @@ def section_dict(section: MetricSection, prov: Provenance) -> dict[str, Any]:
         "parameters": dataclasses.asdict(a.parameters),
         "policy": prov.policy,
         "policy_file": dataclasses.asdict(prov.policy_file) if prov.policy_file is not None else None,
+        "loading": prov.loading,
         "packages": prov.packages,
         "releases": [{"name": r.name, "n_cases": r.n_cases, "is_baseline": r.is_baseline, "rate": _rate(r.rate)}
                      for r in a.releases],

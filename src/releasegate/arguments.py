@@ -1,0 +1,72 @@
+"""Command-line options -> what the library's one pipeline (pipeline.run) reads, for report, check, plan and
+verify: the policy from its file and the flags (flags win), the reading of the inputs from the adapter and shape
+flags. The command line (cli.py) only declares the options; this is what they mean."""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+import sys
+from pathlib import Path
+
+from releasegate.load.adapters import OPTIONS as ADAPTER_OPTIONS
+
+COLUMN_FLAGS = (
+    ("case_col", "case_id"), ("release_col", "release"), ("passed_col", "passed"), ("score_col", "score"),
+    ("category_col", "category"), ("cluster_col", "cluster"), ("run_col", "run"), ("latency_col", "latency_ms"),
+    ("error_col", "error"),
+)
+
+
+# The policy keys that are one flag each (their option's name is the key).
+POLICY_FLAGS = ("baseline", "baseline_rerun", "critical_rule", "critical_alpha", "margin", "alpha", "correction",
+                "mcnemar", "pass_threshold", "missing", "allow_missing", "seed", "n_resamples", "title", "gold")
+
+
+def read_inputs(kw: dict, note=None) -> dict:
+    """Options -> what the pipeline reads: sources, policy, adapter options, metrics and the policy file. For
+    `verify`, ``note`` (a note read back, audit/notes.py) gives the policy and the reading of the inputs that
+    its flags do not (no releasegate.toml is looked for: the note holds its policy)."""
+    from releasegate.load.policy_file import find_policy, policy_record, shown
+    from releasegate.load.sources import parse_source
+    from releasegate.pipeline import rerun_arguments
+    from releasegate.policy import load_policy_file, make_policy
+
+    sources = [parse_source(text) for text in kw["results"]]
+    policy_path = kw.get("policy_path")
+    found = policy_path is None and not kw.get("no_policy") and bool(sources) and note is None
+    if found:
+        policy_path = find_policy([s.path for s in sources], Path.cwd())
+        if policy_path is not None:
+            # Said with the verdicts, so that a run refused for bad input prints one line.
+            kw["found_policy"] = (f"policy: {shown(policy_path, Path.cwd())} (found; --policy FILE for another, "
+                                  "--no-policy for none)")
+    file_values = load_policy_file(policy_path) if policy_path else note.policy_values if note else {}
+    columns = {canonical: kw[flag] for flag, canonical in COLUMN_FLAGS if kw.get(flag)}
+    policy = make_policy(file_values, candidates=tuple(kw.get("candidates") or ()),
+                         critical=tuple(kw.get("critical") or ()), columns=columns,
+                         **{key: kw.get(key) for key in POLICY_FLAGS})  # None: not given
+    recorded = rerun_arguments(note.loading if note else {})
+    base = recorded["options"]
+    values = {**base.values, **{o.name: kw[o.name] for o in ADAPTER_OPTIONS
+                                if not o.repeatable and kw.get(o.name) is not None}}
+    # The metrics gated as named: one lm-eval metric too is read in load (load/per_metric.py), not here.
+    metrics = tuple(kw.get("metric") or ()) or recorded["metrics"]
+    input_format = kw.get("input_format") or base.format
+    options = dataclasses.replace(
+        base, format=input_format, values=values,
+        drop_holes=bool(kw.get("drop_holes")) or base.drop_holes, wide=bool(kw.get("wide")) or base.wide,
+        latency_unit=kw.get("latency_unit") or base.latency_unit,
+        release_cols=tuple(c.strip() for c in (kw.get("release_cols") or "").split(",") if c.strip())
+        or base.release_cols)
+    record = policy_record(policy_path, bool(found)) if policy_path else None
+    return {"sources": sources, "policy": policy, "options": options, "metrics": metrics, "policy_file": record}
+
+
+def run_arguments(kw: dict, note=None) -> dict:
+    """Options -> every argument of pipeline.run: :func:`read_inputs`' and the case table, the command line and
+    (for `verify`) the note's default title."""
+    recorded = note.loading if note else {}
+    return {**read_inputs(kw, note), "cases": kw.get("cases"),
+            "command_line": "releasegate " + shlex.join(sys.argv[1:]),
+            "default_title": recorded.get("default_title") if isinstance(recorded, dict) else None}

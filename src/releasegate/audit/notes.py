@@ -1,0 +1,184 @@
+"""A release note read back: a JSON note, or the JSON a PDF/A-3b note carries as its attachment (render/pdf.py).
+
+The PDF is read with pypdf, imported only here: the attachment sits in the catalog's name tree, which WeasyPrint
+writes inside a compressed object stream indexed by a cross-reference stream, and an archived PDF may have been
+re-saved by another tool since (an incremental update, a rebuilt cross-reference table). A reader of what
+WeasyPrint alone writes would refuse those; pypdf reads them all and has no dependencies of its own.
+
+Every shape the note's JSON may take is read through :meth:`Note.sections` (the note itself, or each metric's
+note of a several-metric note), so the verify and history code does not depend on where a figure sits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from releasegate.errors import InputError
+
+ATTACHMENT = "analysis.json"  # the name render/pdf.py gives the attached JSON
+
+
+def schema_version() -> str:
+    """The schema of the notes this releasegate writes (render/json_out.py)."""
+    from releasegate.render.json_out import SCHEMA_VERSION
+
+    return SCHEMA_VERSION
+
+
+def note_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the note, shipped in the package (docs/schema/note.schema.json)."""
+    from importlib import resources
+
+    return json.loads((resources.files("releasegate") / "schema" / "note.schema.json").read_text(encoding="utf-8"))
+
+
+def readable(version: Any) -> bool:
+    """A note of this schema can be read: the same major version, a minor one no newer than this writer's."""
+    ours = _parts(schema_version())
+    theirs = _parts(version) if isinstance(version, str) else None
+    return theirs is not None and ours is not None and theirs[0] == ours[0] and theirs[1] <= ours[1]
+
+
+def _parts(version: str) -> tuple[int, int] | None:
+    major, _, minor = version.partition(".")
+    return (int(major), int(minor or 0)) if major.isdigit() and (minor or "0").isdigit() else None
+
+
+@dataclass(frozen=True)
+class Note:
+    """One note read back: where it came from, its JSON, and the hash of that JSON's bytes (a PDF's
+    attachment and the JSON written beside it are the same note)."""
+
+    path: Path
+    data: dict[str, Any]
+    digest: str
+    container: str  # "json" or "pdf"
+
+    def sections(self) -> list[tuple[str | None, dict[str, Any]]]:
+        """The single-metric notes inside: ``[(None, note)]``, or ``[(metric, its note), ...]`` for several."""
+        return sections(self.data)
+
+    def section_paths(self) -> list[str]:
+        """Where each single-metric note sits in the JSON: ``""`` (the top), or ``metrics.NAME`` for several."""
+        return [f"metrics.{name}" if name is not None else "" for name, _ in self.sections()]
+
+    @property
+    def first(self) -> dict[str, Any]:
+        return self.sections()[0][1]
+
+    @property
+    def schema_version(self) -> str:
+        return str(self.data.get("schema_version"))
+
+    @property
+    def tool_version(self) -> str:
+        return str((self.first.get("tool") or {}).get("version", "unknown"))
+
+    @property
+    def generated_at(self) -> str:
+        return str(self.first.get("generated_at") or "")
+
+    @property
+    def loading(self) -> dict[str, Any]:
+        """How the inputs were read (absent from schema 1.0 notes: the defaults, ``{}``)."""
+        loading = self.first.get("loading")
+        return loading if isinstance(loading, dict) else {}
+
+    @property
+    def policy_values(self) -> dict[str, Any]:
+        """The policy the note applied, as policy keys (a several-metric note names its metric in each copy)."""
+        from releasegate.policy import POLICY_KEYS
+
+        policy = self.first.get("policy")
+        if not isinstance(policy, dict):
+            raise InputError(f"{self.path}: the note records no policy, so it cannot be rerun")
+        values = {k: v for k, v in policy.items() if k != "metric"}
+        unknown = sorted(set(values) - POLICY_KEYS)
+        if unknown:
+            raise InputError(f"{self.path}: the note's policy has key(s) this releasegate does not know: "
+                             f"{', '.join(unknown)}")
+        return values
+
+
+def sections(data: dict[str, Any]) -> list[tuple[str | None, dict[str, Any]]]:
+    """A note's single-metric notes: the note itself, or each metric's note of a several-metric note."""
+    metrics = data.get("metrics")
+    if data.get("kind") == "several_metrics" and isinstance(metrics, dict):
+        found = [(str(name), note) for name, note in metrics.items() if isinstance(note, dict)]
+        if found:
+            return found
+    return [(None, data)]
+
+
+def read_note(path: Path) -> Note:
+    """A note from a ``.json`` file or a PDF/A-3b note's attachment; InputError (one line) when the file is not a
+    releasegate note, is a note of a schema this version cannot read, or is a PDF without the attachment."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"note not found: {path}")
+    if path.is_dir():
+        raise InputError(f"{path} is a directory; give a note (.json, or .pdf written with --pdf-variant pdf/a-3b)")
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(5)
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    container = "pdf" if head == b"%PDF-" else "json"
+    text = _attached_json(path) if container == "pdf" else path.read_bytes()
+    where = f"{path}" + (f" (its attachment {ATTACHMENT})" if container == "pdf" else "")
+    try:
+        data = json.loads(text.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{where} is not a releasegate note: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{where} is not a releasegate note: not JSON ({exc.msg}, line {exc.lineno})") from None
+    except RecursionError:
+        raise InputError(f"{where} is not a releasegate note: nested too deeply") from None
+    _check_note(data, where)
+    return Note(path, data, hashlib.sha256(text).hexdigest(), container)
+
+
+def _check_note(data: Any, where: str) -> None:
+    if not isinstance(data, dict) or "schema_version" not in data:
+        raise InputError(f"{where} is not a releasegate note: no schema_version")
+    version = data["schema_version"]
+    if not readable(version):
+        ours = schema_version()
+        raise InputError(f"{where} is a note of schema {version!r}; this releasegate reads schema "
+                         f"{ours.partition('.')[0]}.0 to {ours} (use the releasegate that wrote it)")
+    for _, note in sections(data):
+        tool = note.get("tool")
+        if not (isinstance(tool, dict) and tool.get("name") == "releasegate"):
+            raise InputError(f"{where} is not a releasegate note: no tool.name \"releasegate\"")
+        if not isinstance(note.get("candidates"), list):
+            raise InputError(f"{where} is not a releasegate note: no candidates list")
+
+
+def _attached_json(path: Path) -> bytes:
+    """The JSON attached to a PDF/A-3b note (``pdfdetach -list`` shows it as analysis.json)."""
+    import logging
+
+    try:
+        from pypdf import PdfReader
+    except ImportError:  # pragma: no cover  (a dependency; only a broken install lacks it)
+        raise InputError(f"reading the PDF note {path} needs pypdf: pip install pypdf") from None
+    # pypdf logs what it repairs in a damaged file; the one line below says what matters instead.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    try:
+        reader = PdfReader(path)
+        if reader.is_encrypted:
+            raise InputError(f"{path}: the PDF is encrypted; a note's PDF is not")
+        attached = reader.attachments.get(ATTACHMENT)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (pypdf raises many types for a damaged file; each is one line)
+        first = " ".join(str(exc).split())[:200]
+        raise InputError(f"{path}: cannot read the PDF ({type(exc).__name__}: {first})") from None
+    if not attached:
+        raise InputError(f"{path} is a PDF without the note's JSON attached ({ATTACHMENT}); "
+                         "write the note with --pdf-variant pdf/a-3b, or give its .json")
+    return attached[0]
