@@ -107,7 +107,8 @@ def input_options(function):
                help="A critical category: its own exact test (or, with --critical-rule any, any broken case) blocks."),
         option("--critical-rule", type=click.Choice(["test", "any"]),
                help="How a critical category blocks: by its exact test (default) or on any broken case."),
-        option("--critical-alpha", type=float, help="Level of each critical category's own test (default 0.10)."),
+        option("--critical-weight", type=float, help="Weight of each critical category's own test in the one error "
+               "budget (default 4; the overall test and each category weigh 1)."),
         option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
         option("--alpha", type=float, help="Significance level (default 0.05)."),
         option("--correction", type=click.Choice(["discrete-holm", "holm", "hochberg", "bh", "bonferroni", "none"]),
@@ -172,7 +173,7 @@ def build_report(kw: dict):
         candidates=tuple(kw.get("candidates") or ()),
         critical=tuple(kw.get("critical") or ()),
         critical_rule=kw.get("critical_rule"),
-        critical_alpha=kw.get("critical_alpha"),
+        critical_weight=kw.get("critical_weight"),
         margin=kw.get("margin"),
         alpha=kw.get("alpha"),
         correction=kw.get("correction"),

@@ -20,6 +20,7 @@ from releasegate.analyze.clusters import clustered_rate
 from releasegate.analyze.costs import cost_sections
 from releasegate.analyze.errors import split_errored
 from releasegate.analyze.pairing import case_tables, cases_of
+from releasegate.analyze.settle import settle_of
 from releasegate.model import Analysis, Parameters, Rate, ReleaseSections, ReleaseSummary
 from releasegate.policy import Policy
 from releasegate.stats.continuous import mean_interval
@@ -58,6 +59,11 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     return ReleaseSummary(release, n, rate, release == data.baseline)
 
 
+def _runs_of(cand) -> int:
+    axis = cand.sections.run_axis
+    return 1 if axis is None else int(axis.runs_per_case_min)
+
+
 def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = False) -> Analysis:
     """The fixed plan for every candidate, the release summaries, and the cost section when there are costs;
     ``critical_whole`` (a critical metric) tests every case by the critical test too."""
@@ -81,7 +87,9 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
         cost_table, costs = cost_work.result() if cost_work is not None else (None, {})
     one_run = data.outcome_kind == "binary" and not data.has_runs
     candidates = [replace(c, sections=replace(c.sections, costs=costs.get(c.name),
-                                              churn=churn_section(measured, c, policy, one_run)))
+                                              churn=churn_section(measured, c, policy, one_run),
+                                              settle=settle_of(c, measured, policy, binary=data.outcome_kind == "binary",
+                                                               runs=_runs_of(c))))
                   for c in candidates]
     # The rerun is the baseline again: its figures are the churn section's, not a release of the summary.
     releases = tuple(release_summary(data, r, policy, tables) for r in data.releases if r != policy.baseline_rerun)
