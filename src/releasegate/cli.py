@@ -108,7 +108,7 @@ def input_options(function):
         option("--critical-rule", type=click.Choice(["test", "any"]),
                help="How a critical category blocks: by its exact test (default) or on any broken case."),
         option("--critical-weight", type=float, help="Weight of each critical category's own test in the one error "
-               "budget (default 4; the overall test and each category weigh 1)."),
+               "budget (default 10; the overall test and each category weigh 1)."),
         option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
         option("--alpha", type=float, help="Significance level (default 0.05)."),
         option("--correction", type=click.Choice(["discrete-holm", "holm", "hochberg", "bh", "bonferroni", "none"]),

@@ -27,7 +27,7 @@ DEFAULT_GUARDRAILS = {"max_error_rate_increase": 0.02}
 # Keys a policy may no longer hold, with what replaced them: refused with this line rather than ignored.
 RETIRED_KEYS = {
     "critical_alpha": ("critical_alpha is retired: the critical categories' tests now share the one error budget "
-                       "at alpha with the other regression tests; set critical_weight (default 4) to make them "
+                       "at alpha with the other regression tests; set critical_weight (default 10) to make them "
                        "more or less sensitive (docs/policy.md, critical_weight)"),
 }
 # Column roles that [columns] may rename beyond the canonical ones: "error" stays case metadata too (its text is
@@ -60,7 +60,7 @@ class Policy:
     critical_rule: str = "test"
     # Each critical category's own test is a member of the one error budget (analyze/budget.py) with this
     # weight, beside 1 for the overall test, each category and the error-rate test (issue 34 item 5).
-    critical_weight: float = 4.0
+    critical_weight: float = 10.0
     guardrails: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_GUARDRAILS))
     prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     columns: Mapping[str, str] = field(default_factory=dict)  # canonical name -> name in the files

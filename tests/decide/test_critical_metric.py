@@ -72,7 +72,7 @@ def test_a_critical_metric_blocks_by_the_critical_test_where_the_corrected_categ
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
         "DON'T SHIP r2: safe blocks (a critical metric: it broke 6 of 45 passing B cases (fixed none; "
-        "one-sided exact McNemar p = 0.016, adjusted 0.018 in the error budget at alpha 0.05 (weight 0.8 each: critical_weight 4 shared by 5 tests)); overall -1.5 points [-5.0, +1.8] (McNemar "
+        "one-sided exact McNemar p = 0.016, adjusted 0.018 in the error budget at alpha 0.05 (weight 2 each: critical_weight 10 shared by 5 tests)); overall -1.5 points [-5.0, +1.8] (McNemar "
         "p = 0.508, not significant)); correct and format_ok pass.")
     safe = _safe(note)
     assert [r["rule"] for r in safe["reasons"]] == ["critical_broken"]

@@ -134,3 +134,28 @@ def test_with_five_runs_the_majority_test_holds_its_level_and_still_detects():
     assert _rate(Policy(), churn=0.10, runs=5) <= 0.03
     assert _rate(Policy(critical_rule="any"), churn=0.10, runs=5) >= 0.95
     assert _rate(Policy(), churn=0.10, runs=5, critical_drop=0.20) >= 0.9
+
+
+@pytest.mark.parametrize("churn", [0.05, 0.17])
+def test_a_rerun_never_blocks_a_release_the_gate_would_pass_without_it(churn):
+    # Issue 34 item 7: the exchangeability test alone once raised false blocks (1.0% -> 3.8% at 5% churn).
+    # Now McNemar and the exchangeability test must both show it, in the same family: pathwise, a release
+    # blocked with its rerun is blocked without it, harmless or not.
+    from dataclasses import replace
+
+    import numpy as np
+
+    from releasegate.plan.evaluate import verdict_of
+    from releasegate.plan.simulate import draw_releases
+
+    gate = plan_gate(Policy())
+    removed = 0
+    for drop in (0.0, 0.20):
+        sc = ReleaseScenario(n=400, churn=churn, critical=(50,), categories=8, rerun=True, noise="reproduce",
+                             critical_drop=drop)
+        for sample in draw_releases(sc, 150, np.random.default_rng(34)):
+            with_rerun = verdict_of(gate(sample)) == "dont_ship"
+            without = verdict_of(gate(replace(sample, rerun_runs=None))) == "dont_ship"
+            assert without or not with_rerun
+            removed += without and not with_rerun
+    assert removed > 0 or churn < 0.1  # and where the baseline churns, the rerun does remove blocks

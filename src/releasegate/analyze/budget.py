@@ -13,7 +13,8 @@ Under ``discrete-holm`` (the default) the family is adjusted with the weighted d
 Hommel & Krummenauer 1998, Westfall & Wolfinger 1997), so a member that cannot reach small p-values (a
 category with few changed cases) spends nothing and the others keep its share; the critical weight is the
 policy's lever for a critical category's sensitivity. A critical category's own test that is its category's
-McNemar test (one run, no rerun) is one member serving both rules, of weight 1 + critical_weight. The other
+McNemar test (one run) is one member serving both rules, of weight 1 + critical_weight (with a baseline rerun
+its p is the larger of McNemar's and the exchangeability test's, for both rules). The other
 corrections adjust the same family with their weighted forms (holm: weighted Holm; bonferroni: weighted
 Bonferroni; hochberg, bh: on p / normalised weight; none: unadjusted). Zero tolerance (``critical_rule =
 "any"``), a critical category without cases and the cost guardrails are outside the budget. The two-sided
@@ -72,10 +73,15 @@ class Budgeted:
 
 
 def _same_test(test: CriticalTest, comparison: Comparison) -> bool:
-    """A critical test that is its comparison's own exact McNemar test (one run, no rerun, exact p)."""
-    return (test.method == "exact McNemar" and comparison.method == "McNemar exact"
-            and comparison.trials is not None and comparison.trials == test.trials
-            and comparison.p_one_sided == test.p_regression)
+    """A critical test that is its comparison's own exact McNemar test (one run, exact p), or that test
+    confirmed by the rerun's exchangeability test (its p the larger of the two)."""
+    if not (test.method.startswith("exact McNemar") and "majority" not in test.method
+            and comparison.method == "McNemar exact" and comparison.trials is not None
+            and comparison.trials == test.trials):
+        return False
+    if test.rerun_p == test.rerun_p:  # with a rerun: max(McNemar p, exchangeability p)
+        return test.p_regression == max(comparison.p_one_sided, test.rerun_p)
+    return comparison.p_one_sided == test.p_regression
 
 
 def _in_budget(test: CriticalTest) -> bool:
@@ -107,10 +113,14 @@ def _members(overall: Comparison, categories: list[Comparison], critical: Critic
 
 def _add(out: list[_Member], merge_into: int | None, test: CriticalTest, weight: float, target: tuple) -> None:
     if merge_into is not None:
+        # One member serving both rules; with a rerun its p is the larger (the exchangeability test must agree),
+        # so the family is the same with and without a rerun and a rerun can only raise a p: the step-down is
+        # monotone in every p, so it never blocks what the release without a rerun would not.
         member = out[merge_into]
         member.weight += weight
         member.kinds += ("critical",)
         member.targets.append(target)
+        member.p = max(member.p, test.p_regression)
     else:
         out.append(_Member(test.label, ("critical",), test.p_regression, test.trials, weight, [target]))
 

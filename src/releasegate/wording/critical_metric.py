@@ -8,7 +8,7 @@ from releasegate.model import CandidateAnalysis, Comparison, CriticalSection, Cr
 
 
 def level(section: CriticalSection) -> str:
-    """"the error budget at alpha 0.05 (weight 0.8 each: critical_weight 4 shared by 5 tests)": a critical
+    """"the error budget at alpha 0.05 (weight 2 each: critical_weight 10 shared by 5 tests)": a critical
     metric's tests share the critical weight."""
     if section.split <= 1:
         return f"the error budget at alpha {section.alpha:g} (weight {section.weight:.3g})"

@@ -40,7 +40,7 @@ def no_critical() -> str:
 
 
 def _critical_test(t: CriticalTest, section: CriticalSection) -> str:
-    """"one-sided exact McNemar p = 0.016 (adjusted 0.016 in the error budget, weight 4; alpha 0.05)"."""
+    """"one-sided exact McNemar p = 0.016 (adjusted 0.016 in the error budget, weight 10; alpha 0.05)"."""
     return (f"one-sided {t.method} {fmt.p_is(t.p_regression)} (adjusted {fmt.pvalue(t.p_adjusted)} in the error "
             f"budget, weight {section.weight:.3g}; alpha {section.alpha:g})")
 
