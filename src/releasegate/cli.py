@@ -356,7 +356,7 @@ def _options(table):
 @_options(PLAN_OPTIONS)
 @guarded
 def plan_suite(results, debug, **kw) -> None:
-    """How often this suite's gate blocks a release that changes nothing and catches a regression (simulated)."""
+    """How often this suite's gate says SHIP, NOT PROVEN or DON'T SHIP, harmless or regressed (simulated)."""
     from releasegate.plan.command import plan_command
 
     sys.exit(plan_command(tuple(results), kw, echo=click.echo))

@@ -85,11 +85,11 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
                 cost_work.result()  # a cost error is said first, as when the costs ran first
             raise
         cost_table, costs = cost_work.result() if cost_work is not None else (None, {})
-    one_run = data.outcome_kind == "binary" and not data.has_runs
+    binary = data.outcome_kind == "binary"
+    one_run = binary and not data.has_runs
     candidates = [replace(c, sections=replace(c.sections, costs=costs.get(c.name),
                                               churn=churn_section(measured, c, policy, one_run),
-                                              settle=settle_of(c, measured, policy, binary=data.outcome_kind == "binary",
-                                                               runs=_runs_of(c))))
+                                              settle=settle_of(c, measured, policy, binary=binary, runs=_runs_of(c))))
                   for c in candidates]
     # The rerun is the baseline again: its figures are the churn section's, not a release of the summary.
     releases = tuple(release_summary(data, r, policy, tables) for r in data.releases if r != policy.baseline_rerun)
