@@ -348,12 +348,15 @@ def closing(gaps: list[str], missing: list[str], results: list[Result]) -> str:
 
 
 def _scaling_section(path: Path) -> str:
-    """bench/scaling.py's section of RESULTS.md (its own, slower measurement), kept when the table is rewritten."""
+    """The sections of RESULTS.md other scripts measure (bench/scaling.py; bench/run_client.py and
+    bench/run_store.py for ``releasegate run``), kept when the table is rewritten."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    start, end = "<!-- scaling:start -->", "<!-- scaling:end -->"
-    if start not in old:
-        return ""
-    return "\n\n" + start + old.split(start, 1)[1].split(end, 1)[0] + end + "\n"
+    kept = ""
+    for name in ("run-engine", "scaling"):
+        start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+        if start in old:
+            kept += "\n\n" + start + old.split(start, 1)[1].split(end, 1)[0] + end + "\n"
+    return kept
 
 
 def main(argv: list[str] | None = None) -> int:

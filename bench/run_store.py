@@ -1,18 +1,23 @@
-"""Benchmark of ``releasegate run`` (issue 20, not a timed test): two figures, printed as one JSON line.
+"""Benchmark of a large ``releasegate run`` store (issue 30, item 8; not a timed test), printed as one JSON line.
 
-1. cells per second at max_concurrency 32 against the stub OpenAI-compatible server (no delay), the server in
-   its own process on 127.0.0.1 so that it does not share the runner's interpreter lock (goal >= 500);
-2. the time to plan a resume of a 100,000-cell store (open it, read every cell's state, classify; goal < 1 s).
-CPU seconds of this process are printed beside the wall times: on a shared machine the wall time includes
-waiting for a core.
+A store of ``--store-cells`` cells (default 100,000: 2 releases x 10,000 cases x 5 runs, every cell ok and
+scored) is written directly, then timed, each ``--repeats`` times (medians):
+1. planning a resume of it (open the store, read every cell's state, classify; goal < 1 s);
+2. ``read_store``, the tidy table and its holes as the gate reads them (goal < 1 s);
+3. ``releasegate check STORE`` as a whole process, start-up included (goal < 2 s).
+CPU seconds are printed beside the wall times: on a shared machine the wall time includes waiting for a core.
+The load average is printed before and after. HTTP throughput is bench/run_client.py.
 
-Usage: PYTHONPATH=src python bench/run_store.py [--cells 4000] [--concurrency 32] [--store-cells 100000]
+Usage: PYTHONPATH=src python bench/run_store.py [--store-cells 100000] [--repeats 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -20,90 +25,105 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SERVER = """
-import sys
-sys.path.insert(0, {tests!r})
-from run_support import StubServer
-stub = StubServer()
-stub.thread.start()
-print(stub.server.server_address[1], flush=True)
-sys.stdin.read()  # serve until the benchmark closes our stdin
-"""
+RUNS = 5
 
 
-def cells_per_second(workdir: Path, cells: int, concurrency: int) -> dict[str, float]:
-    sys.path.insert(0, str(ROOT / "tests"))
-    from releasegate.run import run_config
-    from releasegate.run.config import load_config
-    from run_support import write_cases, write_config
-
-    server = subprocess.Popen([sys.executable, "-c", SERVER.format(tests=str(ROOT / "tests"))], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        port = int(server.stdout.readline())
-        cases = write_cases(workdir / "cases.csv", cells // 2)
-        systems = [{"name": n, "kind": "openai", "base_url": f"http://127.0.0.1:{port}/v1", "model": n}
-                   for n in ("r1", "r2")]
-        config = load_config(write_config(workdir / "run.toml", {"cases": cases.name, "store": "store",
-                                                                 "max_concurrency": concurrency},
-                                          systems, {"kind": "exact"}))
-        start, cpu = time.perf_counter(), time.process_time()
-        result = run_config(config)
-        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-    finally:
-        server.stdin.close()
-        server.wait(timeout=30)
-    assert result.complete, "the benchmark run left holes"
-    return {"cells": cells, "concurrency": concurrency, "seconds": round(elapsed, 3),
-            "cells_per_second": round(cells / elapsed, 1), "runner_cpu_seconds": round(cpu, 3)}
-
-
-def resume_plan_time(workdir: Path, n_cells: int) -> dict[str, float]:
-    """A store of n_cells ok cells written directly, then the plan of a resume over all of them."""
+def build_store(workdir: Path, n_cells: int):
+    """n_cells ok, scored cells (2 releases, 5 runs), as a run would leave them; the config and its cases."""
     from releasegate.run.config import parse_config
-    from releasegate.run.plan import Case, make_plan
+    from releasegate.run.plan import Case, save_expected
     from releasegate.run.runner import output_hash
     from releasegate.run.store import Store
 
-    systems = [{"name": f"r{i}", "kind": "fake"} for i in range(2)]
-    config = parse_config({"cases": "unused.csv", "store": str(workdir / "big"), "runs": 5, "system": systems,
+    systems = [{"name": f"r{i}", "kind": "fake", "seed": i} for i in range(2)]
+    config = parse_config({"cases": "unused.csv", "store": str(workdir / "big"), "runs": RUNS, "system": systems,
                            "metric": {"kind": "exact"}})
-    n_cases = n_cells // (2 * 5)
-    cases = [Case(f"C{i:06d}", f"h{i}", {"case_id": f"C{i:06d}", "reference": "x"}) for i in range(n_cases)]
+    n_cases = n_cells // (2 * RUNS)
+    cases = [Case(f"C{i:06d}", f"h{i}", {"case_id": f"C{i:06d}", "category": f"cat{i % 9}",
+                                         "input": f"question {i}", "reference": "x"}) for i in range(n_cases)]
     with Store(config.store) as db:
+        save_expected(db, config, cases)
         rows = []
-        for system in config.systems:
-            for case in cases:
-                for run in range(5):
-                    out = output_hash(case.input_hash, "x")
-                    rows.append((system.name, case.case_id, run, case.input_hash, system.system_hash, "ok", "x", out,
-                                 "[]", "t", "t"))
+        for s, system in enumerate(config.systems):
+            for i, case in enumerate(cases):
+                for run in range(RUNS):
+                    output = "x" if (i * 7 + run + s) % 10 else "y"
+                    rows.append((system.name, case.case_id, run, case.input_hash, system.system_hash, "ok", output,
+                                 output_hash(case.input_hash, output), 20, 5, 1e-5, 600.0 + i % 300, "fake",
+                                 "fp", "stop", '[{"n": 1, "kind": "ok", "status": null, "message": ""}]',
+                                 "2026-12-01T00:00:00.000000Z", "2026-12-01T00:00:01.000000Z"))
         db.connection.execute("BEGIN")
         db.connection.executemany(
-            "INSERT INTO cells (release, case_id, run, input_hash, system_hash, status, output, output_hash, attempts, "
-            "started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            "INSERT INTO cells (release, case_id, run, input_hash, system_hash, status, output, output_hash, "
+            "input_tokens, output_tokens, cost, latency_ms, model, fingerprint, finish_reason, attempts, started_at, "
+            "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         db.connection.executemany(
             "INSERT OR IGNORE INTO scores (output_hash, metric_hash, metric, status, value, scored_at) "
-            "VALUES (?, ?, 'passed', 'ok', 1.0, 't')", {(r[7], config.metric.metric_hash) for r in rows})
+            "VALUES (?, ?, 'passed', 'ok', ?, 't')",
+            {(r[7], config.metric.metric_hash, 1.0 if r[6] == "x" else 0.0) for r in rows})
         db.connection.execute("COMMIT")
-    start, cpu = time.perf_counter(), time.process_time()
-    with Store(config.store) as db:
-        plan = make_plan(db, config, cases)
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-    assert plan.counts["done"] == n_cases * 10 and not plan.calls
-    return {"store_cells": n_cases * 10, "plan_seconds": round(elapsed, 3), "plan_cpu_seconds": round(cpu, 3)}
+    return config, cases
+
+
+def timed(function, repeats: int) -> tuple[float, float]:
+    walls, cpus = [], []
+    for _ in range(repeats):
+        start, cpu = time.perf_counter(), time.process_time()
+        function()
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def check_process(store: Path, repeats: int) -> tuple[float, float, int]:
+    """``releasegate check STORE`` in its own process: wall, CPU (user + system of the child) and exit code."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    command = [sys.executable, "-m", "releasegate", "check", str(store), "--baseline", "r0"]
+    subprocess.run(command, env=env, capture_output=True, check=False)  # warm-up: the page cache, the .pyc files
+    walls, cpus, code = [], [], 0
+    for _ in range(repeats):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(command, env=env, capture_output=True, check=False)
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        code = done.returncode
+    return statistics.median(walls), statistics.median(cpus), code
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cells", type=int, default=4000)
-    parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--store-cells", type=int, default=100_000)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="rg-run-bench-") as tmp:
-        figures = {**cells_per_second(Path(tmp), args.cells, args.concurrency),
-                   **resume_plan_time(Path(tmp), args.store_cells)}
-    print(json.dumps(figures))
+    from releasegate.run.plan import make_plan
+    from releasegate.run.store import Store
+    from releasegate.run.table import read_store
+
+    load_before = os.getloadavg()
+    with tempfile.TemporaryDirectory(prefix="rg-run-store-bench-") as tmp:
+        config, cases = build_store(Path(tmp), args.store_cells)
+        expected = len(cases) * 2 * RUNS
+
+        def plan() -> None:
+            with Store(config.store) as db:
+                made = make_plan(db, config, cases)
+            assert made.counts["done"] == expected and not made.calls
+
+        def read() -> None:
+            result = read_store(config.store)
+            assert len(result.table) == expected and not result.holes
+
+        plan_s, plan_cpu = timed(plan, args.repeats)
+        read_s, read_cpu = timed(read, args.repeats)
+        check_s, check_cpu, code = check_process(config.store, args.repeats)
+    print(json.dumps({"store_cells": expected, "repeats": args.repeats, "plan_seconds": round(plan_s, 3),
+                      "plan_cpu_seconds": round(plan_cpu, 3), "read_store_seconds": round(read_s, 3),
+                      "read_store_cpu_seconds": round(read_cpu, 3), "check_seconds": round(check_s, 3),
+                      "check_cpu_seconds": round(check_cpu, 3), "check_exit": code,
+                      "load_before": [round(x, 2) for x in load_before],
+                      "load_after": [round(x, 2) for x in os.getloadavg()]}))
 
 
 if __name__ == "__main__":

@@ -31,11 +31,13 @@ one_line() {  # a step output value is one line
   printf '%s' "$1" | tr '\r\n' '  '
 }
 
-output() {
+output() {  # $GITHUB_OUTPUT reads one name=value per line: a line break in a value would add an output
+  local value
+  value=$(one_line "$2")
   if [ -n "${GITHUB_OUTPUT:-}" ]; then
-    printf '%s=%s\n' "$1" "$2" >>"$GITHUB_OUTPUT"
+    printf '%s=%s\n' "$1" "$value" >>"$GITHUB_OUTPUT"
   else
-    printf 'output %s=%s\n' "$1" "$2"
+    printf 'output %s=%s\n' "$1" "$value"
   fi
 }
 
@@ -61,6 +63,10 @@ boolean() {  # boolean VARIABLE INPUT-NAME VALUE DEFAULT: sets VARIABLE to true 
 boolean report_only report-only "${RG_REPORT_ONLY:-}" false
 boolean step_summary step-summary "${RG_STEP_SUMMARY:-}" true
 dir=${RG_OUTPUT_DIR:-releasegate-report}
+# The report paths are step outputs, one line each: a folder whose name breaks the line cannot be one.
+case "$dir" in
+  *$'\n'*|*$'\r'*) fail "output-dir must be one line; it holds a line break: $(one_line "$dir")" ;;
+esac
 read -r -a command <<<"${RELEASEGATE:-releasegate}"
 
 args=(check)

@@ -98,6 +98,7 @@ def _available_formats() -> list[str]:
 
 def write_reports(directory: Path) -> list[Path]:
     from releasegate.load import Source
+    from releasegate.load.policy_file import policy_record
     from releasegate.pipeline import run
     from releasegate.policy import load_policy_file, make_policy
     from releasegate.render import write_reports as write
@@ -108,7 +109,8 @@ def write_reports(directory: Path) -> list[Path]:
     os.environ["SOURCE_DATE_EPOCH"] = SOURCE_DATE_EPOCH
     with contextlib.chdir(directory):
         policy = make_policy(load_policy_file(Path("releasegate.toml")))
-        report = run([Source(Path("results.csv"))], policy, command_line=command)
+        report = run([Source(Path("results.csv"))], policy, command_line=command,
+                     policy_file=policy_record(Path("releasegate.toml"), found=False))
         write(report, outputs)
     return [directory / path for path in outputs]
 

@@ -33,6 +33,7 @@ ALL_FORMATS = ("md", "json", "html", "pdf")
 def build(name: str):
     """The example's Report, computed as the command line would (run inside the example's folder)."""
     from releasegate.load import Source
+    from releasegate.load.policy_file import policy_record
     from releasegate.pipeline import run
     from releasegate.policy import load_policy_file, make_policy
 
@@ -40,7 +41,8 @@ def build(name: str):
     os.environ["SOURCE_DATE_EPOCH"] = SOURCE_DATE_EPOCH
     with contextlib.chdir(ROOT / folder):
         policy = make_policy(load_policy_file(Path("releasegate.toml")))
-        return run([Source(Path(results))], policy, cases=Path(cases) if cases else None, command_line=command)
+        return run([Source(Path(results))], policy, cases=Path(cases) if cases else None, command_line=command,
+                   policy_file=policy_record(Path("releasegate.toml"), found=False))
 
 
 def rendered(name: str, formats: tuple[str, ...]) -> dict[Path, bytes]:

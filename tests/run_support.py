@@ -8,13 +8,24 @@ import csv
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
 
-# behaviour(call_number, request_body) -> (status, headers, body bytes or dict, delay seconds)
+# behaviour(call_number, request_body) -> (status, headers, body bytes or dict or Body, delay seconds)
 Behaviour = Callable[[int, dict[str, Any]], tuple[int, dict[str, str], Any, float]]
+
+
+@dataclass(frozen=True)
+class Body:
+    """A reply body sent in pieces: ``pause`` seconds before each chunk (a dripped body), with the declared
+    ``length`` as Content-Length (None: chunked transfer encoding, no length said)."""
+
+    chunks: Iterable[bytes]
+    pause: float = 0.0
+    length: int | None = None
 
 
 def answer(text: str, **extra: Any) -> dict[str, Any]:
@@ -38,6 +49,8 @@ class StubServer:
         self.in_flight = 0
         self.peak_in_flight = 0
         self.bodies: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []  # each request's headers, in arrival order
+        self.finished: list[float] = []  # real time at which each reply was fully sent or abandoned
         self.arrivals: list[float] = []
         self.lock = threading.Lock()
         stub = self
@@ -60,24 +73,49 @@ class StubServer:
                     stub.in_flight += 1
                     stub.peak_in_flight = max(stub.peak_in_flight, stub.in_flight)
                     stub.bodies.append(body)
+                    stub.headers.append(dict(self.headers.items()))
                     stub.arrivals.append(stub.clock.now if stub.clock is not None else 0.0)
                 try:
                     status, headers, payload, delay = stub.behaviour(number, body)
                     if delay:
                         time.sleep(delay)
-                    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                    with stub.lock:  # answered from here on: the client may send its next request at once
+                        stub.in_flight -= 1
                     self.send_response(status)
                     for name, value in headers.items():
                         self.send_header(name, value)
                     self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
+                    if isinstance(payload, Body):
+                        self._send_pieces(payload)
+                    else:
+                        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                        self.send_header("content-length", str(len(data)))
+                        self.end_headers()
+                        self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a read timeout): nothing to answer
                 finally:
                     with stub.lock:
-                        stub.in_flight -= 1
+                        stub.finished.append(time.monotonic())
+
+            def _send_pieces(self, body: Body) -> None:
+                if body.length is not None:
+                    self.send_header("content-length", str(body.length))
+                else:
+                    self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                self.wfile.flush()
+                sent = 0
+                for chunk in body.chunks:
+                    if body.pause:
+                        time.sleep(body.pause)
+                    self.wfile.write(chunk if body.length is not None else b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    self.wfile.flush()
+                    sent += len(chunk)
+                if body.length is None:
+                    self.wfile.write(b"0\r\n\r\n")
+                elif sent < body.length:
+                    self.close_connection = True  # fewer bytes than said: hang up, as a crashed server does
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

@@ -172,7 +172,12 @@ def compare(
     loaded, default_title = _load(results, resolved, Path(cases) if cases is not None else None, options)
     call = _call_text(results, baseline=baseline, candidates=candidates, cases=cases, policy=policy,
                       **adapter, **shape, **overrides)
-    report = run_loaded(loaded, resolved, command_line=call, default_title=default_title)
+    record = None
+    if isinstance(policy, (str, os.PathLike)):
+        from releasegate.load.policy_file import policy_record
+
+        record = policy_record(Path(policy), found=False)
+    report = run_loaded(loaded, resolved, command_line=call, default_title=default_title, policy_file=record)
     return ReleaseComparison(report)
 
 

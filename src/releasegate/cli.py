@@ -14,7 +14,7 @@ from click.core import ParameterSource
 from releasegate import __version__
 from releasegate.load.adapters import FORMATS
 from releasegate.load.adapters import OPTIONS as ADAPTER_OPTIONS
-from releasegate.plan.options import PLAN_OPTIONS
+from releasegate.plan.options import PLAN_OPTIONS, PLAN_SKIPS
 from releasegate.process import cyclic_gc_paused
 
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
@@ -59,6 +59,11 @@ COLUMN_FLAGS = (
 )
 
 
+# The policy keys that are one flag each (their option's name is the key).
+POLICY_FLAGS = ("baseline", "baseline_rerun", "critical_rule", "critical_weight", "margin", "alpha", "correction",
+                "mcnemar", "pass_threshold", "missing", "allow_missing", "seed", "n_resamples", "title", "gold")
+
+
 def _fail(message: str) -> None:
     from releasegate.text import one_line
 
@@ -91,11 +96,13 @@ def guarded(function):
     return wrapper
 
 
-def input_options(function):
-    """The options shared by report and check: inputs, columns, adapters and policy."""
+def input_options(function, skip: tuple[str, ...] = ()):
+    """The options of every command that reads results (report, check, plan): inputs, columns, adapters and
+    policy; ``skip`` leaves out the named ones (plan's --seed is its simulation's)."""
     decorators = [
         click.argument("results", nargs=-1, required=True),
         option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
+        option("--gold", help="Human labels of the judged outcomes (release, case_id, label[, run]): the judge is measured and the comparison corrected."),
         option("--baseline", help="The live release (default: the policy's)."),
         option("--baseline-rerun", help="The live release run again on the same cases: churn is measured from it "
                "and the critical test uses it (never a candidate)."),
@@ -142,23 +149,25 @@ def input_options(function):
                "without those cases (listed in the notes) instead of refusing."),
         option("--debug", is_flag=True, help="Show the traceback of an error."),
     ]
+    before = len(getattr(function, "__click_params__", ()))  # the command's own options, kept whatever skip says
     for decorator in reversed(decorators):
         function = decorator(function)
+    params = function.__click_params__
+    function.__click_params__ = params[:before] + [p for p in params[before:] if p.name not in skip]
     return function
 
 
-def build_report(kw: dict):
-    """Options -> Report, through the library's one pipeline."""
+def read_inputs(kw: dict) -> dict:
+    """Options -> what the pipeline reads: sources, policy, adapter options, metrics and the policy file."""
+    from releasegate.load.policy_file import find_policy, policy_record, shown
     from releasegate.load.results import AdapterOptions
     from releasegate.load.sources import parse_source
-    from releasegate.pipeline import run
     from releasegate.policy import load_policy_file, make_policy
 
     sources = [parse_source(text) for text in kw["results"]]
     policy_path = kw.get("policy_path")
-    if policy_path is None and not kw.get("no_policy"):
-        from releasegate.load.policy_file import find_policy, shown
-
+    found = policy_path is None and not kw.get("no_policy") and bool(sources)
+    if found:
         policy_path = find_policy([s.path for s in sources], Path.cwd())
         if policy_path is not None:
             # Said with the verdicts, so that a run refused for bad input prints one line.
@@ -166,31 +175,14 @@ def build_report(kw: dict):
                                   "--no-policy for none)")
     file_values = load_policy_file(policy_path) if policy_path else {}
     columns = {canonical: kw[flag] for flag, canonical in COLUMN_FLAGS if kw.get(flag)}
-    policy = make_policy(
-        file_values,
-        baseline=kw.get("baseline"),
-        baseline_rerun=kw.get("baseline_rerun"),
-        candidates=tuple(kw.get("candidates") or ()),
-        critical=tuple(kw.get("critical") or ()),
-        critical_rule=kw.get("critical_rule"),
-        critical_weight=kw.get("critical_weight"),
-        margin=kw.get("margin"),
-        alpha=kw.get("alpha"),
-        correction=kw.get("correction"),
-        mcnemar=kw.get("mcnemar"),
-        pass_threshold=kw.get("pass_threshold"),
-        missing=kw.get("missing"),
-        allow_missing=kw.get("allow_missing"),
-        seed=kw.get("seed"),
-        n_resamples=kw.get("n_resamples"),
-        title=kw.get("title"),
-        columns=columns,
-    )
+    policy = make_policy(file_values, candidates=tuple(kw.get("candidates") or ()),
+                         critical=tuple(kw.get("critical") or ()), columns=columns,
+                         **{key: kw.get(key) for key in POLICY_FLAGS})  # None: not given
     values = {o.name: kw.get(o.name) for o in ADAPTER_OPTIONS if not o.repeatable}
     metrics = tuple(kw.get("metric") or ())
-    if len(metrics) == 1 and _reads_lm_eval(sources, kw["input_format"]):
-        from releasegate.load.per_metric import lm_eval_choice
+    from releasegate.load.per_metric import lm_eval_choice, reads_lm_eval
 
+    if len(metrics) == 1 and reads_lm_eval(sources, kw["input_format"]):
         # One lm-eval metric (NAME or NAME,FILTER) is read by the adapter alone, as a single-metric run;
         # several are gated at once, each read as it would be alone (load/per_metric.py).
         values.update(lm_eval_choice(metrics[0], {k: v for k, v in values.items() if v is not None}))
@@ -201,34 +193,28 @@ def build_report(kw: dict):
         wide=bool(kw.get("wide")), latency_unit=kw.get("latency_unit") or "ms",
         release_cols=tuple(c.strip() for c in (kw.get("release_cols") or "").split(",") if c.strip()),
     )
+    record = policy_record(policy_path, bool(found)) if policy_path else None
+    return {"sources": sources, "policy": policy, "options": options, "metrics": metrics, "policy_file": record}
+
+
+def build_report(kw: dict):
+    """Options -> Report, through the library's one pipeline."""
+    from releasegate.pipeline import run
+
+    inputs = read_inputs(kw)
     command_line = "releasegate " + shlex.join(sys.argv[1:])
-    return run(sources, policy, cases=kw.get("cases"), options=options, command_line=command_line,
-               metrics=metrics)
-
-
-def _reads_lm_eval(sources, input_format: str) -> bool:
-    """Whether an input is lm-eval output, whose --metric names one of its metrics (not a column)."""
-    if input_format != "auto":
-        return input_format == "lm-eval"
-    from releasegate.errors import InputError
-    from releasegate.load.adapters import detect_format
-    from releasegate.load.directories import expand_sources
-
-    for source in sources:
-        try:
-            for one in expand_sources([source]) if source.path.exists() else ():
-                if one.path.is_file() and detect_format(one.path) == "lm-eval":
-                    return True
-        except (InputError, OSError):
-            continue  # loading names the problem with this file
-    return False
+    return run(inputs.pop("sources"), inputs.pop("policy"), cases=kw.get("cases"), command_line=command_line,
+               **inputs)
 
 
 def _check_not_inputs(paths: list[Path], kw: dict) -> None:
+    """No output may be an input: a named file, a file inside a directory input, the case table, the policy or
+    the gold labels."""
     from releasegate.load import parse_source
     from releasegate.render.output_guard import check_outputs_are_not_inputs
 
-    inputs = [parse_source(text).path for text in kw["results"]] + [kw.get("cases"), kw.get("policy_path")]
+    inputs = [parse_source(text).path for text in kw["results"]]
+    inputs += [kw.get("cases"), kw.get("policy_path"), kw.get("gold") and Path(kw["gold"])]
     check_outputs_are_not_inputs(paths, inputs)
 
 
@@ -270,6 +256,10 @@ def report(outputs, paper, pdf_variant, interactive, debug, **kw) -> None:
         click.echo(one_line(kw["found_policy"]))
     for verdict in result.verdicts:  # release names come from the input: one line each, controls shown
         click.echo(f"{verdict.label:<10}  {one_line(verdict.candidate)}")
+    from releasegate.render.console import not_judged
+
+    for line in not_judged(result):
+        click.echo(line)
     for path in paths:
         click.echo(f"wrote {path}", err=True)
 
@@ -353,13 +343,19 @@ def _options(table):
 
 @main.command(name="plan")
 @click.argument("results", nargs=-1)
+@functools.partial(input_options, skip=PLAN_SKIPS)
 @_options(PLAN_OPTIONS)
 @guarded
 def plan_suite(results, debug, **kw) -> None:
     """How often this suite's gate says SHIP, NOT PROVEN or DON'T SHIP, harmless or regressed (simulated)."""
     from releasegate.plan.command import plan_command
 
-    sys.exit(plan_command(tuple(results), kw, echo=click.echo))
+    if kw.get("output") is not None:  # refused before the simulation, as report refuses before the analysis
+        _check_not_inputs([kw["output"]], {**kw, "results": results})
+    inputs = read_inputs({**kw, "results": results})
+    if kw.get("found_policy"):
+        click.echo(kw["found_policy"])
+    sys.exit(plan_command(tuple(results), kw, echo=click.echo, **inputs))
 
 
 @main.command()
@@ -392,10 +388,9 @@ def entry() -> None:
     """The console script: run the command, then end the process without the interpreter's teardown.
 
     Freeing every object of pandas, WeasyPrint and the report one by one takes 0.1 s after a Markdown report
-    and 0.2 s after a PDF, and the operating system frees them anyway. By then every output file has been
-    written, flushed and renamed (render.write_reports) and any chart worker has ended; only stdout and
-    stderr remain, and they are flushed here. Set RELEASEGATE_FULL_EXIT=1 for a normal interpreter exit
-    (e.g. under coverage, whose atexit hook must run).
+    and 0.2 s after a PDF, which the operating system frees anyway. By then every output has been written,
+    flushed and renamed (render.write_reports) and any chart worker has ended; stdout and stderr are flushed
+    here. RELEASEGATE_FULL_EXIT=1 exits normally (e.g. under coverage, whose atexit hook must run).
     """
     try:
         main(prog_name="releasegate")

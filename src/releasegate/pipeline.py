@@ -9,7 +9,7 @@ from releasegate import __version__
 from releasegate.load.results import AdapterOptions, LoadedResults, load_results
 from releasegate.load.sources import Source
 from releasegate.load.sources import default_title as title_of
-from releasegate.model import Provenance, Report
+from releasegate.model import PolicyFile, Provenance, Report
 from releasegate.policy import Policy
 from releasegate.provenance import generation_time, package_versions
 
@@ -22,10 +22,11 @@ def run(
     options: AdapterOptions | None = None,
     command_line: str = "",
     metrics: tuple[str, ...] = (),
+    policy_file: PolicyFile | None = None,
 ):
     """Load, validate, analyze and decide; the Report holds everything a renderer needs. With two or more
     ``metrics`` (tidy outcome columns) the result is a MetricsReport: every metric's Report and the verdicts
-    from all of them."""
+    from all of them. ``policy_file``: the file the policy was read from, for the provenance."""
     options = options or AdapterOptions()
     tidy_metrics = len(metrics) > 1 or (metrics and "metric" not in options.given())
     several = _several_metric_format(sources, options) if tidy_metrics else None
@@ -36,26 +37,42 @@ def run(
     else:
         loaded = load_results(sources, columns=policy.columns, cases=cases, options=options,
                               metrics=tuple(metrics) if tidy_metrics else ())
+    if tidy_metrics and policy.gold is not None:
+        from releasegate.errors import InputError
+
+        raise InputError("gold labels grade one judged metric; with several metrics (--metric) they are not "
+                         "read yet: gate the judged metric on its own with --gold")
     if tidy_metrics:
         return run_metrics(loaded, policy, tuple(metrics), command_line=command_line,
-                           default_title=title_of(sources))
-    return run_loaded(loaded, policy, command_line=command_line, default_title=title_of(sources))
+                           default_title=title_of(sources), policy_file=policy_file)
+    return run_loaded(loaded, policy, command_line=command_line, default_title=title_of(sources),
+                      policy_file=policy_file)
 
 
-def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "") -> Report:
+def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "",
+               policy_file: PolicyFile | None = None) -> Report:
     """The pipeline after loading (validate, analyze, decide, provenance), for files and in-memory tables alike."""
     from releasegate.analyze import analyze
     from releasegate.decide import decide
     from releasegate.validate import validate
 
+    policy, loaded = recorded_baseline(policy, loaded)
     data = validate(loaded.table, policy, loaded.metadata_columns)
     if loaded.notes:  # what loading dropped or recorded (e.g. a run store's holes) is said in the report
         data = dataclasses.replace(data, notes=(*loaded.notes, *data.notes))
     inputs = loaded.inputs
+    gold = None
+    if policy.gold is not None:  # human labels of the judged outcomes (issue 35): read, checked, recorded
+        from releasegate.load.gold import load_gold
+        from releasegate.validate_gold import validate_gold
+
+        loaded_gold = load_gold(policy.gold)
+        gold = validate_gold(loaded_gold.table, data, policy.gold)
+        inputs = (*inputs, loaded_gold.input)
     # The validated table holds the identity columns as categorical codes; the loaded one's text columns
     # (about 90 MB per million rows) are freed here unless the caller keeps them.
     del loaded
-    analysis = analyze(data, policy)
+    analysis = analyze(data, policy, gold=gold)
     verdicts = decide(analysis, policy)
     provenance = Provenance(
         tool_version=__version__,
@@ -65,8 +82,18 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         packages=package_versions(),
         generated_at=generation_time(),
         title=policy.title or default_title,
+        policy_file=policy_file,
     )
     return Report(analysis, verdicts, provenance)
+
+
+def recorded_baseline(policy: Policy, loaded: LoadedResults) -> tuple[Policy, LoadedResults]:
+    """No baseline given, and the input records one (a sweep's run store): that one, said in the notes."""
+    if policy.baseline is not None or loaded.baseline is None:
+        return policy, loaded
+    note = f"Baseline {loaded.baseline}: the one the sweep in the run store was ranked against (no --baseline given)."
+    return (dataclasses.replace(policy, baseline=loaded.baseline),
+            dataclasses.replace(loaded, notes=(*loaded.notes, note)))
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -201,7 +228,7 @@ def critical_metric_policy(single: Policy, data) -> Policy:
 
 
 def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...], *, command_line: str = "",
-                default_title: str = ""):
+                default_title: str = "", policy_file: PolicyFile | None = None):
     """Every metric's single-metric run with the correction across metrics, and one verdict per candidate."""
     import dataclasses
 
@@ -213,6 +240,7 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
     from releasegate.validate import validate
 
     loaded = _widen(loaded)
+    policy, loaded = recorded_baseline(policy, loaded)
     if "success" in metrics and "success" not in loaded.table.columns and \
             any(f.format == "promptfoo" for f in loaded.inputs):
         loaded = dataclasses.replace(loaded, table=loaded.table.assign(success=loaded.table["passed"]))
@@ -228,12 +256,13 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
         if critical:  # every category of a critical metric is a critical category (docs/policy.md, metrics)
             single = critical_metric_policy(single, data)
         # The across-metric correction scales the regression rules' adjusted p; the critical tests are read
-        # unadjusted at critical_alpha, as a critical category's are within its metric's family.
+        # unadjusted across metrics, as a critical category's are within its metric's budget.
         analysis = across_metrics(analyze(data, single, critical_whole=critical), len(metrics))
         provenance = Provenance(
-            tool_version=__version__, command_line=command_line, inputs=loaded.inputs,
+            tool_version=__version__, command_line=command_line, inputs=loaded.metric_inputs.get(metric, loaded.inputs),
             policy={**policy.as_dict(), "metric": metric}, packages=package_versions(),
-            generated_at=generation_time(), title=f"{policy.title or default_title}: {metric}")
+            generated_at=generation_time(), title=f"{policy.title or default_title}: {metric}",
+            policy_file=policy_file)
         reports.append(Report(analysis, decide(analysis, single), provenance))
     reports = tuple(reports)
     return MetricsReport(tuple(metrics), reports, combine(tuple(metrics), reports))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ CRITICAL_RULES = ("test", "any")
 MISSING_MODES = ("refuse", "fail", "drop")
 # [prices."RELEASE"]: what a million input and a million output tokens cost that release (dollars).
 PRICE_KEYS = ("input_per_million", "output_per_million")
+MAX_RESAMPLES = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,9 @@ class Policy:
     n_resamples: int = 10_000
     title: str | None = None
     metrics: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # [metrics.NAME]: per-metric rules
+    # Human labels of the judged outcomes (issue 35): a file of release, case_id, label[, run]; the judge is
+    # measured against them and the comparison corrected (analyze/judge.py). In a policy file, relative to it.
+    gold: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-ready view for provenance."""
@@ -87,6 +92,8 @@ class Policy:
         out["metrics"] = {k: dict(v) for k, v in self.metrics.items()}
         if not out["metrics"]:
             del out["metrics"]  # a single-metric run's provenance stays as it was
+        if out["gold"] is None:
+            del out["gold"]  # likewise a run without gold labels
         return out
 
 
@@ -96,7 +103,8 @@ POLICY_KEYS = frozenset(f.name for f in dataclasses.fields(Policy))
 def load_policy_file(path: Path) -> dict[str, Any]:
     """Read a releasegate.toml into a plain dict of policy keys (not yet validated)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        # utf-8-sig: a byte-order mark (Windows editors write one) is read as nothing, as in a results CSV.
+        text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise InputError(f"policy file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -118,6 +126,8 @@ def load_policy_file(path: Path) -> dict[str, Any]:
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise InputError(f"policy file {path}: unknown key(s) {', '.join(unknown)}{hint}; "
                          f"known keys: {', '.join(sorted(POLICY_KEYS))}")
+    if isinstance(data.get("gold"), str):  # a path in the policy is read from the policy's folder
+        data["gold"] = str(Path(path).parent / data["gold"])
     return data
 
 
@@ -134,6 +144,7 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "baseline": ("text (quote it: baseline = \"2024\")", lambda x: isinstance(x, str)),
     "baseline_rerun": ("text (quote it: baseline_rerun = \"r1-again\")", lambda x: isinstance(x, str)),
     "title": ("text", lambda x: isinstance(x, str)),
+    "gold": ("a file path (text: gold = \"gold.csv\")", lambda x: isinstance(x, str) and x.strip() != ""),
     "correction": ("text", lambda x: isinstance(x, str)),
     "mcnemar": ("text", lambda x: isinstance(x, str)),
     "critical_rule": ("text (\"test\" or \"any\")", lambda x: isinstance(x, str)),
@@ -141,7 +152,7 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "missing": ("text", lambda x: isinstance(x, str)),
     "candidates": ("a list of release names", lambda x: isinstance(x, (str, list, tuple))),
     "critical": ("a list of category names", lambda x: isinstance(x, (str, list, tuple))),
-    "pass_threshold": ("a number", _is_number),
+    "pass_threshold": ("a finite number", lambda x: _is_number(x) and math.isfinite(x)),
     "seed": ("an integer", lambda x: isinstance(x, int) and not isinstance(x, bool)),
     "allow_missing": ("true or false", lambda x: isinstance(x, bool)),
     "score_range": ("two numbers [low, high]",
@@ -187,6 +198,8 @@ def make_policy(file_values: Mapping[str, Any] | None = None, **overrides: Any) 
         values["score_range"] = (float(rng[0]), float(rng[1]))
     if "prices" in values:
         values["prices"] = _prices(values["prices"])
+    if isinstance(values.get("gold"), os.PathLike):  # a Path from the API is kept as text, as TOML has it
+        values["gold"] = os.fspath(values["gold"])
     policy = Policy(**values)
     _check(policy)
     return policy
@@ -225,13 +238,24 @@ def _check(p: Policy) -> None:
 
     # Above 0.5 the "1 - 2 alpha" interval of the non-inferiority test has a negative level.
     unit("alpha", p.alpha, 0.5)
-    unit("confidence", p.confidence)
     if isinstance(p.critical_weight, bool) or not isinstance(p.critical_weight, (int, float)) \
             or not math.isfinite(p.critical_weight) or not 0 < p.critical_weight <= 1000:
         raise InputError(f"critical_weight must be a number above 0 and at most 1000, got {p.critical_weight!r}")
     if p.critical_rule not in CRITICAL_RULES:
         raise InputError(f"unknown critical_rule {p.critical_rule!r}; expected one of {', '.join(CRITICAL_RULES)}")
-    unit("power", p.power)
+    # The intervals' bootstrap reads (1 - confidence) / 2 of its resamples beyond each bound: past 99.9% that is
+    # a handful of the 10,000, and the interval would be the extreme resamples, not the level it names.
+    if not _is_number(p.confidence) or not 0.5 <= p.confidence <= 0.999:
+        raise InputError(f"confidence must be a number from 0.5 to 0.999, got {p.confidence!r} (the level of "
+                         "every interval: 0.95 is usual, 0.99 strict)")
+    # At or below even odds a "minimum detectable difference" is one the test would usually miss.
+    if not _is_number(p.power) or not 0.5 < p.power < 1:
+        raise InputError(f"power must be a number above 0.5 and below 1, got {p.power!r} (the chance of catching "
+                         "the minimum detectable difference: 0.8 is usual, 0.9 strict)")
+    if p.pass_threshold is not None and (not _is_number(p.pass_threshold) or not math.isfinite(p.pass_threshold)):
+        side = "pass" if _is_number(p.pass_threshold) and p.pass_threshold < 0 else "fail"
+        raise InputError(f"pass_threshold must be a finite number, got {p.pass_threshold!r}: every case would "
+                         f"{side} it on every release, and the comparison would judge nothing")
     if p.baseline_rerun is not None and p.baseline_rerun in (p.baseline, *p.candidates):
         role = "baseline" if p.baseline_rerun == p.baseline else "a candidate"
         raise InputError(f"baseline_rerun {p.baseline_rerun!r} is also {role}: the rerun is the live release run "
@@ -248,16 +272,22 @@ def _check(p: Policy) -> None:
     if bad:
         raise InputError(f"unknown guardrail(s) {', '.join(bad)}; known: {', '.join(GUARDRAILS)}")
     for name, limit in p.guardrails.items():
-        if not isinstance(limit, (int, float)) or limit <= 0:
-            raise InputError(f"guardrail {name} must be a positive number, got {limit!r}")
+        # NaN compares false with every bound: a guardrail of nan would never fire, nor one of inf.
+        if not _is_number(limit) or not 0 < limit < math.inf:
+            raise InputError(f"guardrail {name} must be a positive finite number, got {limit!r}")
     roles = (*CANONICAL_COLUMNS, *EXTRA_COLUMN_ROLES)
     bad = sorted(set(p.columns) - set(roles))
     if bad:
         raise InputError(f"unknown column role(s) in [columns]: {', '.join(bad)}; known: {', '.join(roles)}")
-    if not isinstance(p.n_resamples, int) or p.n_resamples < 100:
-        raise InputError(f"n_resamples must be an integer >= 100, got {p.n_resamples!r}")
+    # Every resampling costs time in proportion: 1,000,000 resamples of a 360-case clustered suite take 9 s here.
+    if not isinstance(p.n_resamples, int) or isinstance(p.n_resamples, bool) or not 100 <= p.n_resamples <= MAX_RESAMPLES:
+        raise InputError(f"n_resamples must be an integer from 100 to {MAX_RESAMPLES:,}, got {p.n_resamples!r}")
+    if not isinstance(p.seed, int) or isinstance(p.seed, bool) or p.seed < 0:
+        raise InputError(f"seed must be a whole number >= 0 (numpy's generators take no negative seed), got {p.seed!r}")
     for name, spec in p.metrics.items():
         _check_metric(name, spec)
+    if p.score_range and not all(map(math.isfinite, p.score_range)):
+        raise InputError(f"score_range must be two finite numbers, got {list(p.score_range)}")
     if p.score_range and p.score_range[0] >= p.score_range[1]:
         raise InputError(f"score_range low must be below high, got {list(p.score_range)}")
 
@@ -267,7 +297,7 @@ METRIC_RULES: dict[str, tuple[str, Any]] = {
     "kind": ('"auto", "pass_fail" or "score"', lambda x: x in ("auto", "pass_fail", "score")),
     "direction": ('"higher" or "lower" (which is better)', lambda x: x in ("higher", "lower")),
     "margin": ("a number in [0, 1)", lambda x: _is_number(x) and 0 <= x < 1),
-    "pass_threshold": ("a number", _is_number),
+    "pass_threshold": ("a finite number", lambda x: _is_number(x) and math.isfinite(x)),
     # A critical metric blocks by the critical categories' own test, overall and in every category
     # (decide/rules/critical.py); only TOML's true or false is read, so "yes" cannot pass as a flag.
     "critical": ("true or false", lambda x: isinstance(x, bool)),

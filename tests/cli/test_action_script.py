@@ -131,6 +131,16 @@ def test_args_globs_output_dir_and_no_summary(tmp_path, example, inputs):
     assert not (tmp_path / "pwned").exists()
 
 
+def test_an_output_dir_with_a_line_break_is_refused_and_adds_no_output(tmp_path, inputs):
+    """issue 28 item 17: every value the script writes to $GITHUB_OUTPUT is one line, so no input adds a key."""
+    done, outputs, _ = run_action(tmp_path, **inputs, output_dir="out\nverdict=ship\rx")
+    assert done.returncode == 2 and "output-dir must be one line; it holds a line break: out verdict=ship x" \
+        in done.stderr
+    names = [line.split("=", 1)[0] for line in (tmp_path / "github_output").read_text().splitlines()]
+    assert names == ["verdict", "exit-code", "error"] and outputs["verdict"] == "error"
+    assert not any(p.name.startswith("out") for p in tmp_path.iterdir())
+
+
 def test_annotations_in_github_actions(tmp_path, inputs):
     done, _, _ = run_action(tmp_path, {"GITHUB_ACTIONS": "true"}, **inputs)
     assert re.search(r"^::error title=releasegate::DON'T SHIP r2-new-prompt: it broke 6", done.stdout, re.MULTILINE)

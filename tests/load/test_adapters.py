@@ -365,7 +365,7 @@ def test_lm_eval_bad_files(tmp_path):
     _raises(lambda: read_lm_eval(bad, release="x"), "line 2", "not valid JSON")
     corpus = tmp_path / "samples_z.jsonl"
     corpus.write_text(json.dumps({"doc_id": 0, "metrics": ["bleu"], "bleu": [["ref"], "pred"]}) + "\n")
-    _raises(lambda: read_lm_eval(corpus, release="x"), "'bleu'", "per-sample")
+    _raises(lambda: read_lm_eval(corpus, release="x"), "(bleu)", "corpus-level", "per-document value")
 
 
 # ---------------------------------------------------------------- promptfoo
@@ -489,5 +489,5 @@ def test_read_adapter_dispatch(inspect_dir, tmp_path):
     _raises(lambda: read_adapter(inspect_dir / SCORED, metric="acc"), "metric", "inspect")
     csv = tmp_path / "results.csv"
     csv.write_text("release,case_id,passed\nr1,a,1\n")
-    _raises(lambda: read_adapter(csv), "not an Inspect, lm-eval or promptfoo file")
+    _raises(lambda: read_adapter(csv), "not an Inspect, lm-eval, promptfoo or OpenAI evals file")
     _raises(lambda: read_adapter(csv, fmt="excel"), "unknown format")

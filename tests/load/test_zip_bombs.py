@@ -64,3 +64,30 @@ def test_declared_sizes_over_the_total_are_refused_up_front():
 def test_output_within_the_declared_size_is_read_whole():
     data = bytes(range(256)) * 4097  # more than one chunk
     assert read_chunks("log.eval", _info(len(data)), io.BytesIO(data), Budget()) == data
+
+
+def test_many_members_are_bounded_in_total_before_anything_inflates(tmp_path):
+    """Issue 28 item 13: 20,000 members of 100 KB (a 6.4 MB file) declare 2 GB in all: refused from the central
+    directory, before a byte is decompressed (it held 2.07 GB of memory under the old 2 GiB limit)."""
+    from zip_bombs import write_many_members
+
+    path = write_many_members(tmp_path / "many.eval", 20_000, 100_000)
+    assert path.stat().st_size < 8 << 20
+    tracemalloc.start()
+    try:
+        with pytest.raises(InputError) as caught:
+            read_inspect(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "declare 2,000,000,061 bytes in all, above the limit of 1,073,741,824" in str(caught.value)
+    assert peak < 64 << 20  # the central directory, not the members
+
+
+def test_member_count_is_bounded(tmp_path):
+    from zip_bombs import write_many_members
+
+    path = write_many_members(tmp_path / "count.eval", 30, 10)
+    budget = Budget(count=20)
+    with zipfile.ZipFile(path) as archive, pytest.raises(InputError, match="31 members to read, above the limit of 20"):
+        budget.check_declared(path, archive.infolist())

@@ -49,3 +49,22 @@ def write_bomb(path: Path, method: int, inflated: int, declared: int | None = No
     end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(central), len(body), 0)
     path.write_bytes(bytes(body + central + end))
     return path
+
+
+def write_many_members(path: Path, count: int, size: int, method: int = DEFLATE) -> Path:
+    """An .eval of ``count`` sample members of ``size`` zero bytes each, sizes declared truthfully (issue 28,
+    item 13: 20,000 members of 100 KB are a 6.4 MB file that inflates to 2 GB)."""
+    packed_one = _compressed(method, size)
+    body, central = bytearray(), bytearray()
+    members = [("header.json", 0, HEADER, len(HEADER), zipfile.crc32(HEADER))]
+    crc = zlib.crc32(bytes(size))
+    members += [(f"samples/{i}_epoch_1.json", method, packed_one, size, crc) for i in range(count)]
+    for filename, kind, packed, declared, member_crc in members:
+        encoded, offset = filename.encode(), len(body)
+        common = (0, kind, 0, 33, member_crc, len(packed), declared, len(encoded))
+        body += struct.pack("<IH" + "HHHHIIIH" + "H", 0x04034B50, 63, *common, 0) + encoded + packed
+        central += struct.pack("<IHH" + "HHHHIIIH" + "HHHHII", 0x02014B50, 63, 63, *common, 0, 0, 0, 0, 0,
+                               offset) + encoded
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(central), len(body), 0)
+    path.write_bytes(bytes(body + central + end))
+    return path

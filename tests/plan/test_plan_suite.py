@@ -114,10 +114,6 @@ def test_churn_measured_from_a_rerun(tmp_path):
     assert design.run_churn == pytest.approx(30 / 400) and design.run_churn_source == "measured from the rerun r1-again"
     assert design.churn_source.startswith("measured between r1-live and r2-new-prompt; raised to")
     assert design.case_share == 0
-    # Without a candidate the rerun alone gives the churn, and no case-level change is seen.
-    pd.concat([table[table["release"] == "r1-live"], live]).to_csv(path, index=False)
-    alone = design_from_files([Source(path)], policy, files["eval_cases.csv"])
-    assert alone.churn == pytest.approx(30 / 400) and alone.churn_source.endswith("no case-level change seen)")
     assert design_from_files([Source(path)], policy, files["eval_cases.csv"], churn=0.12).churn == 0.12
     with pytest.raises(InputError, match="impossible at pass rate"):  # above 2 p (1 - p) = 0.151
         design_from_files([Source(path)], policy, files["eval_cases.csv"], churn=0.2)

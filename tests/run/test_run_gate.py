@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -53,14 +54,42 @@ def test_holes_give_exit_3_and_the_gate_refuses_them_unless_dropped(tmp_path):
     refused = run_cli("check", tmp_path / "store", "--baseline", "live")
     assert refused.exit_code == 2 and "cells missing or errored: run again to resume" in refused.output
     assert len(refused.output.strip().splitlines()) == 1
-    note = tmp_path / "note.md"
+    note = tmp_path / "note.json"
     kept = run_cli("report", tmp_path / "store", "--baseline", "live", "--drop-holes", "-o", note)
     assert kept.exit_code == 0, kept.output
     with Store(tmp_path / "store") as db:
-        holes = {c["case_id"] for c in db.cells() if c["status"] != "ok"}
+        errored = {(c["release"], c["case_id"]) for c in db.cells() if c["status"] != "ok"}
+    # Errored cells are the error state, never dropped: every case errored on either side is in the errored
+    # view and the errors section, and the notes say how many cells of each release errored.
+    report = json.loads(note.read_text())
+    cand = report["candidates"][0]
+    either = {case for _, case in errored}
+    assert cand["case_view"]["errored_total"] == cand["errors"]["excluded"] == len(either) > 0
+    assert cand["errors"]["candidate_errored"] == len({c for r, c in errored if r == "cand"})
+    notes = json.dumps(report)
+    for release in ("live", "cand"):
+        count = sum(1 for r, _ in errored if r == release)
+        assert f"{release}: {count} of its 80 cells" in notes
+    assert "case(s) dropped" not in notes
+
+
+def test_a_candidate_that_errored_on_a_third_of_the_cases_is_not_judged_silently_on_the_rest(tmp_path):
+    cases = write_cases(tmp_path / "cases.csv", 100)
+    systems = [{"name": "live", "kind": "fake", "accuracy": 0.9},
+               {"name": "cand", "kind": "fake", "accuracy": 0.9, "seed": 5, "rate_5xx": 0.31}]
+    path = write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store", "max_attempts": 1},
+                        systems, {"name": "correct", "kind": "exact"})
+    assert run_cli("run", path).exit_code == 3
+    with Store(tmp_path / "store") as db:
+        errored = db.count_cells("error")
+    assert 20 <= errored <= 45  # about 31 of 100
+    check = run_cli("check", tmp_path / "store", "--baseline", "live", "--drop-holes")
+    assert f"{errored} of 100 cases errored" in check.output
+    note = tmp_path / "note.md"
+    assert run_cli("report", tmp_path / "store", "--baseline", "live", "--drop-holes", "-o", note).exit_code in (0, 1)
     text = note.read_text()
-    assert f"{len(holes)} case(s) dropped" in text
-    assert all(case in text for case in sorted(holes)[:10])
+    assert f"cand: {errored} of its 100 cells ({errored / 100:.0%}) errored in the run store" in text
+    assert f"{errored} of 100 cases errored and left the comparison" in text
 
 
 def test_a_directory_that_is_not_a_store_is_refused(tmp_path):

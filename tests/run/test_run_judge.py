@@ -6,8 +6,8 @@ import math
 
 from conftest import run_cli
 from releasegate.run import run
-from releasegate.run.config import parse_metric
-from releasegate.run.metrics import local_score, parse_judge
+from releasegate.run.judge import parse_judge
+from releasegate.run.metric_kinds import local_score, parse_metric
 from releasegate.run.store import Store
 from run_support import write_cases
 
@@ -43,7 +43,9 @@ def test_unparseable_judge_replies_are_holes_never_scores(tmp_path):
     CALLS.update(system=0, judge=0)
     metric = {"name": "judged", "kind": "judge", "rubric": RUBRIC, "system": {"kind": "python", "function": judge}}
     result = _run(tmp_path, metric)
-    assert CALLS == {"system": 40, "judge": 40}  # an unreadable reply is a hole, not retried within the run
+    # r1 and r2 answer alike: 40 cells, 20 distinct (case, output) keys, one judge call each; an unreadable
+    # reply is a hole, not asked again within the run.
+    assert CALLS == {"system": 40, "judge": 20} and result.stats.judge_calls == 20
     unreadable = {f"C{i:04d}" for i in range(0, 20, 5)}
     assert {h.case_id for h in result.holes} == unreadable and len(result.holes) == 8
     assert all(h.reason == "unparseable" for h in result.holes)
@@ -65,9 +67,10 @@ def test_unparseable_judge_replies_are_holes_never_scores(tmp_path):
     text = report.read_text()
     assert "4 case(s) dropped" in text and all(case in text for case in sorted(unreadable))
 
-    # A resume retries the judge on the holes only: no system call, 8 judge calls (still unreadable).
+    # A resume asks the judge again on the holes only, once per distinct key: no system call, 4 judge calls for
+    # the 8 cells (still unreadable).
     again = _run(tmp_path, metric)
-    assert CALLS == {"system": 40, "judge": 48} and len(again.holes) == 8
+    assert CALLS == {"system": 40, "judge": 24} and len(again.holes) == 8
 
 
 def test_rescoring_with_a_new_metric_calls_no_system(tmp_path):
@@ -80,7 +83,7 @@ def test_rescoring_with_a_new_metric_calls_no_system(tmp_path):
     metric = {"kind": "judge", "rubric": RUBRIC, "pattern": r"VERDICT: (\w+)",
               "system": {"kind": "python", "function": judge}}
     third = _run(tmp_path, metric)
-    assert CALLS["system"] == 40 and CALLS["judge"] == 40 and len(third.holes) == 8
+    assert CALLS["system"] == 40 and CALLS["judge"] == 20 and len(third.holes) == 8
 
 
 def test_a_score_depends_on_the_case_not_only_on_the_output(tmp_path):

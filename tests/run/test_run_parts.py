@@ -6,15 +6,17 @@ import email.utils
 import io
 
 import pandas as pd
+import pytest
 
 import releasegate
 from conftest import run_cli
+from releasegate.errors import InputError
 from releasegate.run import run_config
 from releasegate.run.config import load_config, parse_config
 from releasegate.run.plan import make_plan, read_cases
 from releasegate.run.progress import Progress
 from releasegate.run.store import Store
-from releasegate.run.systems import AttemptError, http_error, parse_retry_after
+from releasegate.run.calls import AttemptError, http_error, parse_retry_after
 from run_support import FakeClock, write_cases, write_config
 
 
@@ -112,9 +114,9 @@ def test_sync_and_async_callables_and_a_template_error(tmp_path):
     assert result.table.loc[result.table.release == "async", "input_tokens"].eq(5).all()
 
     system = {"kind": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "user_template": "{missing}"}
-    broken = releasegate.run(systems={"t": system}, cases=cases, metric="exact", store=tmp_path / "t")
-    assert {h.reason for h in broken.holes} == {"permanent"}  # no request is sent for an unfillable template
-    assert "{missing}" in broken.holes[0].message
+    with pytest.raises(InputError, match=r"user_template uses \{missing\}, which the case table does not have"):
+        releasegate.run(systems={"t": system}, cases=cases, metric="exact", store=tmp_path / "t")
+    assert not (tmp_path / "t").exists()  # refused before the store is made or anything is called
 
 
 def test_attempt_records_are_short_and_typed():

@@ -71,6 +71,19 @@ def test_the_sweep_ranks_with_holm_across_candidates(tmp_path):
     assert run_cli("report", tmp_path / "store", "--baseline", "live", "-o", note).exit_code == 0
     assert "Holm across candidates" in note.read_text()
 
+    # The store records the sweep's baseline: report and check need no --baseline (the notes say which).
+    recorded = tmp_path / "recorded.md"
+    assert run_cli("report", tmp_path / "store", "-o", recorded).exit_code == 0
+    text = recorded.read_text()
+    assert "Baseline live: the one the sweep in the run store was ranked against" in text
+    assert text.replace("Baseline live: the one the sweep in the run store was ranked against (no --baseline "
+                        "given).", "").count("Holm across candidates") == note.read_text().count("Holm across candidates")
+    with_flag = run_cli("check", tmp_path / "store", "--baseline", "live")
+    without = run_cli("check", tmp_path / "store")
+    assert without.exit_code == with_flag.exit_code and without.output == with_flag.output
+    other = run_cli("check", tmp_path / "store", "--baseline", "cand:accuracy=0.5,wrong_answer=no")
+    assert other.exit_code in (0, 1) and "live" in other.output  # a given baseline still wins
+
 
 def test_with_runs_the_ranking_uses_the_paired_t_test():
     rng = np.random.default_rng(3)

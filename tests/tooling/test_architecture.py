@@ -27,14 +27,18 @@ ALLOWED: dict[str, set[str]] = {
     "policy": {"errors", "stats"},
     "provenance": {"errors"},
     "load": BASE | {"model", "policy"},
-    "validate": BASE | {"policy", "keycodes"},
+    "validate": BASE | {"policy", "keycodes", "outcomes"},
+    # The outcome column as numbers (pass/fail words, scores, a threshold): part of validation.
+    "outcomes": BASE | {"policy"},
     # Identity columns as integer codes (pandas and numpy only), for validation's checks on large tables.
     "keycodes": set(),
-    "analyze": BASE | {"model", "policy", "stats", "validate"},
+    # The gold labels (issue 35) checked against the validated results.
+    "validate_gold": BASE | {"policy", "validate"},
+    "analyze": BASE | {"model", "policy", "stats", "validate", "validate_gold"},
     "wording": {"fmt", "model"},
     "decide": BASE | {"model", "policy", "wording"},
     "render": BASE | {"model", "wording", "decide", "provenance"},
-    "pipeline": BASE | {"load", "validate", "analyze", "decide", "model", "policy", "provenance"},
+    "pipeline": BASE | {"load", "validate", "validate_gold", "analyze", "decide", "model", "policy", "provenance"},
     "demo": BASE | {"load", "pipeline", "policy", "render"},
     "api": BASE | {"load", "pipeline", "policy", "render", "model", "plan", "validate"},
     "cli": BASE | {"load", "pipeline", "policy", "render", "demo", "api", "plan", "run", "process"},

@@ -27,8 +27,8 @@ print({MARKER!r} + json.dumps({{"code": code, "modules": sorted(sys.modules)}}))
 RENDERING = ("altair", "weasyprint", "vl_convert")
 # scipy.stats costs 0.7 s to import, scipy.special 0.2 s: the library has its own distribution functions.
 SCIPY = ("scipy.stats", "scipy.special")
-# Only `releasegate run` calls systems: httpx and tenacity stay off every other command (issue 20).
-RUNNING = ("httpx", "tenacity")
+# Only `releasegate run` calls systems: its HTTP client stays off every other command (issue 20).
+RUNNING = ("aiohttp", "httpx")
 
 
 def imported(*args: str) -> tuple[int, set[str]]:
@@ -75,7 +75,7 @@ def test_text_reports_import_no_html_or_pdf_stack(tmp_path, example, suffix, for
         assert not _loaded(modules, name), f"releasegate report -o {out.name} imports {name}"
 
 
-def test_reading_a_run_store_imports_neither_httpx_nor_tenacity(tmp_path):
+def test_reading_a_run_store_imports_no_http_client(tmp_path):
     from run_support import write_cases, write_config
 
     cases = write_cases(tmp_path / "cases.csv", 10)
@@ -83,7 +83,7 @@ def test_reading_a_run_store_imports_neither_httpx_nor_tenacity(tmp_path):
                           [{"name": "a", "kind": "fake"}, {"name": "b", "kind": "fake", "seed": 1}], {"kind": "exact"})
     code, modules = imported("run", config)
     assert code == 0 and (tmp_path / "store").is_dir()
-    assert _loaded(modules, "tenacity") and not _loaded(modules, "httpx")  # a fake-only run needs no HTTP client
+    assert "releasegate.run.runner" in modules and not _loaded(modules, "aiohttp")  # a fake-only run: no HTTP client
     code, modules = imported("check", tmp_path / "store", "--baseline", "a")
     assert code in (0, 1) and "releasegate.load.store_table" in modules
     for name in (*RUNNING, *SCIPY, "jinja2", *RENDERING):

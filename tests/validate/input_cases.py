@@ -354,9 +354,12 @@ CASES: tuple[Case, ...] = (
 
 # Run as a script, this file is __main__; the added rows import it by name and must find this same module.
 sys.modules.setdefault("input_cases", sys.modules[__name__])
-from input_cases_fail_closed import FAIL_CLOSED_CASES
+from input_cases_fail_closed import FAIL_CLOSED_CASES  # noqa: E402
+from input_cases_gold import GOLD_CASES  # noqa: E402
+from input_cases_harness import HARNESS_CASES  # noqa: E402
+from input_cases_issue28 import ISSUE_28_CASES  # noqa: E402
 
-CASES += FAIL_CLOSED_CASES
+CASES += FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES + HARNESS_CASES
 
 
 @dataclass(frozen=True)
@@ -375,6 +378,7 @@ def prepare(case: Case, work: Path) -> None:
             (work / name).mkdir()
             continue
         data = content() if callable(content) else content
+        (work / name).parent.mkdir(parents=True, exist_ok=True)  # a harness's folder of files
         (work / name).write_bytes(data.encode() if isinstance(data, str) else data)
     (work / EXISTING).write_bytes(OLD_TEXT)
     os.utime(work / EXISTING, (OLD_MTIME, OLD_MTIME))

@@ -47,7 +47,7 @@ FAIL_CLOSED_CASES: tuple[Case, ...] = (
          ("--passed-col takes one value", "2 times", "'a', 'b'")),
     Case("foreign-option-tidy", "a harness option on a tidy table", "`--scorer match` on a CSV",
          {"results.csv": GOOD}, ("results.csv", *BASE, "--scorer", "match"),
-         ("--scorer applies to inspect files only", "the inputs are tidy")),
+         ("--scorer applies to inspect", "the inputs are tidy")),
     # (--metric itself also names promptfoo's named metrics since issue 16; --filter stays lm-eval's own.)
     Case("foreign-option-promptfoo", "an lm-eval option on a promptfoo file", "`--filter strict-match` on promptfoo results",
          {"results.json": PROMPTFOO.read_bytes}, ("results.json", *BASE, "--filter", "strict-match"),

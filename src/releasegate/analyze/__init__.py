@@ -17,15 +17,17 @@ import pandas as pd
 from releasegate.analyze.candidate import analyze_candidate
 from releasegate.analyze.churn import churn_section, measure_churn
 from releasegate.analyze.clusters import clustered_rate
+from releasegate.analyze.comparisons import rate_of
 from releasegate.analyze.costs import cost_sections
 from releasegate.analyze.errors import split_errored
+from releasegate.analyze.judge import judge_section
 from releasegate.analyze.pairing import case_tables, cases_of
 from releasegate.analyze.settle import settle_of
-from releasegate.model import Analysis, Parameters, Rate, ReleaseSections, ReleaseSummary
+from releasegate.model import Analysis, NotJudged, Parameters, Rate, ReleaseSections, ReleaseSummary
 from releasegate.policy import Policy
-from releasegate.stats.continuous import mean_interval
 from releasegate.stats.proportions import wilson_interval
 from releasegate.validate import ValidatedResults
+from releasegate.validate_gold import ValidatedGold
 
 
 def parameters_of(policy: Policy) -> Parameters:
@@ -53,9 +55,8 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     elif binary and not data.has_runs:
         w = wilson_interval(float(cases["outcome"].sum()), n, policy.confidence)
         rate = Rate(n, w.estimate, w.low, w.high)
-    else:
-        m = mean_interval(cases["outcome"].to_numpy(float), policy.confidence)
-        rate = Rate(n, m.mean, m.ci_low, m.ci_high)
+    else:  # scores, or pass rates over several runs (then within [0, 1])
+        rate = rate_of(cases["outcome"].to_numpy(float), policy.confidence, binary)
     return ReleaseSummary(release, n, rate, release == data.baseline)
 
 
@@ -64,9 +65,11 @@ def _runs_of(cand) -> int:
     return 1 if axis is None else int(axis.runs_per_case_min)
 
 
-def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = False) -> Analysis:
+def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = False,
+            gold: ValidatedGold | None = None) -> Analysis:
     """The fixed plan for every candidate, the release summaries, and the cost section when there are costs;
-    ``critical_whole`` (a critical metric) tests every case by the critical test too."""
+    ``critical_whole`` (a critical metric) tests every case by the critical test too; ``gold`` (human labels
+    of the judged outcomes) adds each candidate's judge section (analyze/judge.py)."""
     data = split_errored(data, policy)
     # Built once only with runs, where each is a group-by over every row; a single run's table is a cheap
     # re-indexing, and holding every release's at once cost 230 MB more at 1,000,000 cases.
@@ -89,7 +92,9 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
     one_run = binary and not data.has_runs
     candidates = [replace(c, sections=replace(c.sections, costs=costs.get(c.name),
                                               churn=churn_section(measured, c, policy, one_run),
-                                              settle=settle_of(c, measured, policy, binary=binary, runs=_runs_of(c))))
+                                              settle=settle_of(c, measured, policy, binary=binary, runs=_runs_of(c)),
+                                              judge=None if gold is None else
+                                              judge_section(data, gold, c, policy, tables)))
                   for c in candidates]
     # The rerun is the baseline again: its figures are the churn section's, not a release of the summary.
     releases = tuple(release_summary(data, r, policy, tables) for r in data.releases if r != policy.baseline_rerun)
@@ -105,4 +110,5 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
         has_runs=data.has_runs,
         notes=data.notes,
         sections=ReleaseSections(costs=cost_table),
+        not_judged=tuple(NotJudged(release, reason) for release, reason in data.not_judged),
     )

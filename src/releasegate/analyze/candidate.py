@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from releasegate.analyze.case_view import case_view
+from releasegate.analyze.case_view import case_view, with_split_errors
 from releasegate.analyze.clusters import apply_clusters
 from releasegate.analyze.comparisons import compare_binary, compare_paired
 from releasegate.analyze.critical import critical_section
@@ -149,8 +149,9 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     texts = data.per_release_columns
     # Pass/fail (with runs: every run) failing on both releases; scores have no "fail" (analyze/case_view.py).
     both_fail = (base == 0) & (cand == 0) if data.outcome_kind == "binary" else None
-    view = case_view(paired, both_fail, data.metadata_columns,
-                     lambda mask: case_changes(paired, mask, data.metadata_columns, critical, texts), critical)
+    view = with_split_errors(case_view(paired, both_fail, data.metadata_columns,
+                                       lambda mask: case_changes(paired, mask, data.metadata_columns, critical,
+                                                                 texts), critical), errors)
     return CandidateAnalysis(
         name=candidate,
         overall=result.overall,

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from releasegate.analyze.pairing import baseline_column, text_order_key
-from releasegate.model import CaseView
+from releasegate.model import CaseChange, CaseView, ErroredCases
 from releasegate.model.sections import CASE_VIEW_LISTED
 
 ERROR_COLUMNS = ("error", "error_message")
@@ -73,3 +73,19 @@ def case_view(paired: pd.DataFrame, both_fail: np.ndarray | None, metadata_colum
         error_column=column,
         both_fail_defined=both_fail is not None,
     )
+
+
+def with_split_errors(view: CaseView, errors: ErroredCases | None, column: str = "error") -> CaseView:
+    """The view with the cases that errored and so left the comparison (analyze.errors.split_errored): they
+    are not in the paired table the view was built from, so without this its errored count read 0 while the
+    errors section counted them (issue 30, D6). Counted whole; listed as far as the errors section lists them,
+    baseline errors first, with each side's message."""
+    if errors is None or errors.excluded <= view.errored_total:
+        return view
+    listed = tuple(CaseChange(case.case_id, None, None, float("nan"), float("nan"), False,
+                              metadata=((column, case.candidate_error),),
+                              baseline_texts=((column, case.baseline_error),))
+                   for case in errors.cases[:MAX_LISTED])
+    return CaseView(both_fail=view.both_fail, both_fail_total=view.both_fail_total, errored=listed,
+                    errored_total=errors.excluded, error_column=view.error_column or column,
+                    both_fail_defined=view.both_fail_defined)

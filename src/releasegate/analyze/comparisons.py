@@ -58,9 +58,19 @@ def compare_binary(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
     )
 
 
-def _rate(values: np.ndarray, confidence: float) -> Rate:
+def bounded(low: float, high: float, lower: float, upper: float) -> tuple[float, float]:
+    """An interval intersected with the range its quantity can take. A t interval on per-case means of pass/fail
+    outcomes (several runs) can reach past 1 ("0.800 [0.498, 1.102]", issue 31): a rate lies in [0, 1] and a
+    difference of rates in [-1, 1], so the part outside holds no possible value and dropping it keeps the
+    coverage exactly (the true value is inside the interval exactly when it is inside the intersection)."""
+    return min(max(low, lower), upper), max(min(high, upper), lower)
+
+
+def rate_of(values: np.ndarray, confidence: float, rates: bool) -> Rate:
+    """A release's mean of per-case means with the t interval; for pass rates (``rates``) within [0, 1]."""
     m = mean_interval(values, confidence)
-    return Rate(m.n, m.mean, m.ci_low, m.ci_high)
+    low, high = bounded(m.ci_low, m.ci_high, 0.0, 1.0) if rates else (m.ci_low, m.ci_high)
+    return Rate(m.n, m.mean, low, high)
 
 
 def compare_paired(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, critical: bool = False,
@@ -81,14 +91,16 @@ def compare_paired(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
     if t.defined:
         p_two, p_one = t.pvalue, t.p_regression
         ci, ni_ci = (t.ci_low, t.ci_high), (ni.ci_low, ni.ci_high)
+        if rates:  # a difference of two pass rates lies in [-1, 1]
+            ci, ni_ci = bounded(*ci, -1.0, 1.0), bounded(*ni_ci, -1.0, 1.0)
     else:
         p_two = p_one = 1.0
         ci = ni_ci = (-math.inf, math.inf)
     comparison = Comparison(
         label=label,
         n=n,
-        baseline=_rate(base, policy.confidence),
-        candidate=_rate(cand, policy.confidence),
+        baseline=rate_of(base, policy.confidence, rates),
+        candidate=rate_of(cand, policy.confidence, rates),
         diff=float(d.mean()) if n else math.nan,
         ci_low=ci[0],
         ci_high=ci[1],

@@ -17,6 +17,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from releasegate.analyze.comparisons import bounded
 from releasegate.model import Comparison, MajorityMcNemar, RunAxis, RunRate
 from releasegate.policy import Policy
 from releasegate.stats.clusters import durkalski_test
@@ -73,6 +74,9 @@ def run_axis(data: ValidatedResults, candidate: str, paired: pd.DataFrame, case:
     per_run = tuple(RunRate(r, base_by.get(r, math.nan), cand_by.get(r, math.nan)) for r in labels)
     b, c = base_runs.to_numpy(float), cand_runs.to_numpy(float)
     welch = welch_t_test(b, c, policy.confidence)
+    run_ci = (welch.ci_low, welch.ci_high)
+    if data.outcome_kind == "binary":  # a difference of two pass rates lies in [-1, 1]
+        run_ci = bounded(*run_ci, -1.0, 1.0)
     agg = sub.groupby(["release", "case_id"], sort=False)["outcome"].agg(["sum", "count"])
     counts = agg["count"]
     case_dec = case.p_value < policy.alpha
@@ -82,7 +86,7 @@ def run_axis(data: ValidatedResults, candidate: str, paired: pd.DataFrame, case:
         runs_baseline=int(b.size), runs_candidate=int(c.size),
         runs_per_case_min=int(counts.min()), runs_per_case_max=int(counts.max()),
         per_run=per_run, baseline_run_sd=_sd(b), candidate_run_sd=_sd(c),
-        run_diff=welch.diff, run_ci_low=welch.ci_low, run_ci_high=welch.ci_high, run_t=welch.t, run_df=welch.df,
+        run_diff=welch.diff, run_ci_low=run_ci[0], run_ci_high=run_ci[1], run_t=welch.t, run_df=welch.df,
         run_p_value=welch.pvalue, run_defined=welch.defined,
         case_diff=case.diff, case_ci_low=case.ci_low, case_ci_high=case.ci_high, case_p_value=case.p_value,
         case_method=case.method, run_decisive=run_dec, case_decisive=case_dec,

@@ -49,12 +49,51 @@ def plausible_match(name: str, columns: list[str]) -> str | None:
     return close[0] if close else None
 
 
+def _missing(name: str, flag: str, present: list[str], given: bool) -> str:
+    """One missing column, with the flag that names it and the file's closest column, if any."""
+    close = plausible_match(name, present)
+    hints = [f"given with {flag} {name}"] if given else []
+    hints.append(f"closest match {close!r}: use {flag} {close}" if close else "" if given else f"name it with {flag}")
+    detail = "; ".join(h for h in hints if h)
+    return f"missing required column {name!r}" + (f" ({detail})" if detail else "")
+
+
 def require_column(frame: pd.DataFrame, canonical: str, path: Path | str, flag: str, given: str | None = None) -> None:
     """Fail with the columns present and the closest match when a required column is absent."""
-    name = given or canonical
     if canonical in frame.columns:
         return
     present = [str(c) for c in frame.columns]
-    close = plausible_match(name, present)
-    hint = f"; closest match {close!r} (use {flag} {close})" if close else f" (name it with {flag})"
-    raise InputError(f"{path}: missing required column {name!r}; columns present: {', '.join(present)}{hint}")
+    raise InputError(f"{path}: {_missing(given or canonical, flag, present, bool(given))}; columns present: "
+                     f"{', '.join(present)}")
+
+
+def check_columns(frame: pd.DataFrame, columns: Mapping[str, str], path: Path, *, release: bool,
+                  outcome: bool) -> None:
+    """Every problem of one file's column mapping in one message, before any renaming (issue 29): each missing
+    required column with the flag that names it, each column named for two roles, and the file's own columns.
+
+    ``release``: the file must hold a release column (no ``NAME=path``); ``outcome``: a passed or score column.
+    A model, id, correct file is one run and one message naming --release-col, --case-col and --passed-col.
+    """
+    present = [str(c) for c in frame.columns]
+    given = {role: name for role, name in columns.items() if name != role}
+    problems = []
+    for name in dict.fromkeys(given.values()):
+        roles = [role for role, other in given.items() if other == name]
+        if len(roles) > 1:
+            flags = " and ".join(COLUMN_FLAGS.get(r, f"[columns] {r}") for r in roles)
+            problems.append(f"column {name!r} is named for {len(roles)} roles ({flags}); give each role its own")
+    needed = ["release"] * release + ["case_id"]
+    for role in ("release", "case_id", "passed", "score", "run"):
+        flag = COLUMN_FLAGS[role]
+        if role in given and given[role] not in frame.columns:
+            problems.append(_missing(given[role], flag, present, True))
+        elif role in needed and role not in given and role not in frame.columns:
+            problems.append(_missing(role, flag, present, False))
+    if outcome and not {"passed", "score"} & set(given) and not {"passed", "score"} & set(frame.columns):
+        close = plausible_match("passed", present)
+        hint = f"closest match {close!r}: use --passed-col {close}" if close else "name it with --passed-col or --score-col"
+        problems.append(f"no outcome column: need 'passed' (0/1) or 'score' ({hint})")
+    if problems:
+        head = f"{len(problems)} problems with the columns: " if len(problems) > 1 else ""
+        raise InputError(f"{path}: {head}{'; '.join(problems)}; columns present: {', '.join(present)}")

@@ -27,15 +27,16 @@ _LM_SAMPLES = re.compile(r"^samples_.+\.jsonl$")
 _LM_RESULTS = re.compile(r"^results(_.+)?\.json$")
 
 
-def expand_sources(sources: list) -> list:
-    """Each directory source becomes the sources of the files it holds; index files are refused."""
+def expand_sources(sources: list, task: str | None = None) -> list:
+    """Each directory source becomes the sources of the files it holds; index files are refused. ``task``
+    (``--task``) keeps the Inspect logs of that task only."""
     from releasegate.load.sources import Source
 
     expanded = []
     for source in sources:
         path = source.path
         if path.is_dir():
-            expanded += [Source(p, source.release) for p in harness_files(path)]
+            expanded += [Source(p, source.release) for p in harness_files(path, task)]
         else:
             if path.is_file():
                 refuse_index_file(path)
@@ -43,11 +44,13 @@ def expand_sources(sources: list) -> list:
     return expanded
 
 
-def harness_files(directory: Path) -> list[Path]:
+def harness_files(directory: Path, task: str | None = None) -> list[Path]:
     """The results files of a harness output directory, in a stable order; InputError when it holds none."""
     inspect_logs = _inspect_logs(directory)
+    if not inspect_logs:
+        inspect_logs = _child_log_folders(directory)
     if inspect_logs:
-        return inspect_logs
+        return _of_task(directory, inspect_logs, task) if task is not None else inspect_logs
     lm_files = _lm_eval_samples(directory)
     if lm_files:
         return lm_files
@@ -75,6 +78,40 @@ def refuse_index_file(path: Path) -> None:
                          f"samples_*.jsonl files beside it (--log_samples), or its directory ({path.parent})")
 
 
+def _of_task(directory: Path, logs: list[Path], task: str) -> list[Path]:
+    """The logs of one task (an eval set of several tasks, issue 31 item 10)."""
+    from releasegate.load.adapters.inspect_log import read_header
+
+    tasks = {p: str(_spec(read_header(p)).get("task") or "") for p in logs}
+    kept = [p for p in logs if tasks[p] == task]
+    if not kept:
+        raise InputError(f"{directory}: no log of task {task!r} (--task); tasks present: "
+                         f"{', '.join(sorted(set(tasks.values())))}")
+    return kept
+
+
+def _spec(header: Any) -> dict:
+    spec = header.get("eval") if isinstance(header, dict) else None
+    return spec if isinstance(spec, dict) else {}
+
+
+def _child_log_folders(directory: Path) -> list[Path]:
+    """A folder of Inspect log folders (logs/base/, logs/cand/), read when each child is one release: every log
+    of a child names one model. A child of several models is refused, saying how to name its logs."""
+    from releasegate.load.adapters.inspect_log import read_header
+
+    found: list[Path] = []
+    for child in sorted(p for p in directory.iterdir() if p.is_dir()):
+        logs = _inspect_logs(child)
+        models = sorted({str(_spec(read_header(p)).get("model") or "") for p in logs})
+        if len(models) > 1:
+            raise InputError(f"{child}: holds logs of {len(models)} models ({', '.join(models[:3])}); a folder of "
+                             "log folders is read when each folder in it is one release: pass the folders whose logs "
+                             f"are one model, or name each log (NAME=path)")
+        found += logs
+    return found
+
+
 def _inspect_logs(directory: Path) -> list[Path]:
     from releasegate.load.adapters import detect_format
 
@@ -90,7 +127,7 @@ def _inspect_logs(directory: Path) -> list[Path]:
                              f"({', '.join(sorted(headers)[:3])})")
         return []
     if not _is_log_index(headers):
-        return sorted(logs)
+        return _finished_retries(sorted(logs))
     eval_set = _small_json(directory / "eval-set.json") if (directory / "eval-set.json").is_file() else None
     return _latest_per_task(directory, logs, headers, eval_set)
 
@@ -114,6 +151,30 @@ def _latest_per_task(directory: Path, logs: list[Path], headers: dict[str, Any],
                          f"({', '.join(missing[:3])}); the set is incomplete: rerun eval_set to finish it")
     chosen = [max(group, key=lambda g: (g[0] == "success", g[2], g[1].name))[1] for group in groups.values()]
     return sorted(chosen + list(known.values()))  # logs not in the index are read as they are
+
+
+def _finished_retries(logs: list[Path]) -> list[Path]:
+    """A plain log directory: a log that stopped (status error, cancelled) beside the log `inspect eval-retry`
+    wrote from it (the same task_id) gives way to the retry once that finished, as in an eval set. A task with
+    no finished log keeps its logs, which the reader then refuses with what to do."""
+    if len(logs) < 2:
+        return logs
+    from releasegate.load.adapters.inspect_log import read_header
+
+    groups: dict[str, list[tuple[str, str, Path]]] = {}
+    kept = []
+    for path in logs:
+        header = read_header(path)
+        spec = _spec(header)
+        if not spec.get("task_id"):
+            kept.append(path)
+            continue
+        groups.setdefault(str(spec["task_id"]), []).append((str(header.get("status") or ""),
+                                                            str(spec.get("created") or ""), path))
+    for group in groups.values():
+        finished = [g[2] for g in group if g[0] in ("success", "")]
+        kept += finished or [g[2] for g in group]
+    return sorted(kept)
 
 
 def _lm_eval_samples(directory: Path) -> list[Path]:

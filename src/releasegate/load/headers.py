@@ -22,6 +22,25 @@ def delimited_header(path: Path, sep: str) -> list[str]:
     return next(csv.reader([lines], delimiter=sep), [])
 
 
+# promptfoo's CSV export (`promptfoo eval -o results.csv`): a "[provider] prompt" column per release, with
+# Status / Score / Grader Reason after each (0.123), or cells like "[PASS] (1.00) output" (0.118).
+_PROMPTFOO_EXPORT = {"Status", "Score", "Grader Reason"}
+_PROMPTFOO_CELL = ("[PASS]", "[FAIL]", "[ERROR]")
+
+
+def refuse_harness_export(path: Path, frame) -> None:
+    """A table a harness writes for people to read, not its per-result output: say which and what to pass."""
+    names = [str(n).strip() for n in frame.columns]
+    crossed = [n for n in names if n.startswith("[") and "] " in n]
+    if not crossed:
+        return
+    first = frame[crossed[0]].dropna().astype(str).head(1).tolist() if crossed[0] in frame.columns else []
+    if _PROMPTFOO_EXPORT <= set(names) or (first and first[0].lstrip().startswith(_PROMPTFOO_CELL)):
+        raise InputError(f"{path}: this is promptfoo's CSV export (one column per provider and prompt, no result "
+                         "keys or runs); write the results with: promptfoo eval -o results.json (or .jsonl), and pass "
+                         "that file")
+
+
 def check_unique_columns(path: Path, names: Iterable[object]) -> None:
     """Refuse a column name given twice, or twice up to leading and trailing spaces."""
     seen: dict[str, tuple[int, str]] = {}

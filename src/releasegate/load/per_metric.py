@@ -57,6 +57,8 @@ def load_each_metric(sources, columns: Mapping[str, str], cases, options: Adapte
     choose = METRIC_OPTIONS[fmt]
     given = options.given()
     first, keys = None, []
+    inputs: dict[str, tuple] = {}
+    notes: list[str] = []
     for metric in dict.fromkeys(metrics):
         chosen = dataclasses.replace(options, values={**options.values, **choose(metric, given)})
         loaded = load_results(sources, columns=columns, cases=cases, options=chosen)
@@ -68,4 +70,23 @@ def load_each_metric(sources, columns: Mapping[str, str], cases, options: Adapte
         elif not first.table[keys].reset_index(drop=True).equals(table[keys].reset_index(drop=True)):
             raise InputError(f"metric {metric!r} does not score the same cases as {metrics[0]!r}")
         first.table[metric] = outcome.to_numpy()
-    return first
+        inputs[metric] = loaded.inputs  # what this metric's reading chose (issue 31, item 6)
+        notes += [n for n in loaded.notes if n not in notes]  # e.g. each metric's direction
+    return dataclasses.replace(first, metric_inputs=inputs, notes=tuple(notes))
+
+
+def reads_lm_eval(sources, input_format: str) -> bool:
+    """Whether an input is lm-eval output, whose --metric names one of its metrics (not a column)."""
+    if input_format != "auto":
+        return input_format == "lm-eval"
+    from releasegate.load.adapters import detect_format
+    from releasegate.load.directories import expand_sources
+
+    for source in sources:
+        try:
+            for one in expand_sources([source]) if source.path.exists() else ():
+                if one.path.is_file() and detect_format(one.path) == "lm-eval":
+                    return True
+        except (InputError, OSError):
+            continue  # loading names the problem with this file
+    return False

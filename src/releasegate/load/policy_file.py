@@ -8,6 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from releasegate.errors import InputError
+from releasegate.model import PolicyFile
+
 POLICY_NAME = "releasegate.toml"
 
 
@@ -27,3 +30,15 @@ def shown(path: Path, cwd: Path) -> str:
         return str(path.relative_to(cwd.resolve()))
     except ValueError:
         return str(path)
+
+
+def policy_record(path: Path, found: bool, cwd: Path | None = None) -> PolicyFile:
+    """The provenance of the policy file read: its path (as shown on stdout when found), its sha256, and
+    whether it was found rather than named, so a note never stands on a policy nobody can identify."""
+    from releasegate.load.sources import sha256_of
+
+    try:
+        digest = sha256_of(path)
+    except OSError as exc:
+        raise InputError(f"cannot read policy file {path}: {exc.strerror or exc}") from None
+    return PolicyFile(shown(path, cwd or Path.cwd()) if found else str(path), digest, found)

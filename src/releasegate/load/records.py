@@ -14,14 +14,14 @@ import pandas as pd
 from releasegate.errors import InputError
 from releasegate.model import InputFile
 
-HARNESS_FORMATS = ("inspect", "lm-eval", "promptfoo")
+HARNESS_FORMATS = ("inspect", "lm-eval", "promptfoo", "openai-evals", "inspect-samples")
 
 
 def input_record(path: Path, sha256: str, frame: pd.DataFrame, fmt: str, release: str | None) -> InputFile:
     """The provenance of one file; a harness file also records its tool, release key, scorer, metric, filter."""
     attrs = frame.attrs if fmt in HARNESS_FORMATS else {}
     choices = {key: (str(attrs[key]) if attrs.get(key) else None)
-               for key in ("harness", "release_key", "scorer", "metric", "filter")}
+               for key in ("harness", "release_key", "scorer", "metric", "filter", "direction", "reducer")}
     return InputFile(str(path), sha256, int(frame.shape[0]), fmt, release, **choices)
 
 

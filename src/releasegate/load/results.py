@@ -16,7 +16,7 @@ import pandas as pd
 from releasegate.errors import InputError
 from releasegate.load import adapters, shapes
 from releasegate.load.cases import join_cases
-from releasegate.load.columns import COLUMN_FLAGS, plausible_match, rename_columns, require_column
+from releasegate.load.columns import COLUMN_FLAGS, check_columns, plausible_match, rename_columns, require_column
 from releasegate.load.sources import Source, check_file, sha256_of
 from releasegate.load.store import read_store_input
 from releasegate.load.store_table import is_store
@@ -49,6 +49,10 @@ class LoadedResults:
     inputs: tuple[InputFile, ...]
     metadata_columns: tuple[str, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    baseline: str | None = None  # a baseline the inputs record (a sweep's run store), used when none is given
+    # Harness files read once per metric (load/per_metric.py): each metric's own records (its scorer, metric,
+    # filter), for that metric's provenance; empty otherwise.
+    metric_inputs: Mapping[str, tuple[InputFile, ...]] = field(default_factory=dict)
 
 
 def _read_one(source: Source, options: AdapterOptions,
@@ -102,15 +106,19 @@ def load_results(
 
     read: list = []
     notes: list[str] = []
+    recorded: set[str] = set()  # baselines recorded by run stores (a sweep's grid)
     # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output, read whole.
-    expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source]))]
+    task = options.given().get("task")
+    expanded = [s for source in sources for s in ([source] if is_store(source.path) else expand_sources([source], task))]
     for source in expanded:
         store_input = None
         digest = None
         if is_store(source.path):
-            frame, store_input, store_notes = read_store_input(source.path, source.release, options.drop_holes)
+            stored = read_store_input(source.path, source.release, options.drop_holes)
+            frame, store_input = stored.table, stored.record
             fmt = store_input.format
-            notes += store_notes
+            notes += stored.notes
+            recorded.update([stored.baseline] if stored.baseline else [])
         else:
             check_file(source.path)
             # Hashed in a thread while the file is parsed: hashlib lets go of the GIL, so on two cores the
@@ -118,6 +126,7 @@ def load_results(
             with ThreadPoolExecutor(max_workers=1) as pool:
                 digest = pool.submit(sha256_of, source.path)
                 frame, fmt = _read_one(source, options, columns)
+            notes += [n for n in frame.attrs.get("notes", ()) if n not in notes]  # an adapter's readings
         formats.append(fmt)
         frame = shapes.resolve_dotted(frame, columns.values(), source.path)
         seen.update(map(str, frame.columns))
@@ -128,12 +137,20 @@ def load_results(
                 raise InputError(f"{source.release}={source.path}: a wide file holds every release; with --wide "
                                  "name the release columns (--release-cols), not the file")
             required = ("case_id",)
+        if not options.wide and "release" not in columns:  # a wide file's own message first
+            shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
+        # Every problem of the mapping at once, naming the file's own columns (before any renaming).
+        check_columns(frame, columns, source.path, release=source.release is None and not options.wide,
+                      outcome=fmt == "tidy" and not options.wide and not metrics)
         frame = rename_columns(frame, columns, source.path, required)
         if options.wide:
             frame = shapes.melt_wide(frame, options.release_cols, source.path)
         else:
             shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
         frame = shapes.latency_in_ms(frame, options.latency_unit, source.path)
+        if fmt == "tidy":  # an adapter reads its harness's errors itself (docs/inputs.md, errors)
+            frame, error_note = shapes.read_errors(frame)
+            notes += [error_note] if error_note and error_note not in notes else []
         if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
             frame["release"] = source.release
         else:
@@ -163,4 +180,5 @@ def load_results(
         hint = f"; closest match {close!r} (use --passed-col {close})" if close else ""
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
-    return LoadedResults(table, tuple(inputs), metadata, tuple(notes))
+    baseline = recorded.pop() if len(recorded) == 1 else None
+    return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline)

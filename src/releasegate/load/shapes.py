@@ -31,16 +31,26 @@ def resolve_dotted(frame: pd.DataFrame, names: Iterable[str], path: Path) -> pd.
     nested records of its first part. A path no record has is an error naming the keys that are there."""
     used: set[str] = set()
     wanted = [n for n in names if n]
-    for name in dict.fromkeys(n for n in wanted if "." in n and n not in frame.columns):
+    for name in dict.fromkeys(n for n in wanted if "." in n):
         head, *rest = name.split(".")
         if head not in frame.columns:
             continue  # not a nested path after all: the missing column is reported where it is required
         values = frame[head].tolist()
         for key in rest:
             values = [v.get(key) if isinstance(v, dict) else None for v in values]
+        if name in frame.columns:
+            if any(v is not None for v in values):  # issue 28, item 5: two values under one name
+                raise InputError(f"{path}: {name!r} is both a key of its own and the field {rest[-1]!r} inside "
+                                 f"{head!r}: which one is meant cannot be told; rename one of them")
+            continue
         if all(v is None for v in values):
             raise InputError(f"{path}: no record has {name!r}; the fields under {head!r} are: "
                              f"{', '.join(_keys(frame[head], rest[:-1])) or 'none (not nested records)'}")
+        inner = next((v for v in values if isinstance(v, (dict, list))), None)
+        if inner is not None:  # issue 28, item 12: a category, outcome or latency is one value, not a record
+            fields = ", ".join(map(str, inner)) if isinstance(inner, dict) else "a list"
+            raise InputError(f"{path}: {name!r} holds JSON {'objects' if isinstance(inner, dict) else 'lists'} "
+                             f"(fields: {fields[:80]}), not single values: name a field inside it")
         frame = frame.assign(**{name: values})
         used.add(head)
     # The records a path went into are read through it; other nested values are kept as their JSON text, so
@@ -65,6 +75,47 @@ def _keys(series: pd.Series, inner: Sequence[str]) -> list[str]:
         if isinstance(value, dict):
             keys.update(dict.fromkeys(map(str, value)))
     return list(keys)[:20]
+
+
+# An error column's values that say "no error" (a JSON false, 0, or the words); issue 28 item 18.
+_NO_ERROR = {"", "false", "0", "0.0", "no", "none", "null", "nan", "n/a"}
+_ERROR_FLAG = {"true", "1", "1.0", "yes"}
+
+
+_FAIL_WORDS = {"0", "0.0", "false", "fail", "failed", "no", "n", "f"}
+
+
+def read_errors(frame: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
+    """A tidy file's ``error`` column as errors only where its value is one (docs/inputs.md, errors):
+
+    - false, 0, no, none, null (JSON or text) is no error; true or 1 is an error without a message;
+    - a text is an error (the cell errored: SPEC 3.1), except when the column has the shape of a grader's reasons:
+      a text on every failing row (``passed`` 0) and on no other row. promptfoo writes a failed assertion's reason
+      into ``error``, and read as errors those reasons took every failure out of the comparison (issue 34, item
+      4); then the texts are kept as ``reason`` and the rows stay graded fails, said in a note.
+    Returns the frame and that note when the texts were read as reasons."""
+    if "error" not in frame.columns:
+        return frame, None
+    raw = frame["error"]
+    text = raw.astype(object).where(raw.notna(), "").map(lambda v: str(v).strip())
+    lowered = text.str.lower()
+    flag = raw.map(lambda v: isinstance(v, bool) and v) | lowered.isin(_ERROR_FLAG)
+    none = lowered.isin(_NO_ERROR) | raw.map(lambda v: v is False)
+    error = text.where(~none, None).where(~flag, "error (flagged true, no message)")
+    frame = frame.assign(error=error)
+    if "passed" not in frame.columns or flag.any():
+        return frame, None
+    passed = frame["passed"]
+    failing = passed.notna() & passed.astype(str).str.strip().str.lower().isin(_FAIL_WORDS)
+    texts = error.notna()
+    if not failing.any() or not (texts == failing).all():
+        return frame, None
+    reasons = text.where(texts, None)
+    if "reason" in frame.columns:
+        reasons = frame["reason"].where(frame["reason"].notna(), reasons)
+    return frame.assign(error=None, reason=reasons), (
+        f"The error column holds a text on every failing row ({int(failing.sum())}) and on no other: read as the "
+        "grader's reasons for those failures (kept as reason), not as errors.")
 
 
 def looks_boolean(series: pd.Series) -> bool:

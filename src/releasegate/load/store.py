@@ -1,11 +1,17 @@
 """A run store directory (``releasegate run``) read as a results input of ``report`` and ``check``.
 
 Fail closed: while any expected cell is missing, errored, stale or unscored the gate refuses, unless the
-user drops those cases (``--drop-holes``); the dropped cases are then listed in the report's notes.
+user passes ``--drop-holes``. Then the cells a system failed to answer (status error or permanent, after
+their attempts) stay in the table as the error state (an ``error`` text, as the harness adapters write
+it): they reach the errored view and the error-rate rule, and the notes say, per release, how many errored.
+Only the other holes (never called, stale, unscored, a judge's unreadable reply: no measurement, not the
+system's failure) drop their cases from every release, listed in the notes. A candidate that errored on 31%
+of the cases is never judged silently on the rest.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -13,37 +19,59 @@ import pandas as pd
 from releasegate.errors import InputError
 from releasegate.model import InputFile
 
-# What the run recorded per answer but the gate does not compare (one output per release and run, not per case).
-NOT_FOR_THE_GATE = ("error", "output", "model", "fingerprint")
+# What the run recorded per answer but the gate does not compare.
+NOT_FOR_THE_GATE = ("output", "model", "fingerprint")
 LISTED = 10
 
 
-def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> tuple[pd.DataFrame, InputFile,
-                                                                                        tuple[str, ...]]:
+@dataclass(frozen=True)
+class StoreInput:
+    """A store read for the gate: its table, its provenance record, its notes, and the baseline a sweep's
+    grid recorded (used when neither ``--baseline`` nor the policy names one)."""
+
+    table: pd.DataFrame
+    record: InputFile
+    notes: tuple[str, ...]
+    baseline: str | None = None
+
+
+def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> StoreInput:
     from releasegate.load.sources import sha256_of
     from releasegate.load.store_table import db_path, read_store
 
     if release is not None:
         raise InputError(f"{directory}: a run store names its own releases; give it without NAME=")
-    result = read_store(directory)
+    result = read_store(directory, texts=False)
     table = result.table
     notes: list[str] = []
+    errored = [h for h in result.holes if h.errored]
+    others = [h for h in result.holes if not h.errored]
     if result.holes:
         named = "; ".join(h.describe() for h in result.holes[:3])
         more = f" and {len(result.holes) - 3} more" if len(result.holes) > 3 else ""
         if not drop_holes:
             raise InputError(f"{directory}: {len(result.holes)} cells missing or errored: run again to resume "
-                             f"({named}{more}); or pass --drop-holes to compare without those cases")
-        dropped = sorted({h.case_id for h in result.holes})
-        table = table[~table["case_id"].isin(dropped)]
-        if table.empty:
-            raise InputError(f"{directory}: every case has a missing or errored cell; nothing left to compare")
-        shown = ", ".join(dropped[:LISTED]) + (f" and {len(dropped) - LISTED} more" if len(dropped) > LISTED else "")
-        notes.append(f"{len(dropped)} case(s) dropped because {len(result.holes)} of their cells are missing or "
-                     f"errored in the run store (--drop-holes): {shown}.")
-    for name, rows in table.groupby("release", sort=False):
-        models = sorted({str(m) for m in rows["model"].dropna()})
-        prints = sorted({str(f) for f in rows["fingerprint"].dropna()})
+                             f"({named}{more}); or pass --drop-holes to compare without them (errored cells then "
+                             "count as errors)")
+        if errored:
+            notes += _errored_notes(errored, table)
+        if others:
+            dropped = sorted({h.case_id for h in others})
+            table = table[~table["case_id"].isin(dropped)]
+            if table.empty:
+                raise InputError(f"{directory}: every case has a missing or unscored cell; nothing left to compare")
+            shown = ", ".join(dropped[:LISTED]) + (f" and {len(dropped) - LISTED} more" if len(dropped) > LISTED else "")
+            notes.append(f"{len(dropped)} case(s) dropped because {len(others)} of their cells are missing, stale "
+                         f"or unscored in the run store (--drop-holes): {shown}.")
+    # Only the errored cells carry an error text into the gate; the other holes' cases are gone.
+    errored_keys = {(h.release, h.case_id, h.run) for h in errored}
+    if errored_keys:
+        keys = list(zip(table["release"], table["case_id"], table["run"], strict=True))
+        table = table.assign(error=[message if key in errored_keys else None
+                                    for key, message in zip(keys, table["error"], strict=True)])
+    else:
+        table = table.drop(columns=["error"])
+    for name, (models, prints) in result.models.items():
         if models:
             shown = ", ".join(prints[:3]) + (f" and {len(prints) - 3} more" if len(prints) > 3 else "")
             notes.append(f"{name}: answers recorded from model {', '.join(models)}"
@@ -56,5 +84,23 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
         table = table.drop(columns=["run"])
     table = table.drop(columns=[c for c in NOT_FOR_THE_GATE if c in table.columns])
     path = db_path(directory)
-    return table.reset_index(drop=True), InputFile(str(directory), sha256_of(path), int(table.shape[0]),
-                                                   "run-store", None), tuple(notes)
+    record = InputFile(str(directory), sha256_of(path), int(table.shape[0]), "run-store", None)
+    return StoreInput(table.reset_index(drop=True), record, tuple(notes), result.baseline)
+
+
+def _errored_notes(errored: list, table: pd.DataFrame) -> list[str]:
+    """Per release: how many of its cells errored, as a share, and that they are the error state."""
+    counts = table.groupby("release", sort=False).size()
+    by_release: dict[str, list] = {}
+    for hole in errored:
+        by_release.setdefault(hole.release, []).append(hole)
+    notes = []
+    for release, holes in by_release.items():
+        total = int(counts.get(release, 0))
+        cases = len({h.case_id for h in holes})
+        share = f" ({len(holes) / total:.0%})" if total else ""
+        kinds = sorted({h.kind or h.reason for h in holes})
+        notes.append(f"{release}: {len(holes)} of its {total} cells{share} errored in the run store ({', '.join(kinds)}), "
+                     f"on {cases} case(s); with --drop-holes they count as errors (the errored cases and the "
+                     "error-rate rule), not as passes, failures or dropped cases.")
+    return notes

@@ -33,7 +33,7 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
     if suffix not in TIDY_SUFFIXES:
         raise InputError(
             f"{path}: unknown format {suffix or '(no suffix)'!r}; expected one of {', '.join(TIDY_SUFFIXES)} "
-            "or a harness log (--format inspect|lm-eval|promptfoo)"
+            "or a harness log (--format inspect|lm-eval|promptfoo|openai-evals)"
         )
     try:
         if suffix in (".csv", ".tsv"):
@@ -58,8 +58,9 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if frame.shape[0] == 0:
         raise InputError(f"{path}: the file has a header but no rows")
-    from releasegate.load.headers import check_unique_columns, delimited_header
+    from releasegate.load.headers import check_unique_columns, delimited_header, refuse_harness_export
 
+    refuse_harness_export(path, frame)
     check_unique_columns(path, delimited_header(path, "\t" if suffix == ".tsv" else ",")
                          if suffix in (".csv", ".tsv") else frame.columns)
     frame.columns = [str(c).strip() for c in frame.columns]
@@ -91,16 +92,59 @@ def _read_delimited(path: Path, sep: str, text_columns: tuple[str, ...]) -> pd.D
 
 
 def _read_json_lines(path: Path) -> pd.DataFrame:
+    """One record per line, parsed by the standard module with a check for keys given twice (pandas' parser keeps
+    the last of ``{"passed": 1, "passed": 0}`` silently, issue 28 item 6); the same cost as pandas' own reader
+    (2.2 + 0.6 s against 2.5 s for 200,000 records here)."""
+    decoder = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_int=_bounded_int)
+    records = []
     # Through a text handle so that a byte-order mark is dropped, as for CSV.
     with open(path, encoding="utf-8-sig") as handle:
-        try:
-            return pd.read_json(handle, lines=True, dtype=False)
-        except UnicodeDecodeError:
-            raise
-        except (ValueError, TypeError, RecursionError) as exc:
-            # pandas names a character position or nothing useful; find the first bad line for the user.
-            problem = _first_bad_json_line(path)
-            raise InputError(f"{path}: {problem or _first_line(exc)}") from None
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = decoder.decode(line)
+            except _DuplicateKey as exc:
+                raise InputError(f"{path}: line {number}: key {exc.key!r} appears twice in one record; which value "
+                                 "is meant cannot be told: write each key once") from None
+            except _HugeNumber as exc:
+                raise InputError(f"{path}: line {number}: {exc}") from None
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg}, column {exc.colno})") from None
+            except RecursionError:
+                raise InputError(f"{path}: line {number} is nested too deeply to be a record") from None
+            if not isinstance(record, dict):
+                raise InputError(f"{path}: line {number} is {_json_kind(record)}, not a record (a JSON object)")
+            records.append(record)
+    if not records:
+        raise pd.errors.EmptyDataError("no records")
+    return pd.DataFrame.from_records(records)
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+class _HugeNumber(ValueError):
+    pass
+
+
+def _bounded_int(text: str) -> int:
+    """JSON integers as Python's, but none beyond a float (10**400 raised OverflowError deep in the analysis)."""
+    if len(text.lstrip("-")) > 300:
+        raise _HugeNumber(f"a number of {len(text.lstrip('-'))} digits ({text[:12]}...) is beyond any float; "
+                          "no count, latency or score is that large")
+    return int(text)
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    record = dict(pairs)
+    if len(record) != len(pairs):
+        seen: set[str] = set()
+        raise _DuplicateKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return record
 
 
 def _first_bad_json_line(path: Path) -> str | None:
@@ -137,7 +181,12 @@ _JSON_PLURALS = {str: "strings", bool: "booleans", int: "numbers", float: "numbe
 def _read_json_records(path: Path) -> pd.DataFrame:
     with open(path, encoding="utf-8-sig") as handle:
         try:
-            data = json.load(handle)
+            data = json.load(handle, object_pairs_hook=_unique_keys, parse_int=_bounded_int)
+        except _HugeNumber as exc:
+            raise InputError(f"{path}: {exc}") from None
+        except _DuplicateKey as exc:
+            raise InputError(f"{path}: key {exc.key!r} appears twice in one record; which value is meant cannot be "
+                             "told: write each key once") from None
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
         except RecursionError:

@@ -15,7 +15,9 @@ from releasegate.model.core import (
     Comparison,
     Exclusions,
     InputFile,
+    NotJudged,
     Parameters,
+    PolicyFile,
     Power,
     Provenance,
     Rate,
@@ -27,6 +29,7 @@ from releasegate.model.core import (
     Verdict,
 )
 from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
+from releasegate.model.judge import JudgeRelease, JudgeSection
 from releasegate.model.metrics import MetricsReport, MetricsVerdict
 from releasegate.model.sections import (
     CaseView,
@@ -60,11 +63,15 @@ __all__ = [
     "Exclusions",
     "FragileComparison",
     "InputFile",
+    "NotJudged",
     "ItemAxis",
+    "JudgeRelease",
+    "JudgeSection",
     "MajorityMcNemar",
     "MetricsReport",
     "MetricsVerdict",
     "Parameters",
+    "PolicyFile",
     "Power",
     "Provenance",
     "Rate",

@@ -14,6 +14,7 @@ from releasegate.model.budget import ErrorBudget, Settle
 from releasegate.model.cases import CaseChange
 from releasegate.model.churn import ChurnSection
 from releasegate.model.costs import CostComparison, CostTable
+from releasegate.model.judge import JudgeSection
 from releasegate.model.sections import (
     CaseView,
     ClusterAnalysis,
@@ -41,15 +42,41 @@ class InputFile:
     scorer: str | None = None
     metric: str | None = None
     filter: str | None = None
+    # The metric's direction when the harness states it (lm-eval's higher_is_better), and the reducer that
+    # made one outcome per case of several epochs (Inspect's epochs reducer, when it is not the mean).
+    direction: str | None = None
+    reducer: str | None = None
 
     @property
     def read_as(self) -> str:
         """One line of what was chosen, for the report's provenance ("" for a tidy table)."""
         parts = [self.harness or ""]
         parts += [f"{label} {value}" for label, value in (("release from", self.release_key), ("scorer", self.scorer),
-                                                          ("metric", self.metric), ("filter", self.filter))
+                                                          ("metric", self.metric), ("filter", self.filter),
+                                                          ("epochs reduced by", self.reducer))
                   if value]
+        parts += [self.direction or ""]
         return "; ".join(p for p in parts if p)
+
+
+@dataclass(frozen=True)
+class PolicyFile:
+    """The policy file a run read, for provenance: its path, its sha256, and whether it was found beside the
+    results or in the working directory (``releasegate.toml``) rather than named with ``--policy``."""
+
+    path: str
+    sha256: str
+    found: bool = False
+
+
+@dataclass(frozen=True)
+class NotJudged:
+    """A release of the data that no verdict is about, and why: ``reason`` is "not_a_candidate" (the policy
+    names its candidates and this is not one) or "baseline_rerun" (the live release run again: its churn is
+    measured, it is never judged)."""
+
+    release: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -147,6 +174,7 @@ class CandidateSections:
     churn: ChurnSection | None = None  # the baseline's churn from a rerun or its runs (issue 21 item 3)
     budget: ErrorBudget | None = None  # the one error budget of the DON'T SHIP rules (issue 34 item 5)
     settle: Settle | None = None  # what would settle a NOT PROVEN (issue 34 item 2)
+    judge: JudgeSection | None = None  # the judge against gold labels, the corrected comparison (issue 35)
 
     def present(self) -> dict[str, Any]:
         """The sections that are there, by name, in name order (the JSON's order)."""
@@ -216,6 +244,7 @@ class Analysis:
     has_runs: bool
     notes: tuple[str, ...] = ()
     sections: ReleaseSections = ReleaseSections()
+    not_judged: tuple[NotJudged, ...] = ()  # releases of the data no verdict is about (validation's choice)
 
     @property
     def mcnemar_path(self) -> bool:
@@ -269,6 +298,7 @@ class Provenance:
     packages: dict[str, str]
     generated_at: str
     title: str
+    policy_file: PolicyFile | None = None  # None: flags and defaults only
 
 
 @dataclass(frozen=True)

@@ -19,22 +19,10 @@ from releasegate.plan.suite import (
     plan_lines,
     plan_suite,
 )
-from releasegate.policy import Policy, load_policy_file, make_policy
+from releasegate.load.results import AdapterOptions
+from releasegate.policy import Policy, make_policy
 
 COUNT_OPTIONS = ("n_cases", "pass_rate", "critical_sizes", "categories", "runs")
-
-
-def _policy(results: tuple[str, ...], kw: dict) -> Policy:
-    from releasegate.load.sources import parse_source
-
-    path = kw.get("policy_path")
-    if path is None and not kw.get("no_policy") and results:
-        from releasegate.load.policy_file import find_policy
-
-        path = find_policy([parse_source(r).path for r in results], Path.cwd())
-    values = load_policy_file(path) if path else {}
-    return make_policy(values, baseline=kw.get("baseline"), baseline_rerun=kw.get("baseline_rerun"),
-                       critical=tuple(kw.get("critical") or ()))
 
 
 def _sizes(texts) -> tuple[tuple[str, int], ...]:
@@ -47,8 +35,10 @@ def _sizes(texts) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
-def design_for(results: tuple[str, ...], kw: dict, policy: Policy) -> SuiteDesign:
-    """The design from the results (counts refused beside them) or from the counts alone."""
+def design_for(results: tuple[str, ...], kw: dict, policy: Policy, options: AdapterOptions | None = None
+               ) -> SuiteDesign:
+    """The design from the results (read with ``options``, as report reads them; counts refused beside them)
+    or from the counts alone."""
     churn, run_churn = kw.get("churn"), kw.get("run_churn")
     for flag, value in (("--churn", churn), ("--run-churn", run_churn)):
         if value is not None and not 0 <= value < 1:
@@ -61,7 +51,8 @@ def design_for(results: tuple[str, ...], kw: dict, policy: Policy) -> SuiteDesig
         from releasegate.load.sources import parse_source
         from releasegate.plan.measure import design_from_files
 
-        return design_from_files([parse_source(r) for r in results], policy, kw.get("cases"), churn, run_churn)
+        return design_from_files([parse_source(r) for r in results], policy, kw.get("cases"), churn, options,
+                                 run_churn)
     if kw.get("n_cases") is None:
         raise InputError("releasegate plan needs RESULTS (files as for report) or --n-cases N")
     try:
@@ -89,8 +80,8 @@ def _progress_bar(stream) -> Callable[[int, int], None] | None:
     return show
 
 
-def write_json(plan: SuitePlan, path: Path, inputs: list[Path]) -> None:
-    """The plan as JSON, written whole or not at all (a temporary file renamed into place)."""
+def check_output(path: Path, inputs: list[Path | None]) -> None:
+    """Refuse ``-o`` before anything is simulated: not JSON, one of the inputs, or in a missing folder."""
     if path.suffix.lower() != ".json":
         raise InputError(f"-o {path}: releasegate plan writes JSON; name the file .json")
     target = path.resolve()
@@ -98,6 +89,12 @@ def write_json(plan: SuitePlan, path: Path, inputs: list[Path]) -> None:
         raise InputError(f"-o {path} is one of the inputs; write the plan elsewhere")
     if not target.parent.is_dir():
         raise InputError(f"-o {path}: folder {path.parent} does not exist")
+
+
+def write_json(plan: SuitePlan, path: Path, inputs: list[Path | None]) -> None:
+    """The plan as JSON, written whole or not at all (a temporary file renamed into place)."""
+    check_output(path, inputs)
+    target = path.resolve()
     text = json.dumps(plan_dict(plan), indent=2) + "\n"
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -109,22 +106,29 @@ def write_json(plan: SuitePlan, path: Path, inputs: list[Path]) -> None:
         raise
 
 
-def plan_command(results: tuple[str, ...], kw: dict, echo: Callable[[str], None]) -> int:
-    """Run ``releasegate plan``; 0 when it answered (bad input raises InputError: one line, exit 2)."""
+def plan_command(results: tuple[str, ...], kw: dict, echo: Callable[[str], None], *,
+                 policy: Policy | None = None, options: AdapterOptions | None = None,
+                 metrics: tuple[str, ...] = (), **_: object) -> int:
+    """Run ``releasegate plan``; 0 when it answered (bad input raises InputError: one line, exit 2). ``policy``
+    and ``options`` are the command line's, read as report reads them (cli.read_inputs)."""
     replications = kw.get("replications")
     if replications is None or replications < 1:
         raise InputError(f"--replications must be at least 1, got {replications}")
+    if metrics:
+        raise InputError("releasegate plan simulates one pass/fail outcome, not --metric's several: name it with "
+                         "--passed-col (a tidy file), --scorer (an Inspect log) or one --metric (lm-eval)")
+    from releasegate.load.sources import parse_source
+
+    inputs = [parse_source(r).path for r in results] + [kw.get("cases"), kw.get("policy_path")]
     output = kw.get("output")
-    if output is not None and output.suffix.lower() != ".json":
-        raise InputError(f"-o {output}: releasegate plan writes JSON; name the file .json")
-    policy = _policy(results, kw)
-    design = design_for(results, kw, policy)
+    if output is not None:
+        check_output(output, inputs)
+    policy = policy if policy is not None else make_policy({})
+    design = design_for(results, kw, policy, options)
     plan = plan_suite(design, policy, replications=replications, seed=kw.get("seed"),
                       progress=_progress_bar(sys.stderr))
     for line in plan_lines(plan):
         echo(line)
     if output is not None:
-        from releasegate.load.sources import parse_source
-
-        write_json(plan, output, [parse_source(r).path for r in results] + [kw.get("cases"), kw.get("policy_path")])
+        write_json(plan, output, inputs)
     return 0

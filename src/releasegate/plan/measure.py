@@ -19,7 +19,7 @@ import numpy as np
 from releasegate.analyze.churn import measure_churn
 from releasegate.analyze.errors import split_errored
 from releasegate.errors import InputError
-from releasegate.load.results import load_results
+from releasegate.load.results import AdapterOptions, load_results
 from releasegate.load.sources import Source
 from releasegate.plan.suite import ASSUMED_CHURN, SuiteDesign
 from releasegate.policy import Policy
@@ -114,7 +114,9 @@ def design_of(data: ValidatedResults, policy: Policy, churn: float | None = None
 
 
 def design_from_files(sources: list[Source], policy: Policy, cases: Path | None = None,
-                      churn: float | None = None, run_churn: float | None = None) -> SuiteDesign:
-    """Load and validate the results as ``releasegate report`` does, then measure the design."""
-    loaded = load_results(sources, columns=policy.columns, cases=cases)
+                      churn: float | None = None, options: AdapterOptions | None = None,
+                      run_churn: float | None = None) -> SuiteDesign:
+    """Load and validate the results as ``releasegate report`` does (``options``: its format, adapter options
+    and input shapes), then measure the design."""
+    loaded = load_results(sources, columns=policy.columns, cases=cases, options=options)
     return design_of(validate(loaded.table, policy, loaded.metadata_columns), policy, churn, run_churn)

@@ -9,14 +9,11 @@ import click
 
 from releasegate.plan.defaults import DEFAULT_REPLICATIONS, DEFAULT_SEED
 
+# The results, the case table, the columns, the adapters and the policy are read with report's own options
+# (cli.input_options); these are plan's own, and PLAN_SKIPS the input options plan does not take (its --seed is
+# its simulation's; it judges no named candidate, writes no titled note and simulates no judge).
+PLAN_SKIPS = ("results", "seed", "n_resamples", "title", "candidates", "gold")
 PLAN_OPTIONS: tuple[tuple[tuple[str, ...], dict], ...] = (
-    (("--cases",), {"type": click.Path(path_type=Path), "help": "Case table joined on case_id (category, ...)."}),
-    (("--baseline",), {"help": "The live release (default: the policy's)."}),
-    (("--baseline-rerun",), {"help": "The live release run again: the churn is measured from it."}),
-    (("--policy", "policy_path"), {"type": click.Path(path_type=Path),
-                                   "help": "Policy TOML file (default: releasegate.toml beside the results or here)."}),
-    (("--no-policy",), {"is_flag": True, "help": "Use no policy file, even if a releasegate.toml is found."}),
-    (("--critical",), {"multiple": True, "help": "A critical category (repeatable; default: the policy's)."}),
     (("--n-cases",), {"type": int, "help": "Without RESULTS: the suite's number of cases."}),
     (("--pass-rate",), {"type": float, "help": "Without RESULTS: the baseline's pass rate (default 0.9)."}),
     (("--critical-size", "critical_sizes"), {"multiple": True,
@@ -32,5 +29,4 @@ PLAN_OPTIONS: tuple[tuple[tuple[str, ...], dict], ...] = (
                            "help": "Simulated releases per scenario."}),
     (("--seed",), {"type": int, "default": DEFAULT_SEED, "show_default": True, "help": "Random seed."}),
     (("-o", "--output"), {"type": click.Path(path_type=Path), "help": "Also write the plan as JSON (.json)."}),
-    (("--debug",), {"is_flag": True, "help": "Show the traceback of an error."}),
 )

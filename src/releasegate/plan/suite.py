@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from releasegate.errors import InputError
 from releasegate.plan.defaults import DEFAULT_REPLICATIONS, DEFAULT_SEED
 from releasegate.plan.evaluate import Rate, operating_characteristics
 from releasegate.plan.gate import plan_gate
@@ -34,6 +35,14 @@ DROPS = (0.02, 0.03, 0.05)
 CRITICAL_DROP = 0.20
 TARGET_DROP, TARGET_DETECTION, MAX_FALSE_BLOCKS = 0.03, 0.80, 0.05
 SCALES = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0)  # suite sizes tried for the target, in this order
+# What one plan may simulate, refused at once beyond (issue 28: 100,000,000 cases asked for 112 GiB, 100,000
+# categories ran past a minute). Per scenario: cases x runs x replications draws (at the limit, 66,666 cases
+# at 150 replications: 4.0 s and 556 MiB here); categories x replications category tests (50 categories at 150:
+# 6.4 s of CPU; 100: 11.8 s; 400: 56 s); and replications past where the Monte Carlo error (0.5 point at
+# 10,000) stops shrinking usefully.
+MAX_DRAWS = 10_000_000
+MAX_CATEGORY_TESTS = 7_500  # categories x replications: 50 categories at the default 150
+MAX_REPLICATIONS = 10_000
 
 
 @dataclass(frozen=True)
@@ -147,6 +156,7 @@ def plan_suite(design: SuiteDesign, policy: Policy, *, replications: int = DEFAU
     ``scales``: the suite sizes tried, in order, when this one misses the target (empty: none tried)."""
     if replications < 1:
         raise ValueError("replications must be at least 1")
+    check_size(design, replications)
     # Simulated releases have no latency, tokens or cost: a guardrail would find nothing to measure and block
     # (fail closed) every time. The plan is of the pass/fail rules; cost guardrails are left out and said so.
     gate = plan_gate(replace(policy, guardrails={}, prices={}))
@@ -174,6 +184,25 @@ def plan_suite(design: SuiteDesign, policy: Policy, *, replications: int = DEFAU
                      tuple((name, r) for (name, _), r in zip(design.critical, hard[1 + len(DROPS):])))
 
 
+def check_size(design: SuiteDesign, replications: int) -> None:
+    """Refuse, before any draw, a plan beyond the limits above (each named with its limit)."""
+    if replications > MAX_REPLICATIONS:
+        raise InputError(f"--replications {replications} is more than {MAX_REPLICATIONS:,}: the Monte Carlo error "
+                         "is already 0.5 point there; the default 150 is enough to compare suites")
+    categories = design.categories + len(design.critical)
+    if categories * replications > MAX_CATEGORY_TESTS:
+        raise InputError(f"{categories} categories x {replications} replications are more than a plan simulates "
+                         f"({MAX_CATEGORY_TESTS:,} category tests per scenario: every category's test runs on every "
+                         f"simulated release); give fewer --replications (at {replications}, at most "
+                         f"{max(1, MAX_CATEGORY_TESTS // replications)} categories)")
+    runs = f" x {design.runs} runs" if design.runs > 1 else ""
+    if design.n * design.runs * replications > MAX_DRAWS:
+        raise InputError(f"{design.n:,} cases{runs} x {replications} replications are more than a plan simulates "
+                         f"({MAX_DRAWS:,} draws per scenario); give fewer --replications, or plan a sample of the "
+                         f"suite (at {replications} replications, at most "
+                         f"{MAX_DRAWS // (replications * design.runs):,} cases{runs})")
+
+
 def _target(design, gate, replications, seed, tick, false_blocks: Rate, detection: Rate,
             scales: Sequence[float]) -> TargetSize:
     here = TargetSize(1.0, design.n, false_blocks, detection, _meets(false_blocks, detection))
@@ -185,6 +214,8 @@ def _target(design, gate, replications, seed, tick, false_blocks: Rate, detectio
             null, drop = design.scenario(scale=scale), design.scenario(scale=scale, drop=TARGET_DROP)
         except ValueError:
             break
+        if null.n * null.runs * replications > MAX_DRAWS:
+            break  # larger suites than a plan simulates: "not reached up to" the last one tried
         fb, det = (c.block for c in operating_characteristics(gate, [null, drop], replications, seed,
                                                               lambda i, n: tick(1)))
         last = TargetSize(scale, null.n, fb, det, _meets(fb, det))
@@ -209,6 +240,9 @@ def design_from_counts(n_cases: int, *, pass_rate: float = 0.9, critical: tuple[
     if run_churn is not None and run_churn > 2 * pass_rate * (1 - pass_rate) + 1e-12:
         raise ValueError(f"run-to-run churn {run_churn:g} is impossible at pass rate {pass_rate:g}: two runs "
                          f"disagree on at most 2 p (1 - p) = {2 * pass_rate * (1 - pass_rate):.3f} of cases")
+    if int(categories) > int(n_cases) - sum(int(b) for _, b in critical):
+        raise ValueError(f"{categories} categories need at least one case each, and the suite has "
+                         f"{int(n_cases) - sum(int(b) for _, b in critical)} outside its critical categories")
     design = SuiteDesign(int(n_cases), float(pass_rate), tuple((str(a), int(b)) for a, b in critical),
                          int(categories), int(runs), ASSUMED_CHURN if churn is None else float(churn),
                          "assumed" if churn is None else "given", bool(rerun),

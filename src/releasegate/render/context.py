@@ -14,6 +14,7 @@ from releasegate.model import CandidateAnalysis, Parameters, Report
 from releasegate.render.answers import answer_rows, any_longer, text_columns
 from releasegate.wording import churn as churn_words
 from releasegate.wording import errors as error_words
+from releasegate.wording import judged as judged_words
 from releasegate.wording import sections as section_words
 from releasegate.wording import verdict as verdict_words
 from releasegate.wording.method import method_lines
@@ -153,6 +154,7 @@ def build_context(report: Report, case_limit: int | None = None, category_limit:
         "rules": rules,
         "parameters": analysis.parameters,
         "notes": list(analysis.notes),
+        "not_judged": judged_words.not_judged_lines(analysis.not_judged, [c.name for c in analysis.candidates]),
         "provenance": prov,
         "has_categories": analysis.has_categories,
         "has_runs": analysis.has_runs,

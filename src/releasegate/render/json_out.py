@@ -162,12 +162,15 @@ def _report_dict(report: Report) -> dict[str, Any]:
                    for f in prov.inputs],
         "parameters": dataclasses.asdict(a.parameters),
         "policy": prov.policy,
+        "policy_file": dataclasses.asdict(prov.policy_file) if prov.policy_file is not None else None,
         "packages": prov.packages,
         "releases": [{"name": r.name, "n_cases": r.n_cases, "is_baseline": r.is_baseline, "rate": _rate(r.rate)}
                      for r in a.releases],
         # Release-level optional sections: the per-release latency, tokens and cost table.
         **({"costs": cost_table_json(a.sections.costs, a.parameters)} if a.sections.costs is not None else {}),
         "candidates": candidates,
+        # Releases of the data that no verdict is about: a policy's short list of candidates, the baseline rerun.
+        "not_judged": [{"release": n.release, "reason": n.reason} for n in a.not_judged],
         "notes": list(a.notes),
     }
 
@@ -187,6 +190,7 @@ def _sections(cand, parameters: Parameters, baseline: str) -> dict[str, Any]:
         "churn": lambda c: churn_json(c, baseline),
         "budget": dataclasses.asdict,
         "settle": lambda t: {"source": t.source, **dataclasses.asdict(t.plan)},
+        "judge": dataclasses.asdict,  # issue 35: every figure of the judge section, by its dataclass fields
     }
     return {name: writers[name](section) for name, section in s.present().items()}
 

@@ -1,21 +1,31 @@
 """Run the systems: call every system on every case for every run, score each output, keep it all in a store.
 
 ``releasegate run CONFIG.toml`` and :func:`run` are the same thing; docs/run.md describes the config, the
-store and the semantics (resume by key, holes, retries). httpx and tenacity are imported only when a run
-makes calls, never by ``report`` or ``check`` reading a store.
+store and the semantics (resume by key, holes, retries, limits per endpoint). aiohttp is imported
+only when a run makes calls, never by ``report`` or ``check`` reading a store.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from releasegate.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from releasegate.load.store_table import Hole
+    from releasegate.run.attempts import RunStats
+    from releasegate.run.config import RunConfig
+    from releasegate.run.plan import Case, Plan
+    from releasegate.run.store import Store
 
 __all__ = ["RunResult", "run", "run_config"]
 
@@ -23,12 +33,13 @@ __all__ = ["RunResult", "run", "run_config"]
 @dataclass(frozen=True)
 class RunResult:
     """What a run left: the tidy table (every expected cell; holes have no outcome), the holes, the plan
-    it executed and the counts of what it did. ``complete`` is False while any cell is missing or errored."""
+    it executed and the counts of what it did. ``complete`` is False while any cell is missing or errored.
+    A dry run has the plan only (no table, no stats)."""
 
-    table: Any
-    holes: tuple
-    plan: Any
-    stats: Any
+    table: pd.DataFrame | None
+    holes: tuple[Hole, ...]
+    plan: Plan
+    stats: RunStats | None
     store: Path
     dry_run: bool = False
     ranking: tuple[str, ...] = ()  # a sweep's ranking lines ([run.grid]), once every cell is done
@@ -75,36 +86,66 @@ def _system_table(name: str, value: Any) -> dict[str, Any]:
     raise InputError(f"system {name!r}: give a callable fn(case, run) or a [[run.system]] table, got {value!r}")
 
 
-def run_config(config: Any, *, dry_run: bool = False, only: str | None = None, fresh: bool = False,
+def run_config(config: RunConfig, *, dry_run: bool = False, only: str | None = None, fresh: bool = False,
                progress: bool = False, clock: Callable[[], float] | None = None,
                sleep: Callable[[float], Any] | None = None, callers: Mapping[str, Any] | None = None,
-               announce: Callable[[str], None] | None = None) -> RunResult:
-    """Plan, then (unless dry_run) execute; the store is created or resumed. ``clock``, ``sleep`` and
-    ``callers`` are for tests (an injected clock makes retries cost no real time)."""
-    from releasegate.run.plan import make_plan, read_cases, save_expected
+               announce: Callable[[str], None] | None = None, environ: Mapping[str, str] | None = None) -> RunResult:
+    """Plan, then (unless dry_run) execute; the store is created or resumed, by one writer at a time.
+    ``clock``, ``sleep``, ``callers`` and ``environ`` are for tests (an injected clock makes retries cost no
+    real time)."""
+    from releasegate.run.lock import StoreLock
+    from releasegate.run.plan import check_cases, make_plan, read_cases, save_expected
     from releasegate.run.store import Store, is_store
     from releasegate.run.table import read_store
 
     cases = read_cases(config.cases_path)
-    if dry_run and not is_store(config.store):
-        return RunResult(None, (), make_plan(None, config, cases, only=only), None, config.store, dry_run=True)
-    with Store(config.store, fresh=fresh and not dry_run) as db:
+    check_cases(config, cases, only)
+    if dry_run:
+        if not is_store(config.store):
+            return RunResult(None, (), make_plan(None, config, cases, only=only), None, config.store, dry_run=True)
+        with Store(config.store, read_only=True) as db:
+            return RunResult(None, (), make_plan(db, config, cases, only=only), None, config.store, dry_run=True)
+    environ = os.environ if environ is None else environ
+    with StoreLock(config.store), Store(config.store, fresh=fresh) as db:
         plan = make_plan(db, config, cases, only=only)
-        if dry_run:
-            return RunResult(None, (), plan, None, config.store, dry_run=True)
+        keys = check_keys(config, plan, environ, callers or {})
         if announce is not None and plan.counts["stale"]:
             announce(f"{plan.counts['stale']} cell(s) are stale (their system or case changed) and run again")
         save_expected(db, config, cases)
-        stats = _execute(config, db, cases, plan, progress=progress, clock=clock, sleep=sleep, callers=callers)
+        stats = _execute(config, db, cases, plan, progress=progress, clock=clock, sleep=sleep, callers=callers,
+                         environ=environ, keys=keys)
         result = read_store(config.store)
         ranking = _sweep_ranking(config, result)
         db.set_meta("sweep_ranking", list(ranking))  # what report / check on the store put in the notes
     return RunResult(result.table, result.holes, plan, stats, config.store, ranking=ranking)
 
 
-def _sweep_ranking(config: Any, result: Any) -> tuple[str, ...]:
+def check_keys(config: RunConfig, plan: Plan, environ: Mapping[str, str], callers: Mapping[str, Any]) -> list[str]:
+    """Every ``api_key_env`` a planned call needs is set, checked before the first call (a missing one would
+    stop the run at its first call and leave a cell behind); returns the keys, for the redactor."""
+    from releasegate.run.runner import JUDGE
+
+    needed = {key[0] for key in plan.calls}
+    systems = [(s.name, s) for s in config.systems if s.name in needed]
+    if config.metric.judge is not None and (plan.calls or plan.rescore or plan.cached):
+        systems.append((JUDGE, config.metric.judge))
+    keys = []
+    for name, system in systems:
+        variable = system.spec.get("api_key_env")
+        if not variable:
+            continue
+        value = environ.get(variable, "")
+        if not value.strip() and name not in callers:
+            who = "the judge" if name == JUDGE else f"system {name!r}"
+            raise InputError(f"{who}: the environment variable {variable} (api_key_env) is not set; nothing was "
+                             "called")
+        keys.append(value)
+    return keys
+
+
+def _sweep_ranking(config: RunConfig, result: Any) -> tuple[str, ...]:
     """A complete sweep's candidates ranked against the baseline (Holm across them); none while holes remain."""
-    if not config.grid_candidates or result.holes:
+    if not config.grid_candidates or result.holes or config.grid_baseline is None:
         return ()
     from releasegate.run.sweep import describe_ranking, rank_candidates
 
@@ -113,25 +154,32 @@ def _sweep_ranking(config: Any, result: Any) -> tuple[str, ...]:
     return tuple(describe_ranking(ranked, config.grid_baseline))
 
 
-def _execute(config: Any, db: Any, cases: list, plan: Any, *, progress: bool, clock: Any, sleep: Any,
-             callers: Any) -> Any:
+def _execute(config: RunConfig, db: Store, cases: list[Case], plan: Plan, *, progress: bool,
+             clock: Callable[[], float] | None, sleep: Callable[[float], Any] | None,
+             callers: Mapping[str, Any] | None, environ: Mapping[str, str], keys: list[str]) -> RunStats:
     import time
 
     from releasegate.run.progress import Progress
     from releasegate.run.runner import Runner
+    from releasegate.run.secrets import Redactor
 
     bar = Progress(total=len(plan.calls)) if progress else None
-    runner = Runner(config, db, cases, clock=clock or time.monotonic, sleep=sleep or asyncio.sleep,
-                    progress=bar, callers=callers)
-    stats = asyncio.run(runner.execute(plan))
+
+    async def execute() -> RunStats:
+        runner = Runner(config, db, cases, clock=clock or time.monotonic, sleep=sleep or asyncio.sleep,
+                        progress=bar, callers=callers, environ=environ, redactor=Redactor(keys))
+        return await runner.execute(plan)
+
+    stats = asyncio.run(execute())
     if bar is not None:
         bar.finish(summary_line(stats))
     return stats
 
 
-def summary_line(stats: Any) -> str:
+def summary_line(stats: RunStats) -> str:
+    cached = f" ({stats.cells_cached} answered before: restored, not called)" if stats.cells_cached else ""
     return (f"run: {stats.system_calls} system call(s), {stats.judge_calls} judge call(s); {stats.cells_ok} cell(s) "
-            f"ok, {stats.cells_failed} errored; {stats.scores_failed} score hole(s); {stats.rate_limited} "
+            f"ok, {stats.cells_failed} errored{cached}; {stats.scores_failed} score hole(s); {stats.rate_limited} "
             f"rate-limited; cost ${stats.cost:.4f}")
 
 

@@ -2,16 +2,24 @@
 
 Exit status: 0 every expected cell done, 3 holes remain (the store is valid and resumable), 2 bad
 configuration or a run stopped by 401/403 (every further call would fail the same way).
+
+Before anything is called: the ``-o`` table's format and its dependency (pyarrow for Parquet), and that it
+is none of the run's inputs (the config, its case file, the store), so a run never ends by failing to write,
+and never overwrites what it read.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from releasegate.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 EXIT_DONE, EXIT_BAD_CONFIG, EXIT_HOLES = 0, 2, 3
 TABLE_SUFFIXES = (".parquet", ".csv")
@@ -21,17 +29,21 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
                 echo: Callable[[str], None], progress: bool = True) -> int:
     from releasegate.run import run_config, summary_line
     from releasegate.run.config import load_config
+    from releasegate.run.store import db_path
 
     if output is not None and output.suffix.lower() not in TABLE_SUFFIXES:
         raise InputError(f"-o {output}: the table is written as {' or '.join(TABLE_SUFFIXES)}")
     config = load_config(config_path)
     if dry_run and fresh:
         raise InputError("--dry-run and --fresh together: a dry run changes nothing, so it cannot start afresh")
+    if output is not None and not dry_run:
+        check_table_output(output, (*config.inputs(), db_path(config.store)))
     result = run_config(config, dry_run=dry_run, only=only, fresh=fresh, progress=progress, announce=echo)
     if dry_run:
         echo(f"dry run: {result.plan.describe()}")
         return EXIT_DONE
     stats = result.stats
+    assert stats is not None and result.table is not None
     if not progress:
         echo(summary_line(stats))
     if output is not None:
@@ -50,7 +62,24 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
     return EXIT_DONE
 
 
-def write_table(table, path: Path) -> None:
+def check_table_output(path: Path, inputs: Iterable[Path]) -> None:
+    """The table's dependency is there, and the table would overwrite none of the inputs (links included)."""
+    if path.suffix.lower() == ".parquet":
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise InputError(f"-o {path}: Parquet needs pyarrow (pip install 'releasegate[parquet]'), or write "
+                             ".csv; checked before the run, so nothing was called") from None
+    for source in inputs:
+        try:
+            same = os.path.samefile(path, source)
+        except OSError:  # one of them does not exist yet: compare where they would be
+            same = Path(path).resolve() == Path(source).resolve()
+        if same:
+            raise InputError(f"-o {path} is the run's input {source}; write the table to another name")
+
+
+def write_table(table: pd.DataFrame, path: Path) -> None:
     """Written beside the target and renamed into place: never a partial or clobbered file."""
     parent = path.parent if str(path.parent) else Path(".")
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)

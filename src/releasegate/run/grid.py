@@ -15,6 +15,7 @@ its own system hash, so adding a value to the grid runs only the new candidates'
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ from typing import Any
 from releasegate.errors import InputError
 
 GRID_KEYS = {"base", "baseline"}
+# Beyond this a grid is refused at once (each candidate is a release: its own cells and its own verdict).
+MAX_CANDIDATES = 1000
 
 
 def expand_grid(systems: list[Any], grid: Any, where: str) -> tuple[list[dict[str, Any]], str, tuple[str, ...]]:
@@ -44,6 +47,9 @@ def expand_grid(systems: list[Any], grid: Any, where: str) -> tuple[list[dict[st
             raise InputError(f"{where}: [run.grid] cannot vary {key!r}")
         if not isinstance(values, list) or not values or len({repr(v) for v in values}) < len(values):
             raise InputError(f"{where}: [run.grid] {key} must be a non-empty list of distinct values")
+    combinations = math.prod(len(v) for v in axes.values())
+    if combinations > MAX_CANDIDATES:
+        raise InputError(f"{where}: [run.grid] makes {combinations:,} candidates; at most {MAX_CANDIDATES:,} are run")
     base = by_name[base_name]
     candidates = []
     for combination in itertools.product(*axes.values()):

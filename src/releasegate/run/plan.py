@@ -1,4 +1,5 @@
-"""What a run (or a resume) must do: every expected cell classified done / stale / errored / new / unscored.
+"""What a run (or a resume) must do: every expected cell classified done / stale / errored / new / unscored,
+and of the ones to call, those whose answer the store already holds by content (cached: no call).
 
 Resume is by key, never by position: a cell is done when it is ok, both of its hashes equal the current
 ones, and its output has an ok score under the current metric. The cells to call come in a seeded shuffled
@@ -16,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import InputError
-from releasegate.run.config import RunConfig, stable_hash
-from releasegate.run.store import Store
+from releasegate.run.config import MAX_CELLS, RunConfig, stable_hash
+from releasegate.run.judge import rubric_case_fields
+from releasegate.run.store import AnswerKey, Store
 
 Key = tuple[str, str, int]
+STATES = ("done", "stale", "errored", "new", "unscored", "cached")
 
 
 @dataclass(frozen=True)
@@ -31,21 +34,27 @@ class Case:
 
 @dataclass(frozen=True)
 class Plan:
-    """``calls``: cells whose system must be called, in order; ``rescore``: ok cells that need only a score."""
+    """``calls``: cells whose system must be called, in order; ``rescore``: ok cells that need only a score;
+    ``cached``: cells whose answer the store holds by content (restored without a call, then scored)."""
 
     calls: tuple[Key, ...]
     rescore: tuple[Key, ...]
     counts: Mapping[str, int]
     expected: int
     judge: bool
+    cached: tuple[tuple[Key, AnswerKey], ...] = ()
+    judge_keys: int = 0  # distinct outputs of the ok cells to score (a judge is asked once per key)
 
     def describe(self) -> str:
         c = self.counts
-        judge_calls = (len(self.calls) + len(self.rescore)) if self.judge else 0
-        judge = f" and at most {judge_calls} judge call(s)" if self.judge else ""
+        judge = ""
+        if self.judge:
+            most = self.judge_keys + len(self.calls) + len(self.cached)
+            judge = f" and at most {most} judge call(s) (one per distinct output)"
+        cached = f", {c['cached']} answered before (restored from the store, no call)" if c.get("cached") else ""
         return (f"{self.expected} cells: {c['done']} done, {c['stale']} stale, {c['errored']} errored, "
-                f"{c['new']} new, {c['unscored']} to score; would make {len(self.calls)} system call(s){judge} "
-                "(first attempts; retries come on top)")
+                f"{c['new']} new, {c['unscored']} to score{cached}; would make {len(self.calls)} system call(s)"
+                f"{judge} (first attempts; retries come on top)")
 
 
 def read_cases(path: Path) -> list[Case]:
@@ -80,9 +89,30 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def check_cases(config: RunConfig, cases: list[Case], only: str | None = None) -> None:
+    """Before anything is called: the plan within :data:`MAX_CELLS`, and every field a template or the rubric
+    reads present in the case table (a missing one would fail every cell the same way)."""
+    systems = [s for s in config.systems if only is None or s.name == only]
+    cells = len(cases) * config.runs * len(systems)
+    if cells > MAX_CELLS:
+        raise InputError(f"the plan has {cells:,} cells ({len(cases):,} cases x {config.runs:,} runs x {len(systems)} "
+                         f"systems); at most {MAX_CELLS:,} are run at once: fewer runs, cases or systems")
+    columns = set(cases[0].fields) if cases else set()
+    for system in systems:
+        for name in system.spec.get("fields", ()):
+            if name not in columns:
+                raise InputError(f"system {system.name!r}: user_template uses {{{name}}}, which the case table does "
+                                 f"not have; columns: {', '.join(sorted(columns))}")
+    if config.metric.kind == "judge":
+        for name in rubric_case_fields(config.metric):
+            if name not in columns:
+                raise InputError(f"[run.metric]: the rubric uses {{{name}}}, which the case table does not have; "
+                                 f"columns: {', '.join(sorted(columns))} (and output, reference)")
+
+
 def save_expected(store: Store, config: RunConfig, cases: list[Case]) -> None:
     """Record what a complete store holds: the gate judges completeness against this, not against headers."""
-    plan = {
+    plan: dict[str, Any] = {
         "releases": [{"name": s.name, "system_hash": s.system_hash, "kind": s.kind,
                       "model": s.spec.get("model")} for s in config.systems],
         "runs": config.runs,
@@ -98,7 +128,7 @@ def save_expected(store: Store, config: RunConfig, cases: list[Case]) -> None:
 def make_plan(store: Store | None, config: RunConfig, cases: list[Case], only: str | None = None) -> Plan:
     """Classify every expected cell; ``store=None`` is a store not created yet (a dry run creates nothing)."""
     states = store.cell_states(config.metric.metric_hash) if store is not None else {}
-    counts = dict.fromkeys(("done", "stale", "errored", "new", "unscored"), 0)
+    counts = dict.fromkeys(STATES, 0)
     calls: list[Key] = []
     rescore: list[Key] = []
     systems = [s for s in config.systems if only is None or s.name == only]
@@ -106,11 +136,13 @@ def make_plan(store: Store | None, config: RunConfig, cases: list[Case], only: s
         raise InputError(f"--only {only!r}: no such system; systems: {', '.join(s.name for s in config.systems)}")
     order = list(range(len(cases)))
     random.Random(config.seed).shuffle(order)
+    hashes = [(s.name, s.system_hash) for s in systems]
     for index in order:
         case = cases[index]
+        case_id, input_hash = case.case_id, case.input_hash
         for run in range(config.runs):
-            for system in systems:
-                key = (system.name, case.case_id, run)
+            for name, system_hash in hashes:
+                key = (name, case_id, run)
                 state = states.get(key)  # (status, input_hash, system_hash, scored ok)
                 if state is None:
                     counts["new"] += 1
@@ -118,7 +150,7 @@ def make_plan(store: Store | None, config: RunConfig, cases: list[Case], only: s
                 elif state[0] != "ok":
                     counts["errored"] += 1
                     calls.append(key)
-                elif state[1] != case.input_hash or state[2] != system.system_hash:
+                elif state[1] != input_hash or state[2] != system_hash:
                     counts["stale"] += 1
                     calls.append(key)
                 elif not state[3]:
@@ -126,5 +158,18 @@ def make_plan(store: Store | None, config: RunConfig, cases: list[Case], only: s
                     rescore.append(key)
                 else:
                     counts["done"] += 1
+    cached: list[tuple[Key, AnswerKey]] = []
+    if store is not None and calls:
+        system_hashes = dict(hashes)
+        by_id = {c.case_id: c.input_hash for c in cases}
+        wanted = [(release, system_hashes[release], by_id[case_id], run) for release, case_id, run in calls]
+        found = store.answered(wanted)
+        if found:
+            cached = [(key, answer) for key, answer in zip(calls, wanted, strict=True) if answer in found]
+            calls = [key for key, answer in zip(calls, wanted, strict=True) if answer not in found]
+            counts["cached"] = len(cached)
+    judge_keys = 0
+    if config.metric.kind == "judge" and store is not None and rescore:
+        judge_keys = store.distinct_outputs(rescore)
     return Plan(tuple(calls), tuple(rescore), counts, len(cases) * config.runs * len(systems),
-                judge=config.metric.kind == "judge")
+                judge=config.metric.kind == "judge", cached=tuple(cached), judge_keys=judge_keys)

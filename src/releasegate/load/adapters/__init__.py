@@ -41,6 +41,8 @@ class Adapter:
     module: str
     options: tuple[AdapterOption, ...]
     sniff: Callable[[set[str], dict[str, set[str]]], bool]
+    # A table's columns (CSV, TSV, Parquet) that say the file is this harness's export, not a tidy table.
+    columns: Callable[[set[str]], bool] | None = None
 
     def load(self) -> Any:
         return importlib.import_module(self.module)
@@ -66,10 +68,25 @@ def _lm_eval(top: set[str], nested: dict[str, set[str]]) -> bool:
     return {"doc_id", "doc_hash"} <= top or _LM_EVAL_041 <= top
 
 
+def _openai_evals(top: set[str], nested: dict[str, set[str]]) -> bool:
+    spec = {"completion_fns", "eval_name"} <= nested.get("spec", set())
+    return spec or {"run_id", "event_id", "sample_id", "type", "data"} <= top
+
+
+def _inspect_samples(columns: set[str]) -> bool:
+    return {"sample_id", "eval_id", "id", "epoch"} <= columns and any(c.startswith("score_") for c in columns)
+
+
+_SCORER = AdapterOption("scorer", "--scorer", "Inspect: the scorer to use when a log has several.")
+_CATEGORY_FIELD = AdapterOption("category_field", "--category-field",
+                                "Inspect: the sample metadata field holding the category.")
 ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
     Adapter("inspect", "Inspect AI", "releasegate.load.adapters.inspect_ai", (
-        AdapterOption("scorer", "--scorer", "Inspect: the scorer to use when a log has several."),
-        AdapterOption("category_field", "--category-field", "Inspect: the sample metadata field holding the category."),
+        _SCORER,
+        _CATEGORY_FIELD,
+        AdapterOption("reducer", "--reducer", "Inspect: the epochs reducer to apply when a log has several "
+                      "(mean keeps each epoch as a run)."),
+        AdapterOption("task", "--task", "Inspect: read the logs of this task only (an eval set of several tasks)."),
     ), _inspect),
     Adapter("promptfoo", "promptfoo", "releasegate.load.adapters.promptfoo", (
         AdapterOption("release_by", "--release-by", "promptfoo: one release per provider (default) or per prompt.",
@@ -82,15 +99,20 @@ ADAPTERS: dict[str, Adapter] = {a.name: a for a in (
         AdapterOption("filter_name", "--filter",
                       "lm-eval: the filter to use when samples have several, or TASK=FILTER,..."),
     ), _lm_eval),
+    Adapter("openai-evals", "OpenAI evals", "releasegate.load.adapters.openai_evals", (), _openai_evals),
+    Adapter("inspect-samples", "Inspect samples_df export", "releasegate.load.adapters.inspect_frame",
+            (_SCORER, _CATEGORY_FIELD), lambda top, nested: False, _inspect_samples),
 )}
 # The values of --format: "auto" detects the format from the file's content.
 FORMATS = ("auto", "tidy", *ADAPTERS)
-OPTIONS: tuple[AdapterOption, ...] = tuple(o for a in ADAPTERS.values() for o in a.options)
+# One flag per option name (--scorer is Inspect's, for its logs and its samples_df exports alike).
+OPTIONS: tuple[AdapterOption, ...] = tuple({o.name: o for a in ADAPTERS.values() for o in a.options}.values())
 
 
 def detect_format(path: Path) -> str:
-    """The adapter name for the file's content ("inspect", "lm-eval", "promptfoo"), or "tidy"."""
-    return _detect(Path(path), ((a.name, a.sniff) for a in ADAPTERS.values()), "inspect")
+    """The adapter name for the file's content ("inspect", "lm-eval", "promptfoo", "openai-evals"), or "tidy"."""
+    return _detect(Path(path), ((a.name, a.sniff) for a in ADAPTERS.values()), "inspect",
+                   [(a.name, a.columns) for a in ADAPTERS.values() if a.columns])
 
 
 def formats_taking(option: str) -> list[str]:
@@ -111,7 +133,7 @@ def read_adapter(path: Path, fmt: str | None = None, **options: Any):
     path = Path(path)
     fmt = fmt or detect_format(path)
     if fmt == "tidy":
-        raise InputError(f"{path}: not an Inspect, lm-eval or promptfoo file; read it as a tidy table")
+        raise InputError(f"{path}: not an Inspect, lm-eval, promptfoo or OpenAI evals file; read it as a tidy table")
     if fmt not in ADAPTERS:
         raise InputError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
     given = {key: value for key, value in options.items() if value is not None}

@@ -13,40 +13,39 @@ by the key (``exact``), or ``scorer/key`` (``graded/exact``) when a key alone is
 
 from __future__ import annotations
 
-import io
-import json
-import re
-import struct
-import zipfile
-import zlib
+import math
+import statistics
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from releasegate.errors import InputError
-from releasegate.load.adapters.bounded_unzip import Budget, read_chunks, read_deflated
+from releasegate.load.adapters import inspect_epochs as epochs
+from releasegate.load.adapters.inspect_log import _load_log, _output_text, _text, _tokens
 from releasegate.text import clip as _clip
 
-ZSTD_METHOD = 93  # APPNOTE 4.4.5; what Inspect writes since April 2026, unreadable by Python < 3.14
 NAN = float("nan")
-_SAMPLE_MEMBER = re.compile(r"^samples/[^/]+\.json$")  # samples/{id}_epoch_{n}.json
-_LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 _LETTERS = {"C": (1.0, 1.0), "I": (0.0, 0.0), "P": (0.0, 0.5), "N": (0.0, 0.0)}
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 
 
 def read_inspect(path: Path, *, release: str | None = None, scorer: str | None = None,
-                 category_field: str | None = None) -> pd.DataFrame:
+                 category_field: str | None = None, reducer: str | None = None,
+                 task: str | None = None) -> pd.DataFrame:
     """Read one Inspect log into rows of (release, case_id, run, passed, score, ...).
 
     ``release`` defaults to the log's model (``eval.model``); ``scorer`` must name one scorer when the
-    samples carry several; ``category_field`` names the sample metadata field holding the category.
-    ``df.attrs`` holds ``task``, ``model``, ``scorer`` and ``source_format`` ("inspect").
+    samples carry several; ``category_field`` names the sample metadata field holding the category;
+    ``reducer`` the epochs reducer when the log has several (:mod:`.inspect_epochs`); ``task`` the task the log
+    must be of (``--task``, which picks the logs of one task from a directory).
+    ``df.attrs`` holds ``task``, ``model``, ``scorer``, ``reducer`` and ``source_format`` ("inspect").
     """
     path = Path(path)
     header, samples = _load_log(path)
     spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    if task is not None and str(spec.get("task") or "") != task:
+        raise InputError(f"{path}: the log is of task {spec.get('task')!r}, not {task!r} (--task)")
     model = str(spec.get("model") or "")
     named = release
     release = release or model
@@ -54,6 +53,8 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
         raise InputError(f"{path}: the log names no model (eval.model); give the release name (NAME=path)")
     _check_finished(path, header, len(samples), spec)
     chosen = _choose_scorer(path, samples, scorer)
+    scorer_name = chosen.split("/", 1)[0] if chosen and chosen not in _plain(samples) else chosen
+    reduced_by = epochs.choose_reducer(str(path), header, scorer_name or "", reducer)
     rows = []
     for sample in sorted(samples, key=_sample_order):
         try:
@@ -62,10 +63,16 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
             raise InputError(f"{path}: sample {sample.get('id')!s}: {exc}") from None
     if category_field:
         _check_categories(path, samples, rows, category_field)
+    if reduced_by:
+        rows = _reduce(path, header, rows, chosen, scorer_name or "", reduced_by)
     frame = pd.DataFrame(rows)
     frame.insert(0, "release", release)
     frame["case_id"] = frame["case_id"].astype(str)
-    frame["run"] = frame["run"].astype("int64")
+    if reduced_by:
+        frame = frame.drop(columns="run")
+    else:
+        frame["run"] = frame["run"].astype("int64")
+    frame = frame.drop(columns="_value")
     numeric = frame.pop("_numeric")
     if numeric.any():
         frame = frame.drop(columns="passed")  # a numeric scorer is not pass/fail
@@ -77,7 +84,44 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
     frame.attrs.update(task=str(spec.get("task") or ""), model=model, scorer=_shown_name(samples, chosen) or "",
                        source_format="inspect", harness="inspect-ai" + (f" {version}" if version else ""),
                        release_key="NAME=" if named else "eval.model")
+    if reduced_by:
+        frame.attrs.update(reducer=reduced_by, notes=(
+            f"Inspect task {spec.get('task')}: the {spec.get('config', {}).get('epochs')} epochs of each sample "
+            f"reduced by {reduced_by}, as Inspect reduces them (one outcome per sample, Inspect's own figures).",))
     return frame
+
+
+def _reduce(path: Path, header: dict, rows: list[dict], key: str | None, scorer_name: str,
+            reducer: str) -> list[dict]:
+    """One row per sample: Inspect's reduced value (stored in the log, else reduced here as Inspect does); an
+    epoch that errored leaves the sample errored. Texts come from its first epoch; latency is the median over the
+    epochs, tokens their sum (the calls behind the one outcome)."""
+    stored = epochs.stored_reductions(header, scorer_name, reducer)
+    by_case: dict[str, list[dict]] = {}
+    for row in rows:
+        by_case.setdefault(str(row["case_id"]), []).append(row)
+    reduced = []
+    for case, group in by_case.items():
+        first = dict(group[0])
+        if stored is not None:
+            if case not in stored:
+                raise InputError(f"{path}: the log's {reducer} reductions of {scorer_name!r} have no sample {case}")
+            value = stored[case]
+        else:
+            value = epochs.reduce_epochs([r["_value"] for r in group if r["_value"] is not None], reducer)
+        if isinstance(value, dict) and key and "/" in key:
+            value = value.get(key.split("/", 1)[1])
+        errors = [r["error"] for r in group if r["error"]]
+        passed, score, numeric = _convert(None if isinstance(value, float) and math.isnan(value) else value)
+        first.update(passed=NAN if errors else passed, score=NAN if errors else score, _numeric=numeric,
+                     error=errors[0] if errors else None, _value=value)
+        latency = [r["latency_ms"] for r in group if not math.isnan(r["latency_ms"])]
+        first["latency_ms"] = statistics.median(latency) if latency else NAN
+        for column in ("input_tokens", "output_tokens"):
+            counts = [r[column] for r in group if not math.isnan(r[column])]
+            first[column] = float(sum(counts)) if counts else NAN
+        reduced.append(first)
+    return reduced
 
 
 def _check_finished(path: Path, header: dict, n_samples: int, spec: dict) -> None:
@@ -94,96 +138,6 @@ def _check_finished(path: Path, header: dict, n_samples: int, spec: dict) -> Non
     why = f" ({str(error.get('message'))[:120]})" if error.get("message") else ""
     raise InputError(f"{path}: the Inspect log stopped with status {status!r}{why}, {n_samples}{of} sample(s) logged; "
                      "its results are incomplete: finish it with `inspect eval-retry` and pass the new log")
-
-
-def _load_log(path: Path) -> tuple[dict, list[dict]]:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(2)
-            data = b"" if head == b"PK" else head + handle.read()
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if head == b"PK":
-        return _load_eval_zip(path)
-    log = _parse_json(path, data, "file")
-    if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
-        raise InputError(f"{path}: not an Inspect log: expected a .eval zip or a JSON EvalLog with 'eval' and "
-                         "'samples' keys")
-    samples = log.get("samples")
-    if not isinstance(samples, list) or not samples:
-        raise InputError(f"{path}: the Inspect log holds no samples; per-sample results are needed "
-                         "(run without --no-log-samples)")
-    if not all(isinstance(s, dict) for s in samples):
-        raise InputError(f"{path}: a sample is not a JSON object: not an Inspect log")
-    return log, samples
-
-
-def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
-    try:
-        archive = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputError(f"{path}: not a readable .eval log: a zip file was expected ({exc})") from None
-    with archive:
-        names = set(archive.namelist())
-        members = sorted(n for n in names if _SAMPLE_MEMBER.match(n))
-        budget = Budget()
-        budget.check_declared(path, [archive.getinfo(n) for n in ["header.json", *members] if n in names])
-        if "header.json" in names:
-            header = _member_json(path, archive, "header.json", budget)
-        elif "_journal/start.json" in names:
-            raise InputError(f"{path}: the Inspect log has no header.json: the eval did not finish; "
-                             "a finished .eval log was expected")
-        else:
-            raise InputError(f"{path}: zip without header.json: not an Inspect .eval log")
-        if not isinstance(header, dict):
-            raise InputError(f"{path}: header.json is not a JSON object: not an Inspect .eval log")
-        if not members:
-            raise InputError(f"{path}: the Inspect log holds no samples (no samples/*.json members)")
-        samples = [_member_json(path, archive, name, budget) for name in members]
-    if not all(isinstance(s, dict) for s in samples):
-        raise InputError(f"{path}: a samples/*.json member is not a JSON object")
-    return header, samples
-
-
-def _member_json(path: Path, archive: zipfile.ZipFile, name: str, budget: Budget) -> Any:
-    info = archive.getinfo(name)
-    if info.compress_type == ZSTD_METHOD:
-        data = _read_zstd_member(path, info, budget)
-    else:
-        data = read_deflated(path, archive, info, budget)
-    return _parse_json(path, data, f"member {name}")
-
-
-def _read_zstd_member(path: Path, info: zipfile.ZipInfo, budget: Budget) -> bytes:
-    """Read the raw bytes of a zstd member and decompress them (Python 3.11's zipfile refuses method 93)."""
-    import zstandard  # imported here: only zstd logs need it
-
-    try:
-        with path.open("rb") as handle:
-            handle.seek(info.header_offset)
-            fields = _LOCAL_HEADER.unpack(handle.read(_LOCAL_HEADER.size))
-            if fields[0] != 0x04034B50:
-                raise ValueError("bad local header signature")
-            if fields[2] & 0x1:
-                raise ValueError("encrypted members are not supported")
-            handle.seek(fields[9] + fields[10], io.SEEK_CUR)  # skip file name and extra field
-            raw = handle.read(info.compress_size)
-        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True)
-        data = read_chunks(path, info, reader, budget)
-    except (struct.error, ValueError, OSError, zstandard.ZstdError) as exc:
-        raise InputError(f"{path}: zstd member {info.filename} is corrupt ({exc})") from None
-    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
-        raise InputError(f"{path}: zstd member {info.filename} is corrupt (size or CRC-32 mismatch)")
-    return data
-
-
-def _parse_json(path: Path, data: bytes, what: str) -> Any:
-    try:
-        return json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: {what} is not valid JSON ({exc}); an Inspect log was expected") from None
-    except RecursionError:
-        raise InputError(f"{path}: {what} is nested too deeply to be an Inspect log") from None
 
 
 def _score_values(sample: dict) -> dict[str, Any]:
@@ -269,9 +223,9 @@ def _row(sample: dict, scorer: str | None, category_field: str | None) -> dict[s
         passed = score = NAN
     attachments = sample.get("attachments") or {}
     seconds = sample.get("total_time", sample.get("working_time"))
-    input_tokens, output_tokens = _tokens(sample)
+    input_tokens, output_tokens = sample["_tokens"] if "_tokens" in sample else _tokens(sample)
     row = {"case_id": sample.get("id"), "run": int(sample.get("epoch") or 1), "passed": passed, "score": score,
-           "_numeric": numeric}
+           "_numeric": numeric, "_value": value}
     if category_field:
         category = (sample.get("metadata") or {}).get(category_field)
         row["category"] = None if category is None else str(category)
@@ -284,45 +238,12 @@ def _row(sample: dict, scorer: str | None, category_field: str | None) -> dict[s
     return row
 
 
-def _tokens(sample: dict) -> tuple[float, float]:
-    """Sum over every model the sample used; fall back to the output's usage when model_usage is empty."""
-    usages = list((sample.get("model_usage") or {}).values())
-    if not usages and isinstance(sample.get("output"), dict) and sample["output"].get("usage"):
-        usages = [sample["output"]["usage"]]
-    totals = []
-    for key in ("input_tokens", "output_tokens"):
-        found = [u[key] for u in usages if isinstance(u, dict) and isinstance(u.get(key), (int, float))]
-        totals.append(float(sum(found)) if found else NAN)
-    return totals[0], totals[1]
-
-
 def _check_categories(path: Path, samples: list[dict], rows: list[dict], field: str) -> None:
     missing = [str(r["case_id"]) for r in rows if r["category"] is None]
     if missing:
         keys = sorted({k for s in samples for k in (s.get("metadata") or {})})
         raise InputError(f"{path}: sample metadata has no {field!r} for {len(missing)} sample(s), e.g. "
                          f"{', '.join(missing[:3])}; metadata fields present: {', '.join(keys) or 'none'}")
-
-
-def _text(value: Any, attachments: dict, sep: str = "\n") -> str | None:
-    """Plain text of a string, chat message, content part, or a list of them (image parts are skipped)."""
-    if value is None or isinstance(value, str):
-        # .eval samples move long strings into "attachments", leaving "attachment://<hash>" behind.
-        is_ref = isinstance(value, str) and value.startswith("attachment://")
-        return str(attachments.get(value[len("attachment://"):], value)) if is_ref else value
-    if isinstance(value, dict):
-        return _text(value.get("content", value.get("text") if value.get("type") == "text" else None), attachments)
-    if isinstance(value, list):
-        return sep.join(t for t in (_text(v, attachments) for v in value) if t)
-    return str(value)
-
-
-def _output_text(output: Any, attachments: dict) -> str | None:
-    if not isinstance(output, dict):
-        return None
-    choices = output.get("choices") or [{}]
-    return _text(output.get("completion") or (choices[0] or {}).get("message"), attachments)
-
 
 
 read = read_inspect
@@ -332,4 +253,5 @@ def combine(frames: list[pd.DataFrame]) -> None:
     """Logs of different tasks are not the same cases; comparing them would pair unrelated items."""
     tasks = {f.attrs.get("task") for f in frames if f.attrs.get("task")}
     if len(tasks) > 1:
-        raise InputError(f"the Inspect logs are of different tasks ({', '.join(sorted(tasks))}); compare logs of one task")
+        raise InputError(f"the Inspect logs are of different tasks ({', '.join(sorted(tasks))}); compare logs of one "
+                         f"task: pick it with --task {sorted(tasks)[0]}")

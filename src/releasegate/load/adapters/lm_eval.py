@@ -31,6 +31,14 @@ from releasegate.errors import InputError
 from releasegate.text import clip as _clip
 
 NAN = float("nan")
+LOWER = "lower is better (from lm-eval's higher_is_better)"
+HIGHER = "higher is better (from lm-eval's higher_is_better)"
+# Metrics lm-eval aggregates over the whole corpus, not as a mean of per-document values (their aggregation
+# when the task's config does not name one): a per-document "perplexity" is a log-likelihood, a per-document
+# "bleu" a (reference, prediction) pair. Any aggregation but "mean" is corpus-level.
+CORPUS_AGGREGATIONS = {"perplexity": "perplexity", "word_perplexity": "weighted_perplexity",
+                       "byte_perplexity": "weighted_perplexity", "bits_per_byte": "bits_per_byte",
+                       "bleu": "bleu", "chrf": "chrf", "ter": "ter"}
 BINARY_METRICS = frozenset({"acc", "acc_norm", "exact_match", "exact", "em", "mc1", "pass@1"})
 _NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)$")
 # Fields of a samples record that are not per-sample metrics (used when "metrics" is absent: lm-eval < 0.4.3).
@@ -47,14 +55,17 @@ def read_lm_eval(path: Path, *, release: str | None = None, metric: str | None =
     records = list(_records(path))
     if not records:
         raise InputError(f"{path}: no records; an lm-evaluation-harness samples_*.jsonl file was expected")
+    summary = _summary(path, match["date"] if match else None)
     filter_name = choice_for_task(filter_name, task)
     metric = choice_for_task(metric, task)
+    _name_unnamed_filters(path, records, _task_config(summary, task))
     filters = list(dict.fromkeys(str(r.get("filter", "none")) for r in records))
     chosen_filter = filter_name if filter_name is not None else filters[0]
     if chosen_filter not in filters:
         raise InputError(f"{path}: no filter {chosen_filter!r}; filters present: {', '.join(filters)}")
     records = [r for r in records if str(r.get("filter", "none")) == chosen_filter]
-    chosen_metric = _choose_metric(path, records, metric)
+    aggregations = _aggregations(_task_config(summary, task))
+    chosen_metric = _choose_metric(path, records, metric, aggregations, task)
     model = ""
     if not release:
         model = _model_name(path, match["date"] if match else None)
@@ -65,8 +76,18 @@ def read_lm_eval(path: Path, *, release: str | None = None, metric: str | None =
     if len(dup):
         raise InputError(f"{path}: doc_id repeated within filter {chosen_filter!r}: {', '.join(dup[:5])}")
     values = frame["score"].dropna()
+    if chosen_metric in BINARY_METRICS and not values.isin((0.0, 1.0)).all():
+        odd = frame.loc[frame["score"].notna() & ~frame["score"].isin((0.0, 1.0))]
+        shown = ", ".join(f"doc_id {c}: {v:g}" for c, v in zip(odd["case_id"][:3], odd["score"][:3]))
+        raise InputError(f"{path}: metric {chosen_metric!r} is an accuracy (0 or 1 per document), but "
+                         f"{len(odd)} document(s) have other values ({shown}); the task's process_results is "
+                         "wrong: fix it and rerun")
     binary = values.isin((0.0, 1.0)).all() and (chosen_metric in BINARY_METRICS or all(
         isinstance(r.get(chosen_metric), bool) for r in records if r.get(chosen_metric) is not None))
+    zero_one = bool(values.isin((0.0, 1.0)).all())
+    direction = _direction(summary, task, chosen_metric)
+    if direction is False:  # lower is better: a pass is a 0, and a larger score is worse
+        frame["score"] = 1.0 - frame["score"] if zero_one else -frame["score"]
     if binary:
         frame["passed"] = frame["score"]
     frame["release"] = release
@@ -76,7 +97,12 @@ def read_lm_eval(path: Path, *, release: str | None = None, metric: str | None =
     version = _harness_version(path, match["date"] if match else None)
     frame.attrs.update(task=task, metric=chosen_metric, filter=chosen_filter, filters=filters,
                        model=model, source_format="lm-eval", harness="lm-eval" + (f" {version}" if version else ""),
-                       release_key="NAME=" if model == "" else "the model in results*.json")
+                       release_key="NAME=" if model == "" else "the model in results*.json",
+                       direction=None if direction is None else LOWER if direction is False else HIGHER)
+    if direction is False:
+        reading = "a pass is a 0" if zero_one else "scores negated"
+        frame.attrs["notes"] = (f"lm-eval metric {chosen_metric!r} of task {task}: {LOWER}; {reading}, so that "
+                                "fixed and broke keep their meaning.",)
     return frame
 
 
@@ -95,6 +121,56 @@ def _old_task_name(path: Path) -> str:
     tasks = summary.get("results") if isinstance(summary.get("results"), dict) else {}
     ends = [t for t in tasks if stem == t or stem.endswith("_" + t)]
     return max(ends, key=len) if ends else stem
+
+
+def _summary(path: Path, date: str | None) -> dict:
+    """The results*.json beside the samples (the one of the same date, else the only one), or {}."""
+    candidates = [path.with_name(f"results_{date}.json")] if date else []
+    if not (candidates and candidates[0].is_file()):
+        candidates = sorted(path.parent.glob("results_*.json")) or sorted(path.parent.glob("results.json"))
+    return _read_results(candidates[0]) if len(candidates) == 1 else {}
+
+
+def _task_config(summary: dict, task: str) -> dict:
+    configs = summary.get("configs") if isinstance(summary.get("configs"), dict) else {}
+    config = configs.get(task)
+    return config if isinstance(config, dict) else {}
+
+
+def _aggregations(config: dict) -> dict[str, str]:
+    """metric -> aggregation as the task's config names it (names lm-eval aggregates over the corpus otherwise)."""
+    found = dict(CORPUS_AGGREGATIONS)
+    for entry in config.get("metric_list") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("metric"), str):
+            found[entry["metric"]] = str(entry.get("aggregation") or "mean")
+    return found
+
+
+def _direction(summary: dict, task: str, metric: str) -> bool | None:
+    """lm-eval's higher_is_better of the task's metric (True, False), or None when the summary does not say."""
+    table = summary.get("higher_is_better") if isinstance(summary.get("higher_is_better"), dict) else {}
+    value = (table.get(task) or {}).get(metric) if isinstance(table.get(task), dict) else None
+    return value if isinstance(value, bool) else None
+
+
+def _name_unnamed_filters(path: Path, records: list[dict], config: dict) -> None:
+    """lm-eval before 0.4.7 wrote no ``filter`` key: a task of several filters lists every document once per
+    filter, in the order of the config's filter_list (strict-match rows, then flexible-extract). Name them so."""
+    if any("filter" in r for r in records):
+        return
+    ids = [r.get("doc_id") for r in records]
+    distinct = len(set(map(str, ids)))
+    if distinct == len(ids):
+        return
+    names = [str(f.get("name")) for f in config.get("filter_list") or [] if isinstance(f, dict) and f.get("name")]
+    blocks = [ids[i * distinct:(i + 1) * distinct] for i in range(len(names))]
+    if len(names) < 2 or len(ids) != distinct * len(names) or any(b != blocks[0] for b in blocks) \
+            or len(set(map(str, blocks[0]))) != distinct:
+        raise InputError(f"{path}: doc_id repeated and the records name no filter (lm-eval before 0.4.7), and the "
+                         "results_*.json beside them does not list filters that account for the repeats; keep "
+                         "the results file of the same run beside the samples")
+    for number, record in enumerate(records):
+        record["filter"] = names[number // distinct]
 
 
 def _harness_version(path: Path, date: str | None) -> str | None:
@@ -184,23 +260,37 @@ def _metric_names(records: list[dict]) -> list[str]:
         if isinstance(listed, list):
             names.update(dict.fromkeys(str(m) for m in listed))
         else:
+            # a corpus metric's per-document value is a list (bleu's [reference, prediction])
             names.update(dict.fromkeys(k for k, v in record.items() if k not in _NOT_METRICS
-                                       and isinstance(v, (int, float, bool))))
+                                       and isinstance(v, (int, float, bool, list))))
     return list(names)
 
 
-def _choose_metric(path: Path, records: list[dict], metric: str | None) -> str:
+def _choose_metric(path: Path, records: list[dict], metric: str | None, aggregations: dict[str, str],
+                   task: str) -> str:
     names = _metric_names(records)
+    per_document = [n for n in names if aggregations.get(n, "mean") == "mean"]
     if metric is not None:
-        if metric in names:
+        if metric in per_document:
             return metric
+        if metric in names:
+            raise InputError(f"{path}: lm-eval metric {metric!r} of task {task} is corpus-level (aggregation "
+                             f"{aggregations[metric]}): it has no per-document value to compare case by case; "
+                             f"per-document metrics: {_listed(per_document)}")
         raise InputError(f"{path}: no metric {metric!r}; metrics present: {', '.join(names) or 'none'}")
-    if len(names) == 1:
-        return names[0]
-    for default in ("acc", "exact_match"):
-        if default in names:
+    for default in ([names[0]] if len(names) == 1 else []) + ["acc", "exact_match"]:
+        if default in per_document:
             return default
-    raise InputError(f"{path}: {len(names)} metrics present ({', '.join(names) or 'none'}); choose one with --metric")
+    if not per_document and names:
+        raise InputError(f"{path}: the lm-eval metrics of task {task} ({', '.join(names)}) are corpus-level: none "
+                         "has a per-document value to compare case by case")
+    raise InputError(f"{path}: {len(names)} metrics present ({', '.join(names) or 'none'}); choose one with --metric"
+                     + (f" (corpus-level, not per document: {', '.join(sorted(set(names) - set(per_document)))})"
+                        if len(per_document) < len(names) else ""))
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names) + f" (--metric {names[0]})" if names else "none"
 
 
 def _row(path: Path, record: dict, metric: str) -> dict[str, Any]:

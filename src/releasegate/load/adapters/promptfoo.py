@@ -227,7 +227,7 @@ def _row(path: Path, number: int, result: dict) -> dict[str, Any]:
     row = {"_provider": _name(result, "provider"), "_prompt": _name(result, "prompt"),
            "_test": _canonical(test.get("vars", result.get("vars"))), "_order": _order(result, number),
            "case_id": case_key(result),
-           "passed": NAN if errored else float(bool(result.get("success"))),
+           "passed": NAN if errored else _success(path, number, result.get("success")),
            "score": NAN if errored else _number(result.get("score")),
            "latency_ms": NAN if response.get("cached") else latency,
            "input_tokens": usage[0], "output_tokens": usage[1],
@@ -249,6 +249,18 @@ def _row(path: Path, number: int, result: dict) -> dict[str, Any]:
         if key not in row and key not in ("id", "run") and isinstance(value, (str, int, float, bool)):
             row[key] = str(value) if isinstance(value, str) else value
     return row
+
+
+def _success(path: Path, number: int, value: Any) -> float:
+    """promptfoo writes ``success`` as a JSON boolean; a string "false" is not a pass (issue 28, item 4)."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return float(value.strip().lower() == "true")
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return float(value)
+    raise InputError(f"{path}: result {number}: 'success' is {json.dumps(value)[:40]}, not true or false; "
+                     "promptfoo writes a boolean there: was the file edited?")
 
 
 def _order(result: dict, number: int) -> int:
@@ -276,3 +288,12 @@ def _number(value: Any) -> float:
 
 
 read = read_promptfoo
+
+
+def combine(frames: list[pd.DataFrame]) -> None:
+    """A file of one run beside a ``--repeat`` file: the single run's results are its run 1 (issue 31 item 7), so
+    both compare on their run axis instead of leaving the single run's rows without a run."""
+    if any("run" in f.columns for f in frames):
+        for frame in frames:
+            if "run" not in frame.columns:
+                frame["run"] = pd.Series(1, index=frame.index, dtype="int64")

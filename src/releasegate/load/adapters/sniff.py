@@ -19,7 +19,8 @@ SNIFF_BYTES = 64 * 1024
 Sniff = Callable[[set[str], dict[str, set[str]]], bool]
 
 
-def detect_format(path: Path, sniffs: Iterable[tuple[str, Sniff]], zip_format: str) -> str:
+def detect_format(path: Path, sniffs: Iterable[tuple[str, Sniff]], zip_format: str,
+                  table_sniffs: Iterable[tuple[str, Callable[[set[str]], bool]]] = ()) -> str:
     """The name of the first adapter whose sniff accepts the file's first record, or "tidy".
 
     ``sniffs`` are (name, sniff) in the registry's order: each gets the first JSON object's top-level keys and
@@ -27,6 +28,9 @@ def detect_format(path: Path, sniffs: Iterable[tuple[str, Sniff]], zip_format: s
     ``zip_format``. Anything else is "tidy" (the tidy reader names the problem).
     """
     path = Path(path)
+    if path.suffix.lower() in (".csv", ".tsv", ".parquet"):
+        columns = _table_columns(path)
+        return next((name for name, sniff in table_sniffs if sniff(columns)), "tidy")
     try:
         with path.open("rb") as handle:
             head = handle.read(SNIFF_BYTES)
@@ -50,12 +54,31 @@ def detect_format(path: Path, sniffs: Iterable[tuple[str, Sniff]], zip_format: s
     try:
         record = json.loads(first_line)  # a JSON-lines record, or a one-line JSON document
         top, nested = list(record) if isinstance(record, dict) else [], {}
-        if isinstance(record, dict) and isinstance(record.get("results"), dict):
-            nested["results"] = list(record["results"])
+        for key, value in (record.items() if isinstance(record, dict) else ()):
+            if isinstance(value, dict):  # the keys one level below: {"results": {...}}, {"spec": {...}}
+                nested[key] = list(value)
     except (json.JSONDecodeError, RecursionError):  # a deeply nested line is not a harness record
         top, nested = _object_keys(text)
     keys, below = set(top), {k: set(v) for k, v in nested.items()}
     return next((name for name, sniff in sniffs if sniff(keys, below)), "tidy")
+
+
+def _table_columns(path: Path) -> set[str]:
+    """The column names of a CSV/TSV header or a Parquet schema; empty when they cannot be read (the tidy reader
+    then names the problem)."""
+    try:
+        if path.suffix.lower() == ".parquet":
+            import pyarrow.parquet  # only for a Parquet file, which needs pyarrow anyway
+
+            return set(pyarrow.parquet.read_schema(path).names)
+        import csv
+
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            line = handle.readline(SNIFF_BYTES)
+        return {c.strip() for c in next(csv.reader([line], delimiter="\t" if path.suffix.lower() == ".tsv" else ","),
+                                         [])}
+    except Exception:  # noqa: BLE001 - an unreadable table is the tidy reader's to name
+        return set()
 
 
 def _is_inspect_zip(path: Path) -> bool:

@@ -1,0 +1,107 @@
+"""Read an Inspect ``samples_df`` export (``samples_df(logs).to_csv(...)`` / ``.to_parquet(...)``) into the tidy table.
+
+Inspect's dataframe of samples has one row per (sample, epoch) with ``sample_id`` (Inspect's uuid), ``eval_id``,
+``id`` (the sample's own id), ``epoch``, a ``score_<scorer>`` column per scorer and ``metadata_<field>`` columns.
+Read as a tidy table its scores ``C``/``I`` were refused and the ``--wide`` hint named non-release columns (issue
+31, item 9). Here, as for a log: ``case_id`` is ``id``, ``run`` is ``epoch``, the score letters map as Inspect's
+``value_to_float`` does (C 1, P 0.5, I and N 0; ``passed`` is 1 for C only), ``--scorer NAME`` picks
+``score_NAME``, ``--category-field F`` the ``metadata_F`` column. The release is the ``model`` column when the
+export has one (``columns=SampleSummary + EvalModel``), else the one model each row's ``model_usage`` names, else
+``NAME=path``. The export holds no epochs reducer: epochs are runs (Inspect's default, mean).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from releasegate.errors import InputError
+from releasegate.load.adapters.inspect_ai import _convert
+from releasegate.text import clip as _clip
+
+KEY_COLUMNS = frozenset({"sample_id", "eval_id", "id", "epoch"})
+
+
+def is_samples_frame(columns: set[str]) -> bool:
+    return KEY_COLUMNS <= columns and any(c.startswith("score_") for c in columns)
+
+
+def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | None = None,
+                       category_field: str | None = None) -> pd.DataFrame:
+    from releasegate.load.tidy import read_tidy
+
+    path = Path(path)
+    source = read_tidy(path, text_columns=("id", "eval_id", "sample_id"))
+    scores = [c.removeprefix("score_") for c in source.columns if c.startswith("score_")]
+    if scorer is None and len(scores) > 1:
+        raise InputError(f"{path}: the export carries {len(scores)} scorers ({', '.join(scores)}); choose one with "
+                         "--scorer")
+    chosen = scorer or scores[0]
+    if chosen not in scores:
+        raise InputError(f"{path}: no scorer {chosen!r} (no column score_{chosen}); available scorers: "
+                         f"{', '.join(scores)}")
+    converted = [_value(path, row, v) for row, v in enumerate(source["score_" + chosen].tolist(), start=2)]
+    errored = source["error"].notna() & (source["error"].astype(str).str.strip() != "") \
+        if "error" in source.columns else pd.Series(False, index=source.index)
+    frame = pd.DataFrame({"release": _releases(path, source, release), "case_id": source["id"].astype(str),
+                          "run": pd.to_numeric(source["epoch"], errors="raise").astype("int64")})
+    numeric = any(n for _, _, n in converted)
+    if not numeric:
+        frame["passed"] = [p for p, _, _ in converted]
+    frame["score"] = [s for _, s, _ in converted]
+    frame.loc[errored, [c for c in ("passed", "score") if c in frame.columns]] = float("nan")
+    if category_field:
+        column = "metadata_" + category_field
+        if column not in source.columns:
+            fields = sorted(c.removeprefix("metadata_") for c in source.columns if c.startswith("metadata_"))
+            raise InputError(f"{path}: no metadata field {category_field!r} (column {column}); metadata fields: "
+                             f"{', '.join(fields) or 'none'}")
+        frame["category"] = source[column].astype(str)
+    if "total_time" in source.columns:
+        frame["latency_ms"] = pd.to_numeric(source["total_time"], errors="coerce") * 1000.0
+    for column in ("input", "target", "error"):
+        if column in source.columns and source[column].notna().any():
+            frame[column] = source[column].map(lambda v: None if pd.isna(v) else _clip(str(v)))
+    frame.attrs.update(task="", source_format="inspect-samples", scorer=chosen,
+                       harness="inspect-ai samples_df export",
+                       release_key="NAME=" if release else ("model" if "model" in source.columns else "model_usage"))
+    if frame.groupby(["release", "case_id"]).size().max() > 1:
+        frame.attrs["notes"] = (f"{path.name}: Inspect's samples_df export holds no epochs reducer: each epoch is a run "
+                                "and a case is its mean over them (Inspect's default reducer); a log read directly "
+                                "applies the reducer it was run with.",)
+    return frame
+
+
+def _value(path: Path, row: int, value) -> tuple[float, float, bool]:
+    if isinstance(value, float) and pd.isna(value):
+        return float("nan"), float("nan"), False
+    try:
+        return _convert(value.item() if hasattr(value, "item") else value)
+    except InputError as exc:
+        raise InputError(f"{path}: row {row}: {exc}") from None
+
+
+def _releases(path: Path, source: pd.DataFrame, release: str | None) -> list[str]:
+    if release:
+        return [release] * len(source)
+    if "model" in source.columns:
+        return source["model"].astype(str).tolist()
+    if "model_usage" in source.columns:
+        names = []
+        for text in source["model_usage"].tolist():
+            try:
+                usage = json.loads(text) if isinstance(text, str) else {}
+            except ValueError:
+                usage = {}
+            names.append(list(usage) if isinstance(usage, dict) else [])
+        if all(len(n) == 1 for n in names):
+            return [n[0] for n in names]
+    evals = source["eval_id"].nunique()
+    raise InputError(f"{path}: the samples_df export names no model (no model column, and model_usage does not name "
+                     f"one model per row) for its {evals} eval(s); export with columns=SampleSummary + EvalModel so "
+                     "that each row names its model" + (", or name the release (NAME=path)" if evals == 1 else ""))
+
+
+read = read_samples_frame

@@ -1,0 +1,199 @@
+"""Reading an Inspect AI log file: the ``.eval`` zip (deflate or zstd members, decompressed within a budget) or
+a ``.json`` EvalLog, into its header and its samples cut down to what the adapter reads (:func:`_slim`).
+
+Split from :mod:`.inspect_ai`, which maps the samples onto the tidy table.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import struct
+import zipfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+from releasegate.errors import InputError
+from releasegate.load.adapters.bounded_unzip import Budget, read_chunks, read_deflated
+from releasegate.text import clip as _clip
+
+ZSTD_METHOD = 93  # APPNOTE 4.4.5; what Inspect writes since April 2026, unreadable by Python < 3.14
+_SAMPLE_MEMBER = re.compile(r"^samples/[^/]+\.json$")  # samples/{id}_epoch_{n}.json
+_LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
+NAN = float("nan")
+
+
+def _slim(sample: dict) -> dict:
+    """What the reader uses of one sample, with its texts resolved and clipped: the parsed sample (its messages,
+    events and attachments, up to megabytes each) is dropped as soon as it is read, so memory follows the number
+    of samples, not the size of the log (issue 28, item 13)."""
+    attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
+    scores = sample.get("scores")
+    error = sample.get("error")
+    metadata = sample.get("metadata") if isinstance(sample.get("metadata"), dict) else {}
+    input_tokens, output_tokens = _tokens(sample)
+    return {
+        "id": sample.get("id"), "epoch": sample.get("epoch"),
+        "scores": {name: {"value": score.get("value") if isinstance(score, dict) else score}
+                   for name, score in scores.items()} if isinstance(scores, dict) else None,
+        "metadata": {k: v if isinstance(v, (int, float, bool)) or v is None else _clip(str(v))
+                     for k, v in metadata.items()},
+        "error": ({"message": _clip(str(error.get("message")))} if isinstance(error, dict) else _clip(str(error)))
+        if error else None,
+        "total_time": sample.get("total_time"), "working_time": sample.get("working_time"),
+        "_tokens": (input_tokens, output_tokens),
+        "input": _clip(_text(sample.get("input"), attachments)),
+        "target": _clip(_text(sample.get("target"), attachments, sep=" | ")),
+        "output": {"completion": _clip(_output_text(sample.get("output"), attachments))},
+    }
+
+
+def _load_log(path: Path) -> tuple[dict, list[dict]]:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(2)
+            data = b"" if head == b"PK" else head + handle.read()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if head == b"PK":
+        return _load_eval_zip(path)
+    log = _parse_json(path, data, "file")
+    if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
+        raise InputError(f"{path}: not an Inspect log: expected a .eval zip or a JSON EvalLog with 'eval' and "
+                         "'samples' keys")
+    samples = log.get("samples")
+    if not isinstance(samples, list) or not samples:
+        raise InputError(f"{path}: the Inspect log holds no samples; per-sample results are needed "
+                         "(run without --no-log-samples)")
+    if not all(isinstance(s, dict) for s in samples):
+        raise InputError(f"{path}: a sample is not a JSON object: not an Inspect log")
+    return log, [_slim(s) for s in samples]
+
+
+def read_header(path: Path) -> dict:
+    """The log's header alone (header.json of a .eval, the log without samples of a small .json), {} when it has
+    none; for choosing among the logs of a directory (task, task_id, status, created)."""
+    if path.suffix.lower() != ".eval":
+        try:  # a JSON log of more than 32 MB is not read twice: it keeps its place without grouping
+            log = json.loads(path.read_bytes()) if path.stat().st_size <= 32 << 20 else None
+        except (OSError, ValueError, RecursionError):
+            return {}
+        return {k: v for k, v in log.items() if k != "samples"} if isinstance(log, dict) else {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if "header.json" not in archive.namelist():
+                return {}
+            budget = Budget()
+            budget.check_declared(path, [archive.getinfo("header.json")])
+            header = _member_json(path, archive, "header.json", budget)
+    except (zipfile.BadZipFile, OSError):
+        return {}
+    return header if isinstance(header, dict) else {}
+
+
+def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InputError(f"{path}: not a readable .eval log: a zip file was expected ({exc})") from None
+    with archive:
+        names = set(archive.namelist())
+        members = sorted(n for n in names if _SAMPLE_MEMBER.match(n))
+        budget = Budget()
+        budget.check_declared(path, [archive.getinfo(n) for n in ["header.json", "reductions.json", *members]
+                                     if n in names])
+        if "header.json" in names:
+            header = _member_json(path, archive, "header.json", budget)
+        elif "_journal/start.json" in names:
+            raise InputError(f"{path}: the Inspect log has no header.json: the eval did not finish; "
+                             "a finished .eval log was expected")
+        else:
+            raise InputError(f"{path}: zip without header.json: not an Inspect .eval log")
+        if not isinstance(header, dict):
+            raise InputError(f"{path}: header.json is not a JSON object: not an Inspect .eval log")
+        if not members:
+            raise InputError(f"{path}: the Inspect log holds no samples (no samples/*.json members)")
+        samples = []
+        for name in members:  # each sample is cut down to what is read as soon as it is parsed
+            sample = _member_json(path, archive, name, budget)
+            if not isinstance(sample, dict):
+                raise InputError(f"{path}: a samples/*.json member is not a JSON object")
+            samples.append(_slim(sample))
+        if "reductions.json" in names and "reductions" not in header:
+            header = {**header, "reductions": _member_json(path, archive, "reductions.json", budget)}
+    return header, samples
+
+
+def _member_json(path: Path, archive: zipfile.ZipFile, name: str, budget: Budget) -> Any:
+    info = archive.getinfo(name)
+    if info.compress_type == ZSTD_METHOD:
+        data = _read_zstd_member(path, info, budget)
+    else:
+        data = read_deflated(path, archive, info, budget)
+    return _parse_json(path, data, f"member {name}")
+
+
+def _read_zstd_member(path: Path, info: zipfile.ZipInfo, budget: Budget) -> bytes:
+    """Read the raw bytes of a zstd member and decompress them (Python 3.11's zipfile refuses method 93)."""
+    import zstandard  # imported here: only zstd logs need it
+
+    try:
+        with path.open("rb") as handle:
+            handle.seek(info.header_offset)
+            fields = _LOCAL_HEADER.unpack(handle.read(_LOCAL_HEADER.size))
+            if fields[0] != 0x04034B50:
+                raise ValueError("bad local header signature")
+            if fields[2] & 0x1:
+                raise ValueError("encrypted members are not supported")
+            handle.seek(fields[9] + fields[10], io.SEEK_CUR)  # skip file name and extra field
+            raw = handle.read(info.compress_size)
+        reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True)
+        data = read_chunks(path, info, reader, budget)
+    except (struct.error, ValueError, OSError, zstandard.ZstdError) as exc:
+        raise InputError(f"{path}: zstd member {info.filename} is corrupt ({exc})") from None
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        raise InputError(f"{path}: zstd member {info.filename} is corrupt (size or CRC-32 mismatch)")
+    return data
+
+
+def _parse_json(path: Path, data: bytes, what: str) -> Any:
+    try:
+        return json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: {what} is not valid JSON ({exc}); an Inspect log was expected") from None
+    except RecursionError:
+        raise InputError(f"{path}: {what} is nested too deeply to be an Inspect log") from None
+
+
+def _tokens(sample: dict) -> tuple[float, float]:
+    """Sum over every model the sample used; fall back to the output's usage when model_usage is empty."""
+    usages = list((sample.get("model_usage") or {}).values())
+    if not usages and isinstance(sample.get("output"), dict) and sample["output"].get("usage"):
+        usages = [sample["output"]["usage"]]
+    totals = []
+    for key in ("input_tokens", "output_tokens"):
+        found = [u[key] for u in usages if isinstance(u, dict) and isinstance(u.get(key), (int, float))]
+        totals.append(float(sum(found)) if found else NAN)
+    return totals[0], totals[1]
+
+
+def _text(value: Any, attachments: dict, sep: str = "\n") -> str | None:
+    """Plain text of a string, chat message, content part, or a list of them (image parts are skipped)."""
+    if value is None or isinstance(value, str):
+        # .eval samples move long strings into "attachments", leaving "attachment://<hash>" behind.
+        is_ref = isinstance(value, str) and value.startswith("attachment://")
+        return str(attachments.get(value[len("attachment://"):], value)) if is_ref else value
+    if isinstance(value, dict):
+        return _text(value.get("content", value.get("text") if value.get("type") == "text" else None), attachments)
+    if isinstance(value, list):
+        return sep.join(t for t in (_text(v, attachments) for v in value) if t)
+    return str(value)
+
+
+def _output_text(output: Any, attachments: dict) -> str | None:
+    if not isinstance(output, dict):
+        return None
+    choices = output.get("choices") or [{}]
+    return _text(output.get("completion") or (choices[0] or {}).get("message"), attachments)

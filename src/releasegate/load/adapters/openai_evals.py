@@ -1,0 +1,112 @@
+"""Read OpenAI evals records (``oaieval COMPLETION_FN EVAL --record_path run.jsonl``) into the tidy table.
+
+A record file is JSON lines: a ``spec`` line (the completion fns, the eval's name, the run id), a
+``final_report`` line (the eval's own figures, e.g. ``accuracy``), then one line per event. Match-style evals
+(``evals.elsuite.basic.match``, ``includes``, ``fuzzy_match``, multiple choice) log a ``match`` event per sample:
+``sample_id`` is the case, ``data.correct`` its pass or fail, ``data.expected`` / ``data.picked`` the target and
+the answer. A sample with several match events (several completions) has them as runs 1..N in event order. The
+release is the completion fn (``spec.completion_fns``; ``NAME=path`` renames it). Other event types (sampling,
+metrics) carry no per-sample pass/fail and are not read; a record without match events is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from releasegate.errors import InputError
+from releasegate.text import clip as _clip
+
+_EXPECTED = "an OpenAI evals record file (oaieval --record_path) was expected"
+
+
+def read_openai_evals(path: Path, *, release: str | None = None) -> pd.DataFrame:
+    """One row per match event: (release, case_id[, run], passed, target, output)."""
+    path = Path(path)
+    spec, report, events = _load(path)
+    functions = spec.get("completion_fns") if isinstance(spec.get("completion_fns"), list) else []
+    model = ",".join(str(f) for f in functions)
+    if not (release or model):
+        raise InputError(f"{path}: the record names no completion fn (spec.completion_fns); name the release "
+                         "(NAME=path)")
+    matches = [e for e in events if e.get("type") == "match"]
+    if not matches:
+        kinds = sorted({str(e.get("type")) for e in events}) or ["none"]
+        raise InputError(f"{path}: the record has no match events (event types: {', '.join(kinds)}); releasegate "
+                         "reads evals that log a pass or fail per sample (Match, Includes, FuzzyMatch, ...)")
+    rows = []
+    for event in sorted(matches, key=lambda e: e.get("event_id") if isinstance(e.get("event_id"), int) else 0):
+        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        case = event.get("sample_id")
+        if case in (None, ""):
+            raise InputError(f"{path}: match event {event.get('event_id')} has no sample_id")
+        correct = data.get("correct")
+        if not isinstance(correct, bool):
+            raise InputError(f"{path}: match event {event.get('event_id')} (sample {case}): 'correct' is "
+                             f"{json.dumps(correct)[:40]}, not true or false")
+        rows.append({"case_id": str(case), "passed": float(correct), "target": _clip(_text(data.get("expected"))),
+                     "output": _clip(_text(data.get("picked", data.get("sampled"))))})
+    frame = pd.DataFrame(rows)
+    copies = frame.groupby("case_id", sort=False).cumcount() + 1
+    if (copies > 1).any():
+        frame.insert(1, "run", copies.astype("int64"))
+    frame.insert(0, "release", release or model)
+    for column in ("target", "output"):
+        if frame[column].isna().all():
+            frame = frame.drop(columns=column)
+    accuracy = report.get("accuracy")
+    frame.attrs.update(task=str(spec.get("eval_name") or spec.get("base_eval") or ""), source_format="openai-evals",
+                       harness="OpenAI evals" + (f" (final_report accuracy {accuracy:g})"
+                                                 if isinstance(accuracy, (int, float)) else ""),
+                       release_key="NAME=" if release else "spec.completion_fns")
+    return frame
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _load(path: Path) -> tuple[dict, dict, list[dict]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text; {_EXPECTED}") from None
+    spec: dict = {}
+    report: dict = {}
+    events: list[dict] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg}); {_EXPECTED}") from None
+        if not isinstance(record, dict):
+            raise InputError(f"{path}: line {number} is not a JSON object; {_EXPECTED}")
+        if isinstance(record.get("spec"), dict):
+            spec = record["spec"]
+        elif isinstance(record.get("final_report"), dict):
+            report = record["final_report"]
+        elif "type" in record and "sample_id" in record:
+            events.append(record)
+    if not spec:
+        raise InputError(f"{path}: no spec line; {_EXPECTED}")
+    return spec, report, events
+
+
+read = read_openai_evals
+
+
+def combine(frames: list[pd.DataFrame]) -> None:
+    """Records of different evals are not the same cases."""
+    tasks = {f.attrs.get("task") for f in frames if f.attrs.get("task")}
+    if len(tasks) > 1:
+        raise InputError(f"the OpenAI evals records are of different evals ({', '.join(sorted(tasks))}); compare "
+                         "records of one eval")

@@ -1,0 +1,49 @@
+"""The judge section of one candidate (issue 35): the LLM judge measured against gold labels on each release,
+the difference of its error rates between the releases, and the comparison corrected by prediction-powered
+inference beside the raw judge's. Numbers and flags only (analyze/judge.py computes them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from releasegate.stats.judge_agreement import JudgeAgreement, JudgeDifference
+from releasegate.stats.ppi import GoldLabelPlan, PPIDifference, PPIEstimate
+
+
+@dataclass(frozen=True)
+class JudgeRelease:
+    """One release's judge: its agreement with the gold labels on the compared units, the raw judge's pass
+    rate over every compared case (with the interval of the plan's own rate) and the corrected rate (PPI++)."""
+
+    release: str
+    agreement: JudgeAgreement
+    raw_rate: float
+    raw_ci_low: float
+    raw_ci_high: float
+    corrected: PPIEstimate
+
+
+@dataclass(frozen=True)
+class JudgeSection:
+    """The judge of one comparison against its gold labels.
+
+    ``units`` is "cases" or "case runs" (the units the agreement counts; the corrected figures always count
+    cases, each the mean over its runs). ``corrected`` is the PPI++ paired difference, candidate - baseline;
+    ``raw_diff`` .. ``raw_ci_high`` the plan's own difference on the judge's labels (``raw_method``).
+    ``gold_unused`` counts gold rows of the two releases on cells that left the comparison (errored or
+    excluded). ``plan`` answers how many gold-labelled cases per release would bring the corrected interval
+    to ``plan.target_width`` (None in the per-release design, whose moments need paired labels).
+    """
+
+    gold_path: str
+    units: str
+    baseline: JudgeRelease
+    candidate: JudgeRelease
+    difference: JudgeDifference
+    corrected: PPIDifference
+    raw_diff: float
+    raw_ci_low: float
+    raw_ci_high: float
+    raw_method: str
+    gold_unused: int
+    plan: GoldLabelPlan | None

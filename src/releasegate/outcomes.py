@@ -1,0 +1,133 @@
+"""The outcome column of the tidy table as numbers: boolean-like pass/fail words, scores, and a score threshold.
+
+Part of validation (:mod:`releasegate.validate`): each function takes one column (or the table and the policy)
+and returns floats, or raises an InputError whose one line names the column and shows a few of its values.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from releasegate.errors import InputError
+from releasegate.policy import Policy
+
+TRUE_WORDS = {"1", "1.0", "true", "t", "pass", "passed", "yes", "y"}
+FALSE_WORDS = {"0", "0.0", "false", "f", "fail", "failed", "no", "n"}
+_COMMA_NUMBER = re.compile(r"^\s*[-+]?\d[\d.]*,\d")
+# Beyond this a number overflows the statistics (squares, sums of a million of them) to infinity: it is refused
+# rather than turned into "inf" in a report or a NaN in a test.
+MAX_MAGNITUDE = 1e100
+
+
+def examples(values, k: int = 3) -> str:
+    shown = [repr(v) if isinstance(v, str) else str(v) for v in list(values)[:k]]
+    return ", ".join(shown)
+
+
+def _refuse_nested(series: pd.Series, name: str) -> None:
+    """JSON objects or lists where a value is due (nested records): one line, not "unhashable type"."""
+    if series.dtype != object:
+        return
+    nested = series[series.map(lambda v: isinstance(v, (dict, list)))]
+    if len(nested):
+        example = nested.iloc[0]
+        shown = (f"an object with keys {', '.join(map(str, list(example)[:5]))}" if isinstance(example, dict)
+                 else "a list")
+        raise InputError(f"{name!r} holds JSON objects or lists, not values: {len(nested)} row(s), e.g. {shown}; "
+                         "flatten the records so that the column holds one value per row")
+
+
+def parse_passed(series: pd.Series) -> pd.Series:
+    """Boolean-like values (0/1, true/false, pass/fail, yes/no; any case) to 1.0/0.0, missing to NaN."""
+    _refuse_nested(series, "passed")
+    if series.dtype == bool:
+        return series.astype(float)
+    if series.dtype.kind in "iuf":
+        values = series.astype(float)
+        bad = values[values.notna() & ~values.isin([0.0, 1.0])]
+        if len(bad):
+            raise InputError(f"'passed' must be boolean-like (0/1, true/false, pass/fail, yes/no); found "
+                             f"{bad.nunique()} other value(s): {examples(bad.unique())}")
+        return values
+    missing = series.isna()
+    text = series.astype(str).str.strip().str.lower()
+    missing |= text.isin(["", "nan", "none", "null", "na", "n/a"])
+    out = pd.Series(np.nan, index=series.index)
+    out[text.isin(TRUE_WORDS)] = 1.0
+    out[text.isin(FALSE_WORDS)] = 0.0
+    bad = series[out.isna() & ~missing]
+    if len(bad):
+        raise InputError(f"'passed' must be boolean-like (0/1, true/false, pass/fail, yes/no); found "
+                         f"{bad.nunique()} other value(s): {examples(bad.unique())}")
+    return out
+
+
+def parse_score(series: pd.Series, bound: float = MAX_MAGNITUDE) -> pd.Series:
+    """Numbers to float; anything else is an error naming the column and the values.
+
+    A comma inside a number ("1,234", "0,5") is refused, not guessed: it is a thousands separator in one
+    locale and a decimal comma in another, and either guess silently changes a figure by a factor of 1000.
+    Infinite values are refused too: no mean, interval or ratio survives them.
+    """
+    name = series.name if isinstance(series.name, str) else "score"
+    _refuse_nested(series, name)
+    if series.dtype.kind in "iuf":
+        numbers = series.astype(float)
+    else:
+        numbers = pd.to_numeric(series, errors="coerce").astype(float)
+        bad = series[numbers.isna() & series.notna() & (series.astype(str).str.strip() != "")]
+        if len(bad):
+            values = bad.astype(str)
+            hint = ("; commas are not read as thousands separators or decimal commas: write 1234 or 0.5"
+                    if values.str.match(_COMMA_NUMBER).any() else "")
+            raise InputError(f"{name!r} must be numeric; found {bad.nunique()} other value(s): "
+                             f"{examples(bad.unique())}{hint}")
+    infinite = numbers[np.isinf(numbers)]
+    if len(infinite):
+        raise InputError(f"{name!r} must be finite; found {len(infinite)} infinite value(s), e.g. "
+                         f"{examples(infinite.unique())}")
+    huge = numbers[numbers.abs() > bound]
+    if len(huge):
+        raise InputError(f"{name!r} values must lie within +-{bound:g} (larger ones overflow the "
+                         f"statistics); found {len(huge)}, e.g. {examples(huge.unique())}: rescale them")
+    return numbers
+
+
+def outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, str]:
+    """The table's outcome as floats and its kind: "binary" (0/1: pass/fail, 0/1 scores, or scores turned into
+    pass/fail by ``pass_threshold``) or "continuous" (scores)."""
+    # A score column the user named wins over a "passed" column that merely happens to be there.
+    chose_score = "score" in policy.columns and "passed" not in policy.columns and "score" in table.columns
+    if "passed" in table.columns and not chose_score:
+        return parse_passed(table["passed"]), "binary"
+    score = parse_score(table["score"].rename("score"))
+    if policy.score_range is not None:
+        low, high = policy.score_range
+        outside = score[(score < low) | (score > high)]
+        if len(outside):
+            raise InputError(f"{len(outside)} score(s) outside the declared range [{low:g}, {high:g}], e.g. "
+                             f"{examples(outside.unique())}")
+    if policy.pass_threshold is not None:
+        _check_threshold(score, policy)
+        return (score >= policy.pass_threshold).astype(float).where(score.notna()), "binary"
+    finite = score.dropna()
+    if len(finite) and finite.isin([0.0, 1.0]).all():
+        return score, "binary"
+    return score, "continuous"
+
+
+def _check_threshold(score: pd.Series, policy: Policy) -> None:
+    """Refuse a pass_threshold that every score falls on one side of (50 on 0-1 scores; 0): pass/fail would then
+    be the same on every release, and the comparison would SHIP on nothing."""
+    threshold, known = policy.pass_threshold, score.dropna()
+    ranges = [("the declared score_range", policy.score_range)] if policy.score_range else []
+    ranges += [("the scores' range", (float(known.min()), float(known.max())))] if len(known) else []
+    for name, (low, high) in ranges:
+        if not low < threshold <= high:
+            side = "passes" if threshold <= low else "fails"
+            raise InputError(f"pass_threshold {threshold:g} is outside {name} [{low:g}, {high:g}]: every score "
+                             f"{side} it, so pass/fail compares nothing; choose a threshold above {low:g} and at "
+                             f"most {high:g}, or none to compare the scores themselves")
