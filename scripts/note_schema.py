@@ -90,8 +90,10 @@ def _property(path: str, key: str, kind: str, documented: dict) -> dict:
     if base in SCALARS:
         schema: dict = {"type": SCALARS[base]}
     elif base.startswith("list of "):
-        item = base.removeprefix("list of ").removesuffix("s")
-        schema = {"type": "array", "items": {"type": SCALARS[item]}}
+        item = base.removeprefix("list of ")
+        items_nullable = item.endswith(" or nulls")  # "list of ints or nulls"
+        item = item.removesuffix(" or nulls").removesuffix("s")
+        schema = {"type": "array", "items": {"type": [SCALARS[item], "null"] if items_nullable else SCALARS[item]}}
     elif base == "list":
         item = f"{child}[]"
         schema = {"type": "array", "items": {"$ref": f"#/$defs/{_name(item)}"}} if item in documented \

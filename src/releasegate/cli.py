@@ -101,7 +101,8 @@ def input_options(function, skip: tuple[str, ...] = ()):
                help="A critical category: its own exact test (or, with --critical-rule any, any broken case) blocks."),
         option("--critical-rule", type=click.Choice(["test", "any"]),
                help="How a critical category blocks: by its exact test (default) or on any broken case."),
-        option("--critical-alpha", type=float, help="Level of each critical category's own test (default 0.10)."),
+        option("--critical-weight", type=float, help="Weight of each critical category's own test in the one error "
+               "budget (default 10; the overall test and each category weigh 1)."),
         option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
         option("--alpha", type=float, help="Significance level (default 0.05)."),
         option("--correction", type=click.Choice(["discrete-holm", "holm", "hochberg", "bh", "bonferroni", "none"]),
@@ -311,7 +312,7 @@ def _options(table):
 @_options(PLAN_OPTIONS)
 @guarded
 def plan_suite(results, debug, **kw) -> None:
-    """How often this suite's gate blocks a release that changes nothing and catches a regression (simulated)."""
+    """How often this suite's gate says SHIP, NOT PROVEN or DON'T SHIP, harmless or regressed (simulated)."""
     from releasegate.plan.command import plan_command
 
     if kw.get("output") is not None:  # refused before the simulation, as report refuses before the analysis

@@ -282,7 +282,7 @@ def run_metrics(loaded: LoadedResults, policy: Policy, metrics: tuple[str, ...],
         if critical:  # every category of a critical metric is a critical category (docs/policy.md, metrics)
             single = critical_metric_policy(single, data)
         # The across-metric correction scales the regression rules' adjusted p; the critical tests are read
-        # unadjusted at critical_alpha, as a critical category's are within its metric's family.
+        # unadjusted across metrics, as a critical category's are within its metric's budget.
         analysis = across_metrics(analyze(data, single, critical_whole=critical), len(metrics))
         provenance = Provenance(
             tool_version=__version__, command_line=command_line, inputs=loaded.metric_inputs.get(metric, loaded.inputs),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from releasegate.model.budget import ErrorBudget, Settle
 from releasegate.model.cases import CaseChange
 from releasegate.model.churn import ChurnSection
 from releasegate.model.costs import CostComparison, CostTable
@@ -121,6 +122,10 @@ class Comparison:
     powerless: bool = False
     discordant_needed: int | None = None
     critical: bool = False
+    # The trials of the exact binomial test ``p_one_sided`` is an upper tail of (an exact McNemar test: fixed +
+    # broke; the exact test on the groups that changed), read by the discrete correction; None for a p that
+    # can take any value (paired t, clustered t, sign flips, mid-p).
+    trials: int | None = None
 
 
 @dataclass(frozen=True)
@@ -167,6 +172,8 @@ class CandidateSections:
     errors: ErroredCases | None = None
     case_view: CaseView | None = None  # cases failing on both releases, errored cases (issue 17)
     churn: ChurnSection | None = None  # the baseline's churn from a rerun or its runs (issue 21 item 3)
+    budget: ErrorBudget | None = None  # the one error budget of the DON'T SHIP rules (issue 34 item 5)
+    settle: Settle | None = None  # what would settle a NOT PROVEN (issue 34 item 2)
     judge: JudgeSection | None = None  # the judge against gold labels, the corrected comparison (issue 35)
 
     def present(self) -> dict[str, Any]:

@@ -8,16 +8,18 @@ from releasegate.model import CandidateAnalysis, Comparison, CriticalSection, Cr
 
 
 def level(section: CriticalSection) -> str:
-    """"level 0.02 (critical_alpha 0.1 shared by 5 tests)": a critical metric's tests share critical_alpha."""
+    """"the error budget at alpha 0.05 (weight 2 each: critical_weight 10 shared by 5 tests)": a critical
+    metric's tests share the critical weight."""
     if section.split <= 1:
-        return f"critical_alpha {section.alpha:g}"
-    return f"level {section.alpha:.3g} (critical_alpha {section.alpha * section.split:g} shared by {section.split} tests)"
+        return f"the error budget at alpha {section.alpha:g} (weight {section.weight:.3g})"
+    return (f"the error budget at alpha {section.alpha:g} (weight {section.weight:.3g} each: critical_weight "
+            f"{section.weight * section.split:g} shared by {section.split} tests)")
 
 
 def _how(t: CriticalTest, section: CriticalSection) -> str:
     if section.rule == "any":
         return "zero tolerance, critical_rule = any"
-    return f"one-sided {t.method} {fmt.p_is(t.p_regression)}, {level(section)}"
+    return f"one-sided {t.method} {fmt.p_is(t.p_regression)}, adjusted {fmt.pvalue(t.p_adjusted)} in {level(section)}"
 
 
 def _one(t: CriticalTest, section: CriticalSection, compared: Comparison | None, binary: bool) -> str:

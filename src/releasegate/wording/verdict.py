@@ -39,8 +39,10 @@ def no_critical() -> str:
     return "no critical categories set"
 
 
-def _critical_test(t: CriticalTest, alpha: float) -> str:
-    return f"one-sided {t.method} {fmt.p_is(t.p_regression)}, critical_alpha {alpha:g}"
+def _critical_test(t: CriticalTest, section: CriticalSection) -> str:
+    """"one-sided exact McNemar p = 0.016 (adjusted 0.016 in the error budget, weight 10; alpha 0.05)"."""
+    return (f"one-sided {t.method} {fmt.p_is(t.p_regression)} (adjusted {fmt.pvalue(t.p_adjusted)} in the error "
+            f"budget, weight {section.weight:.3g}; alpha {section.alpha:g})")
 
 
 def critical_clear(section: CriticalSection, binary: bool) -> str:
@@ -51,7 +53,7 @@ def critical_clear(section: CriticalSection, binary: bool) -> str:
     if not hit:
         return f"no {'broken' if binary else 'worsened'} case in {names}"
     return "; ".join(f"{t.label}: {t.worse} {'broken' if binary else 'worsened'}, {t.better} "
-                     f"{'fixed' if binary else 'improved'}, {_critical_test(t, section.alpha)}: not blocking"
+                     f"{'fixed' if binary else 'improved'}, {_critical_test(t, section)}: not blocking"
                      for t in hit)
 
 
@@ -69,7 +71,7 @@ def critical_broken(section: CriticalSection, blocking: list[CriticalTest], cate
         else:  # scores or several runs: a case's mean went down (SPEC 4.3, improved/worsened)
             text = f"{c.broke} of {c.n} {c.label} cases (improved {fixed})"
         if section.rule == "test":
-            text += f", {_critical_test(t, section.alpha)}"
+            text += f", {_critical_test(t, section)}"
         parts.append(text)
     listed = parts[0] if len(parts) == 1 else "; ".join(parts[:-1]) + " and " + parts[-1]
     kind = {1: "a critical category", 2: "both critical categories"}.get(len(blocking), "all critical categories")
@@ -91,7 +93,7 @@ def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
         if not ids:
             continue
         verdict = "blocks" if t.blocks else "does not block"
-        how = (f"{_critical_test(t, section.alpha)}" if section.rule == "test"
+        how = (f"{_critical_test(t, section)}" if section.rule == "test"
                else "zero tolerance (critical_rule = any)")
         out.append(f"{t.label} (critical): {len(ids)} {'broken' if binary else 'worsened'} case"
                    f"{'' if len(ids) == 1 else 's'}: {', '.join(ids)}; the critical test {verdict} ({how})")

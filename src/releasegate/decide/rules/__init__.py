@@ -25,7 +25,7 @@ class Rule:
 
 RULES: tuple[Rule, ...] = (
     Rule("critical_broken", "A critical category fails its own test", critical.check,
-         ("critical", "critical_rule", "critical_alpha", "metrics")),
+         ("critical", "critical_rule", "critical_weight", "metrics")),
     Rule("overall_regression", "Significant overall regression", overall.check, ("alpha", "correction", "mcnemar")),
     Rule("category_regression", "Significant regression in a category", category.check,
          ("alpha", "correction", "mcnemar")),

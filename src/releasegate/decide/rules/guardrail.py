@@ -1,5 +1,5 @@
-"""Rule 4, guardrail: a cost or latency ratio, or the paired error-rate increase, whose interval's upper bound
-exceeds the policy's limit, or that cannot be measured.
+"""Rule 4, guardrail: a cost or latency ratio whose interval's upper bound exceeds the policy's limit, or that
+cannot be measured; or a significant rise of the error rate above its limit (on by default).
 
 Each guardrail limits one ratio of the candidate's cost section (candidate / baseline); :func:`bounds` gives
 (estimate, low, high) of every ratio that has a defined interval, which the JSON also records. A guardrail the
@@ -51,21 +51,25 @@ def unmeasured_reason(costs: CostComparison | None, name: str) -> str:
     return f"fewer than two paired cases have a valid {what} ({r.n} used, {r.excluded} excluded)"
 
 
-# The error-rate guardrail limits the paired difference of error rates (the errored-cases section), not a ratio.
+# The error-rate guardrail reads the error-rate test of the one error budget (analyze/budget.py), not a ratio.
 ERROR_RATE = "max_error_rate_increase"
 
 
-def _error_rate(errors: ErroredCases | None, limit: float, exceeded: list, unmeasured: list, passed: list) -> None:
-    """The error-rate increase is exceeded when its interval's upper bound is above the limit; without an error
-    column, or with no case on both sides, it cannot be measured."""
-    if errors is None:
-        unmeasured.append(words.guardrail_unmeasured(ERROR_RATE, "the results have no error column"))
+def _error_rate(errors: ErroredCases | None, limit: float, alpha: float, exceeded: list, unmeasured: list,
+                passed: list) -> None:
+    """Fires when the candidate errors significantly more often (the budget's exact one-sided test, adjusted
+    p below alpha) and by more than the limit as observed; without an error column no cell errored (every row
+    has an outcome), the same as an error column that is empty; an error column with no case on both sides
+    cannot be measured."""
+    if errors is None or (errors.rate.n and errors.baseline_errored == errors.candidate_errored == 0):
+        passed.append(error_words.no_errors())
     elif errors.rate.n == 0:
         unmeasured.append(words.guardrail_unmeasured(ERROR_RATE, "no case is present on both sides"))
     else:
         r = errors.rate
-        (exceeded if r.ci_high > limit else passed).append(
-            error_words.error_rate_figure(r.increase, r.ci_low, r.ci_high, limit))
+        fired = errors.p_adjusted < alpha and r.increase > limit
+        (exceeded if fired else passed).append(
+            error_words.error_rate_test(r.increase, r.ci_low, r.ci_high, errors.p_one_sided, errors.p_adjusted, limit))
 
 
 def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCheck:
@@ -76,7 +80,7 @@ def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCh
     exceeded, unmeasured, passed = [], [], []
     for name, limit in sorted(policy.guardrails.items()):
         if name == ERROR_RATE:
-            _error_rate(cand.sections.errors, limit, exceeded, unmeasured, passed)
+            _error_rate(cand.sections.errors, limit, policy.alpha, exceeded, unmeasured, passed)
             continue
         if name not in figures:
             unmeasured.append(words.guardrail_unmeasured(name, unmeasured_reason(costs, name)))
