@@ -5,8 +5,9 @@ Releases of 400 cases in 4 categories of 100, baseline pass rate 0.9, one run. H
 cases change, half breaking and half fixing on average (each passing case breaks with probability
 churn / 2 / 0.9, each failing one is fixed with probability churn / 2 / 0.1). Harmful: the same churn, plus
 a 20-point drop of one category's pass rate (its passing cases broken with probability 0.2 / 0.9). The gate
-is the library's own critical section (analyze/critical.py), whose tests share critical_alpha (each at
-critical_alpha / 5 here); 1,000 replications each.
+is the library's own critical section after the one error budget (analyze/candidate.plan_arrays with
+``critical_whole``: the metric's tests share critical_weight, each weighing critical_weight / 5 here, beside
+the overall and category regression tests); 1,000 replications each.
 
     PYTHONPATH=src python bench/critical_metric.py
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from releasegate.analyze.critical import critical_section
+from releasegate.analyze.candidate import plan_arrays
 from releasegate.policy import Policy
 
 N, K, P0, REPS = 400, 4, 0.9, 1000
@@ -32,32 +33,34 @@ def _release(rng: np.random.Generator, churn: float, drop: float) -> tuple[np.nd
     return base, cand
 
 
-def blocks(rule: str, churn: float, drop: float, alpha: float = 0.1, seed: int = 20261201) -> tuple[float, float]:
+def blocks(rule: str, churn: float, drop: float, weight: float = 4.0, seed: int = 20261201) -> tuple[float, float]:
     """(share blocked by the whole critical metric, share blocked by its overall test alone)."""
     rng = np.random.default_rng(seed)
     codes = np.arange(N) * K // N
     labels = [f"c{k}" for k in range(K)]
-    policy = Policy(critical=tuple(labels), critical_rule=rule, critical_alpha=alpha)
+    policy = Policy(critical=tuple(labels), critical_rule=rule, critical_weight=weight)
     any_block = overall_block = 0
     for _ in range(REPS):
         base, cand = _release(rng, churn, drop)
-        s = critical_section(base, cand, policy, mcnemar=True, rates=True, category_codes=codes,
-                             category_labels=labels, whole=True)
+        s = plan_arrays(base, cand, policy, mcnemar=True, category_codes=codes, category_labels=labels,
+                        critical_whole=True, verdict_only=True).critical
         overall_block += s.overall.blocks
         any_block += s.overall.blocks or any(t.blocks for t in s.tests)
     return any_block / REPS, overall_block / REPS
 
 
 def main() -> None:
-    print("| critical rule, critical_alpha | false blocks at churn 5% / 10% / 17% (overall test alone) | "
+    print("| critical rule, critical_weight | false blocks at churn 5% / 10% / 17% (overall test alone) | "
           "20-point drop of one category caught, churn 10% |")
     print("|---|---|---|")
-    # The metric's 5 tests (overall + 4 categories) share critical_alpha: 0.1 runs each at 0.02, 0.2 at 0.04.
-    for rule, alpha in (("test", 0.1), ("test", 0.2), ("any", 0.1)):
-        false = [blocks(rule, churn, 0.0, alpha) for churn in (0.05, 0.10, 0.17)]
-        caught = blocks(rule, 0.10, 0.20, alpha)[0]
+    # The metric's 5 tests (overall + 4 categories) share critical_weight: 4 gives each 0.8 beside weight 1 for
+    # the overall and each category regression test, with which they are merged (one run, the same McNemar).
+    # Every member then weighs the same, whatever the weight, so one row says it.
+    for rule, weight in (("test", 4.0), ("any", 4.0)):
+        false = [blocks(rule, churn, 0.0, weight) for churn in (0.05, 0.10, 0.17)]
+        caught = blocks(rule, 0.10, 0.20, weight)[0]
         cells = " / ".join(f"{a:.1%} ({o:.1%})" for a, o in false)
-        level = f"`{alpha:g}`" if rule == "test" else "-"
+        level = f"`{weight:g}`" if rule == "test" else "-"
         print(f"| `{rule}`, {level} | {cells} | {caught:.1%} |")
 
 

@@ -87,13 +87,15 @@ def _property(path: str, key: str, kind: str, documented: dict) -> dict:
     child = f"{path}.{key}" if path else key
     nullable = kind.endswith(" or null")
     base = kind.removesuffix(" or null")
-    if " or " in base:  # one of several types ("string or list of strings")
+    if " or " in base.removesuffix(" or nulls"):  # one of several types ("string or list of strings")
         schema: dict = {"anyOf": [_property(path, key, one, documented) for one in base.split(" or ")]}
     elif base in SCALARS:
         schema = {"type": SCALARS[base]}
     elif base.startswith("list of "):
-        item = base.removeprefix("list of ").removesuffix("s")
-        schema = {"type": "array", "items": {"type": SCALARS[item]}}
+        item = base.removeprefix("list of ")
+        items_nullable = item.endswith(" or nulls")  # "list of ints or nulls"
+        item = item.removesuffix(" or nulls").removesuffix("s")
+        schema = {"type": "array", "items": {"type": [SCALARS[item], "null"] if items_nullable else SCALARS[item]}}
     elif base == "list":
         item = f"{child}[]"
         schema = {"type": "array", "items": {"$ref": f"#/$defs/{_name(item)}"}} if item in documented \

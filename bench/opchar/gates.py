@@ -92,7 +92,7 @@ def library_fast(sample: Sample, policies: Sequence[Policy]) -> list[Decision]:
     out = []
     for policy in policies:
         key = (policy.alpha, policy.confidence, policy.mcnemar, tuple(policy.critical), policy.n_resamples,
-               policy.seed, policy.correction, policy.power, policy.critical_rule, policy.critical_alpha)
+               policy.seed, policy.correction, policy.power, policy.critical_rule, policy.critical_weight)
         if key not in planned:
             result = plan_arrays(sample.base, sample.cand, policy, mcnemar=sample.base_runs is None,
                                  runs=sample.base_runs is not None, category_codes=codes,

@@ -253,12 +253,14 @@ def plan_suite(results: Any = None, *, cases: str | os.PathLike | None = None,
                baseline_rerun: str | None = None, churn: float | None = None, replications: int | None = None,
                seed: int | None = None, n_cases: int | None = None, pass_rate: float = 0.9,
                critical_sizes: Mapping[str, int] | None = None, categories: int = 1, runs: int = 1,
-               **overrides: Any):
+               run_churn: float | None = None, **overrides: Any):
     """``releasegate plan`` from a notebook: the gate's own plan on simulated releases like this suite.
 
     The suite is measured from ``results`` (any form :func:`compare` takes) or described by counts
     (``n_cases``, ``pass_rate``, ``critical_sizes={"Fraud": 50}``, ``categories``, ``runs``); ``churn``
-    states the churn (default: measured from ``baseline_rerun`` or the baseline's runs, else 0.10, said so).
+    states the churn between releases (default: measured from the results' candidate, ``baseline_rerun`` or
+    the baseline's runs, else 0.10, said so), ``run_churn`` its run-to-run part (default: measured from a rerun
+    or runs, else none: all of the churn case-level).
     Returns a :class:`releasegate.plan.suite.SuitePlan` (``plan_lines`` and ``plan_dict`` render it).
     """
     from releasegate.load.results import AdapterOptions
@@ -273,12 +275,13 @@ def plan_suite(results: Any = None, *, cases: str | os.PathLike | None = None,
             raise InputError("plan_suite needs results or n_cases")
         try:
             design = suite.design_from_counts(n_cases, pass_rate=pass_rate, categories=categories, runs=runs,
-                                              critical=tuple((critical_sizes or {}).items()), churn=churn)
+                                              critical=tuple((critical_sizes or {}).items()), churn=churn,
+                                              run_churn=run_churn)
         except ValueError as exc:
             raise InputError(f"this suite cannot be simulated: {exc}") from None
     else:
         loaded, _ = _load(results, resolved, Path(cases) if cases is not None else None, AdapterOptions())
-        design = design_of(validate(loaded.table, resolved, loaded.metadata_columns), resolved, churn)
+        design = design_of(validate(loaded.table, resolved, loaded.metadata_columns), resolved, churn, run_churn)
     reps = DEFAULT_REPLICATIONS if replications is None else int(replications)
     if reps < 1:
         raise InputError(f"replications must be at least 1, got {reps}")

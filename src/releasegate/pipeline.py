@@ -94,7 +94,8 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     sections = []
     for table in tables:
         # With several metrics the across-metric correction scales the regression rules' adjusted p; the
-        # critical tests are read unadjusted at critical_alpha, as a critical category's are within its family.
+        # critical tests are read unadjusted across metrics, as a critical category's are within its metric's
+        # budget.
         analysis = across_metrics(analyze(table.data, table.policy, critical_whole=table.critical, gold=gold),
                                   len(tables))
         sections.append(MetricSection(table.metric, analysis, decide(analysis, table.policy, table.metric)))

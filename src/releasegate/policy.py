@@ -32,6 +32,15 @@ CANONICAL_COLUMNS = (
     "release", "case_id", "passed", "score", "category", "cluster", "run",
     "latency_ms", "input_tokens", "output_tokens", "cost",
 )
+# On by default (issue 34 item 4): a significant rise of the candidate's error rate of more than 2 points blocks
+# (docs/policy.md, guardrails, has the measurements the value was chosen from). A [guardrails] table adds to it.
+DEFAULT_GUARDRAILS = {"max_error_rate_increase": 0.02}
+# Keys a policy may no longer hold, with what replaced them: refused with this line rather than ignored.
+RETIRED_KEYS = {
+    "critical_alpha": ("critical_alpha is retired: the critical categories' tests now share the one error budget "
+                       "at alpha with the other regression tests; set critical_weight (default 10) to make them "
+                       "more or less sensitive (docs/policy.md, critical_weight)"),
+}
 # Column roles that [columns] may rename beyond the canonical ones: "error" stays case metadata too (its text is
 # each release's own, shown beside the cases), while validation reads it as the errored state.
 EXTRA_COLUMN_ROLES = ("error",)
@@ -56,11 +65,13 @@ class Policy:
     correction: str = "discrete-holm"
     mcnemar: McNemarVariant = "exact"
     critical: tuple[str, ...] = ()
-    # A critical category blocks by its own one-sided exact test at critical_alpha ("test"), or on any broken
-    # case ("any", zero tolerance); docs/operating-characteristics.md measured both (issue 21).
+    # A critical category blocks by its own one-sided exact test ("test"), or on any broken case ("any", zero
+    # tolerance); docs/operating-characteristics.md measured both (issue 21).
     critical_rule: CriticalRule = "test"
-    critical_alpha: float = 0.10
-    guardrails: Mapping[str, float] = field(default_factory=dict)
+    # Each critical category's own test is a member of the one error budget (analyze/budget.py) with this
+    # weight, beside 1 for the overall test, each category and the error-rate test (issue 34 item 5).
+    critical_weight: float = 10.0
+    guardrails: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_GUARDRAILS))
     prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     columns: Mapping[str, str] = field(default_factory=dict)  # canonical name -> name in the files
     pass_threshold: float | None = None
@@ -112,6 +123,9 @@ def load_policy_file(path: Path) -> dict[str, Any]:
         raise InputError(f"policy file {path} is not valid TOML: {exc}") from None
     except RecursionError:
         raise InputError(f"policy file {path} is nested too deeply to be a policy") from None
+    retired = sorted(set(data) & set(RETIRED_KEYS))
+    if retired:
+        raise InputError(f"policy file {path}: {RETIRED_KEYS[retired[0]]}")
     unknown = sorted(set(data) - POLICY_KEYS)
     if unknown:
         import difflib
@@ -142,7 +156,7 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "correction": ("text", lambda x: isinstance(x, str)),
     "mcnemar": ("text", lambda x: isinstance(x, str)),
     "critical_rule": ("text (\"test\" or \"any\")", lambda x: isinstance(x, str)),
-    "critical_alpha": ("a number", _is_number),
+    "critical_weight": ("a number", _is_number),
     "missing": ("text", lambda x: isinstance(x, str)),
     "candidates": ("a list of release names", lambda x: isinstance(x, (str, list, tuple))),
     "critical": ("a list of category names", lambda x: isinstance(x, (str, list, tuple))),
@@ -169,8 +183,13 @@ def _check_types(values: Mapping[str, Any]) -> None:
 
 def make_policy(file_values: Mapping[str, Any] | None = None, **overrides: Any) -> Policy:
     """Combine the policy file's values with flag overrides (None means "not given") and check them."""
+    retired = sorted((set(file_values or {}) | {k for k, v in overrides.items() if v is not None}) & set(RETIRED_KEYS))
+    if retired:
+        raise InputError(RETIRED_KEYS[retired[0]])
     _check_types(file_values or {})
     values: dict[str, Any] = dict(file_values or {})
+    if "guardrails" in values:
+        values["guardrails"] = {**DEFAULT_GUARDRAILS, **dict(values["guardrails"])}
     for key, value in overrides.items():
         if value is None or value == () or value == {}:
             continue
@@ -227,7 +246,9 @@ def _check(p: Policy) -> None:
 
     # Above 0.5 the "1 - 2 alpha" interval of the non-inferiority test has a negative level.
     unit("alpha", p.alpha, 0.5)
-    unit("critical_alpha", p.critical_alpha)
+    if isinstance(p.critical_weight, bool) or not isinstance(p.critical_weight, (int, float)) \
+            or not math.isfinite(p.critical_weight) or not 0 < p.critical_weight <= 1000:
+        raise InputError(f"critical_weight must be a number above 0 and at most 1000, got {p.critical_weight!r}")
     if p.critical_rule not in CRITICAL_RULES:
         raise InputError(f"unknown critical_rule {p.critical_rule!r}; expected one of {', '.join(CRITICAL_RULES)}")
     # The intervals' bootstrap reads (1 - confidence) / 2 of its resamples beyond each bound: past 99.9% that is

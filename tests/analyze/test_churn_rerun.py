@@ -69,9 +69,27 @@ def test_the_critical_test_uses_the_rerun_and_the_lesson_case_still_blocks(tmp_p
     path = _write(tmp_path, {"live": base, "again": base.copy(), "cand": cand}, cats)
     with_rerun = build_report(path, baseline="live", baseline_rerun="again", critical=("Fraud",))
     test = with_rerun.analysis.candidates[0].sections.critical.tests[0]
-    assert test.method.startswith("exact exchangeability")
-    assert test.p_regression == pytest.approx(3.0 ** -6, rel=1e-12) and test.blocks
+    # Both tests must show it (issue 34 item 7): the member's p is the larger, McNemar's 1/64 here.
+    assert "exchangeability" in test.method and test.rerun_p == pytest.approx(3.0 ** -6, rel=1e-12)
+    assert test.p_regression == pytest.approx(1 / 64, rel=1e-12) and test.blocks
     assert not with_rerun.verdicts[0].ship
+
+
+def test_a_rerun_that_shows_the_baseline_flaky_where_it_broke_removes_the_block(tmp_path):
+    # The same six broken Fraud cases, but the rerun fails them too: the baseline's own churn explains them,
+    # the exchangeability test does not show a regression, and the block goes (a rerun never adds one).
+    base = np.r_[np.ones(45, int), np.zeros(5, int), np.ones(350, int)]
+    cand = base.copy()
+    cand[:6] = 0
+    again = base.copy()
+    again[:6] = 0
+    cats = ["Fraud"] * 50 + ["Other"] * 350
+    report = build_report(_write(tmp_path, {"live": base, "again": again, "cand": cand}, cats), baseline="live",
+                          baseline_rerun="again", critical=("Fraud",))
+    test = report.analysis.candidates[0].sections.critical.tests[0]
+    # Each of the six has one pass of three, the baseline's: P(Bin(6, 2/3) >= 6) = (2/3)^6.
+    assert test.rerun_p == pytest.approx((2 / 3) ** 6) and test.p_regression == test.rerun_p and not test.blocks
+    assert report.analysis.candidates[0].sections.critical.tests[0].p_adjusted > 0.05
 
 
 def test_a_block_within_churn_is_flagged_fragile_in_every_format(tmp_path):

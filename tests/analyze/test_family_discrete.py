@@ -1,4 +1,5 @@
-"""The family under discrete Holm (issue 21 item 2), the default correction: family-wise error by exhaustive
+"""The family under discrete Holm (issue 21 item 2; with no critical category and no error column the one
+error budget of issue 34 is this family, every weight 1), the default correction: family-wise error by exhaustive
 enumeration, its relation to Holm, powerless flags right under step-up methods, and its operating
 characteristics on simulated releases through the library's own plan."""
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from releasegate.analyze.comparisons import compare_binary
-from releasegate.analyze.family import adjust_family
+from releasegate.analyze.budget import apply_budget
 from releasegate.plan.evaluate import operating_characteristics
 from releasegate.plan.gate import plan_gate
 from releasegate.plan.simulate import ReleaseScenario
@@ -74,6 +75,11 @@ def _category(label: str, broke: int, fixed: int, same: int = 40) -> tuple[np.nd
     return base, cand
 
 
+def adjust_family(overall, categories, policy):
+    budgeted = apply_budget(overall, categories, policy)
+    return budgeted.overall, budgeted.categories
+
+
 def _family(counts, policy):
     cats = [compare_binary(f"c{i}", *_category(f"c{i}", b, f), policy) for i, (b, f) in enumerate(counts)]
     base = np.concatenate([_category("", b, f)[0] for b, f in counts])
@@ -122,7 +128,7 @@ def test_operating_characteristics_against_holm():
 
 
 def test_a_family_too_large_for_the_discrete_step_down_is_adjusted_with_holm():
-    from releasegate.analyze.family import DISCRETE_MAX_FAMILY
+    from releasegate.analyze.budget import DISCRETE_MAX_FAMILY
 
     counts = [(1, 0)] * DISCRETE_MAX_FAMILY  # with the overall: one member more than the discrete limit
     _, cats = _family(counts, Policy())

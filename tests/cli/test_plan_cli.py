@@ -16,17 +16,23 @@ def test_plan_answers_for_the_example_and_writes_json(tmp_path, example):
     assert result.exit_code == 0, result.output
     text = result.output
     assert "suite: 400 cases, baseline pass rate 91.8%, critical categories: Fraud 50, Safety 30" in text
-    assert "churn: 10.0% (assumed" in text
-    for line in ("blocks a release that changes nothing:", "catches a 2-point regression overall:",
-                 "catches a 3-point regression overall:", "catches a 5-point regression overall:",
-                 "catches a 20-point drop in Fraud (critical):", "catches a 20-point drop in Safety (critical):",
-                 "80% detection of a 3-point regression at no more than 5% false blocks:"):
+    assert "churn: 4.5% between releases (measured between r1-live and r2-new-prompt); all of it simulated as " \
+        "case-level change (run-to-run churn unknown)" in text
+    for line in ("a release that changes nothing: DON'T SHIP", ", NOT PROVEN ", ", SHIP ",
+                 "a 2-point regression overall: DON'T SHIP", "a 3-point regression overall: DON'T SHIP",
+                 "a 5-point regression overall: DON'T SHIP", "a 20-point drop in Fraud (critical): DON'T SHIP",
+                 "a 20-point drop in Safety (critical): DON'T SHIP", ", not SHIP ",
+                 "80% detection of a 3-point regression at no more than 5% false blocks"):
         assert line in text
     assert "simulating [" not in text  # no progress bar when stderr is not a terminal
     data = json.loads(out.read_text())
     assert data["replications"] == 20 and data["seed"] == 5
     assert [r["drop"] for r in data["regressions"]] == [0.02, 0.03, 0.05]
     assert data["false_blocks"]["replications"] == 20 and "guardrail" not in json.dumps(data["false_blocks_by_rule"])
+    harmless = data["harmless"]
+    assert sum(harmless[k]["blocked"] for k in ("dont_ship", "not_proven", "ship")) == 20
+    assert harmless["dont_ship"]["blocked"] + harmless["not_proven"]["blocked"] == data["false_blocks"]["blocked"]
+    assert all(r["dont_ship"]["rate"] <= r["detection"]["rate"] for r in data["regressions"])
     again = run_cli("plan", example["eval_results.csv"], "--cases", example["eval_cases.csv"], "--policy",
                     example["releasegate.toml"], "--replications", "20", "--seed", "5")
     assert again.output == text  # seeded: the same output
@@ -38,7 +44,22 @@ def test_plan_from_counts():
     assert result.exit_code == 0, result.output
     assert "suite: 300 cases, baseline pass rate 90.0%, critical categories: Fraud 40; 5 other categories" in \
         result.output
-    assert "churn: 5.0% (given)" in result.output
+    assert "churn: 5.0% between releases (given)" in result.output
+
+
+def test_plan_accepts_every_feasible_churn():
+    # 20% at pass rate 0.9 is feasible (every failing case fixed, as many passing ones broken): issue 34.
+    result = run_cli("plan", "--n-cases", "200", "--churn", "0.20", "--replications", "5")
+    assert result.exit_code == 0, result.output
+    over = run_cli("plan", "--n-cases", "200", "--churn", "0.21", "--replications", "5")
+    assert over.exit_code == 2 and "impossible" in over.output
+    split = run_cli("plan", "--n-cases", "200", "--runs", "5", "--churn", "0.10", "--run-churn", "0.04",
+                    "--replications", "5")
+    assert split.exit_code == 0, split.output
+    # One run of each release disagrees on r + c rho^2: 6 points beyond the run-to-run 4 need c = 6 / rho^2.
+    assert "run-to-run 4.0% (given), case-level change 7.7%" in split.output
+    bad = run_cli("plan", "--n-cases", "200", "--churn", "0.05", "--run-churn", "0.08", "--replications", "5")
+    assert bad.exit_code == 2 and "cannot exceed" in bad.output
 
 
 def test_plan_api_is_the_same_function(example):

@@ -1,5 +1,5 @@
 """A critical metric (issue 16: ``[metrics.NAME] critical = true``): its regression blocks by the critical test
-of issue 21 (the one-sided exact McNemar test of broke against fixed at critical_alpha, not adjusted), applied
+of issue 21 (the one-sided exact McNemar test of broke against fixed, in the one error budget of issue 34), applied
 to the metric's overall comparison and to every category; the across-metric correction scales only the
 ordinary regression rules."""
 
@@ -72,7 +72,7 @@ def test_a_critical_metric_blocks_by_the_critical_test_where_the_corrected_categ
     assert result.exit_code == 1
     assert result.output.splitlines()[0] == (
         "DON'T SHIP r2: safe blocks (a critical metric: it broke 6 of 45 passing B cases (fixed none; "
-        "one-sided exact McNemar p = 0.016, level 0.02 (critical_alpha 0.1 shared by 5 tests)); overall -1.5 points [-5.0, +1.8] (McNemar "
+        "one-sided exact McNemar p = 0.016, adjusted 0.018 in the error budget at alpha 0.05 (weight 2 each: critical_weight 10 shared by 5 tests)); overall -1.5 points [-5.0, +1.8] (McNemar "
         "p = 0.508, not significant)); correct and format_ok pass.")
     safe = _safe(note)
     assert [r["rule"] for r in safe["reasons"]] == ["critical_broken"]
@@ -86,7 +86,7 @@ def test_a_critical_metric_blocks_by_the_critical_test_where_the_corrected_categ
     assert tests["B"]["blocks"] and tests["B"]["p_regression"] == 1 / 64  # unadjusted: the critical test's level
     assert not any(t["blocks"] for label, t in tests.items() if label != "B")
     overall = safe["critical"]["overall"]
-    # Overall 6 broke, 3 fixed: P(X >= 6), X ~ Bin(9, 1/2) = 130/512, above critical_alpha 0.1.
+    # Overall 6 broke, 3 fixed: P(X >= 6), X ~ Bin(9, 1/2) = 130/512, far above alpha.
     assert (overall["worse"], overall["better"], overall["p_regression"], overall["blocks"]) == (6, 3, 130 / 512, False)
     assert note["candidates"][0]["blocking_metrics"] == ["safe"]
 
@@ -162,13 +162,14 @@ def test_critical_yes_is_refused_with_one_line(tmp_path):
         "releasegate: error: policy [metrics.safe]: critical must be true or false, got 'yes'"]
 
 
-def test_a_critical_metrics_tests_share_critical_alpha():
-    """Overall + 4 categories: each test at 0.1 / 5 = 0.02. A category with 5 broken and none fixed (one-sided
-    p = 1/32 = 0.031) blocks as a critical category on its own (0.031 < 0.1) but not inside a critical metric
-    (0.031 > 0.02); 6 broken (p = 1/64 = 0.016) blocks in both."""
+def test_a_critical_metrics_tests_share_critical_weight():
+    """Overall + 4 categories: each test weighs critical_weight / 5 = 0.8 in the error budget. A category with 5
+    broken and none fixed (one-sided p = 1/32 = 0.031) blocks as a critical category on its own (weight 4: the
+    overall test, on the same five cases, cannot reach p / 5) but not inside a critical metric, whose overall
+    critical test spends as much as the category's (2 / 32 > 0.05); 6 broken (2 / 64 = 0.031) blocks in both."""
     import numpy as np
 
-    from releasegate.analyze.critical import critical_section
+    from releasegate.analyze.candidate import plan_arrays
     from releasegate.policy import Policy
 
     labels = ["c0", "c1", "c2", "c3"]
@@ -177,12 +178,11 @@ def test_a_critical_metrics_tests_share_critical_alpha():
         base = np.ones(200)
         cand = base.copy()
         cand[:broken] = 0  # all in c0
-        policy = Policy(critical=tuple(labels), critical_alpha=0.1)
-        alone = critical_section(base, cand, policy, mcnemar=True, rates=True, category_codes=codes,
-                                 category_labels=labels)
-        metric = critical_section(base, cand, policy, mcnemar=True, rates=True, category_codes=codes,
-                                  category_labels=labels, whole=True)
-        assert alone.split == 1 and alone.alpha == 0.1 and alone.tests[0].blocks
-        assert metric.split == 5 and metric.alpha == pytest.approx(0.02)
+        policy = Policy(critical=tuple(labels), critical_weight=4)
+        alone = plan_arrays(base, cand, policy, mcnemar=True, category_codes=codes, category_labels=labels).critical
+        metric = plan_arrays(base, cand, policy, mcnemar=True, category_codes=codes, category_labels=labels,
+                             critical_whole=True).critical
+        assert alone.split == 1 and alone.weight == 4 and alone.tests[0].blocks
+        assert metric.split == 5 and metric.weight == pytest.approx(0.8)
         assert metric.tests[0].p_regression == pytest.approx(0.5 ** broken)
         assert metric.tests[0].blocks is blocks_in_metric

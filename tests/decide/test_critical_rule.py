@@ -1,12 +1,14 @@
-"""The critical rule by a test (issue 21 item 1): each critical category's own exact one-sided test at
-critical_alpha, zero tolerance as the opt-in, every broken critical case named; checked on examples and on the
-operating characteristics of simulated releases (plan/evaluate.py through the library's own plan)."""
+"""The critical rule by a test (issue 21 item 1): each critical category's own exact one-sided test, a member of
+the one error budget at alpha with weight critical_weight (issue 34 item 5), zero tolerance as the opt-in, every
+broken critical case named; checked on examples and on the operating characteristics of simulated releases
+(plan/evaluate.py through the library's own plan)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from releasegate.analyze.candidate import plan_arrays
 from releasegate.analyze.critical import critical_section
 from releasegate.errors import InputError
 from releasegate.plan.evaluate import operating_characteristics
@@ -24,10 +26,10 @@ def _fraud(broke: int, fixed: int, passing: int = 45, failing: int = 5) -> tuple
 
 
 def _section(base, cand, **policy):
+    """The critical section after the budget (the data is the category, as its only one)."""
     pol = Policy(critical=("Fraud",), **policy)
     codes = np.zeros(base.size, dtype=np.int64)
-    return critical_section(base, cand, pol, mcnemar=True, rates=True, category_codes=codes,
-                            category_labels=["Fraud"])
+    return plan_arrays(base, cand, pol, mcnemar=True, category_codes=codes, category_labels=["Fraud"]).critical
 
 
 def test_the_lesson_fraud_case_blocks_at_one_in_64():
@@ -38,14 +40,15 @@ def test_the_lesson_fraud_case_blocks_at_one_in_64():
 
 @pytest.mark.parametrize(("broke", "fixed", "p"), [
     (2, 0, 0.25),  # 2^-2
-    (3, 0, 0.125),  # 2^-3: above 0.10, so it does not block by test
-    (4, 0, 0.0625),  # blocks at 0.10
+    (3, 0, 0.125),  # 2^-3
+    (4, 0, 0.0625),  # 2^-4: above the budget's alpha 0.05, so it does not block
+    (5, 0, 0.03125),  # 2^-5 blocks: the overall member (the same cases) cannot reach p / 5 = 0.00625
     (5, 3, 0.36328125),  # P(Bin(8, 1/2) >= 5) = 93/256
 ])
 def test_the_test_is_the_exact_binomial_tail(broke, fixed, p):
     (t,) = _section(*_fraud(broke, fixed)).tests
     assert t.p_regression == pytest.approx(p, abs=1e-15)
-    assert t.blocks == (p <= 0.10)
+    assert t.p_adjusted >= t.p_regression and t.blocks == (t.p_adjusted < 0.05) == (p < 0.05)
     assert t.floor == pytest.approx(2.0 ** -(broke + fixed))
     # Zero tolerance blocks on any broken case, whatever the test says.
     (z,) = _section(*_fraud(broke, fixed), critical_rule="any").tests
@@ -79,8 +82,9 @@ def test_a_critical_category_without_cases_blocks():
 
 @pytest.mark.parametrize(("values", "message"), [
     ({"critical_rule": "none"}, "unknown critical_rule 'none'"),
-    ({"critical_alpha": 0}, "critical_alpha must be a number between 0 and 1"),
-    ({"critical_alpha": "0.1"}, "critical_alpha must be a number"),
+    ({"critical_weight": 0}, "critical_weight must be a number above 0"),
+    ({"critical_weight": "4"}, "critical_weight must be a number"),
+    ({"critical_alpha": 0.1}, "critical_alpha is retired: .* set critical_weight"),
 ])
 def test_policy_refuses_bad_critical_settings(values, message):
     with pytest.raises(InputError, match=message):
@@ -120,8 +124,9 @@ def test_the_test_rarely_blocks_a_release_that_changes_nothing_where_zero_tolera
 
 
 def test_the_test_catches_a_20_point_drop_in_the_critical_category():
-    # Measured: 95.5% / 91.1% at 5% / 10% churn for a 50-case category.
-    assert _rate(Policy(), churn=0.10, critical_drop=0.20) >= 0.85
+    # Measured: 84.3% at 10% churn for a 50-case category in the one error budget (issue 34; 91.1% when the
+    # test ran alone at critical_alpha 0.10: the exact test at the whole 5% can reach at most about 84%).
+    assert _rate(Policy(), churn=0.10, critical_drop=0.20) >= 0.78
 
 
 def test_with_five_runs_the_majority_test_holds_its_level_and_still_detects():
@@ -129,3 +134,28 @@ def test_with_five_runs_the_majority_test_holds_its_level_and_still_detects():
     assert _rate(Policy(), churn=0.10, runs=5) <= 0.03
     assert _rate(Policy(critical_rule="any"), churn=0.10, runs=5) >= 0.95
     assert _rate(Policy(), churn=0.10, runs=5, critical_drop=0.20) >= 0.9
+
+
+@pytest.mark.parametrize("churn", [0.05, 0.17])
+def test_a_rerun_never_blocks_a_release_the_gate_would_pass_without_it(churn):
+    # Issue 34 item 7: the exchangeability test alone once raised false blocks (1.0% -> 3.8% at 5% churn).
+    # Now McNemar and the exchangeability test must both show it, in the same family: pathwise, a release
+    # blocked with its rerun is blocked without it, harmless or not.
+    from dataclasses import replace
+
+    import numpy as np
+
+    from releasegate.plan.evaluate import verdict_of
+    from releasegate.plan.simulate import draw_releases
+
+    gate = plan_gate(Policy())
+    removed = 0
+    for drop in (0.0, 0.20):
+        sc = ReleaseScenario(n=400, churn=churn, critical=(50,), categories=8, rerun=True, noise="reproduce",
+                             critical_drop=drop)
+        for sample in draw_releases(sc, 150, np.random.default_rng(34)):
+            with_rerun = verdict_of(gate(sample)) == "dont_ship"
+            without = verdict_of(gate(replace(sample, rerun_runs=None))) == "dont_ship"
+            assert without or not with_rerun
+            removed += without and not with_rerun
+    assert removed > 0 or churn < 0.1  # and where the baseline churns, the rerun does remove blocks

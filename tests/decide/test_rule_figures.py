@@ -72,10 +72,13 @@ def test_every_check_of_the_examples_has_a_number(example):
 def test_rules_with_nothing_to_check_count_what_they_would_check(tmp_path):
     note = _note(tmp_path, "release,case_id,passed\n" + _rows(60, 1), "--margin", "0")
     checks = {c["rule"]: c for c in _assert_figures(note)}
-    for rule, subject in (("critical_broken", "critical categories"), ("category_regression", "categories"),
-                          ("guardrail", "guardrails")):
+    for rule, subject in (("critical_broken", "critical categories"), ("category_regression", "categories")):
         assert not checks[rule]["applies"] and checks[rule]["figures"] == [
             {**checks[rule]["figures"][0], "scope": "count", "subject": subject, "value": 0}]
+    # the errored-rate guardrail is on by default (issue 34 item 6), so the guardrail rule always has one to check
+    guard = checks["guardrail"]
+    assert guard["applies"] and not guard["fired"]
+    assert [(f["subject"], f["value"], f["limit"]) for f in guard["figures"]] == [("max_error_rate_increase", 0.0, 0.02)]
     ni = checks["not_non_inferior"]
     assert not ni["applies"] and ni["figures"][0]["limit"] == 0 and ni["detail"] == "non-inferiority check off (margin = 0)"
     overall = checks["overall_regression"]["figures"][0]
@@ -88,12 +91,14 @@ def test_guardrails_that_cannot_be_measured_say_why_in_figures(tmp_path):
     (check,) = [c for c in _assert_figures(note) if c["rule"] == "guardrail"]
     assert check["fired"]
     by_name = {f["subject"]: f for f in check["figures"]}
-    assert by_name["max_error_rate_increase"]["unmeasured"] == "no_error_column"
-    assert by_name["max_latency_p95_ratio"]["unmeasured"] == "no_figures"
-    assert all(f["fired"] and f["value"] is None and _numeric(f["limit"]) for f in check["figures"])
-    assert check["detail"] == ("guardrail not measurable: error_rate_increase could not be measured: the results have "
-                               "no error column; latency_p95_ratio could not be measured: the results have no "
-                               "latency figures")
+    # No error column means every cell has an outcome: the errored rate is measured (0 on both sides), the latency
+    # ratio cannot be.
+    errored, latency = by_name["max_error_rate_increase"], by_name["max_latency_p95_ratio"]
+    assert not errored["fired"] and errored["unmeasured"] == "" and errored["value"] == 0
+    assert latency["fired"] and latency["unmeasured"] == "no_figures" and latency["value"] is None
+    assert all(_numeric(f["limit"]) for f in check["figures"])
+    assert check["detail"] == ("guardrail not measurable: latency_p95_ratio could not be measured: the results have "
+                               "no latency figures")
 
 
 def test_a_measured_guardrail_holds_its_ratio_and_bound(tmp_path):
@@ -101,7 +106,7 @@ def test_a_measured_guardrail_holds_its_ratio_and_bound(tmp_path):
     note = _note(tmp_path, "release,case_id,passed,latency_ms\n" + _rows(80, 0, latency),
                  policy="[guardrails]\nmax_latency_p95_ratio = 1.25\n")
     (check,) = [c for c in _assert_figures(note) if c["rule"] == "guardrail"]
-    (figure,) = check["figures"]
+    (figure,) = [f for f in check["figures"] if f["subject"] == "max_latency_p95_ratio"]
     assert figure["fired"] and figure["ci_high"] > figure["limit"] == 1.25 and figure["value"] > 1.5
     bound = note["candidates"][0]["costs"]["guardrail_bounds"]["max_latency_p95_ratio"]
     assert (bound["estimate"], bound["ci_low"], bound["ci_high"]) == (figure["value"], figure["ci_low"], figure["ci_high"])

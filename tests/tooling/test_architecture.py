@@ -47,7 +47,9 @@ ALLOWED: dict[str, set[str]] = {
     "demo": BASE | {"load", "pipeline", "policy", "render"},
     "api": BASE | {"load", "pipeline", "policy", "render", "model", "plan", "validate"},
     "cli": BASE | {"load", "pipeline", "policy", "render", "demo", "api", "plan", "run", "process", "arguments",
-                   "audit"},
+                   "audit", "cli_options"},
+    # The command line's option declarations (shared by report, check, plan, verify): the adapters' options.
+    "cli_options": BASE | {"load"},
     # What the options of report, check and verify mean: the pipeline's arguments.
     "arguments": BASE | {"load", "pipeline", "policy"},
     # Notes read back (verify, history, --archive): reruns through the pipeline, renders as the note does.

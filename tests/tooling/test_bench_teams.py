@@ -98,7 +98,11 @@ def test_targets_table_marks_what_is_missed():
 def test_published_teams_tables_match_the_json():
     doc = (ROOT / "docs" / "operating-characteristics.md").read_text(encoding="utf-8")
     data = json.loads((ROOT / "docs" / "operating-characteristics.json").read_text(encoding="utf-8"))
-    for name, body in teams_publish.teams_blocks(data["teams"], list(teams.POLICY_ARGS)).items():
+    # The policies the published run compared, as its JSON records them (the grid's own list may move ahead of
+    # the page until the page is regenerated).
+    recorded = [k for k in data["teams"][0]["policies"] if not k.endswith(", clusters undeclared")]
+    names = ["new defaults", "old defaults", *(k for k in recorded if k not in ("new defaults", "old defaults"))]
+    for name, body in teams_publish.teams_blocks(data["teams"], names).items():
         assert publish.replace_blocks(doc, {name: body}) == doc, name
     assert replace(ReleaseScenario(churn=0.10, critical=(50,)), drop=0.05).key() in {c["key"] for c in data["teams"]}
 

@@ -22,6 +22,7 @@ from releasegate.analyze.costs import cost_sections
 from releasegate.analyze.errors import split_errored
 from releasegate.analyze.judge import judge_section
 from releasegate.analyze.pairing import case_tables, cases_of
+from releasegate.analyze.settle import settle_of
 from releasegate.kinds import OutcomeKind
 from releasegate.model import Analysis, NotJudged, Parameters, Rate, ReleaseSections, ReleaseSummary
 from releasegate.policy import Policy
@@ -60,6 +61,11 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     return ReleaseSummary(release, n, rate, release == data.baseline)
 
 
+def _runs_of(cand) -> int:
+    axis = cand.sections.run_axis
+    return 1 if axis is None else int(axis.runs_per_case_min)
+
+
 def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = False,
             gold: ValidatedGold | None = None) -> Analysis:
     """The fixed plan for every candidate, the release summaries, and the cost section when there are costs;
@@ -83,9 +89,11 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
                 cost_work.result()  # a cost error is said first, as when the costs ran first
             raise
         cost_table, costs = cost_work.result() if cost_work is not None else (None, {})
-    one_run = data.outcome_kind == OutcomeKind.BINARY and not data.has_runs
+    binary = data.outcome_kind == OutcomeKind.BINARY
+    one_run = binary and not data.has_runs
     candidates = [replace(c, sections=replace(c.sections, costs=costs.get(c.name),
                                               churn=churn_section(measured, c, policy, one_run),
+                                              settle=settle_of(c, measured, policy, binary=binary, runs=_runs_of(c)),
                                               judge=None if gold is None else
                                               judge_section(data, gold, c, policy, tables)))
                   for c in candidates]

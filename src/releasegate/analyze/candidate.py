@@ -20,7 +20,8 @@ from releasegate.analyze.clusters import apply_clusters
 from releasegate.analyze.comparisons import compare_binary, compare_paired
 from releasegate.analyze.critical import critical_section
 from releasegate.analyze.errors import errored_cases
-from releasegate.analyze.family import adjust_family, power_of
+from releasegate.analyze.budget import apply_budget
+from releasegate.analyze.family import power_of
 from releasegate.analyze.items import item_axis
 from releasegate.analyze.ni_reach import ni_reach_of
 from releasegate.analyze.pairing import case_changes, pair, paired_difference
@@ -36,7 +37,9 @@ from releasegate.model import (
     ItemAxis,
     Power,
 )
+from releasegate.model.budget import ErrorBudget
 from releasegate.policy import Policy
+from releasegate.stats.mcnemar import mcnemar_test
 from releasegate.validate import ValidatedResults
 
 
@@ -50,13 +53,16 @@ class PlanResult:
     item_axis: ItemAxis | None
     clusters: ClusterAnalysis | None
     critical: CriticalSection | None = None
+    budget: ErrorBudget | None = None
+    error_p_adjusted: float | None = None  # the error-rate member's adjusted p (with ``errored``)
+    error_p: float | None = None  # and its raw one-sided p
 
 
 def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool = True,
                 runs: bool = False, category_codes: np.ndarray | None = None,
                 category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None,
                 verdict_only: bool = False, rerun: np.ndarray | None = None,
-                critical_whole: bool = False) -> PlanResult:
+                critical_whole: bool = False, errored: tuple[int, int] | None = None) -> PlanResult:
     """The plan on paired per-case outcomes ``base`` and ``cand`` (a case's mean over runs).
 
     ``mcnemar``: pass/fail with one run per case (else the paired-mean path; ``rates`` says the means are pass
@@ -65,7 +71,10 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     ``verdict_only`` (``releasegate plan``'s simulations) skips what no rule reads: the powerless flags and the
     exact power search (the normal-formula power stands in), which took 95% of a replication's time.
     ``rerun``: the baseline rerun's outcome per case (pass/fail, one run), read by the critical test.
-    ``critical_whole`` (a critical metric) gives the critical test on every case too.
+    ``critical_whole`` (a critical metric) gives the critical test on every case too. ``errored``: (cases only
+    the candidate errored on, cases only the baseline errored on) when the data has an error column, the
+    error-rate test of the budget. Every test that says DON'T SHIP is adjusted in one error budget
+    (:mod:`.budget`).
     """
     compare = compare_binary if mcnemar else (
         lambda label, b, c, pol, critical=False: compare_paired(label, b, c, pol, critical, rates=rates))
@@ -83,14 +92,22 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
         overall, categories, clusters = apply_clusters(overall, categories, base, cand, cluster_codes,
                                                        category_codes, policy, binary=mcnemar)
         design_effect = clusters.design_effect
-    overall, categories = adjust_family(overall, categories, policy, flags=not verdict_only)
     critical = critical_section(base, cand, policy, mcnemar=mcnemar, rates=rates, category_codes=category_codes,
                                 category_labels=category_labels, rerun=rerun if mcnemar else None,
                                 whole=critical_whole)
-    power = power_of(d, policy, design_effect, overall=overall, categories=categories,
+    error = None
+    if errored is not None:
+        # The error-rate member: cases only the candidate errored on ("broke") against those only the baseline
+        # errored on, exact one-sided McNemar.
+        candidate_only, baseline_only = errored
+        error = (mcnemar_test(baseline_only, candidate_only).p_regression, candidate_only + baseline_only)
+    budgeted = apply_budget(overall, categories, policy, critical=critical, error=error, flags=not verdict_only)
+    overall, categories, critical = budgeted.overall, budgeted.categories, budgeted.critical
+    power = power_of(d, policy, design_effect, overall=overall, level=budgeted.level,
                      exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact" and not verdict_only)
     power = replace(power, ni_reach=ni_reach_of(overall, policy, mcnemar=mcnemar, clustered=clusters is not None))
-    return PlanResult(overall, tuple(categories), power, items, clusters, critical)
+    return PlanResult(overall, tuple(categories), power, items, clusters, critical, budgeted.budget,
+                      budgeted.error_p_adjusted, None if error is None else error[0])
 
 
 def _category_slices(codes: np.ndarray, n_categories: int) -> list[np.ndarray]:
@@ -116,13 +133,16 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     cand = paired["cand"].to_numpy(np.float64)
     codes, labels = (pd.factorize(paired["category"], sort=True) if data.has_categories else (None, ()))
     mcnemar = data.outcome_kind == OutcomeKind.BINARY and not data.has_runs
+    errors = errored_cases(data, candidate, policy)
     result = plan_arrays(
         base, cand, policy, mcnemar=mcnemar, rates=data.outcome_kind == OutcomeKind.BINARY, runs=data.has_runs,
         category_codes=codes, category_labels=[str(x) for x in labels],
         cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None,
         rerun=None if rerun is None else rerun.reindex(paired.index).to_numpy(np.float64),
-        critical_whole=critical_whole)
-    errors = errored_cases(data, candidate, policy)
+        critical_whole=critical_whole,
+        errored=None if errors is None else (errors.rate.candidate_only, errors.rate.baseline_only))
+    if errors is not None:
+        errors = replace(errors, p_one_sided=result.error_p, p_adjusted=result.error_p_adjusted)
     all_paired = exclusions.count == 0 and (errors is None or errors.excluded == 0)
     runs = run_axis(data, candidate, paired, result.overall, policy, all_paired) if data.has_runs else None
     d = paired_difference(base, cand)
@@ -142,5 +162,6 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         exclusions=exclusions,
         power=result.power,
         sections=CandidateSections(item_axis=result.item_axis, run_axis=runs, clusters=result.clusters,
-                                   costs=costs, critical=result.critical, errors=errors, case_view=view),
+                                   costs=costs, critical=result.critical, errors=errors, case_view=view,
+                                   budget=result.budget),
     )

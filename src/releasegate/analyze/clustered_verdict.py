@@ -46,6 +46,7 @@ class ClusteredVerdict:
     p_value: float
     p_one_sided: float
     degenerate: bool
+    trials: int | None = None  # "sparse" with the exact p: the groups that changed (the discrete correction's n)
 
 
 def _cr2_usable(r: CR2Result) -> bool:
@@ -77,10 +78,12 @@ def clustered_verdict(d: np.ndarray, codes: np.ndarray, policy: Policy, bounded:
         test, p_two, p_one = "signflip", flip.pvalue, flip.p_regression
         ci = ni_ci = (-math.inf, math.inf)
     degenerate = not np.any(d)
+    trials = None
     if is_cluster_sparse(d, codes):
         exact = cluster_sparse_test(d, codes)
         test, p_two, degenerate = "sparse", exact.pvalue, exact.degenerate
         p_one = exact.midp_regression if policy.mcnemar == "midp" else exact.p_regression
+        trials = None if policy.mcnemar == "midp" else exact.broke + exact.fixed
     if bounded:
         ci, ni_ci = (max(-1.0, ci[0]), min(1.0, ci[1])), (max(-1.0, ni_ci[0]), min(1.0, ni_ci[1]))
-    return ClusteredVerdict(test, ci[0], ci[1], ni_ci[0], ni_ci[1], p_two, p_one, bool(degenerate))
+    return ClusteredVerdict(test, ci[0], ci[1], ni_ci[0], ni_ci[1], p_two, p_one, bool(degenerate), trials)

@@ -61,6 +61,11 @@ def _clustered(naive: Comparison, d: np.ndarray, codes: np.ndarray, broke: np.nd
     cr2 = cr2_test(d, codes, policy.confidence)
     durk = durkalski_test(broke, fixed, codes) if binary else None
     groups = boot[0].n_clusters
+    if groups == d.size and groups >= 2:
+        # Every group is one case: grouping changes nothing, so the figures are the ungrouped ones (issue 34
+        # item 6: one verdict and one set of fired rules whatever the coding).
+        return _Clustered(naive, boot, cr2, durk, "singleton")
+    trials = None
     if groups < 2:
         ci = ni = _unbounded(binary)
         p_two = p_one = 1.0
@@ -69,10 +74,11 @@ def _clustered(naive: Comparison, d: np.ndarray, codes: np.ndarray, broke: np.nd
         v = clustered_verdict(d, codes, policy, binary, cr2)
         ci, ni, p_two, p_one, test, degenerate = (v.ci_low, v.ci_high), (v.ni_low, v.ni_high), v.p_value, \
             v.p_one_sided, v.test, v.degenerate
+        trials = v.trials
     comparison = replace(
         naive, ci_low=ci[0], ci_high=ci[1], ni_low=ni[0], ni_high=ni[1], p_value=p_two, p_midp=math.nan,
         p_one_sided=p_one, method=METHODS.get(test, METHOD_BINARY if binary else METHOD_SCORES),
-        degenerate=degenerate)
+        degenerate=degenerate, trials=trials)
     return _Clustered(comparison, boot, cr2, durk, test)
 
 
@@ -113,6 +119,7 @@ def apply_clusters(overall: Comparison, categories: list[Comparison], base: np.n
     column = policy.columns.get("cluster", "cluster")
     ratio = _width_ratio(overall, main.comparison)
     nan = math.nan
+    cr2_usable = bool(cr2.defined and math.isfinite(cr2.se) and cr2.se > 0)
     analysis = ClusterAnalysis(
         cluster_column=column, n_cases=n, n_clusters=g, smallest_cluster=int(sizes.min()),
         median_cluster=float(np.median(sizes)), largest_cluster=int(sizes.max()), estimate=float(d.mean()),
@@ -122,8 +129,12 @@ def apply_clusters(overall: Comparison, categories: list[Comparison], base: np.n
         bootstrap_ci_low=boot[0].ci_low, bootstrap_ci_high=boot[0].ci_high,
         bootstrap_ni_low=boot[1].ci_low, bootstrap_ni_high=boot[1].ci_high,
         n_resamples=policy.n_resamples, seed=policy.seed, confidence=policy.confidence,
-        cr2_se=cr2.se, cr2_df=cr2.df, cr2_t=cr2.t, cr2_p_value=cr2.pvalue, cr2_p_one_sided=cr2.p_regression,
-        cr2_ci_low=cr2.ci_low, cr2_ci_high=cr2.ci_high, cr1_se=cr2.cr1_se,
+        # A zero CR2 standard error (every group's mean the same) is no certainty: its t, p and interval are
+        # undefined (null in the JSON), not p = 0 (issue 34 item 6).
+        cr2_se=cr2.se, cr2_df=cr2.df, cr2_t=cr2.t if cr2_usable else nan,
+        cr2_p_value=cr2.pvalue if cr2_usable else nan, cr2_p_one_sided=cr2.p_regression if cr2_usable else nan,
+        cr2_ci_low=cr2.ci_low if cr2_usable else nan, cr2_ci_high=cr2.ci_high if cr2_usable else nan,
+        cr1_se=cr2.cr1_se,
         durkalski_chi2=durk.chi2 if durk else nan, durkalski_p_value=durk.pvalue if durk else nan,
         durkalski_p_one_sided=durk.p_regression if durk else nan,
         signflip_p_value=flip.pvalue, signflip_p_one_sided=flip.p_regression, signflip_exact=flip.exact,

@@ -54,6 +54,7 @@ def compare_binary(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
         method="McNemar mid-p" if use_midp else "McNemar exact",
         degenerate=test.degenerate,
         critical=critical,
+        trials=None if use_midp else fixed + broke,
     )
 
 

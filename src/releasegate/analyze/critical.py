@@ -1,5 +1,6 @@
-"""The critical categories' own tests (issue 21 item 1): each critical category is a gate of its own, tested
-one-sided at ``critical_alpha`` and not adjusted for the family.
+"""The critical categories' own tests (issue 21 item 1), each a member of the candidate's one error budget
+(issue 34 item 5: analyze/budget.py adjusts them with the overall test, the categories and the error-rate
+test, each critical test with the policy's ``critical_weight``, and sets ``blocks`` from the adjusted p).
 
 - Pass/fail, one run: the exact McNemar test of broke against fixed (the lesson's Fraud: 6 broke, none fixed,
   p = 1/64).
@@ -7,10 +8,13 @@ one-sided at ``critical_alpha`` and not adjusted for the family.
   half its runs pass); the simulation study (docs/operating-characteristics.md) measured it at <= 0.4% false
   blocks where "any drop of a case's mean" blocked 90-100% of releases that change nothing.
 - Scores: the exact sign test of the cases whose mean went down against those whose mean went up.
-- ``critical_rule = "any"`` (zero tolerance, the opt-in): any broken or worsened case blocks.
-- With a baseline rerun (``baseline_rerun``, pass/fail with one run): the exact exchangeability test on
-  (baseline, rerun, candidate) per case (stats.critical.exchangeability_test), so that the baseline's own churn
-  is the yardstick; ``worse`` / ``better`` stay the broke / fixed counts against the baseline.
+- ``critical_rule = "any"`` (zero tolerance, the opt-in, outside the budget): any broken or worsened case
+  blocks.
+- With a baseline rerun (``baseline_rerun``, pass/fail with one run): the exact McNemar test and the exact
+  exchangeability test on (baseline, rerun, candidate) per case (stats.critical.exchangeability_test) must
+  both show the regression: the member's p is the larger of the two. A rerun so only ever removes blocks (the
+  baseline's own churn explains the broken cases), never adds one (issue 34 item 7: the exchangeability test
+  alone, at its finer attainable p-values, blocked harmless releases more often than McNemar did).
 
 A critical category with no case in the data cannot be measured, so it blocks (fail closed).
 """
@@ -18,8 +22,6 @@ A critical category with no case in the data cannot be measured, so it blocks (f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
-
 import numpy as np
 
 from releasegate.model import CriticalSection, CriticalTest
@@ -33,13 +35,9 @@ def _sign_counts(base: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
 
 def _one(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool,
          rates: bool, rerun: np.ndarray | None = None) -> CriticalTest:
+    """The category's raw test; ``blocks`` is the budget's to set for a test (False until then)."""
     if base.size == 0:
         return CriticalTest(label, "no case in the data", 0, 0, 0, 1.0, 1.0, True)
-    if mcnemar and rerun is not None and policy.critical_rule == "test":
-        test = exchangeability_test(base, rerun, cand, policy.critical_alpha)
-        worse, better = _sign_counts(base, cand)
-        return CriticalTest(label, "exact exchangeability test with the baseline rerun", int(base.size), worse,
-                            better, test.p_regression, test.floor, test.blocks)
     if mcnemar:
         b, c, method = base, cand, "exact McNemar"
     elif rates:
@@ -53,31 +51,34 @@ def _one(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
         b = np.r_[np.ones(down), np.zeros(up)]
         c = 1 - b
         method = "exact sign test on per-case scores"
-    test = critical_mcnemar(b, c, policy.critical_alpha)
+    test = critical_mcnemar(b, c, policy.alpha)
     worse, better = test.count, test.trials - test.count
     if policy.critical_rule == "any":
         # Zero tolerance counts every drop of a case's outcome (any run), as the rule did before the test.
         worse, better = _sign_counts(base, cand)
         return CriticalTest(label, "any broken case (zero tolerance)", int(base.size), worse, better,
                             test.p_regression, test.floor, worse > 0)
-    return CriticalTest(label, method, int(base.size), worse, better, test.p_regression, test.floor, test.blocks)
+    if mcnemar and rerun is not None:
+        again = exchangeability_test(base, rerun, cand, policy.alpha)
+        return CriticalTest(label, "exact McNemar, and the exact exchangeability test with the baseline rerun",
+                            int(base.size), worse, better, max(test.p_regression, again.p_regression), test.floor,
+                            False, trials=test.trials, rerun_p=again.p_regression)
+    return CriticalTest(label, method, int(base.size), worse, better, test.p_regression, test.floor, False,
+                        trials=test.trials)
 
 
 def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool,
                      category_codes: np.ndarray | None,
                      category_labels: Sequence[str],
                      rerun: np.ndarray | None = None, whole: bool = False) -> CriticalSection | None:
-    """The tests of the policy's critical categories on paired per-case outcomes (a case's mean over runs);
-    None when the policy names no critical category. ``rerun``: the baseline rerun's outcome of each case.
-    ``whole`` (a critical metric) adds the same test on every case as the section's ``overall``; its tests
-    (overall and every category) then share ``critical_alpha`` (Bonferroni: each at critical_alpha / k), so a
-    critical metric blocks a release that changes nothing at most about as often as one critical category
-    does: at 0.10 each, 4 categories and the overall test blocked 14-25% of harmless releases
-    (bench/critical_metric.py)."""
-    split = 1
-    if whole and policy.critical_rule == "test":
-        split = 1 + len(policy.critical)
-        policy = replace(policy, critical_alpha=policy.critical_alpha / split)
+    """The raw tests of the policy's critical categories on paired per-case outcomes (a case's mean over
+    runs); None when the policy names no critical category. ``rerun``: the baseline rerun's outcome of each
+    case. ``whole`` (a critical metric) adds the same test on every case as the section's ``overall``; its
+    tests (overall and every category) then share ``critical_weight`` (each weighs critical_weight / k), so a
+    critical metric spends about what one critical category does: at their own level 0.10 each, 4 categories
+    and the overall test blocked 14-25% of harmless releases (bench/critical_metric.py). analyze/budget.py
+    adjusts them and sets ``blocks``."""
+    split = 1 + len(policy.critical) if whole and policy.critical_rule == "test" else 1
     overall = _one("overall", base, cand, policy, mcnemar=mcnemar, rates=rates, rerun=rerun) if whole else None
     if not policy.critical and overall is None:
         return None
@@ -90,4 +91,5 @@ def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
             inside = category_codes == labels.index(label)
         tests.append(_one(label, base[inside], cand[inside], policy, mcnemar=mcnemar, rates=rates,
                           rerun=None if rerun is None else rerun[inside]))
-    return CriticalSection(policy.critical_rule, policy.critical_alpha, tuple(tests), overall, split)
+    return CriticalSection(policy.critical_rule, policy.alpha, tuple(tests), overall, split,
+                           policy.critical_weight / split)

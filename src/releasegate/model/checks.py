@@ -15,7 +15,7 @@ from releasegate.kinds import CriticalRule
 # to check counts what it would check: no critical category, no category, no guardrail).
 Scope = Literal["overall", "category", "guardrail", "count"]
 # Why a guardrail could not be measured (the wording says it in words; a guardrail that cannot be measured fires).
-Unmeasured = Literal["", "no_figures", "no_pairs", "not_finite", "too_few", "no_error_column", "no_shared_case"]
+Unmeasured = Literal["", "no_figures", "no_pairs", "not_finite", "too_few", "no_shared_case"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class Figure:
     ci_high: float | None = None
     limit: float | None = None  # the limit the value (or its interval's bound) is held to
     alpha: float | None = None  # the level the p is held to
+    weight: float | None = None  # a critical test's weight in the one error budget (the others weigh 1)
     p: float | None = None  # the p the rule reads (adjusted over the family where the rule reads that)
     p_unadjusted: float | None = None
     cases: int | None = None  # the cases compared

@@ -12,6 +12,7 @@ from enum import Enum
 from typing import Any
 
 from releasegate.kinds import NotJudgedReason, OutcomeKind
+from releasegate.model.budget import ErrorBudget, Settle
 from releasegate.model.cases import CaseChange
 from releasegate.model.checks import RuleCheck
 from releasegate.model.churn import ChurnSection
@@ -124,6 +125,10 @@ class Comparison:
     powerless: bool = False
     discordant_needed: int | None = None
     critical: bool = False
+    # The trials of the exact binomial test ``p_one_sided`` is an upper tail of (an exact McNemar test: fixed +
+    # broke; the exact test on the groups that changed), read by the discrete correction; None for a p that
+    # can take any value (paired t, clustered t, sign flips, mid-p).
+    trials: int | None = None
 
 
 @dataclass(frozen=True)
@@ -170,6 +175,8 @@ class CandidateSections:
     errors: ErroredCases | None = None
     case_view: CaseView | None = None  # cases failing on both releases, errored cases (issue 17)
     churn: ChurnSection | None = None  # the baseline's churn from a rerun or its runs (issue 21 item 3)
+    budget: ErrorBudget | None = None  # the one error budget of the DON'T SHIP rules (issue 34 item 5)
+    settle: Settle | None = None  # what would settle a NOT PROVEN (issue 34 item 2)
     judge: JudgeSection | None = None  # the judge against gold labels, the corrected comparison (issue 35)
 
     def present(self) -> dict[str, Any]:

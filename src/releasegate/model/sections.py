@@ -169,6 +169,12 @@ class ClusterAnalysis:
     verdict_p_value: float = math.nan
 
 
+# The p-values of the grouped-cases section shown beside the verdict's for comparison: no rule reads them (the
+# verdict reads ``verdict_p_value`` / ``verdict_p_one_sided``, the comparison's own figures); the JSON says so.
+COMPARISON_ONLY_P = ("naive_p_value", "naive_p_one_sided", "cr2_p_value", "cr2_p_one_sided", "durkalski_p_value",
+                     "durkalski_p_one_sided", "signflip_p_value", "signflip_p_one_sided")
+
+
 @dataclass(frozen=True)
 class CriticalTest:
     """One critical category's own one-sided test (issue 21): ``worse`` cases (broke, or a lower mean or
@@ -183,6 +189,13 @@ class CriticalTest:
     p_regression: float
     floor: float
     blocks: bool
+    # Its place in the one error budget (analyze/budget.py): ``trials`` of the exact binomial test its p is
+    # (worse + better; None when it is no test: zero tolerance, or no case), its adjusted p over the family;
+    # with a baseline rerun ``rerun_p`` is the exchangeability test's p (``p_regression`` the larger of it and
+    # the McNemar p: both must show the regression).
+    trials: int | None = None
+    p_adjusted: float = math.nan
+    rerun_p: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -192,10 +205,11 @@ class CriticalSection:
     whose every category is then in ``tests``."""
 
     rule: CriticalRule
-    alpha: float
+    alpha: float  # the family's level: the critical tests are members of the one error budget
     tests: tuple[CriticalTest, ...]
     overall: CriticalTest | None = None
-    split: int = 1  # a critical metric's tests share the level: ``alpha`` is critical_alpha / split
+    split: int = 1  # a critical metric's tests share the critical weight: ``weight`` is critical_weight / split
+    weight: float = 1.0  # each test's weight in the budget, beside 1 for the overall test and each category
 
 
 @dataclass(frozen=True)
@@ -226,6 +240,10 @@ class ErroredCases:
     rate: ErrorRateIncrease
     cases: tuple[ErroredCase, ...]
     listed_cut: int
+    # The error-rate test of the one error budget (issue 34): the exact one-sided McNemar test of the cases
+    # only the candidate errored on against those only the baseline errored on, and its adjusted p.
+    p_one_sided: float = 1.0
+    p_adjusted: float = math.nan
 
 
 CASE_VIEW_LISTED = 1_000  # cases listed per list of the case view; the counts are whole

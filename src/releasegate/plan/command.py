@@ -39,9 +39,10 @@ def design_for(results: tuple[str, ...], kw: dict, policy: Policy, options: Adap
                metrics: tuple[str, ...] = ()) -> SuiteDesign:
     """The design from the results (read with ``options`` and ``metrics``, as report reads them; counts refused
     beside them) or from the counts alone."""
-    churn = kw.get("churn")
-    if churn is not None and not 0 <= churn < 1:
-        raise InputError(f"--churn must be a share in [0, 1), got {churn:g}")
+    churn, run_churn = kw.get("churn"), kw.get("run_churn")
+    for flag, value in (("--churn", churn), ("--run-churn", run_churn)):
+        if value is not None and not 0 <= value < 1:
+            raise InputError(f"{flag} must be a share in [0, 1), got {value:g}")
     counts = [k for k in COUNT_OPTIONS if kw.get(k) not in (None, ())]
     if results:
         if counts:
@@ -51,13 +52,14 @@ def design_for(results: tuple[str, ...], kw: dict, policy: Policy, options: Adap
         from releasegate.plan.measure import design_from_files
 
         return design_from_files([parse_source(r) for r in results], policy, kw.get("cases"), churn, options,
-                                 metrics)
+                                 run_churn, metrics)
     if kw.get("n_cases") is None:
         raise InputError("releasegate plan needs RESULTS (files as for report) or --n-cases N")
     try:
         return design_from_counts(kw["n_cases"], pass_rate=0.9 if kw.get("pass_rate") is None else kw["pass_rate"],
                                   critical=_sizes(kw.get("critical_sizes") or ()),
-                                  categories=kw.get("categories") or 1, runs=kw.get("runs") or 1, churn=churn)
+                                  categories=kw.get("categories") or 1, runs=kw.get("runs") or 1, churn=churn,
+                                  run_churn=run_churn)
     except ValueError as exc:
         raise InputError(f"this suite cannot be simulated: {exc}") from None
 

@@ -1,9 +1,12 @@
 """A gate's operating characteristics on simulated releases: how often it blocks, and which rules fire.
 
 A gate is any callable ``gate(sample) -> tuple of fired rule names`` (empty = SHIP). For each scenario of a
-grid the gate runs on ``reps`` seeded replications (``releasegate.plan.simulate.draw_releases``); the block
-rate is a false-block rate when the scenario changes nothing (``drop == critical_drop == 0``) and a detection
-rate otherwise. Every rate comes with its Monte Carlo standard error sqrt(r (1 - r) / reps).
+grid the gate runs on ``reps`` seeded replications (``releasegate.plan.simulate.draw_releases``); each
+replication is DON'T SHIP when a rule that shows the candidate worse fires (every rule but
+``not_non_inferior``), NOT PROVEN when only ``not_non_inferior`` fires, SHIP otherwise (issue 34). The block
+rate (DON'T SHIP or NOT PROVEN) is a false-block rate when the scenario changes nothing
+(``drop == critical_drop == 0``) and a detection rate otherwise. Every rate comes with its Monte Carlo
+standard error sqrt(r (1 - r) / reps).
 """
 
 from __future__ import annotations
@@ -19,6 +22,14 @@ import numpy as np
 from releasegate.plan.simulate import ReleaseSample, ReleaseScenario, draw_releases
 
 Gate = Callable[[ReleaseSample], Sequence[str]]
+NOT_PROVEN_RULES = frozenset({"not_non_inferior"})  # the data cannot show it no worse: not a rejection
+
+
+def verdict_of(rules: Sequence[str]) -> str:
+    """``dont_ship``, ``not_proven`` or ``ship`` from the rules that fired."""
+    if any(r not in NOT_PROVEN_RULES for r in rules):
+        return "dont_ship"
+    return "not_proven" if rules else "ship"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +54,8 @@ class CellRates:
     scenario: ReleaseScenario
     block: Rate
     by_rule: tuple[tuple[str, Rate], ...]
+    dont_ship: Rate | None = None
+    not_proven: Rate | None = None
 
     @property
     def changes_nothing(self) -> bool:
@@ -69,14 +82,15 @@ def operating_characteristics(gate: Gate, scenarios: Iterable[ReleaseScenario], 
     out = []
     for i, sc in enumerate(grid):
         rng = np.random.default_rng(scenario_seed(seed, sc))
-        blocked = 0
+        verdicts: Counter[str] = Counter()
         fired: Counter[str] = Counter()
         for sample in draw_releases(sc, reps, rng):
             rules = tuple(gate(sample))
-            blocked += bool(rules)
+            verdicts[verdict_of(rules)] += 1
             fired.update(set(rules))
-        out.append(CellRates(sc, rate_of(blocked, reps),
-                             tuple((name, rate_of(fired[name], reps)) for name in sorted(fired))))
+        out.append(CellRates(sc, rate_of(reps - verdicts["ship"], reps),
+                             tuple((name, rate_of(fired[name], reps)) for name in sorted(fired)),
+                             rate_of(verdicts["dont_ship"], reps), rate_of(verdicts["not_proven"], reps)))
         if progress is not None:
             progress(i + 1, len(grid))
     return out

@@ -20,8 +20,11 @@ PLAN_OPTIONS: tuple[tuple[tuple[str, ...], dict], ...] = (
                                              "help": "Without RESULTS: a critical category NAME=CASES (repeatable)."}),
     (("--categories",), {"type": int, "help": "Without RESULTS: the number of other categories (default 1)."}),
     (("--runs",), {"type": int, "help": "Without RESULTS: runs per case (default 1)."}),
-    (("--churn",), {"type": float, "help": "Churn to assume (share of cases that differ between two runs); "
-                                           "default: measured from a rerun or runs, else 0.10."}),
+    (("--churn",), {"type": float, "help": "Churn to assume: share of cases that differ between one run of the "
+                                           "baseline and one of a harmless candidate (default: measured from the "
+                                           "results' candidate, a rerun or runs, else 0.10)."}),
+    (("--run-churn",), {"type": float, "help": "Its run-to-run part (two runs of one release differ); default: "
+                                               "measured from a rerun or runs, else none (all case-level)."}),
     (("--replications",), {"type": int, "default": DEFAULT_REPLICATIONS, "show_default": True,
                            "help": "Simulated releases per scenario."}),
     (("--seed",), {"type": int, "default": DEFAULT_SEED, "show_default": True, "help": "Random seed."}),

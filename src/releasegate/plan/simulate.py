@@ -157,14 +157,26 @@ def draw(sc: Scenario, reps: int, rng: np.random.Generator) -> Iterator[Sample]:
 
 
 # ------------------------------------------------------------------------------------------ release model
-# Churn is the share of cases whose outcome differs between two runs of the same release. Each case is
-# stable-pass, stable-fail or flaky (every run a fresh Bernoulli(p0) draw); a flaky share w gives churn
-# 2 w p0 (1 - p0), so churn above 2 p0 (1 - p0) (0.18 at p0 = 0.9) is impossible for independent runs.
+# Two kinds of change between a baseline and a harmless candidate (issue 34 item 8):
+# - run-to-run churn: the share of cases whose outcome differs between two runs of the same release. Each case is
+#   stable-pass, stable-fail or flaky (every run a fresh Bernoulli(p0) draw); a flaky share w gives churn
+#   2 w p0 (1 - p0), so run-to-run churn above 2 p0 (1 - p0) (0.18 at p0 = 0.9) is impossible;
+# - case-level change: the candidate really changes some stable cases, as many passes into fails as fails into
+#   passes on average (harmless), which runs do not average away. A share c of cases changed needs
+#   c / 2 <= (1 - w) min(p0, 1 - p0): at p0 = 0.9 without run noise up to 20% (every failing case fixed).
+# One run of each release then disagrees on a share c + 2 w p0 (1 - p0) of cases, the between-release churn.
+# ``noise = "reproduce"`` (what ``releasegate plan`` simulates) is the operating-characteristics study's run model
+# instead: every case has a latent outcome per release (paired cells: as many passes changed into fails as fails
+# into passes, a share c of the cases), and each run reproduces it with probability rho and is otherwise a
+# fresh draw at p0, so a case passes a run with probability rho z + (1 - rho) p0; rho is set so that two runs
+# of one release disagree on the run-to-run churn r. One run of each release then disagrees on r + c rho^2.
 
 
 @dataclass(frozen=True)
 class ReleaseScenario:
-    """A suite and a candidate: ``n`` cases at baseline pass rate ``p0`` and churn ``churn``.
+    """A suite and a candidate: ``n`` cases at baseline pass rate ``p0``, run-to-run churn ``churn`` and
+    case-level change ``change`` (the share of cases whose outcome the candidate changes for good, half of them
+    each way: one run of each release then disagrees on about change + churn of them).
 
     - ``drop``: true drop of the overall pass rate. ``mode="added"``: on top of the churn, each case's
       candidate is broken (always fails) with probability drop / p0; ``"tilted"``: the flaky cases carry it
@@ -192,12 +204,21 @@ class ReleaseScenario:
     rerun: bool = False
     clusters: int = 0
     icc: float = 0.0
+    change: float = 0.0
+    noise: str = "flaky"  # or "reproduce" (see above)
 
     def key(self) -> str:
         crit = "+".join(map(str, self.critical)) or "none"
+        # The change appears only when set, so every earlier scenario keeps its key (and its seed).
+        change = (f"-ch{self.change:g}" if self.change else "") + ("-reproduce" if self.noise == "reproduce" else "")
         return (f"n{self.n}-p{self.p0:g}-s{self.churn:g}-d{self.drop:g}-{self.mode}-c{crit}"
                 f"-cd{self.critical_drop:g}"
-                f"-k{self.categories}-r{self.runs}-rr{int(self.rerun)}-g{self.clusters}-icc{self.icc:g}")
+                f"-k{self.categories}-r{self.runs}-rr{int(self.rerun)}-g{self.clusters}-icc{self.icc:g}{change}")
+
+    @property
+    def reproduce(self) -> float:
+        """rho of the reproduce model: two runs of one release disagree on ``churn`` of the cases."""
+        return reproduce_for(self.churn, self.p0)
 
     @property
     def flaky_share(self) -> float:
@@ -213,6 +234,16 @@ class ReleaseScenario:
             ceiling = 2 * self.p0 * (1 - self.p0)
             raise ValueError(f"churn {self.churn:g} is impossible at pass rate {self.p0:g}: two independent "
                              f"runs disagree on at most 2 p0 (1 - p0) = {ceiling:.3f} of cases")
+        if self.noise not in ("flaky", "reproduce"):
+            raise ValueError(f"unknown run noise {self.noise!r}")
+        if self.noise == "reproduce" and (self.mode == "tilted" or self.clusters):
+            raise ValueError("the reproduce run model has no tilted drop and no clusters")
+        share = 0.0 if self.noise == "reproduce" else min(1.0, self.flaky_share)
+        room = (1 - share) * min(self.p0, 1 - self.p0)
+        if self.change < 0 or self.change / 2 > room + 1e-12:
+            raise ValueError(f"a case-level change of {self.change:g} is impossible at pass rate {self.p0:g} "
+                             f"beside run-to-run churn {self.churn:g}: at most {2 * room:.3f} of cases can change "
+                             "for good, as many each way")
         if sum(self.critical) >= self.n and self.critical:
             raise ValueError("the critical categories leave no other case")
         if not 0 <= self.drop <= self.p0 or not 0 <= self.drop + self.critical_drop <= self.p0:
@@ -260,6 +291,21 @@ class ReleaseSample:
         return self.cand_runs[0] if self.cand_runs.shape[0] == 1 else self.cand_runs.mean(0)
 
 
+def run_disagreement(rho: float, p0: float) -> float:
+    """Two runs of one release disagree on this share of cases in the reproduce model."""
+    hit, miss = rho + (1 - rho) * p0, (1 - rho) * p0
+    return p0 * 2 * hit * (1 - hit) + (1 - p0) * 2 * miss * (1 - miss)
+
+
+def reproduce_for(churn: float, p0: float) -> float:
+    """rho with ``run_disagreement(rho, p0) == churn`` (bisection: it falls from 2 p0 (1 - p0) at 0 to 0 at 1)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if run_disagreement(mid, p0) > churn else (lo, mid)
+    return (lo + hi) / 2
+
+
 def _release_runs(rng, latent: np.ndarray, runs: int) -> np.ndarray:
     """(reps, runs, n) 0/1 draws from per-case pass probabilities (reps, n)."""
     return (rng.random((latent.shape[0], runs, latent.shape[1])) < latent[:, None, :]).astype(np.int8)
@@ -276,11 +322,20 @@ def draw_releases(sc: ReleaseScenario, reps: int, rng: np.random.Generator, batc
         case_drop[category == 0] += sc.critical_drop
     shift_var = sc.icc * sc.churn / (1 - sc.icc) if sc.clusters else 0.0
     done = 0
+    if sc.noise == "reproduce":
+        yield from _reproduce_releases(sc, reps, rng, batch, category, critical, case_drop)
+        return
     while done < reps:
         r = min(batch, reps - done)
         kind = (rng.random((r, sc.n))[..., None] > np.cumsum(kind_p)[:-1]).sum(-1)
         latent = np.where(kind == 0, 1.0, np.where(kind == 1, sc.p0, 0.0))
         cand = latent.copy()
+        if sc.change > 0:
+            # Case-level change: stable passes fail for good and stable fails pass, change / 2 of the cases each.
+            flip = rng.random((r, sc.n))
+            to_fail = (kind == 0) & (flip < sc.change / 2 / kind_p[0])
+            to_pass = (kind == 2) & (flip < sc.change / 2 / kind_p[2])
+            cand = np.where(to_fail, 0.0, np.where(to_pass, 1.0, cand))
         if sc.mode == "tilted" and sc.drop > 0:
             cand = np.where(kind == 1, sc.p0 - sc.drop / w, cand)
             extra = case_drop - sc.drop  # the critical category's own drop is added on top
@@ -302,4 +357,30 @@ def draw_releases(sc: ReleaseScenario, reps: int, rng: np.random.Generator, batc
         for i in range(r):
             yield ReleaseSample(base_runs[i], cand_runs[i], None if rerun_runs is None else rerun_runs[i],
                                 category, critical, cluster)
+        done += r
+
+
+def _reproduce_releases(sc: ReleaseScenario, reps: int, rng: np.random.Generator, batch: int, category, critical,
+                        case_drop: np.ndarray):
+    """draw_releases under the reproduce run model: latent outcomes, case-level change on them, drops as cases
+    broken for good (every run fails), each run of a case a Bernoulli(rho z + (1 - rho) p0) draw."""
+    rho = sc.reproduce
+    hit, miss = rho + (1 - rho) * sc.p0, (1 - rho) * sc.p0
+    done = 0
+    while done < reps:
+        r = min(batch, reps - done)
+        z = rng.random((r, sc.n)) < sc.p0
+        z_cand = z
+        if sc.change > 0:
+            flip = rng.random((r, sc.n))
+            z_cand = np.where(z, flip >= sc.change / 2 / sc.p0, flip < sc.change / 2 / (1 - sc.p0))
+        latent = np.where(z, hit, miss)
+        cand = np.where(z_cand, hit, miss)
+        cand = np.where(rng.random((r, sc.n)) < case_drop / sc.p0, 0.0, cand)
+        base_runs = _release_runs(rng, latent, sc.runs)
+        cand_runs = _release_runs(rng, cand, sc.runs)
+        rerun_runs = _release_runs(rng, latent, sc.runs) if sc.rerun else None
+        for i in range(r):
+            yield ReleaseSample(base_runs[i], cand_runs[i], None if rerun_runs is None else rerun_runs[i],
+                                category, critical, None)
         done += r

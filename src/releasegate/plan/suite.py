@@ -3,9 +3,11 @@
 A :class:`SuiteDesign` describes the suite (cases, baseline pass rate, critical categories and their sizes,
 other categories, runs, churn and whether a baseline rerun is given); :func:`plan_suite` answers, on seeded
 replications of releases drawn by :func:`releasegate.plan.simulate.draw_releases` (churn as the share of
-cases whose outcome differs between two runs; a regression added on top of the churn):
+cases whose outcome differs between one run of the baseline and one of a harmless candidate, made of
+run-to-run noise, which more runs average away, and case-level change, which they do not; a regression added
+on top of the churn), each release DON'T SHIP, NOT PROVEN or SHIP (plan.evaluate.verdict_of):
 
-- how often the gate blocks a release that changes nothing (the false-block rate);
+- how often the gate says DON'T SHIP, NOT PROVEN and SHIP to a release that changes nothing;
 - how often it catches a 2-, 3- and 5-point drop of the overall pass rate;
 - how often it catches a 20-point drop in each critical category (the rest of the suite unchanged);
 - the smallest suite, scaled from this one (every category in proportion), at which a 3-point drop is caught
@@ -25,7 +27,7 @@ from releasegate.errors import InputError
 from releasegate.plan.defaults import DEFAULT_REPLICATIONS, DEFAULT_SEED
 from releasegate.plan.evaluate import Rate, operating_characteristics
 from releasegate.plan.gate import plan_gate
-from releasegate.plan.simulate import ReleaseScenario
+from releasegate.plan.simulate import ReleaseScenario, reproduce_for
 from releasegate.policy import Policy
 
 ASSUMED_CHURN = 0.10  # without a rerun or runs: the middle of the 5-20% that published LLM figures give
@@ -46,8 +48,12 @@ MAX_REPLICATIONS = 10_000
 @dataclass(frozen=True)
 class SuiteDesign:
     """A suite as the simulation sees it. ``critical`` is (name, cases) per critical category;
-    ``categories`` the number of other categories (1 = none); ``churn_source`` says where the churn came
-    from ("assumed", "rerun NAME", "N runs of the baseline")."""
+    ``categories`` the number of other categories (1 = none); ``churn`` the share of cases whose outcome
+    differs between one run of the baseline and one of a harmless candidate, ``churn_source`` where it came
+    from ("assumed", "given", the pair's own discordance, a rerun, the baseline's runs); ``run_churn`` its
+    run-to-run part (two runs of the same release: from a rerun or the baseline's runs), None when unknown,
+    in which case all the churn is taken as case-level change (runs then average none of it away: the
+    cautious reading)."""
 
     n: int
     p0: float
@@ -57,6 +63,33 @@ class SuiteDesign:
     churn: float = ASSUMED_CHURN
     churn_source: str = "assumed"
     rerun: bool = False
+    run_churn: float | None = None
+    run_churn_source: str = ""
+
+    @property
+    def run_share(self) -> float:
+        """The run-to-run churn simulated: the measured or given one, at most the churn and what independent
+        runs at this pass rate can give; 0 when unknown."""
+        ceiling = 2 * self.p0 * (1 - self.p0)
+        return min(self.run_churn or 0.0, self.churn, ceiling)
+
+    @property
+    def case_share(self) -> float:
+        """The case-level change simulated (plan.simulate's reproduce model): one run of each release disagrees
+        on r + c rho^2 of the cases, so c = (churn - r) / rho^2, at most 2 min(p0, 1 - p0) (as many passes
+        changed into fails as fails into passes)."""
+        rho = reproduce_for(self.run_share, self.p0)
+        return min(max(0.0, self.churn - self.run_share) / (rho * rho), self.case_ceiling)
+
+    @property
+    def case_ceiling(self) -> float:
+        return 2 * min(self.p0, 1 - self.p0)
+
+    @property
+    def simulated_churn(self) -> float:
+        """The between-release churn the simulation gives: r + c rho^2 (the churn unless capped)."""
+        rho = reproduce_for(self.run_share, self.p0)
+        return self.run_share + self.case_share * rho * rho
 
     def scenario(self, *, drop: float = 0.0, critical_first: int | None = None, critical_drop: float = 0.0,
                  scale: float = 1.0) -> ReleaseScenario:
@@ -66,9 +99,9 @@ class SuiteDesign:
         if critical_first is not None:
             sizes.insert(0, sizes.pop(critical_first))
         n = max(round(self.n * scale), sum(sizes) + self.categories)
-        sc = ReleaseScenario(n=n, p0=self.p0, churn=self.churn, drop=drop, critical=tuple(sizes),
+        sc = ReleaseScenario(n=n, p0=self.p0, churn=self.run_share, drop=drop, critical=tuple(sizes),
                              critical_drop=critical_drop, categories=self.categories, runs=self.runs,
-                             rerun=self.rerun)
+                             rerun=self.rerun, change=self.case_share, noise="reproduce")
         sc.check()
         return sc
 
@@ -96,6 +129,12 @@ class SuitePlan:
     critical_drops: tuple[tuple[str, Rate], ...]
     target: TargetSize
     false_blocks_by_rule: tuple[tuple[str, Rate], ...] = ()  # each rule's firing rate on the harmless release
+    # The three verdicts (issue 34): on the harmless release DON'T SHIP and NOT PROVEN (``false_blocks`` is
+    # their sum); per regression and critical drop, the DON'T SHIP rate beside the not-SHIP one.
+    false_dont_ship: Rate | None = None
+    false_not_proven: Rate | None = None
+    regressions_dont_ship: tuple[tuple[float, Rate], ...] = ()
+    critical_drops_dont_ship: tuple[tuple[str, Rate], ...] = ()
 
     @property
     def current(self) -> TargetSize:
@@ -134,12 +173,15 @@ def plan_suite(design: SuiteDesign, policy: Policy, *, replications: int = DEFAU
 
     measured = operating_characteristics(gate, cells, replications, seed, lambda i, n: tick(1))
     rates = [c.block for c in measured]
+    hard = [c.dont_ship for c in measured]
     false_blocks, regressions = rates[0], tuple(zip(DROPS, rates[1:1 + len(DROPS)]))
     critical = tuple((name, r) for (name, _), r in zip(design.critical, rates[1 + len(DROPS):]))
     target = _target(design, gate, replications, seed, tick, false_blocks, dict(regressions)[TARGET_DROP], scales)
     if progress is not None and done < total:
         progress(total, total)
-    return SuitePlan(design, replications, seed, false_blocks, regressions, critical, target, measured[0].by_rule)
+    return SuitePlan(design, replications, seed, false_blocks, regressions, critical, target, measured[0].by_rule,
+                     measured[0].dont_ship, measured[0].not_proven, tuple(zip(DROPS, hard[1:1 + len(DROPS)])),
+                     tuple((name, r) for (name, _), r in zip(design.critical, hard[1 + len(DROPS):])))
 
 
 def check_size(design: SuiteDesign, replications: int) -> None:
@@ -184,16 +226,27 @@ def _target(design, gate, replications, seed, tick, false_blocks: Rate, detectio
 
 def design_from_counts(n_cases: int, *, pass_rate: float = 0.9, critical: tuple[tuple[str, int], ...] = (),
                        categories: int = 1, runs: int = 1, churn: float | None = None,
-                       rerun: bool = False) -> SuiteDesign:
-    """A design from counts alone (``releasegate plan --n-cases``); the churn is assumed when not given."""
+                       rerun: bool = False, run_churn: float | None = None) -> SuiteDesign:
+    """A design from counts alone (``releasegate plan --n-cases``); the churn is assumed when not given, and
+    without ``run_churn`` all of it is case-level change."""
     if int(n_cases) < 1 or int(categories) < 1 or int(runs) < 1 or any(int(b) < 1 for _, b in critical):
         raise ValueError("cases, categories, runs and every critical category's cases must be at least 1")
+    if run_churn is not None and churn is not None and run_churn > churn:
+        raise ValueError(f"the run-to-run churn {run_churn:g} cannot exceed the churn between releases {churn:g}")
+    ceiling = 2 * min(pass_rate, 1 - pass_rate)
+    if churn is not None and churn > ceiling + 1e-12:
+        raise ValueError(f"churn {churn:g} is impossible at pass rate {pass_rate:g}: one run of each release can "
+                         f"disagree on at most 2 min(p, 1 - p) = {ceiling:.3f} of cases when nothing changed")
+    if run_churn is not None and run_churn > 2 * pass_rate * (1 - pass_rate) + 1e-12:
+        raise ValueError(f"run-to-run churn {run_churn:g} is impossible at pass rate {pass_rate:g}: two runs "
+                         f"disagree on at most 2 p (1 - p) = {2 * pass_rate * (1 - pass_rate):.3f} of cases")
     if int(categories) > int(n_cases) - sum(int(b) for _, b in critical):
         raise ValueError(f"{categories} categories need at least one case each, and the suite has "
                          f"{int(n_cases) - sum(int(b) for _, b in critical)} outside its critical categories")
     design = SuiteDesign(int(n_cases), float(pass_rate), tuple((str(a), int(b)) for a, b in critical),
                          int(categories), int(runs), ASSUMED_CHURN if churn is None else float(churn),
-                         "assumed" if churn is None else "given", bool(rerun))
+                         "assumed" if churn is None else "given", bool(rerun),
+                         None if run_churn is None else float(run_churn), "" if run_churn is None else "given")
     design.scenario()  # ValueError naming what is impossible
     return design
 
@@ -213,14 +266,20 @@ def plan_dict(plan: SuitePlan) -> dict:
         "design": {"cases": d.n, "baseline_pass_rate": d.p0, "critical": [{"category": a, "cases": b}
                                                                           for a, b in d.critical],
                    "other_categories": d.categories, "runs": d.runs, "churn": d.churn,
-                   "churn_source": d.churn_source, "baseline_rerun": d.rerun},
+                   "churn_source": d.churn_source, "baseline_rerun": d.rerun,
+                   "run_churn": d.run_churn, "run_churn_source": d.run_churn_source,
+                   "simulated_run_share": d.run_share, "simulated_case_share": d.case_share,
+                   "simulated_churn": d.simulated_churn},
         "replications": plan.replications,
         "seed": plan.seed,
         "false_blocks": rate(plan.false_blocks),
+        "harmless": {"dont_ship": rate(plan.false_dont_ship), "not_proven": rate(plan.false_not_proven),
+                     "ship": rate(_ship(plan))},
         "false_blocks_by_rule": {name: rate(r) for name, r in plan.false_blocks_by_rule},
-        "regressions": [{"drop": drop, "detection": rate(r)} for drop, r in plan.regressions],
-        "critical_drops": [{"category": name, "drop": CRITICAL_DROP, "detection": rate(r)}
-                           for name, r in plan.critical_drops],
+        "regressions": [{"drop": drop, "detection": rate(r), "dont_ship": rate(h)}
+                        for (drop, r), (_, h) in zip(plan.regressions, plan.regressions_dont_ship)],
+        "critical_drops": [{"category": name, "drop": CRITICAL_DROP, "detection": rate(r), "dont_ship": rate(h)}
+                           for (name, r), (_, h) in zip(plan.critical_drops, plan.critical_drops_dont_ship)],
         "target": {"drop": TARGET_DROP, "detection": TARGET_DETECTION, "max_false_blocks": MAX_FALSE_BLOCKS,
                    "current": size(plan.current), "smallest_reaching": size(plan.target)},
     }
@@ -230,28 +289,52 @@ def _pct(r: Rate) -> str:
     return f"{100 * r.rate:.1f}% (+/- {100 * r.se:.1f})"
 
 
+def _ship(plan: SuitePlan) -> Rate:
+    f = plan.false_blocks
+    ship = f.reps - f.count
+    r = ship / f.reps
+    return Rate(r, (r * (1 - r) / f.reps) ** 0.5, ship, f.reps)
+
+
+def _churn_line(d: SuiteDesign) -> str:
+    if d.churn_source == "assumed":
+        head = (f"{100 * d.churn:.1f}% between releases (assumed: give results with a candidate, "
+                "--baseline-rerun NAME, runs, or --churn to measure or state it)")
+    else:
+        head = f"{100 * d.churn:.1f}% between releases ({d.churn_source})"
+    if d.run_churn is None:
+        split = "all of it simulated as case-level change (run-to-run churn unknown)"
+    else:
+        split = (f"run-to-run {100 * d.run_share:.1f}% ({d.run_churn_source}), case-level change "
+                 f"{100 * d.case_share:.1f}%")
+        if d.simulated_churn < d.churn - 1e-9:
+            split += (f" (capped at {100 * d.case_ceiling:.1f}% of cases: beside that run-to-run churn one run of "
+                      f"each release then disagrees on {100 * d.simulated_churn:.1f}%)")
+    return f"churn: {head}; {split}" + ("; the critical test uses the baseline rerun" if d.rerun else "")
+
+
 def plan_lines(plan: SuitePlan) -> list[str]:
     """The plan in plain lines (what the command prints)."""
     d = plan.design
     crit = ", ".join(f"{a} {b}" for a, b in d.critical) or "none"
-    churn = f"{100 * d.churn:.1f}% ({d.churn_source})" if d.churn_source != "assumed" else \
-        f"{100 * d.churn:.1f}% (assumed: give --baseline-rerun NAME, runs, or --churn to measure or state it)"
     out = [
         (f"suite: {d.n} cases, baseline pass rate {100 * d.p0:.1f}%, critical categories: {crit}; "
         f"{d.categories} other categor{'y' if d.categories == 1 else 'ies'}; {d.runs} run{'s' if d.runs > 1 else ''}"),
-        f"churn: {churn}" + ("; the critical test uses the baseline rerun" if d.rerun else ""),
+        _churn_line(d),
         (f"simulated: {plan.replications} replications per scenario, seed {plan.seed} "
         "(rates +/- one Monte Carlo standard error; cost guardrails not simulated)"),
-        f"blocks a release that changes nothing: {_pct(plan.false_blocks)}"
+        (f"a release that changes nothing: DON'T SHIP {_pct(plan.false_dont_ship)}, NOT PROVEN "
+         f"{_pct(plan.false_not_proven)}, SHIP {_pct(_ship(plan))}")
         + (" (by rule: " + ", ".join(f"{name} {_pct(r)}" for name, r in plan.false_blocks_by_rule) + ")"
            if plan.false_blocks_by_rule else ""),
     ]
-    out += [f"catches a {round(100 * drop)}-point regression overall: {_pct(r)}" for drop, r in plan.regressions]
-    out += [f"catches a {round(100 * CRITICAL_DROP)}-point drop in {name} (critical): {_pct(r)}"
-            for name, r in plan.critical_drops]
+    out += [f"a {round(100 * drop)}-point regression overall: DON'T SHIP {_pct(h)}, not SHIP {_pct(r)}"
+            for (drop, r), (_, h) in zip(plan.regressions, plan.regressions_dont_ship)]
+    out += [f"a {round(100 * CRITICAL_DROP)}-point drop in {name} (critical): DON'T SHIP {_pct(h)}, not SHIP {_pct(r)}"
+            for (name, r), (_, h) in zip(plan.critical_drops, plan.critical_drops_dont_ship)]
     t = plan.target
     goal = (f"{round(100 * TARGET_DETECTION)}% detection of a {round(100 * TARGET_DROP)}-point regression at "
-            f"no more than {round(100 * MAX_FALSE_BLOCKS)}% false blocks")
+            f"no more than {round(100 * MAX_FALSE_BLOCKS)}% false blocks (blocks: DON'T SHIP or NOT PROVEN)")
     if t.scale == 1.0 and t.reached:
         out.append(f"{goal}: reached with the suite as it is")
     elif t.reached:

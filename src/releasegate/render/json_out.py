@@ -30,7 +30,7 @@ from releasegate.model import (
     RunAxis,
 )
 from releasegate.model.costs import RatioResult
-from releasegate.model.sections import CASE_VIEW_LISTED
+from releasegate.model.sections import CASE_VIEW_LISTED, COMPARISON_ONLY_P
 from releasegate.render.grid import GridRow, grid, section_provenance
 from releasegate.render.json_text import Records
 from releasegate.wording import churn as churn_words
@@ -220,6 +220,8 @@ def _sections(cand, parameters: Parameters, baseline: str) -> dict[str, Any]:
         "run_axis": lambda r: run_axis_json(r, parameters, baseline, group),
         "case_view": case_view_json,
         "churn": lambda c: churn_json(c, baseline),
+        "budget": dataclasses.asdict,
+        "settle": lambda t: {"source": t.source, **dataclasses.asdict(t.plan)},
         "judge": dataclasses.asdict,  # issue 35: every figure of the judge section, by its dataclass fields
     }
     return {name: writers[name](section) for name, section in s.present().items()}
@@ -243,7 +245,10 @@ def errors_json(e: ErroredCases) -> dict[str, Any]:
         "both_errored": e.both_errored,
         "error_rate": {"baseline": r.baseline_rate, "candidate": r.candidate_rate, "increase": r.increase,
                        "ci_low": r.ci_low, "ci_high": r.ci_high, "confidence": r.confidence,
-                       "method": "Newcombe paired (method 10) on the error indicators"},
+                       "method": "Newcombe paired (method 10) on the error indicators",
+                       "p_one_sided": e.p_one_sided, "p_adjusted": e.p_adjusted,
+                       "test": "exact one-sided McNemar: cases only the candidate errored on against those only "
+                               "the baseline errored on"},
         "cases": [dataclasses.asdict(c) for c in e.cases],
         "cases_not_listed": e.listed_cut,
     }
@@ -267,8 +272,8 @@ _RUN_FIGURES = ("runs_baseline", "runs_candidate", "runs_per_case_min", "runs_pe
 
 def critical_json(k: CriticalSection) -> dict[str, Any]:
     """The critical categories' own tests (issue 21): the rule, its level and each category's test."""
-    return {"rule": k.rule, "alpha": k.alpha, "tests": [dataclasses.asdict(t) for t in k.tests],
-            # a critical metric: the overall test, and how many tests share critical_alpha (alpha = it / split)
+    return {"rule": k.rule, "alpha": k.alpha, "weight": k.weight, "tests": [dataclasses.asdict(t) for t in k.tests],
+            # a critical metric: the overall test, and how many tests share critical_weight (weight = it / split)
             **({"overall": dataclasses.asdict(k.overall), "split": k.split} if k.overall is not None else {})}
 
 
@@ -293,7 +298,8 @@ _CLUSTER_FIGURES = (
 
 def cluster_json(k: ClusterAnalysis, parameters: Parameters) -> dict[str, Any]:
     return {**{f: getattr(k, f) for f in _CLUSTER_FIGURES}, "verdict_method": words.cluster_verdict_method(k),
-            "verdict_test": k.verdict_test, "explanation": words.cluster_explanation(k),
+            "verdict_test": k.verdict_test, "comparison_only": list(COMPARISON_ONLY_P),
+            "explanation": words.cluster_explanation(k),
             "floor": words.cluster_floor(k), "few_cluster_categories": k.few_cluster_categories,
             "warnings": words.cluster_warnings(k, parameters)}
 

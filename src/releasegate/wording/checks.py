@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from releasegate import fmt
 from releasegate.model import Figure, Parameters, RuleCheck
-from releasegate.wording.errors import error_rate_figure
+from releasegate.wording.errors import error_rate_test, no_errors
 from releasegate.wording.sections import ni_level
 
 
@@ -28,9 +28,15 @@ def _and(parts: Sequence[str]) -> str:
 # critical_broken
 
 
+def budget_test(method: str, p: float, adjusted: float, weight: float, alpha: float) -> str:
+    """"one-sided exact McNemar p = 0.016 (adjusted 0.016 in the error budget, weight 10; alpha 0.05)": a
+    critical category's own test, a member of the one error budget (the warnings say it too)."""
+    return (f"one-sided {method} {fmt.p_is(p)} (adjusted {fmt.pvalue(adjusted)} in the error budget, "
+            f"weight {weight:.3g}; alpha {alpha:g})")
+
+
 def critical_test(f: Figure) -> str:
-    """"one-sided exact McNemar p = 0.016, critical_alpha 0.1"."""
-    return f"one-sided {f.method} {fmt.p_is(f.p)}, critical_alpha {f.alpha:g}"
+    return budget_test(f.method, f.p_unadjusted, f.p, f.weight, f.alpha)
 
 
 def critical(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
@@ -68,25 +74,28 @@ def critical(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
     return f"it {'broke' if binary else 'worsened'} {_and(parts)}, {kind}"
 
 
-def level(alpha: float, split: int) -> str:
-    """"level 0.02 (critical_alpha 0.1 shared by 5 tests)": a critical metric's tests share critical_alpha."""
+def level(alpha: float, weight: float, split: int) -> str:
+    """"the error budget at alpha 0.05 (weight 2 each: critical_weight 10 shared by 5 tests)": a critical
+    metric's tests share the critical weight (``weight`` is each test's)."""
     if split <= 1:
-        return f"critical_alpha {alpha:g}"
-    return f"level {alpha:.3g} (critical_alpha {alpha * split:g} shared by {split} tests)"
+        return f"the error budget at alpha {alpha:g} (weight {weight:.3g})"
+    return (f"the error budget at alpha {alpha:g} (weight {weight:.3g} each: critical_weight {weight * split:g} "
+            f"shared by {split} tests)")
 
 
 def _critical_metric(check: RuleCheck, binary: bool) -> str:
     """A critical metric (``[metrics.NAME] critical = true``): the critical test on every case (the first
-    figure, "overall") and in every category, each at critical_alpha shared among them (the test rule)."""
+    figure, "overall") and in every category, members of the error budget sharing critical_weight among them
+    (the test rule)."""
     tests = check.figures
     split = len(tests) if check.critical_rule == "test" else 1
-    shared = level(tests[0].alpha or 0.0, split)
+    shared = level(tests[0].alpha or 0.0, tests[0].weight or 0.0, split)
     if not check.fired:
         categories = len(tests) - 1
         scope = "overall" + (f" and in {categories} categor{'y' if categories == 1 else 'ies'}" if categories else "")
         if check.critical_rule == "any":
             return f"a critical metric: zero tolerance (critical_rule = any) {scope} does not block"
-        smallest = min(t.p for t in tests if t.p is not None)
+        smallest = min(t.p_unadjusted for t in tests if t.p_unadjusted is not None)
         return f"a critical metric: its critical test at {shared} {scope} does not block, smallest one-sided {fmt.p_is(smallest)}"
     parts = []
     for i, t in enumerate(t for t in tests if t.fired):
@@ -96,7 +105,7 @@ def _critical_metric(check: RuleCheck, binary: bool) -> str:
         where = "cases overall" if t.scope == "overall" else f"{t.subject} cases"
         better = "none" if t.better == 0 else str(t.better)
         how = ("zero tolerance, critical_rule = any" if check.critical_rule == "any"
-               else f"one-sided {t.method} {fmt.p_is(t.p)}, {shared}")
+               else f"one-sided {t.method} {fmt.p_is(t.p_unadjusted)}, adjusted {fmt.pvalue(t.p)} in {shared}")
         if binary:
             parts.append(f"{t.worse} of {t.passing} passing {where} (fixed {better}; {how})")
         else:
@@ -131,7 +140,7 @@ def category(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
 # What each guardrail's ratio is made of, for the sentence when it cannot be measured.
 MEASURES = {"max_latency_mean_ratio": "latency", "max_latency_p95_ratio": "latency", "max_tokens_ratio": "tokens",
             "max_cost_ratio": "cost"}
-ERROR_RATE = "max_error_rate_increase"  # limits the paired difference of error rates, not a ratio
+ERROR_RATE = "max_error_rate_increase"  # the error-rate test of the error budget, not a ratio
 
 
 def unmeasured_reason(f: Figure) -> str:
@@ -142,7 +151,6 @@ def unmeasured_reason(f: Figure) -> str:
         "no_pairs": f"no paired case has a valid {what} on both sides ({f.excluded} excluded)",
         "not_finite": f"the {what} ratio is not a finite number (a zero or overflowing total)",
         "too_few": f"fewer than two paired cases have a valid {what} ({f.cases} used, {f.excluded} excluded)",
-        "no_error_column": "the results have no error column",
         "no_shared_case": "no case is present on both sides",
     }[f.unmeasured]
 
@@ -150,7 +158,9 @@ def unmeasured_reason(f: Figure) -> str:
 def guardrail_figure(f: Figure) -> str:
     """One guardrail's figure: the rule reads the interval's upper bound, so the sentence says so."""
     if f.subject == ERROR_RATE:
-        return error_rate_figure(f.value, f.ci_low, f.ci_high, f.limit)
+        if f.p is None:  # no errored cell on either side (or no error column): no test to run
+            return no_errors()
+        return error_rate_test(f.value, f.ci_low, f.ci_high, f.p_unadjusted, f.p, f.limit)
     where = "above" if f.fired else "within"
     return (f"{f.subject.removeprefix('max_')} {fmt.ratio(f.value)} [{fmt.ratio(f.ci_low)}, {fmt.ratio(f.ci_high)}]: "
             f"the upper bound {fmt.ratio(f.ci_high)} is {where} the limit {f.limit:g}")

@@ -40,9 +40,16 @@ def with_errors(headline: str, e: ErroredCases | None) -> str:
     return f"{headline.removesuffix('.')}; {headline_clause(e)}."
 
 
-def error_rate_figure(increase: float, low: float, high: float, limit: float) -> str:
-    return (f"error_rate_increase {fmt.points(increase)} points {fmt.interval_points(low, high)} "
-            f"vs limit {fmt.points(limit)} points")
+def error_rate_test(increase: float, low: float, high: float, p: float, adjusted: float, limit: float) -> str:
+    """"error_rate_increase +39.5 points [+32.8, +45.9]; one-sided exact McNemar p < 0.001 (adjusted < 0.001 in
+    the error budget); blocks above +2.0 points when significant"."""
+    return (f"error_rate_increase {fmt.points(increase)} points {fmt.interval_points(low, high)}; one-sided exact "
+            f"McNemar {fmt.p_is(p)} (adjusted {fmt.pvalue(adjusted)} in the error budget); blocks a significant "
+            f"rise above {fmt.points(limit)} points")
+
+
+def no_errors() -> str:
+    return "error_rate_increase: no errors on either side"
 
 
 SIDE_LABELS = {"baseline": "baseline only", "candidate": "candidate only", "both": "both"}

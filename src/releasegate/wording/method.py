@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from releasegate import fmt
 from releasegate.model import Analysis, Power, Verdict
+from releasegate.model.costs import GUARDRAIL_RATIOS
 from releasegate.wording.sections import ni_level
 
 Line = list[tuple[str, str]]
@@ -42,11 +43,21 @@ def method_lines(analysis: Analysis, verdicts: tuple[Verdict, ...], typographic:
                                f"bootstrap ({fmt.number(p.n_resamples, 0)} resamples, seed {p.seed}) is shown beside "
                                "them; release intervals use CR2; the minimum detectable difference includes the "
                                "design effect."))])
-    lines.append([("text", ("Multiplicity: per candidate, the overall test and every category test form one family, "
-                           f"adjusted with {p.correction}."))])
+    members = ["the overall test", "every category test"] if analysis.has_categories else ["the overall test"]
+    if p.critical:
+        members.append(f"each critical category's own test (weight {_critical_weight(analysis):g})")
+    if any(c.sections.errors is not None for c in analysis.candidates):
+        members.append("the error-rate test")
+    listed = members[0] if len(members) == 1 else ", ".join(members[:-1]) + " and " + members[-1]
+    lines.append([("text", (f"One error budget: per candidate, {listed} "
+                           f"form one family at alpha {fmt.number(p.alpha, 2)}, adjusted with {p.correction} "
+                           "(weighted), so a release that changes nothing is told DON'T SHIP by them at most "
+                           f"{fmt.number(p.alpha, 2)} of the time."))])
     lines.append([("text", (f"Non-inferiority: the lower bound of the {ni_level(p)}% interval of the difference is "
                            f"compared with {minus}{p.margin}."))])
-    if any(c.rule == "guardrail" and c.applies for v in verdicts for c in v.checks):
+    # The sentence is about the ratios' intervals: the error-rate guardrail (on by default) is a test of the budget.
+    if any(c.rule == "guardrail" and any(f.subject in GUARDRAIL_RATIOS for f in c.figures)
+           for v in verdicts for c in v.checks):
         lines.append([("text", (f"Guardrails: the upper bound of each ratio's {ni_level(p)}% interval is compared with "
                                "its limit, so, like non-inferiority and the regression tests, each bound is a "
                                f"one-sided test at {fmt.number(p.alpha, 2)}."))])
@@ -64,6 +75,13 @@ def method_lines(analysis: Analysis, verdicts: tuple[Verdict, ...], typographic:
         lines.append([("name", verdict.candidate),
                       ("text", f": {power_sentence(power, drop, level)}; {ruled}.")])
     return lines
+
+
+def _critical_weight(analysis: Analysis) -> float:
+    for c in analysis.candidates:
+        if c.sections.budget is not None:
+            return c.sections.budget.critical_weight
+    return float("nan")
 
 
 def power_sentence(power: Power, drop: str, level: str) -> str:

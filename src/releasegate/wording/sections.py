@@ -20,7 +20,8 @@ QUANTILE_METHOD = "numpy's default 'linear' quantile (R type 7)"
 CLUSTER_TESTS = {"sparse": "exact conditional test on the groups that changed (p); CR2 or sign-flip (interval)",
                  "signflip": "cluster sign-flip test (p) and its inversion (interval)",
                  "cr2": "CR2 clustered t (p and interval, Bell-McCaffrey df)",
-                 "none": "one group: no test"}
+                 "none": "one group: no test",
+                 "singleton": "every group is one case: the ungrouped test and interval"}
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from releasegate import fmt
-from releasegate.model import CandidateAnalysis, Comparison, CriticalTest, Parameters
+from releasegate.model import CandidateAnalysis, Comparison, CriticalSection, CriticalTest, Parameters
+from releasegate.wording.checks import budget_test
 
 TINY_SAMPLE = 30
 
@@ -31,8 +32,8 @@ def test_name(c: Comparison) -> str:
     return "McNemar" if c.method.startswith("McNemar") else c.method
 
 
-def _critical_test(t: CriticalTest, alpha: float) -> str:
-    return f"one-sided {t.method} {fmt.p_is(t.p_regression)}, critical_alpha {alpha:g}"
+def _critical_test(t: CriticalTest, section: CriticalSection) -> str:
+    return budget_test(t.method, t.p_regression, t.p_adjusted, section.weight, section.alpha)
 
 
 def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
@@ -46,7 +47,7 @@ def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
         if not ids:
             continue
         verdict = "blocks" if t.blocks else "does not block"
-        how = (f"{_critical_test(t, section.alpha)}" if section.rule == "test"
+        how = (f"{_critical_test(t, section)}" if section.rule == "test"
                else "zero tolerance (critical_rule = any)")
         out.append(f"{t.label} (critical): {len(ids)} {'broken' if binary else 'worsened'} case"
                    f"{'' if len(ids) == 1 else 's'}: {', '.join(ids)}; the critical test {verdict} ({how})")

@@ -29,7 +29,7 @@ class Rule:
 
 RULES: tuple[Rule, ...] = (
     Rule("critical_broken", "A critical category fails its own test", critical.check, words.critical,
-         ("critical", "critical_rule", "critical_alpha", "metrics")),
+         ("critical", "critical_rule", "critical_weight", "metrics")),
     Rule("overall_regression", "Significant overall regression", overall.check, words.overall,
          ("alpha", "correction", "mcnemar")),
     Rule("category_regression", "Significant regression in a category", category.check, words.category,

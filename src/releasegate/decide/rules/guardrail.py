@@ -1,5 +1,5 @@
-"""Rule 4, guardrail: a cost or latency ratio, or the paired error-rate increase, whose interval's upper bound
-exceeds the policy's limit, or that cannot be measured.
+"""Rule 4, guardrail: a cost or latency ratio whose interval's upper bound exceeds the policy's limit, or that
+cannot be measured; or a significant rise of the error rate above its limit (on by default).
 
 Each guardrail limits one ratio of the candidate's cost section (candidate / baseline): its estimate and interval
 (:meth:`releasegate.model.CostComparison.bounds`, which the JSON also records). A guardrail the data cannot
@@ -16,7 +16,7 @@ from releasegate.model.costs import GUARDRAIL_RATIOS
 from releasegate.policy import Policy
 
 NAME = "guardrail"
-# The error-rate guardrail limits the paired difference of error rates (the errored-cases section), not a ratio.
+# The error-rate guardrail reads the error-rate test of the one error budget (analyze/budget.py), not a ratio.
 ERROR_RATE = "max_error_rate_increase"
 
 
@@ -29,16 +29,22 @@ def _unmeasured(costs: CostComparison | None, name: str, limit: float) -> Figure
     return Figure("guardrail", name, limit=limit, cases=r.n, excluded=r.excluded, fired=True, unmeasured=code)
 
 
-def _error_rate(errors: ErroredCases | None, limit: float) -> Figure:
-    """The error-rate increase is exceeded when its interval's upper bound is above the limit; without an error
-    column, or with no case on both sides, it cannot be measured."""
-    if errors is None:
-        return Figure("guardrail", ERROR_RATE, limit=limit, fired=True, unmeasured="no_error_column")
+def _error_rate(errors: ErroredCases | None, limit: float, alpha: float) -> Figure:
+    """Fires when the candidate errors significantly more often (the budget's exact one-sided test, adjusted
+    p below alpha) and by more than the limit as observed; without an error column no cell errored (every row
+    has an outcome), the same as an error column that is empty: an increase of 0 and no test (``p`` None); an
+    error column with no case on both sides cannot be measured."""
+    if errors is None or (errors.rate.n and errors.baseline_errored == errors.candidate_errored == 0):
+        return Figure("guardrail", ERROR_RATE, value=0.0, limit=limit, alpha=alpha,
+                      cases=None if errors is None else errors.rate.n, worse=0, better=0)
     r = errors.rate
     if r.n == 0:
-        return Figure("guardrail", ERROR_RATE, limit=limit, cases=0, fired=True, unmeasured="no_shared_case")
+        return Figure("guardrail", ERROR_RATE, limit=limit, alpha=alpha, cases=0, fired=True,
+                      unmeasured="no_shared_case")
     return Figure("guardrail", ERROR_RATE, value=r.increase, ci_low=r.ci_low, ci_high=r.ci_high, limit=limit,
-                  cases=r.n, fired=r.ci_high > limit)
+                  alpha=alpha, p=errors.p_adjusted, p_unadjusted=errors.p_one_sided, cases=r.n,
+                  worse=r.candidate_only, better=r.baseline_only, method="exact McNemar",
+                  fired=errors.p_adjusted < alpha and r.increase > limit)
 
 
 def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCheck:
@@ -49,7 +55,7 @@ def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCh
     figures = []
     for name, limit in sorted(policy.guardrails.items()):
         if name == ERROR_RATE:
-            figures.append(_error_rate(cand.sections.errors, limit))
+            figures.append(_error_rate(cand.sections.errors, limit, policy.alpha))
         elif name not in bounds:
             figures.append(_unmeasured(costs, name, limit))
         else:

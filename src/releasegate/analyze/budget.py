@@ -1,0 +1,250 @@
+"""One error budget for the rules that say DON'T SHIP (issue 34 item 5; SPEC 4.5).
+
+The family of one candidate is every test whose rule blocks a release as worse: the overall regression test
+(weight 1), each category's (weight 1), each critical category's own test (weight ``critical_weight``) and the
+error-rate test (weight 1: the cases only the candidate errored on against those only the baseline errored
+on, exact one-sided McNemar). They are adjusted together at the policy's alpha, so a release that changes
+nothing is told DON'T SHIP by any of them at most alpha of the time, whatever the churn, the number of
+categories or critical categories: before, the overall test and the categories kept alpha and every critical
+category its own critical_alpha, and at 20% churn they blocked 6-10% of harmless releases between them.
+
+Under ``discrete-holm`` (the default) the family is adjusted with the weighted discrete step-down
+(:mod:`releasegate.stats.step_down`: Holm's weighted step-down on each exact test's attainable p-values,
+Hommel & Krummenauer 1998, Westfall & Wolfinger 1997), so a member that cannot reach small p-values (a
+category with few changed cases) spends nothing and the others keep its share; the critical weight is the
+policy's lever for a critical category's sensitivity. A critical category's own test that is its category's
+McNemar test (one run) is one member serving both rules, of weight 1 + critical_weight (with a baseline rerun
+its p is the larger of McNemar's and the exchangeability test's, for both rules). The other
+corrections adjust the same family with their weighted forms (holm: weighted Holm; bonferroni: weighted
+Bonferroni; hochberg, bh: on p / normalised weight; none: unadjusted). Zero tolerance (``critical_rule =
+"any"``), a critical category without cases and the cost guardrails are outside the budget. The two-sided
+p-values of the tables are adjusted over the overall test and the categories with Holm under
+``discrete-holm``, as before. A McNemar category is flagged *powerless* when even all its discordant pairs
+going one way could not reach alpha in this family as observed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from releasegate.model import Comparison, CriticalSection, CriticalTest
+from releasegate.model.budget import ErrorBudget, FamilyMember
+from releasegate.policy import Policy
+from releasegate.stats.discrete import largest_attainable_at_most
+from releasegate.stats.multiplicity import adjust_pvalues
+from releasegate.stats.step_down import (
+    weighted_best_case,
+    weighted_bonferroni,
+    weighted_discrete_holm,
+    weighted_step_up,
+)
+
+DISCRETE_HOLM = "discrete-holm"
+# The discrete step-down costs O(m^2) look-ups per adjustment (and the powerless flags m of them): above this
+# many members the family is adjusted with weighted Holm, which the discrete form never exceeds.
+DISCRETE_MAX_FAMILY = 200
+METHOD_NAMES = {DISCRETE_HOLM: "weighted discrete Holm", "holm": "weighted Holm", "bonferroni": "weighted Bonferroni",
+                "hochberg": "weighted Hochberg", "bh": "weighted Benjamini-Hochberg", "none": "none (unadjusted)"}
+_MAX_PAIRS = 1074  # 2^-1074 is the smallest double: no search for the pairs needed goes beyond it
+
+
+@dataclass
+class _Member:
+    label: str
+    kinds: tuple[str, ...]
+    p: float
+    trials: int | None
+    weight: float
+    targets: list  # ("overall",), ("category", k), ("critical", j), ("critical_overall",), ("error",)
+
+
+@dataclass(frozen=True)
+class Budgeted:
+    """The family's members written back: adjusted comparisons, critical section and error-rate p."""
+
+    overall: Comparison
+    categories: list[Comparison]
+    critical: CriticalSection | None
+    error_p_adjusted: float | None
+    budget: ErrorBudget
+    level: float  # what the family leaves the overall test at its first step (the power's level)
+
+
+def _same_test(test: CriticalTest, comparison: Comparison) -> bool:
+    """A critical test that is its comparison's own exact McNemar test (one run, exact p), or that test
+    confirmed by the rerun's exchangeability test (its p the larger of the two)."""
+    if not (test.method.startswith("exact McNemar") and "majority" not in test.method
+            and comparison.method == "McNemar exact" and comparison.trials is not None
+            and comparison.trials == test.trials):
+        return False
+    if test.rerun_p == test.rerun_p:  # with a rerun: max(McNemar p, exchangeability p)
+        return test.p_regression == max(comparison.p_one_sided, test.rerun_p)
+    return comparison.p_one_sided == test.p_regression
+
+
+def _in_budget(test: CriticalTest) -> bool:
+    return test.trials is not None  # zero tolerance and "no case" are no tests
+
+
+def _members(overall: Comparison, categories: list[Comparison], critical: CriticalSection | None,
+             error: tuple[float, int] | None, policy: Policy) -> list[_Member]:
+    out = [_Member("overall", ("overall",), overall.p_one_sided, overall.trials, 1.0, [("overall",)])]
+    index = {c.label: len(out) + k for k, c in enumerate(categories)}
+    out += [_Member(c.label, ("category",), c.p_one_sided, c.trials, 1.0, [("category", k)])
+            for k, c in enumerate(categories)]
+    if critical is not None and critical.rule == "test":
+        weight = critical.weight
+        if critical.overall is not None and _in_budget(critical.overall):
+            _add(out, 0 if _same_test(critical.overall, overall) else None, critical.overall, weight,
+                 ("critical_overall",))
+        for j, test in enumerate(critical.tests):
+            if not _in_budget(test):
+                continue
+            k = index.get(test.label)
+            same = k is not None and _same_test(test, categories[k - 1])
+            _add(out, k if same else None, test, weight, ("critical", j))
+    if error is not None:
+        p, trials = error
+        out.append(_Member("error rate", ("error_rate",), p, trials, 1.0, [("error",)]))
+    return out
+
+
+def _add(out: list[_Member], merge_into: int | None, test: CriticalTest, weight: float, target: tuple) -> None:
+    if merge_into is not None:
+        # One member serving both rules; with a rerun its p is the larger (the exchangeability test must agree),
+        # so the family is the same with and without a rerun and a rerun can only raise a p: the step-down is
+        # monotone in every p, so it never blocks what the release without a rerun would not.
+        member = out[merge_into]
+        member.weight += weight
+        member.kinds += ("critical",)
+        member.targets.append(target)
+        member.p = max(member.p, test.p_regression)
+    else:
+        out.append(_Member(test.label, ("critical",), test.p_regression, test.trials, weight, [target]))
+
+
+def _method(policy: Policy, size: int) -> str:
+    if policy.correction == DISCRETE_HOLM and (policy.mcnemar == "midp" or size > DISCRETE_MAX_FAMILY):
+        return "holm"  # mid-p values have no attainable-set bound; large families: weighted Holm
+    return policy.correction
+
+
+def _adjust(p: np.ndarray, w: np.ndarray, trials: list, method: str) -> np.ndarray:
+    if method == DISCRETE_HOLM:
+        return np.array(weighted_discrete_holm(p, w, trials).adjusted)
+    if method == "holm":
+        return np.array(weighted_discrete_holm(p, w, [None] * p.size).adjusted)
+    if method == "bonferroni":
+        return np.array(weighted_bonferroni(p, w))
+    if method == "none":
+        return p.copy()
+    return np.array(weighted_step_up(p, w, method))
+
+
+def _best_case(members: list[_Member], i: int, n_disc: int, method: str, midp: bool) -> float:
+    """Member i's adjusted p if all its ``n_disc`` discordant pairs broke, the others as observed."""
+    floor = 2.0 ** -(n_disc + (1 if midp else 0)) if n_disc > 0 else 1.0
+    w = np.array([m.weight for m in members])
+    if method == DISCRETE_HOLM:
+        trials = [m.trials for m in members]
+        trials[i] = n_disc
+        return weighted_best_case(i, floor, [m.p for m in members], w, trials)
+    if method in ("holm", "bonferroni"):
+        return min(1.0, floor * float(w.sum()) / float(w[i]))  # the first step, O(1) per member
+    if method == "none":
+        return floor
+    p = np.array([m.p for m in members])
+    p[i] = floor
+    return float(_adjust(p, w, [None] * p.size, method)[i])
+
+
+def _pairs_needed(members: list[_Member], i: int, method: str, policy: Policy) -> int | None:
+    """Fewest discordant pairs, all broke, with which member i reaches alpha (bisection); None when none can."""
+    midp = policy.mcnemar == "midp"
+
+    def reaches(k: int) -> bool:
+        return _best_case(members, i, k, method, midp) < policy.alpha
+
+    if not reaches(_MAX_PAIRS):
+        return None
+    lo, hi = 0, _MAX_PAIRS
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if reaches(mid) else (mid, hi)
+    return hi
+
+
+def _first_step_level(members: list[_Member], method: str, alpha: float) -> float:
+    """The level the family leaves the overall test at its first step: the largest t (the overall test counted
+    as if it could reach any p, an upper bound of what it spends) with t + sum over the others of
+    F_i(t w_i / w_overall) <= alpha; alpha / (W / w_overall) under the continuous corrections, alpha under none."""
+    w = np.array([m.weight for m in members])
+    if method == "none" or len(members) == 1:
+        return alpha
+    if method != DISCRETE_HOLM:
+        return alpha * float(w[0]) / float(w.sum())
+    ratio = w / w[0]
+
+    def spent(t: float) -> float:
+        return t + sum(min(1.0, t * r) if m.trials is None else largest_attainable_at_most(m.trials, min(1.0, t * r))
+                       for m, r in zip(members[1:], ratio[1:]))
+
+    lo, hi = alpha * float(w[0]) / float(w.sum()), alpha  # spent(lo) <= alpha: every F_i(t) <= t
+    if spent(hi) <= alpha:
+        return alpha
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if spent(mid) <= alpha else (lo, mid)
+    return lo
+
+
+def apply_budget(overall: Comparison, categories: list[Comparison], policy: Policy, *,
+                 critical: CriticalSection | None = None, error: tuple[float, int] | None = None,
+                 flags: bool = True) -> Budgeted:
+    """Adjust the candidate's family (module docstring) and write the adjusted p back. ``error`` is the
+    error-rate test's (one-sided p, trials) when the data has an error column; ``flags=False`` leaves the
+    powerless flags unset (no rule reads them; simulations skip their search)."""
+    members = _members(overall, categories, critical, error, policy)
+    method = _method(policy, len(members))
+    midp = policy.mcnemar == "midp"
+    trials = [m.trials if method == DISCRETE_HOLM else None for m in members]
+    p = np.array([m.p for m in members])
+    w = np.array([m.weight for m in members])
+    adjusted = _adjust(p, w, trials, method)
+    if method != DISCRETE_HOLM:
+        for m in members:
+            m.trials = None
+    two_sided = adjust_pvalues(np.array([c.p_value for c in (overall, *categories)]),
+                               "holm" if policy.correction == DISCRETE_HOLM else policy.correction)
+    new_overall, new_categories = overall, list(categories)
+    tests = list(critical.tests) if critical is not None else []
+    whole = critical.overall if critical is not None else None
+    error_adjusted = None
+    for i, (member, value) in enumerate(zip(members, adjusted)):
+        value = float(value)
+        for target in member.targets:
+            if target[0] == "overall":
+                new_overall = replace(overall, p_adjusted=value, p_value_adjusted=float(two_sided[0]))
+            elif target[0] == "category":
+                k = target[1]
+                c = categories[k]
+                powerless = flags and c.method.startswith("McNemar") and \
+                    not _best_case(members, i, c.fixed + c.broke, method, midp) < policy.alpha
+                needed = _pairs_needed(members, i, method, policy) if powerless else None
+                new_categories[k] = replace(c, p_adjusted=value, p_value_adjusted=float(two_sided[k + 1]),
+                                            powerless=powerless, discordant_needed=needed)
+            elif target[0] == "critical":
+                tests[target[1]] = replace(tests[target[1]], p_adjusted=value, blocks=value < policy.alpha)
+            elif target[0] == "critical_overall":
+                whole = replace(whole, p_adjusted=value, blocks=value < policy.alpha)
+            else:
+                error_adjusted = value
+    new_critical = None if critical is None else replace(critical, tests=tuple(tests), overall=whole)
+    budget = ErrorBudget(
+        METHOD_NAMES[method], policy.alpha, policy.critical_weight,
+        tuple(FamilyMember(m.label, m.kinds, float(m.p), m.trials, float(m.weight), float(a))
+              for m, a in zip(members, adjusted)))
+    return Budgeted(new_overall, new_categories, new_critical, error_adjusted, budget,
+                    _first_step_level(members, method, policy.alpha))

@@ -1,0 +1,45 @@
+"""The one error budget of a candidate (issue 34 item 5): every test whose rule says DON'T SHIP, adjusted
+together at the policy's alpha (analyze/budget.py); and what would settle a NOT PROVEN (issue 34 item 2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from releasegate.stats.settle import NonInferiorityPlan
+
+
+@dataclass(frozen=True)
+class FamilyMember:
+    """One test of the budget. ``kinds`` names the rules it serves ("overall", "category", "critical",
+    "error_rate"; a critical category's own test that is its category's McNemar test is one member serving
+    both); ``trials`` is the trial count of an exact binomial test (its attainable p-values), None for a test
+    that can reach any p; ``weight`` its share of the budget relative to the others."""
+
+    label: str
+    kinds: tuple[str, ...]
+    p_one_sided: float
+    trials: int | None
+    weight: float
+    p_adjusted: float
+
+
+@dataclass(frozen=True)
+class ErrorBudget:
+    """The family and how it was adjusted: ``method`` (the policy's correction, weighted), the level
+    ``alpha`` at which every member is read, and ``critical_weight``."""
+
+    method: str
+    alpha: float
+    critical_weight: float
+    members: tuple[FamilyMember, ...]
+
+
+@dataclass(frozen=True)
+class Settle:
+    """What would settle a NOT PROVEN: from the discordance these releases show, the cases (or the runs of
+    every case) that give the ``targets`` chances of showing non-inferiority if the candidate is truly no
+    worse. Set on every pass/fail comparison with the margin on, read by the wording only when the verdict
+    is NOT PROVEN."""
+
+    plan: NonInferiorityPlan
+    source: str  # where the run-to-run share came from: "rerun", "runs", or "unknown"

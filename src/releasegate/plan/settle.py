@@ -1,0 +1,101 @@
+"""Settling a NOT PROVEN by rerunning (issue 34 item 3), as pure functions: a two-phase design with its alpha
+spent over the two looks, and its operating characteristics on simulated releases. The wiring into
+``releasegate run`` comes later; this is the rule and its measurement.
+
+The rule. Look 1: one run of every case on both releases, decided with the policy at level ``first_alpha``
+(the one error budget and the non-inferiority interval, 1 - 2 first_alpha). SHIP and DON'T SHIP stop there.
+NOT PROVEN: ``extra_runs`` more runs of every case on both releases, and look 2 decides on all the runs at
+level ``second_alpha``; its verdict is final (a NOT PROVEN there stays NOT PROVEN).
+
+Its error rates hold by Bonferroni over the two looks (alpha spending with two looks, the simplest spending
+function; Lan & DeMets 1983 give the general form): a release that changes nothing is told DON'T SHIP at look 1
+with probability at most first_alpha and at look 2 at most second_alpha, so at most first_alpha + second_alpha
+= alpha overall; a candidate worse by the margin ships at look 1 at most first_alpha of the time and at look 2
+at most second_alpha. No look's level is raised by the other look: the second look only ever sees releases the
+first could not settle, and its test is valid at its own level on all the data. More runs settle run-to-run
+noise; they cannot settle case-level change (a rerun repeats what the candidate changed), which only more cases
+can (stats.settle).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from releasegate.plan.evaluate import Rate, rate_of, verdict_of
+from releasegate.plan.gate import plan_gate
+from releasegate.plan.simulate import ReleaseSample, ReleaseScenario, draw_releases
+from releasegate.policy import Policy
+
+
+@dataclass(frozen=True)
+class TwoPhase:
+    """The design: levels of the two looks (they sum to the policy's alpha) and the runs added on a NOT
+    PROVEN."""
+
+    first_alpha: float = 0.04
+    second_alpha: float = 0.01
+    extra_runs: int = 4
+
+    def check(self, alpha: float) -> None:
+        if not (0 < self.first_alpha < 0.5 and 0 < self.second_alpha < 0.5 and self.extra_runs >= 1):
+            raise ValueError("both looks need a level in (0, 0.5) and the second at least one more run")
+        if self.first_alpha + self.second_alpha > alpha + 1e-12:
+            raise ValueError(f"the looks spend {self.first_alpha + self.second_alpha:g}, more than alpha {alpha:g}")
+
+
+def settled_verdict(first: Sequence[str], second: Sequence[str] | None) -> tuple[str, int]:
+    """The verdict of the two-phase rule from the rules fired at look 1 and (when look 1 was NOT PROVEN) at
+    look 2, and the number of looks taken."""
+    verdict = verdict_of(first)
+    if verdict != "not_proven":
+        return verdict, 1
+    if second is None:
+        raise ValueError("look 1 was NOT PROVEN: look 2's rules are needed")
+    return verdict_of(second), 2
+
+
+def first_run(sample: ReleaseSample) -> ReleaseSample:
+    """Look 1's data: the first run of each release (and of the rerun)."""
+    rerun = None if sample.rerun_runs is None else sample.rerun_runs[:1]
+    return replace(sample, base_runs=sample.base_runs[:1], cand_runs=sample.cand_runs[:1], rerun_runs=rerun)
+
+
+@dataclass(frozen=True)
+class TwoPhaseRates:
+    """The final verdicts' shares, how often look 2 was taken, and the mean calls relative to one run of each
+    release (1 + the share that went to look 2 times the extra runs)."""
+
+    scenario: ReleaseScenario
+    ship: Rate
+    dont_ship: Rate
+    not_proven: Rate
+    second_look: Rate  # the share NOT PROVEN at look 1
+    mean_calls: float
+
+
+def two_phase_characteristics(scenario: ReleaseScenario, policy: Policy, design: TwoPhase = TwoPhase(),
+                              reps: int = 300, seed: int = 20261201) -> TwoPhaseRates:
+    """The two-phase rule on ``reps`` seeded releases of ``scenario`` (drawn with 1 + extra_runs runs; look 1
+    reads the first). Cost guardrails are left out, as in the plan (simulated releases have no costs)."""
+    design.check(policy.alpha)
+    if scenario.runs != 1:
+        raise ValueError("the scenario describes look 1: one run of each release")
+    drawn = replace(scenario, runs=1 + design.extra_runs)
+    base = replace(policy, guardrails={}, prices={})
+    look1 = plan_gate(replace(base, alpha=design.first_alpha))
+    look2 = plan_gate(replace(base, alpha=design.second_alpha))
+    rng = np.random.default_rng((int(seed), zlib.crc32(drawn.key().encode())))
+    counts = {"ship": 0, "dont_ship": 0, "not_proven": 0}
+    second = 0
+    for sample in draw_releases(drawn, reps, rng):
+        fired = look1(first_run(sample))
+        verdict, looks = settled_verdict(fired, look2(sample) if verdict_of(fired) == "not_proven" else None)
+        counts[verdict] += 1
+        second += looks == 2
+    mean_calls = 1 + design.extra_runs * second / reps
+    return TwoPhaseRates(scenario, rate_of(counts["ship"], reps), rate_of(counts["dont_ship"], reps),
+                         rate_of(counts["not_proven"], reps), rate_of(second, reps), mean_calls)

@@ -1,0 +1,133 @@
+"""One error budget for a family of one-sided tests, some exact and discrete: the weighted discrete step-down.
+
+Each member j has an observed one-sided p_j, a weight w_j > 0 and a null distribution: either an exact
+binomial tail on n_j trials (an exact one-sided McNemar or sign test: its attainable p-values are
+P(X >= k), X ~ Bin(n_j, 1/2)) or "continuous" (a test that can reach any p: a paired t, a clustered p).
+F_j(t) is the largest attainable p of member j that is <= t (0 if none; t itself for a continuous member),
+so P(p_j <= t) <= F_j(t) under the member's null.
+
+The procedure (weighted Holm, Holm 1979 section 3, with the discrete Bonferroni local tests of Hommel &
+Krummenauer 1998 and the step-down form of Westfall & Wolfinger 1997): order the members by p_j / w_j
+(stable); at step k, with lambda_k = p_(k) / w_(k) and R_k the members ranked k or later,
+
+    S_k = sum over i in R_k of F_i(lambda_k w_i),
+
+and the adjusted p of rank k is min(1, max over steps k' <= k of max(S_k', p_(k')))). Rejecting every member
+whose adjusted p is <= alpha is the step-down "reject while S_k <= alpha" (S_k >= p_(k) whenever p_(k) is
+attainable, F(p) = p; a member whose p is only bounded by a set, such as the larger of two p-values bounded
+by one test's attainable set, is never read below its own p).
+
+Why the family-wise error is at most alpha under any dependence (strong control): for an intersection I of
+true nulls, the local test "some j in I has sum_{i in I} F_i((p_j / w_j) w_i) <= alpha" rejects at most with
+probability sum_{i in I} F_i(lambda* w_i) <= alpha (a union bound on the events p_i <= lambda* w_i, each of
+probability at most F_i(lambda* w_i); lambda* the largest scale the sum allows). The step-down is the
+shortcut of the closed procedure built on these local tests (Marcus, Peritz & Gabriel 1976): when the steps
+up to k passed, every intersection holding the member of rank k is rejected by its own lowest-ranked member,
+whose step bounded a sum over a superset. With every member continuous it is weighted Holm exactly; with
+equal weights it is discrete Holm (:func:`releasegate.stats.discrete.discrete_holm_mixed`). A member that
+cannot reach small p-values (few trials) spends nothing of the level until lambda w reaches its smallest
+attainable p, so the rest of the family keeps it. tests/stats/test_stats_step_down.py enumerates the
+family-wise error exactly on small families.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from releasegate.stats.discrete import largest_attainable_at_most
+
+CONTINUOUS = -1  # the trials of a member that can reach any p (F(t) = t)
+
+
+def _check(pvalues, weights, trials) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    p = np.asarray(pvalues, dtype=float).reshape(-1)
+    w = np.asarray(weights, dtype=float).reshape(-1)
+    n = np.asarray([CONTINUOUS if t is None else int(t) for t in trials], dtype=np.int64).reshape(-1)
+    if not p.size == w.size == n.size:
+        raise ValueError(f"{p.size} p-values, {w.size} weights and {n.size} trial counts")
+    if np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise ValueError("p-values must lie in [0, 1]")
+    if np.any(~np.isfinite(w)) or np.any(w <= 0):
+        raise ValueError("weights must be positive numbers")
+    if np.any(n < CONTINUOUS):
+        raise ValueError("a trial count cannot be negative")
+    return p, w, n
+
+
+def spent(trials: int, t: float) -> float:
+    """F(t): what a member spends at threshold t, the largest p it can attain that is <= t (t itself for a
+    continuous member, capped at 1)."""
+    if trials == CONTINUOUS:
+        return min(1.0, t)
+    return largest_attainable_at_most(int(trials), min(1.0, t))
+
+
+@dataclass(frozen=True, slots=True)
+class StepDown:
+    """Adjusted p-values of a weighted discrete step-down, in the order given; ``order`` is the step order
+    (indices, by p / weight)."""
+
+    adjusted: tuple[float, ...]
+    order: tuple[int, ...]
+    method: str = "weighted discrete Holm"
+
+    def rejected(self, alpha: float) -> tuple[bool, ...]:
+        return tuple(a <= alpha for a in self.adjusted)
+
+
+def _steps(p: np.ndarray, w: np.ndarray, n: np.ndarray, until: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    ratio = p / w
+    order = np.argsort(ratio, kind="stable")
+    out = np.full(p.size, np.nan)
+    running = 0.0
+    for k in range(p.size):
+        lam = float(ratio[order[k]])
+        total = sum(spent(int(n[i]), lam * float(w[i])) for i in order[k:])
+        # Never below the member's own p: equal to the sum for a member whose p is attainable (F(p) = p); a
+        # member whose p is not (the larger of two p-values, bounded by one test's set) gets no better.
+        running = max(running, total, float(p[order[k]]))
+        out[order[k]] = min(1.0, running)
+        if order[k] == until:
+            break
+    return out, order
+
+
+def weighted_discrete_holm(pvalues: Sequence[float], weights: Sequence[float],
+                           trials: Sequence[int | None]) -> StepDown:
+    """The weighted discrete step-down (module docstring): ``trials[j]`` is member j's binomial trial count
+    (its p an exact upper tail of Bin(n, 1/2); 0 trials: only p = 1 is attainable) or None / CONTINUOUS for a
+    member that can reach any p. Weights are relative (only their ratios matter)."""
+    p, w, n = _check(pvalues, weights, trials)
+    out, order = _steps(p, w, n)
+    return StepDown(tuple(float(v) for v in out), tuple(int(i) for i in order))
+
+
+def weighted_best_case(index: int, best_p: float, pvalues: Sequence[float], weights: Sequence[float],
+                       trials: Sequence[int | None]) -> float:
+    """Member ``index``'s adjusted p if its p were ``best_p`` (its floor: every trial one way), the others as
+    given: the step-down stops at that member's rank."""
+    p, w, n = _check(pvalues, weights, trials)
+    p = p.copy()
+    p[index] = best_p
+    out, _ = _steps(p, w, n, until=index)
+    return float(out[index])
+
+
+def weighted_bonferroni(pvalues: Sequence[float], weights: Sequence[float]) -> tuple[float, ...]:
+    """Weighted Bonferroni: min(1, p_j W / w_j), W the sum of the weights (strong control, any dependence)."""
+    p, w, _ = _check(pvalues, weights, [None] * len(pvalues))
+    return tuple(float(v) for v in np.minimum(1.0, p * w.sum() / w))
+
+
+def weighted_step_up(pvalues: Sequence[float], weights: Sequence[float], method: str) -> tuple[float, ...]:
+    """Hochberg's step-up or Benjamini-Hochberg on the weighted p-values p_j / (w_j m / W), the weights
+    normalised to mean 1 (Benjamini & Hochberg 1997, "Multiple hypotheses testing with weights", Scand J Stat
+    24:407; Genovese, Roeder & Wasserman 2006, Biometrika 93:509). Equal weights give the plain procedures."""
+    from releasegate.stats.multiplicity import adjust_pvalues
+
+    p, w, _ = _check(pvalues, weights, [None] * len(pvalues))
+    scaled = np.minimum(1.0, p / (w * w.size / w.sum()))
+    return tuple(float(v) for v in adjust_pvalues(scaled, method))
