@@ -13,9 +13,11 @@ answer (a zero CR2 standard error at small G is undefined, not certainty).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from releasegate.stats.clusters import cluster_sums_and_sizes, cr2_test, prepare_clusters
 
@@ -48,8 +50,9 @@ class ClusterSignFlipInterval:
     confidence: float
 
 
-def cluster_signflip_interval(d, cluster, confidence: float = 0.95, n_resamples: int = 10_000,
-                              seed: int | None = 0, exact_max_clusters: int = EXACT_MAX_CLUSTERS,
+def cluster_signflip_interval(d: ArrayLike, cluster: ArrayLike, confidence: float = 0.95,
+                              n_resamples: int = 10_000, seed: int | None = 0,
+                              exact_max_clusters: int = EXACT_MAX_CLUSTERS,
                               ) -> ClusterSignFlipInterval:
     """Interval for the mean of d = candidate - baseline (ratio of sums) from inverting the cluster sign-flip
     test, with the test's one-sided p-values at mu = 0. Exact enumeration up to ``exact_max_clusters``
@@ -76,7 +79,7 @@ def cluster_signflip_interval(d, cluster, confidence: float = 0.95, n_resamples:
     means = sums / sizes
     below, above = float(means.min()) - scale, float(means.max()) + scale
 
-    def bisect(fn, outside: float, inside: float) -> float:
+    def bisect(fn: Callable[[float], float], outside: float, inside: float) -> float:
         if fn(outside) > tail:
             return -math.inf if outside < inside else math.inf
         for _ in range(200):
@@ -108,8 +111,8 @@ class ClusteredInference:
     confidence: float
 
 
-def clustered_inference(d, cluster, confidence: float = 0.95, small_g: int = SMALL_G, seed: int | None = 0,
-                        ) -> ClusteredInference:
+def clustered_inference(d: ArrayLike, cluster: ArrayLike, confidence: float = 0.95, small_g: int = SMALL_G,
+                        seed: int | None = 0, ) -> ClusteredInference:
     """The p-value and the interval of the mean difference from the same method, chosen by the number of
     clusters G: below ``small_g`` the inverted cluster sign-flip (never p = 0: at least 2^-G), otherwise CR2.
     A CR2 standard error of 0 at G >= small_g stays CR2's answer (the caller may still warn)."""
