@@ -24,7 +24,7 @@ from releasegate.analyze.judge import judge_section
 from releasegate.analyze.pairing import case_tables, cases_of
 from releasegate.analyze.settle import settle_of
 from releasegate.kinds import OutcomeKind
-from releasegate.model import Analysis, NotJudged, Parameters, Rate, ReleaseSections, ReleaseSummary
+from releasegate.model import Analysis, CandidateAnalysis, NotJudged, Parameters, Rate, ReleaseSections, ReleaseSummary
 from releasegate.policy import Policy
 from releasegate.stats.proportions import wilson_interval
 from releasegate.validate import ValidatedResults
@@ -61,7 +61,7 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     return ReleaseSummary(release, n, rate, release == data.baseline)
 
 
-def _runs_of(cand) -> int:
+def _runs_of(cand: CandidateAnalysis) -> int:
     axis = cand.sections.run_axis
     return 1 if axis is None else int(axis.runs_per_case_min)
 

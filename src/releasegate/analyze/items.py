@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from releasegate.kinds import OutcomeKind
 from releasegate.model import ItemAxis
 from releasegate.policy import Policy
 from releasegate.stats.continuous import paired_t_test, signflip_normal_test, signflip_test
@@ -35,7 +36,7 @@ def signflip(d: np.ndarray, policy: Policy) -> tuple[float, float, str, int]:
     return r.pvalue, r.p_regression, kind, r.n_resamples
 
 
-def item_axis(d: np.ndarray, policy: Policy, kind: str, runs: bool = False, clustered: bool = False) -> ItemAxis:
+def item_axis(d: np.ndarray, policy: Policy, kind: OutcomeKind, runs: bool = False, clustered: bool = False) -> ItemAxis:
     """The item-axis figures of one candidate from its per-case differences (paired t, sign flip, counts)."""
     t = paired_t_test(d, policy.confidence)
     sf_two, sf_one, sf_kind, sf_resamples = signflip(d, policy)
