@@ -19,7 +19,7 @@ COLUMN_FLAGS = (
 
 
 # The policy keys that are one flag each (their option's name is the key).
-POLICY_FLAGS = ("baseline", "baseline_rerun", "critical_rule", "critical_weight", "margin", "alpha", "correction",
+POLICY_FLAGS = ("baseline", "baseline_rerun", "critical_rule", "critical_weight", "not_proven", "margin", "alpha", "correction",
                 "mcnemar", "pass_threshold", "missing", "allow_missing", "seed", "n_resamples", "title", "gold")
 
 
