@@ -111,6 +111,11 @@ def settles(settle: Settle) -> str:
     has 80, a 42% chance); or 3 runs of every case for an 80% chance, 5 for 95% (it has 1)."
     """
     p = settle.plan
+    if p.variance == 0 or not any(n is not None and n > p.n for n in p.cases_needed):
+        # No case changed outcome (or the spread here says these cases should do, yet the interval is still
+        # wide): the discordance gives no size, only that these cases are too few to tell.
+        return (f"What would settle it: more cases; the {p.n:,} here are too few for their spread to say how many "
+                "(no figure can be computed from them).")
     options = []
     if any(n is not None for n in p.cases_needed):
         options.append(f"{_chances(p.cases_needed, p.targets, 'cases', ' of showing it no worse if it truly is')} "
