@@ -22,9 +22,7 @@ EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT, EXIT_NOT_PROVEN = 0, 1, 2, 3
 def exit_status(report) -> int:
     """check's exit status: 1 if any candidate is DON'T SHIP, else 3 if any is NOT PROVEN and the policy blocks
     on it (``not_proven = "block"``, the default), else 0."""
-    from releasegate.model import Decision
-
-    if report.decision is Decision.DONT_SHIP:
+    if report.any_dont_ship:
         return EXIT_DONT_SHIP
     return EXIT_SHIP if report.passes else EXIT_NOT_PROVEN
 

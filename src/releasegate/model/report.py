@@ -108,6 +108,11 @@ class Report:
         return Decision.worst(v.decision for v in self.verdicts)
 
     @property
+    def any_dont_ship(self) -> bool:
+        """Some candidate is DON'T SHIP (``check`` exits 1)."""
+        return self.decision is Decision.DONT_SHIP
+
+    @property
     def not_proven_allowed(self) -> bool:
         """The policy lets a NOT PROVEN pass the gate (``not_proven = "warn"``); the note still says NOT PROVEN."""
         return self.provenance.policy.get("not_proven") == "warn"
