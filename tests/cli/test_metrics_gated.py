@@ -89,7 +89,8 @@ def test_metric_suggestions_offer_only_columns_that_can_be_metrics(tmp_path):
     assert result.exit_code == 2 and "metric 'output' holds neither pass/fail values nor numbers" in result.output
     # passed can be gated by name (a metric like any other), alone or beside another column.
     result = run_cli("check", path, "--baseline", "r1", "--metric", "passed")
-    assert result.exit_code == 1 and result.output.startswith("DON'T SHIP r2")
+    # 4 of 20 cases broken: no regression test reaches significance, and 20 cases cannot show it no worse.
+    assert result.exit_code == 3 and result.output.startswith("NOT PROVEN r2")
     result = run_cli("check", path, "--baseline", "r1", "--metric", "passed", "--metric", "quality", "--margin", "0.5")
     assert result.exit_code in (0, 1, 3) and "passed" in result.output
 
