@@ -50,9 +50,10 @@ COMMON = ("threshold", "ztest", "seed_axis")
 POLICY_ARGS = {
     "new defaults": {},
     "old defaults": {"correction": "holm", "critical_rule": "any"},
+    # The alternatives in the order the JSON (sort_keys) records them, so the page and its JSON agree.
     "new, critical_weight 1": {"critical_weight": 1},
-    "new, margin 0.07": {"margin": 0.07},
     "new, critical_weight 10": {"critical_weight": 10},
+    "new, margin 0.07": {"margin": 0.07},
 }
 
 
