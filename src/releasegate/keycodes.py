@@ -102,12 +102,45 @@ def as_categories(table: pd.DataFrame, columns: tuple[str, ...]) -> None:
                 except TypeError:  # values that do not compare (numbers and text): their order is kept
                     pass
         elif column in table.columns:
-            codes, uniques = pd.factorize(table[column], sort=True, use_na_sentinel=True)
+            codes, uniques = sorted_factorize(table[column])
             # The categories keep the column's own string type. Python strings (an object Index) cost 0.1 s per
             # million to make, and no step uses the categories' engine or hash any more: the joins are made on
             # the codes (analyze/pairing.join_cases).
             dtype = unique_categories_dtype(pd.Index(uniques))
             table[column] = pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+def sorted_factorize(series: pd.Series) -> tuple[np.ndarray, pd.Index | pd.api.extensions.ExtensionArray]:
+    """``pd.factorize(series, sort=True, use_na_sentinel=True)``: codes in the order of the sorted uniques.
+
+    For an Arrow-backed text column, pyarrow encodes the values once and sorts only the uniques (byte order of
+    UTF-8, which is code-point order: the order of Python's and pandas' string sort); the uniques are then the
+    column's own values taken at their first row, so they keep its string type. pandas' factorize with
+    ``sort=True`` hashes and then sorts the uniques through a slower path: 0.60 against 0.45 CPU s for a
+    million case ids x 2 releases (bench/RESULTS.md, issue 32). Anything else goes through pandas.
+    """
+    dtype = series.dtype
+    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow") or len(series) == 0:
+        return pd.factorize(series, sort=True, use_na_sentinel=True)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    values = pa.array(series.array)
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        return pd.factorize(series, sort=True, use_na_sentinel=True)
+    encoded = values.dictionary_encode()  # nulls stay null in the indices
+    indices = encoded.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    n = len(encoded.dictionary)
+    order = pc.array_sort_indices(encoded.dictionary).to_numpy(zero_copy_only=False).astype(np.int64)
+    rank = np.empty(n + 1, dtype=np.int64)
+    rank[order] = np.arange(n, dtype=np.int64)
+    rank[n] = -1  # a missing value (-1) reads the last slot
+    present = np.flatnonzero(indices >= 0)
+    first = np.empty(n, dtype=np.int64)
+    first[indices[present[::-1]]] = present[::-1]  # each unique's first row (the last write wins)
+    return rank[indices], pd.Index(series.array.take(first[order]))
 
 
 def is_blank(column: pd.Series) -> np.ndarray:

@@ -90,3 +90,25 @@ def test_blank_rows_are_the_same_on_a_categorical_and_on_text(values):
     keycodes.as_categories(frame, ("case_id",))
     expected = [v is None or v == "" for v in values]
     assert keycodes.is_blank(text).tolist() == expected == keycodes.is_blank(frame["case_id"]).tolist()
+
+
+texts = st.one_of(st.none(), st.text(alphabet=st.sampled_from(["a", "B", "0", "1", " ", "é", "Z", "ä", "\U0001f600"]),
+                                     max_size=4))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(texts, min_size=0, max_size=40), st.sampled_from(["str", "string[pyarrow]", "object"]),
+       st.integers(0, 3))
+def test_sorted_factorize_is_pandas_sorted_factorize(values, dtype, chunks):
+    """The Arrow path (encode once, sort the uniques) gives pandas' own codes and uniques, dtype included,
+    whatever the values (missing, empty, non-ASCII, outside the BMP) and however the column is chunked."""
+    series = pd.Series(values, dtype=dtype)
+    if chunks and dtype != "object" and len(values) > 1:  # several Arrow chunks, as the CSV reader makes
+        parts = [series.iloc[i::1][k * len(values) // (chunks + 1):(k + 1) * len(values) // (chunks + 1)]
+                 for i, k in ((0, k) for k in range(chunks + 1))]
+        series = pd.concat(parts, ignore_index=True)
+    expected_codes, expected_uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
+    codes, uniques = keycodes.sorted_factorize(series)
+    assert codes.tolist() == expected_codes.tolist()
+    expected = pd.Index(expected_uniques)
+    assert pd.Index(uniques).equals(expected) and pd.Index(uniques).dtype == expected.dtype
