@@ -112,3 +112,45 @@ def test_sorted_factorize_is_pandas_sorted_factorize(values, dtype, chunks):
     assert codes.tolist() == expected_codes.tolist()
     expected = pd.Index(expected_uniques)
     assert pd.Index(uniques).equals(expected) and pd.Index(uniques).dtype == expected.dtype
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=12), st.integers(1, 4), st.booleans(), st.data())
+def test_sorted_factorize_of_repeated_blocks_is_pandas_sorted_factorize(values, releases, alike, data):
+    """Releases one after the other: when each repeats the first one's cases in the same order the first
+    block's ranks are repeated (nothing hashed); any other layout (a block changed, a case twice, a missing
+    one) goes the general way. Either way the answer is pandas' own."""
+    rows = values * releases
+    if not alike and len(rows) > 1:  # one row of a later block changed, or blocks of different lengths
+        rows[data.draw(st.integers(0, len(rows) - 1))] = data.draw(texts)
+    series = pd.Series(rows, dtype="str")
+    codes_of_release = np.repeat(np.arange(releases), len(values))
+    blocks = keycodes.release_blocks(codes_of_release)
+    assert blocks == ([(i * len(values), (i + 1) * len(values)) for i in range(releases)] if releases > 1 else None)
+    expected_codes, expected_uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
+    codes, uniques = keycodes.sorted_factorize(series, blocks)
+    assert codes.tolist() == expected_codes.tolist()
+    assert pd.Index(uniques).equals(pd.Index(expected_uniques))
+    assert pd.Index(uniques).dtype == pd.Index(expected_uniques).dtype
+
+
+def test_release_blocks_only_for_contiguous_releases_of_one_length():
+    assert keycodes.release_blocks(np.array([0, 0, 1, 1])) == [(0, 2), (2, 4)]
+    assert keycodes.release_blocks(np.array([0, 1, 0, 1])) is None  # interleaved
+    assert keycodes.release_blocks(np.array([0, 0, 1])) is None  # lengths differ
+    assert keycodes.release_blocks(np.array([0, 0, 1, 1, 0, 0])) is None  # a release in two places
+    assert keycodes.release_blocks(np.array([0, 0])) is None  # one release: nothing repeats
+
+
+def test_repeated_blocks_take_the_shortcut_only_when_it_is_the_same_answer():
+    import pyarrow as pa
+
+    def shortcut(rows, blocks):
+        series = pd.Series(rows, dtype="str")
+        return keycodes._repeated_block_codes(series, pa.array(series.array), blocks)
+
+    codes, uniques = shortcut(["c10", "c2", "c1", "c10", "c2", "c1"], [(0, 3), (3, 6)])
+    assert codes.tolist() == [1, 2, 0, 1, 2, 0] and list(uniques) == ["c1", "c10", "c2"]
+    assert shortcut(["a", "a", "a", "a"], [(0, 2), (2, 4)]) is None  # a case twice in a release
+    assert shortcut(["a", "b", "b", "a"], [(0, 2), (2, 4)]) is None  # another order
+    assert shortcut(["a", None, "a", None], [(0, 2), (2, 4)]) is None  # a missing case id
