@@ -368,7 +368,7 @@ def _scaling_section(path: Path) -> str:
     bench/run_store.py for ``releasegate run``), kept when the table is rewritten."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     kept = ""
-    for name in ("run-engine", "scaling"):
+    for name in ("run-engine", "scaling", "install"):
         start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
         if start in old:
             kept += "\n\n" + start + old.split(start, 1)[1].split(end, 1)[0] + end + "\n"
