@@ -137,28 +137,23 @@ def sorted_factorize(series: pd.Series, blocks: list[tuple[int, int]] | None = N
     strictly increase, compared as UTF-8 bytes: code-point order, the order of Python's and pandas' string
     sort); anything else (another layout, a column that is not Arrow-backed text) is pandas' factorize.
     """
+    repeated = _repeated_block_codes(series, blocks)
+    return repeated if repeated is not None else pd.factorize(series, sort=True, use_na_sentinel=True)
+
+
+def _repeated_block_codes(series: pd.Series, blocks: list[tuple[int, int]] | None):
+    """:func:`sorted_factorize`'s answer when every block repeats the first one's distinct values, else None."""
     dtype = series.dtype
-    if not blocks or not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow") or len(series) == 0:
-        return pd.factorize(series, sort=True, use_na_sentinel=True)
+    if not blocks or not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow") or \
+            blocks[0][0] != 0 or blocks[-1][1] != len(series) or any(b[1] != c[0] for b, c in zip(blocks, blocks[1:])):
+        return None
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     values = pa.array(series.array)
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
-        return pd.factorize(series, sort=True, use_na_sentinel=True)
-    repeated = _repeated_block_codes(series, values, blocks)
-    if repeated is not None:
-        return repeated
-    return pd.factorize(series, sort=True, use_na_sentinel=True)
-
-
-def _repeated_block_codes(series: pd.Series, values, blocks: list[tuple[int, int]] | None):
-    """:func:`sorted_factorize`'s answer when every block repeats the first one's distinct values, else None."""
-    import pyarrow.compute as pc
-
-    if not blocks or blocks[0][0] != 0 or blocks[-1][1] != len(values) or \
-            any(b[1] != c[0] for b, c in zip(blocks, blocks[1:])):
         return None
     start, stop = blocks[0]
     first = values.slice(start, stop - start)
@@ -170,7 +165,7 @@ def _repeated_block_codes(series: pd.Series, values, blocks: list[tuple[int, int
         return None  # a value given twice in a block: the general way (validate then names the duplicate)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
-    return np.tile(rank, len(blocks)), pd.Index(pd.array(ordered, dtype=series.dtype))
+    return np.tile(rank, len(blocks)), pd.Index(pd.array(ordered, dtype=dtype))
 
 
 def is_blank(column: pd.Series) -> np.ndarray:

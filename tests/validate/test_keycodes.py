@@ -143,11 +143,9 @@ def test_release_blocks_only_for_contiguous_releases_of_one_length():
 
 
 def test_repeated_blocks_take_the_shortcut_only_when_it_is_the_same_answer():
-    import pyarrow as pa
-
     def shortcut(rows, blocks):
         series = pd.Series(rows, dtype="str")
-        return keycodes._repeated_block_codes(series, pa.array(series.array), blocks)
+        return keycodes._repeated_block_codes(series, blocks)
 
     codes, uniques = shortcut(["c10", "c2", "c1", "c10", "c2", "c1"], [(0, 3), (3, 6)])
     assert codes.tolist() == [1, 2, 0, 1, 2, 0] and list(uniques) == ["c1", "c10", "c2"]
