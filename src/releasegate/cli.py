@@ -16,7 +16,15 @@ from releasegate.plan.options import PLAN_OPTIONS, PLAN_SKIPS
 from releasegate.process import cyclic_gc_paused
 from releasegate.render import SUFFIXES, formats_help
 
-EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT, EXIT_NOT_PROVEN = 0, 1, 2, 3
+
+
+def exit_status(report) -> int:
+    """check's exit status: 1 if any candidate is DON'T SHIP, else 3 if any is NOT PROVEN and the policy blocks
+    on it (``not_proven = "block"``, the default), else 0."""
+    if report.any_dont_ship:
+        return EXIT_DONT_SHIP
+    return EXIT_SHIP if report.passes else EXIT_NOT_PROVEN
 
 
 def _fail(message: str) -> None:
@@ -103,16 +111,21 @@ def main() -> None:
               help="PDF paper size.")
 @option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
 @option("--interactive", is_flag=True, help="HTML: add one inline Vega bundle for tooltips.")
+@option("--appendix", is_flag=True, help="PDF: end with every case listing in full, both answers shown.")
+@option("--comment", type=click.Path(path_type=Path),
+        help="Also write the pull-request comment (Markdown): verdicts, reasons in plain words, the worst cases.")
+@option("--comment-link", metavar="URL", help="Where the comment says the full note is (the run's artifacts).")
 @guarded
-def report(outputs, archive, paper, pdf_variant, interactive, debug, **kw) -> None:
-    """Write the release note in every format asked for with -o (and --archive)."""
+def report(outputs, archive, paper, pdf_variant, interactive, appendix, comment, comment_link, debug,
+           **kw) -> None:
+    """Write the release note in every format asked for with -o (and --archive, --comment)."""
     from releasegate.render import check_output_paths, rendering, write_reports
 
     paths = list(outputs)
-    if not paths and archive is None:
-        _fail(f"give an output with -o PATH ({', '.join(SUFFIXES)}) or --archive DIR")
-    check_output_paths(paths)
-    _check_not_inputs(paths, kw)
+    if not paths and archive is None and comment is None:
+        _fail(f"give an output with -o PATH ({', '.join(SUFFIXES)}), --comment FILE or --archive DIR")
+    check_output_paths(paths, comment)
+    _check_not_inputs(paths + ([comment] if comment else []), kw)
     if archive is not None:
         from releasegate.audit.archive import check_archive, write_archived
 
@@ -121,7 +134,8 @@ def report(outputs, archive, paper, pdf_variant, interactive, debug, **kw) -> No
     with rendering(paths + [Path("note.pdf")] * (archive is not None)) as charts, cyclic_gc_paused():
         result = build_report(kw)
         archived = write_reports(result, paths, charts=charts, paper=paper, pdf_variant=pdf_variant,
-                                 interactive=interactive) or []
+                                 interactive=interactive, appendix=appendix, comment=comment,
+                                 comment_link=comment_link) or []
     from releasegate.text import one_line
 
     if kw.get("found_policy"):
@@ -132,7 +146,7 @@ def report(outputs, archive, paper, pdf_variant, interactive, debug, **kw) -> No
 
     for line in not_judged(result):
         click.echo(line)
-    for path in [*paths, *archived]:
+    for path in [*paths, *([comment] if comment else []), *archived]:
         click.echo(f"wrote {path}", err=True)
 
 
@@ -143,23 +157,29 @@ def report(outputs, archive, paper, pdf_variant, interactive, debug, **kw) -> No
 @option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
               help="PDF paper size.")
 @option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
+@option("--appendix", is_flag=True, help="PDF: end with every case listing in full, both answers shown.")
 @option("--no-step-summary", is_flag=True,
               help="Do not append the verdict to $GITHUB_STEP_SUMMARY (done by default when it is set).")
+@option("--comment", type=click.Path(path_type=Path),
+        help="Also write the pull-request comment (Markdown): verdicts, reasons in plain words, the worst cases.")
+@option("--comment-link", metavar="URL", help="Where the comment says the full note is (the run's artifacts).")
 @guarded
-def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
-    """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any may not.
+def check(outputs, paper, pdf_variant, appendix, no_step_summary, comment, comment_link, debug, **kw) -> None:
+    """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any is DON'T SHIP, 3 if
+    any is NOT PROVEN (the data cannot show it no worse; 0 with --not-proven warn), 2 on bad input.
 
     In GitHub Actions the verdict and the rules are appended to the job summary.
     """
     paths = list(outputs)
-    if paths:
+    if paths or comment:
         from releasegate.render import check_output_paths, rendering, write_reports
 
-        check_output_paths(paths)
-        _check_not_inputs(paths, kw)
+        check_output_paths(paths, comment)
+        _check_not_inputs(paths + ([comment] if comment else []), kw)
         with rendering(paths) as charts, cyclic_gc_paused():
             result = build_report(kw)
-            write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant)
+            write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant, appendix=appendix,
+                          comment=comment, comment_link=comment_link)
     else:
         with cyclic_gc_paused():
             result = build_report(kw)
@@ -176,7 +196,7 @@ def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
         _append_summary(result, Path(summary))
     for path in paths:
         click.echo(f"wrote {path}", err=True)
-    sys.exit(EXIT_SHIP if result.ship_all else EXIT_DONT_SHIP)
+    sys.exit(exit_status(result))
 
 
 def _append_summary(result, path: Path) -> None:

@@ -65,12 +65,16 @@ def input_options(function, skip: tuple[str, ...] = ()):
                help="How a critical category blocks: by its exact test (default) or on any broken case."),
         option("--critical-weight", type=float, help="Weight of each critical category's own test in the one error "
                "budget (default 10; the overall test and each category weigh 1)."),
+        option("--not-proven", type=click.Choice(["block", "warn"]), help="What NOT PROVEN does to check: block "
+               "(exit 3, the default) or warn (exit 0, the note says it is allowed by the policy)."),
         option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
         option("--alpha", type=float, help="Significance level (default 0.05)."),
         option("--correction", type=click.Choice(["discrete-holm", "holm", "hochberg", "bh", "bonferroni", "none"]),
                      help="Multiplicity correction (default discrete-holm)."),
         option("--mcnemar", type=click.Choice(["exact", "midp"]), help="McNemar p used by the gate (default exact)."),
         option("--pass-threshold", type=float, help="Scores at or above this count as passed."),
+        option("--min-change", type=float, help="A score case counts as improved or worsened only when it moves by "
+               "more than this (default 1% of the score range; the tests read every move)."),
         option("--missing", type=click.Choice(["refuse", "fail", "drop"]), help="Rows without an outcome (default refuse)."),
         option("--allow-missing", is_flag=True, default=None, help="Compare shared cases only when case sets differ."),
         option("--seed", type=int, help="Random seed of every resampling."),

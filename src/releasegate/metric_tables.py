@@ -172,7 +172,7 @@ def _metric_table(table, metadata_columns: tuple[str, ...], metric: str, others:
         one["passed"] = values.to_numpy()
     else:
         one["score"] = (-values.astype(float) if lower else values).to_numpy()
-    overrides = {k: spec[k] for k in ("margin", "pass_threshold") if k in spec}
+    overrides = {k: spec[k] for k in ("margin", "pass_threshold", "min_change") if k in spec}
     if lower and "pass_threshold" in overrides:
         overrides["pass_threshold"] = -overrides["pass_threshold"]  # scores are negated: lower is better
     columns = {k: v for k, v in policy.columns.items() if k not in ("passed", "score")}

@@ -18,9 +18,11 @@ from releasegate.kinds import (
     MCNEMAR_VARIANTS,
     METRIC_KINDS,
     MISSING_MODES,
+    NOT_PROVEN_MODES,
     CriticalRule,
     McNemarVariant,
     MissingMode,
+    NotProvenMode,
 )
 from releasegate.stats.multiplicity import CORRECTIONS as PVALUE_CORRECTIONS
 
@@ -71,11 +73,17 @@ class Policy:
     # Each critical category's own test is a member of the one error budget (analyze/budget.py) with this
     # weight, beside 1 for the overall test, each category and the error-rate test (issue 34 item 5).
     critical_weight: float = 10.0
+    # NOT PROVEN (the data cannot show the candidate no worse, nothing shows it worse): "block" makes `check`
+    # exit 3, "warn" lets it pass with exit 0 while the note still says NOT PROVEN (issue 34 item 1).
+    not_proven: NotProvenMode = "block"
     guardrails: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_GUARDRAILS))
     prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     columns: Mapping[str, str] = field(default_factory=dict)  # canonical name -> name in the files
     pass_threshold: float | None = None
     score_range: tuple[float, float] | None = None
+    # A score case counts as improved or worsened only when it moves by more than this (issue 29 item 4); None:
+    # 1% of the score range (score_range, else the one observed), analyze/min_change.py. The tests read every move.
+    min_change: float | None = None
     missing: MissingMode = "refuse"
     allow_missing: bool = False
     confidence: float = 0.95
@@ -157,10 +165,12 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "mcnemar": ("text", lambda x: isinstance(x, str)),
     "critical_rule": ("text (\"test\" or \"any\")", lambda x: isinstance(x, str)),
     "critical_weight": ("a number", _is_number),
+    "not_proven": ("text (\"block\" or \"warn\")", lambda x: isinstance(x, str)),
     "missing": ("text", lambda x: isinstance(x, str)),
     "candidates": ("a list of release names", lambda x: isinstance(x, (str, list, tuple))),
     "critical": ("a list of category names", lambda x: isinstance(x, (str, list, tuple))),
     "pass_threshold": ("a finite number", lambda x: _is_number(x) and math.isfinite(x)),
+    "min_change": ("a finite number >= 0", lambda x: _is_number(x) and math.isfinite(x) and x >= 0),
     "seed": ("an integer", lambda x: isinstance(x, int) and not isinstance(x, bool)),
     "allow_missing": ("true or false", lambda x: isinstance(x, bool)),
     "score_range": ("two numbers [low, high]",
@@ -249,6 +259,9 @@ def _check(p: Policy) -> None:
     if isinstance(p.critical_weight, bool) or not isinstance(p.critical_weight, (int, float)) \
             or not math.isfinite(p.critical_weight) or not 0 < p.critical_weight <= 1000:
         raise InputError(f"critical_weight must be a number above 0 and at most 1000, got {p.critical_weight!r}")
+    if p.not_proven not in NOT_PROVEN_MODES:
+        raise InputError(f"unknown not_proven {p.not_proven!r}; expected one of {', '.join(NOT_PROVEN_MODES)} (what "
+                         "a NOT PROVEN verdict does to the gate: exit 3, or exit 0 with the note saying so)")
     if p.critical_rule not in CRITICAL_RULES:
         raise InputError(f"unknown critical_rule {p.critical_rule!r}; expected one of {', '.join(CRITICAL_RULES)}")
     # The intervals' bootstrap reads (1 - confidence) / 2 of its resamples beyond each bound: past 99.9% that is
@@ -264,6 +277,9 @@ def _check(p: Policy) -> None:
         side = "pass" if _is_number(p.pass_threshold) and p.pass_threshold < 0 else "fail"
         raise InputError(f"pass_threshold must be a finite number, got {p.pass_threshold!r}: every case would "
                          f"{side} it on every release, and the comparison would judge nothing")
+    if p.min_change is not None and (not _is_number(p.min_change) or not 0 <= p.min_change < math.inf):
+        raise InputError(f"min_change must be a finite number >= 0 (in score units; 0 counts every move), "
+                         f"got {p.min_change!r}")
     if p.baseline_rerun is not None and p.baseline_rerun in (p.baseline, *p.candidates):
         role = "baseline" if p.baseline_rerun == p.baseline else "a candidate"
         raise InputError(f"baseline_rerun {p.baseline_rerun!r} is also {role}: the rerun is the live release run "
@@ -309,6 +325,7 @@ METRIC_RULES: dict[str, tuple[str, Any]] = {
     # A critical metric blocks by the critical categories' own test, overall and in every category
     # (decide/rules/critical.py); only TOML's true or false is read, so "yes" cannot pass as a flag.
     "critical": ("true or false", lambda x: isinstance(x, bool)),
+    "min_change": ("a finite number >= 0", lambda x: _is_number(x) and math.isfinite(x) and x >= 0),
 }
 
 
