@@ -348,11 +348,12 @@ def closing(gaps: list[str], missing: list[str], results: list[Result]) -> str:
 
 
 def _scaling_section(path: Path) -> str:
-    """The sections of RESULTS.md other scripts measure (bench/scaling.py; bench/run_client.py and
-    bench/run_store.py for ``releasegate run``), kept when the table is rewritten."""
+    """The sections of RESULTS.md this script does not measure, kept when the table is rewritten: the
+    hand-written notes on where the time goes (once the README's), bench/scaling.py's, and bench/run_client.py's
+    and bench/run_store.py's for ``releasegate run``."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     kept = ""
-    for name in ("run-engine", "scaling"):
+    for name in ("internals", "run-engine", "scaling"):
         start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
         if start in old:
             kept += "\n\n" + start + old.split(start, 1)[1].split(end, 1)[0] + end + "\n"

@@ -71,6 +71,8 @@ def input_options(function, skip: tuple[str, ...] = ()):
                      help="Multiplicity correction (default discrete-holm)."),
         option("--mcnemar", type=click.Choice(["exact", "midp"]), help="McNemar p used by the gate (default exact)."),
         option("--pass-threshold", type=float, help="Scores at or above this count as passed."),
+        option("--min-change", type=float, help="A score case counts as improved or worsened only when it moves by "
+               "more than this (default 1% of the score range; the tests read every move)."),
         option("--missing", type=click.Choice(["refuse", "fail", "drop"]), help="Rows without an outcome (default refuse)."),
         option("--allow-missing", is_flag=True, default=None, help="Compare shared cases only when case sets differ."),
         option("--seed", type=int, help="Random seed of every resampling."),

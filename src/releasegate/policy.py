@@ -76,6 +76,9 @@ class Policy:
     columns: Mapping[str, str] = field(default_factory=dict)  # canonical name -> name in the files
     pass_threshold: float | None = None
     score_range: tuple[float, float] | None = None
+    # A score case counts as improved or worsened only when it moves by more than this (issue 29 item 4); None:
+    # 1% of the score range (score_range, else the one observed), analyze/min_change.py. The tests read every move.
+    min_change: float | None = None
     missing: MissingMode = "refuse"
     allow_missing: bool = False
     confidence: float = 0.95
@@ -161,6 +164,7 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "candidates": ("a list of release names", lambda x: isinstance(x, (str, list, tuple))),
     "critical": ("a list of category names", lambda x: isinstance(x, (str, list, tuple))),
     "pass_threshold": ("a finite number", lambda x: _is_number(x) and math.isfinite(x)),
+    "min_change": ("a finite number >= 0", lambda x: _is_number(x) and math.isfinite(x) and x >= 0),
     "seed": ("an integer", lambda x: isinstance(x, int) and not isinstance(x, bool)),
     "allow_missing": ("true or false", lambda x: isinstance(x, bool)),
     "score_range": ("two numbers [low, high]",
@@ -264,6 +268,9 @@ def _check(p: Policy) -> None:
         side = "pass" if _is_number(p.pass_threshold) and p.pass_threshold < 0 else "fail"
         raise InputError(f"pass_threshold must be a finite number, got {p.pass_threshold!r}: every case would "
                          f"{side} it on every release, and the comparison would judge nothing")
+    if p.min_change is not None and (not _is_number(p.min_change) or not 0 <= p.min_change < math.inf):
+        raise InputError(f"min_change must be a finite number >= 0 (in score units; 0 counts every move), "
+                         f"got {p.min_change!r}")
     if p.baseline_rerun is not None and p.baseline_rerun in (p.baseline, *p.candidates):
         role = "baseline" if p.baseline_rerun == p.baseline else "a candidate"
         raise InputError(f"baseline_rerun {p.baseline_rerun!r} is also {role}: the rerun is the live release run "
@@ -309,6 +316,7 @@ METRIC_RULES: dict[str, tuple[str, Any]] = {
     # A critical metric blocks by the critical categories' own test, overall and in every category
     # (decide/rules/critical.py); only TOML's true or false is read, so "yes" cannot pass as a flag.
     "critical": ("true or false", lambda x: isinstance(x, bool)),
+    "min_change": ("a finite number >= 0", lambda x: _is_number(x) and math.isfinite(x) and x >= 0),
 }
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 
 from releasegate.analyze.candidate import analyze_candidate
@@ -21,6 +22,7 @@ from releasegate.analyze.comparisons import rate_of
 from releasegate.analyze.costs import cost_sections
 from releasegate.analyze.errors import split_errored
 from releasegate.analyze.judge import judge_section
+from releasegate.analyze.min_change import resolved
 from releasegate.analyze.pairing import case_tables, cases_of
 from releasegate.analyze.settle import settle_of
 from releasegate.kinds import OutcomeKind
@@ -82,7 +84,10 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
         try:
             measured = measure_churn(data, policy)
             rerun = None if measured is None else measured.rerun_outcome
-            candidates = [analyze_candidate(data, c, policy, tables, None, rerun, critical_whole=critical_whole)
+            # One score tolerance for every candidate (analyze/min_change.py): what the case lists count.
+            plan_policy = resolved(policy, data.table["outcome"].to_numpy(np.float64),
+                                   data.outcome_kind == OutcomeKind.CONTINUOUS)
+            candidates = [analyze_candidate(data, c, plan_policy, tables, None, rerun, critical_whole=critical_whole)
                           for c in data.candidates]
         except Exception:
             if cost_work is not None:

@@ -23,6 +23,7 @@ from releasegate.analyze.errors import errored_cases
 from releasegate.analyze.budget import apply_budget
 from releasegate.analyze.family import power_of
 from releasegate.analyze.items import item_axis
+from releasegate.analyze.min_change import moved
 from releasegate.analyze.ni_reach import ni_reach_of
 from releasegate.analyze.pairing import case_changes, pair, paired_difference
 from releasegate.analyze.runs import run_axis
@@ -146,6 +147,8 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     all_paired = exclusions.count == 0 and (errors is None or errors.excluded == 0)
     runs = run_axis(data, candidate, paired, result.overall, policy, all_paired) if data.has_runs else None
     d = paired_difference(base, cand)
+    # Scores: a case is listed only when it moved by more than min_change (analyze/min_change.py).
+    up, down = moved(d, policy, data.outcome_kind == OutcomeKind.BINARY)
     critical = tuple(policy.critical)
     texts = data.per_release_columns
     # Pass/fail (with runs: every run) failing on both releases; scores have no "fail" (analyze/case_view.py).
@@ -157,8 +160,8 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         name=candidate,
         overall=result.overall,
         categories=result.categories,
-        broken_cases=case_changes(paired, d < 0, data.metadata_columns, critical, texts),
-        fixed_cases=case_changes(paired, d > 0, data.metadata_columns, critical, texts),
+        broken_cases=case_changes(paired, down, data.metadata_columns, critical, texts),
+        fixed_cases=case_changes(paired, up, data.metadata_columns, critical, texts),
         exclusions=exclusions,
         power=result.power,
         sections=CandidateSections(item_axis=result.item_axis, run_axis=runs, clusters=result.clusters,

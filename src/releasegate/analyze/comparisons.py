@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from releasegate.analyze.min_change import moved
 from releasegate.analyze.pairing import paired_difference
 from releasegate.analyze.sparse_cases import sparse_rates, with_sparse_figures
 from releasegate.model import Comparison, Rate
@@ -77,7 +78,7 @@ def compare_paired(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
                    rates: bool = False) -> Comparison:
     """The paired-mean comparison of per-case means (SPEC 4.3): paired t interval and test on d.
 
-    ``fixed``/``broke`` count the cases whose mean went up / down. With ``rates`` (pass/fail over several runs)
+    ``fixed``/``broke`` count the cases whose mean went up / down (a score by more than ``policy.min_change``). With ``rates`` (pass/fail over several runs)
     ``both_pass``/``both_fail`` count the cases that pass in every run on both sides / fail in every run on
     both; for scores they are 0. A comparison
     of fewer than two cases has no variance estimate: its p-values are 1 and its interval is unbounded, so it
@@ -86,6 +87,7 @@ def compare_paired(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
     """
     d = paired_difference(base, cand)
     n = int(d.size)
+    up, down = moved(d, policy, rates)  # scores: beyond min_change (analyze/min_change.py); the tests read all of d
     t = paired_t_test(d, policy.confidence)
     ni = paired_t_test(d, 1 - 2 * policy.alpha)
     if t.defined:
@@ -106,8 +108,8 @@ def compare_paired(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
         ci_high=ci[1],
         ni_low=ni_ci[0],
         ni_high=ni_ci[1],
-        fixed=int(np.count_nonzero(d > 0)),
-        broke=int(np.count_nonzero(d < 0)),
+        fixed=int(np.count_nonzero(up)),
+        broke=int(np.count_nonzero(down)),
         both_pass=int(np.count_nonzero((base == 1) & (cand == 1))) if rates else 0,
         both_fail=int(np.count_nonzero((base == 0) & (cand == 0))) if rates else 0,
         p_value=p_two,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from releasegate.analyze.min_change import moved
+from releasegate.kinds import OutcomeKind
 from releasegate.model import ItemAxis
 from releasegate.policy import Policy
 from releasegate.stats.continuous import paired_t_test, signflip_normal_test, signflip_test
@@ -39,12 +41,13 @@ def item_axis(d: np.ndarray, policy: Policy, kind: str, runs: bool = False, clus
     """The item-axis figures of one candidate from its per-case differences (paired t, sign flip, counts)."""
     t = paired_t_test(d, policy.confidence)
     sf_two, sf_one, sf_kind, sf_resamples = signflip(d, policy)
-    improved, worsened = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
+    up, down = moved(d, policy, kind != OutcomeKind.CONTINUOUS)  # scores: beyond min_change; the tests read all
+    improved, worsened = int(np.count_nonzero(up)), int(np.count_nonzero(down))
     return ItemAxis(
         n=int(d.size), mean_diff=t.mean, sd_diff=t.sd, se=t.se, t=t.t, df=t.df, p_value=t.pvalue,
         p_one_sided=t.p_regression, ci_low=t.ci_low, ci_high=t.ci_high,
         signflip_p_value=sf_two, signflip_p_one_sided=sf_one, signflip_kind=sf_kind,
-        signflip_resamples=sf_resamples, signflip_changed=improved + worsened,
+        signflip_resamples=sf_resamples, signflip_changed=int(np.count_nonzero(d)),
         improved=improved, worsened=worsened, unchanged=int(d.size) - improved - worsened,
         outcome_kind=kind, runs=runs, clustered=clustered,
     )

@@ -48,6 +48,11 @@ class CandidateVerdict:
     def label(self) -> str:
         return self.decision.label
 
+    def __repr__(self) -> str:
+        # What a notebook prints for ``note.verdicts[0]``: the verdict and why, not the dataclass's every field.
+        metrics = f", metrics={[v.metric for v in self.by_metric]!r}" if len(self.by_metric) > 1 else ""
+        return f"<CandidateVerdict {self.candidate!r}: {self.label}{metrics}: {self.because}>"
+
     @property
     def blocking(self) -> tuple[str, ...]:
         """The metrics whose rules block this candidate, in the sections' order."""

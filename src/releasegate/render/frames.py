@@ -51,7 +51,10 @@ def cases_frame(report: Report, kind: str = "broken", candidate: str | None = No
     """One row per case of ``kind`` ("broken", "fixed", "both_fail" or "errored") of every candidate (or of
     ``candidate``) on every metric (or on ``metric``): ids, category, both outcomes, the case's metadata, and,
     for each per-release column (the output, the grader's reason), the baseline's and the candidate's text in
-    columns named ``"<column> (<release>)"``."""
+    columns named ``"<column> (<release>)"`` (with several candidates in the frame, the candidate's is
+    ``"<column> (candidate)"``, so that no column is empty on another candidate's rows). Outcomes read "pass" and
+    "fail" on the pass/fail path (numbers for rates over runs and scores), "errored" for the errored side of an
+    errored case; a column no row has a value in is left out."""
     import pandas as pd
 
     kind = kind.replace(" ", "_").replace("-", "_")
@@ -64,15 +67,27 @@ def cases_frame(report: Report, kind: str = "broken", candidate: str | None = No
     rows = []
     for section in sections:
         baseline = section.analysis.baseline
+        # Pass/fail with one run reads as "pass"/"fail", not 1.0/0.0; a rate over runs or a score stays a number.
+        words = section.analysis.mcnemar_path
         for cand in section.analysis.candidates:
             if candidate is not None and cand.name != candidate:
                 continue
+            view = cand.sections.case_view
+            error_column = (view.error_column or "error") if kind == "errored" and view is not None else None
             for change in _changes(cand, kind):
-                rows.append(_row(change, baseline, cand.name, section.metric))
+                rows.append(_row(change, baseline, cand.name, section.metric, words, error_column))
+    if len({row["candidate"] for row in rows}) > 1:  # one column per role, not per candidate: no half-empty ones
+        rows = [{_candidate_column(k, row["candidate"]): v for k, v in row.items()} for row in rows]
     columns = ["candidate", "metric", "case_id", "category", "cluster", "critical", "baseline_outcome",
                "candidate_outcome"]
+    if not rows:
+        return pd.DataFrame(columns=columns)
     frame = pd.DataFrame(rows)
-    return frame if rows else pd.DataFrame(columns=columns)
+    # A column no case of these has a value in (no clusters, an error column of cases that did not error) is
+    # left out: half-NaN frames read as missing data. The identity and outcome columns always stay.
+    empty = [c for c in frame.columns if c not in columns[:3] and c not in columns[-2:]
+             and frame[c].map(lambda v: v is None or v == "" or (isinstance(v, float) and v != v)).all()]
+    return frame.drop(columns=empty)
 
 
 def _changes(cand, kind: str) -> tuple[CaseChange, ...]:
@@ -84,12 +99,34 @@ def _changes(cand, kind: str) -> tuple[CaseChange, ...]:
     return getattr(view, kind) if view is not None else ()
 
 
-def _row(change: CaseChange, baseline: str, candidate: str, metric: str) -> dict[str, Any]:
+def _candidate_column(name: str, candidate: str) -> str:
+    suffix = f" ({candidate})"
+    return name.removesuffix(suffix) + " (candidate)" if name.endswith(suffix) else name
+
+
+def _outcome(value: float, words: bool, errored: bool) -> Any:
+    """A case's outcome as the notebook shows it: "pass"/"fail" on the pass/fail path, "errored" for the side
+    of an errored case that errored (it has no outcome), else the number."""
+    if errored:
+        return "errored"
+    if value != value:  # NaN: no outcome kept (the other side of an errored case)
+        return None
+    if words and value in (0.0, 1.0):
+        return "pass" if value == 1.0 else "fail"
+    return value
+
+
+def _row(change: CaseChange, baseline: str, candidate: str, metric: str, words: bool = False,
+         error_column: str | None = None) -> dict[str, Any]:
     per_release = dict(change.baseline_texts)
+    # An errored case (``error_column`` given): each side that holds an error text errored.
+    errored_base = bool(error_column and per_release.get(error_column))
+    errored_cand = bool(error_column and dict(change.metadata).get(error_column))
     row: dict[str, Any] = {"candidate": candidate, "metric": metric, "case_id": change.case_id,
                            "category": change.category,
                            "cluster": change.cluster, "critical": change.critical,
-                           "baseline_outcome": change.baseline_outcome, "candidate_outcome": change.candidate_outcome}
+                           "baseline_outcome": _outcome(change.baseline_outcome, words, errored_base),
+                           "candidate_outcome": _outcome(change.candidate_outcome, words, errored_cand)}
     for name, value in change.metadata:
         if name in per_release:
             row[f"{name} ({baseline})"] = per_release[name]
