@@ -45,7 +45,7 @@ import numpy as np
 
 from releasegate.analyze import parameters_of
 from releasegate.analyze.candidate import plan_arrays
-from releasegate.decide import decide_candidate
+from releasegate.decide import decide_candidate, decision_of
 from releasegate.model import Analysis, CandidateAnalysis, CandidateSections, Exclusions
 from releasegate.policy import make_policy
 
@@ -104,9 +104,12 @@ def draw(cell: Cell, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, 
 
 
 def verdict_of(fired: tuple[str, ...]) -> str:
-    if any(r in BLOCKING for r in fired):
-        return "dont_ship"
-    return "not_proven" if "not_non_inferior" in fired else "ship"
+    """The rule table's own verdict of the rules that fired (decide.rules.decision_of: what the notes say)."""
+    verdict = decision_of(fired)
+    # The study's own reading of the rules, kept as a check that the table says what this docstring says.
+    assert verdict == ("dont_ship" if any(r in BLOCKING for r in fired) else
+                       "not_proven" if "not_non_inferior" in fired else "ship"), fired
+    return verdict
 
 
 def gate(policy, base_runs: np.ndarray, cand_runs: np.ndarray, rerun, codes, names) -> tuple[str, ...]:

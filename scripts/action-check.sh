@@ -10,15 +10,17 @@
 #   RG_POLICY       policy TOML (optional)
 #   RG_OUTPUT_DIR   directory for the reports (default releasegate-report), created if missing
 #   RG_FORMATS      report formats among md html pdf json (default "md html pdf json"); files are report.<format>
-#   RG_REPORT_ONLY  true: report DON'T SHIP without failing (bad input still fails); default false
+#   RG_REPORT_ONLY  true: report DON'T SHIP or NOT PROVEN without failing (bad input still fails); default false
 #   RG_STEP_SUMMARY false: do not append the verdict to the job summary; default true
 #   RG_ARGS         more arguments for `releasegate check`, quoted as in a shell (e.g. --critical "Out of scope")
 #   RG_COMMENT      false: do not write the pull-request comment ($dir/comment.md); default true
 #   RELEASEGATE     the command to run (default "releasegate"; the tests use "python -m releasegate")
-# Step outputs ($GITHUB_OUTPUT): verdict (ship | dont_ship | error), exit-code, error (why the gate could not
-# run, one line; empty otherwise), report-dir, and markdown-path, html-path, pdf-path, json-path, comment-path
-# for the files written (empty when not written).
-# Exit status: 0 SHIP (or DON'T SHIP with report-only), 1 DON'T SHIP, 2 bad input (whatever report-only says).
+# Step outputs ($GITHUB_OUTPUT): verdict (ship | dont_ship | not_proven | error), exit-code, error (why the gate
+# could not run, one line; empty otherwise), report-dir, and markdown-path, html-path, pdf-path, json-path,
+# comment-path for the files written (empty when not written).
+# Exit status: 0 SHIP (or NOT PROVEN allowed by the policy's not_proven = "warn", or DON'T SHIP / NOT PROVEN with
+# report-only), 1 DON'T SHIP, 3 NOT PROVEN (the data cannot show the candidate no worse), 2 bad input (whatever
+# report-only says).
 # Portable to bash 3.2 (macOS runners): no associative arrays, no mapfile.
 set -uo pipefail
 
@@ -125,12 +127,15 @@ cat "$stderr" >&2
 case $rc in
   0) verdict=ship ;;
   1) verdict=dont_ship ;;
+  3) verdict=not_proven ;;
   *) verdict=error ;;
 esac
-# Exit status 1 is DON'T SHIP only with a verdict to show for it: a crash (a Python traceback also exits 1)
-# is an error, which report-only must not turn green.
+# Exit status 0 with a NOT PROVEN line: the policy lets it pass (not_proven = "warn"); the verdict says so.
+if [ $rc -eq 0 ] && grep -q "^NOT PROVEN " "$stdout"; then verdict=not_proven; fi
+# Exit status 1 is DON'T SHIP (3 NOT PROVEN) only with a verdict to show for it: a crash (a Python traceback
+# also exits 1) is an error, which report-only must not turn green.
 status=$rc
-if [ $rc -eq 1 ] && ! grep -q "^DON'T SHIP " "$stdout"; then
+if { [ $rc -eq 1 ] && ! grep -q "^DON'T SHIP " "$stdout"; } || { [ $rc -eq 3 ] && ! grep -q "^NOT PROVEN " "$stdout"; }; then
   verdict=error
   rc=2
 fi
@@ -160,6 +165,9 @@ if [ "${GITHUB_ACTIONS:-}" = true ]; then
   while IFS= read -r line; do
     case "$line" in
       "DON'T SHIP "*) echo "::$level title=releasegate::$(escape "$line")" ;;
+      # NOT PROVEN is amber: an error when it blocks the job, a warning when the policy or report-only lets it pass.
+      "NOT PROVEN "*) if [ $rc -eq 3 ]; then echo "::$level title=releasegate::$(escape "$line")";
+                      else echo "::warning title=releasegate::$(escape "$line")"; fi ;;
     esac
   done <"$stdout"
   if [ "$verdict" = error ]; then echo "::error title=releasegate::$(escape "$why")"; fi
@@ -170,6 +178,10 @@ fi
 
 if [ $rc -eq 1 ] && [ "$report_only" = true ]; then
   echo "releasegate action: DON'T SHIP reported; not failing the job (report-only)" >&2
+  exit 0
+fi
+if [ $rc -eq 3 ] && [ "$report_only" = true ]; then
+  echo "releasegate action: NOT PROVEN reported; not failing the job (report-only)" >&2
   exit 0
 fi
 exit $rc

@@ -44,8 +44,20 @@ class ReleaseComparison:
 
     @property
     def ship(self) -> bool:
-        """True when every candidate may ship (``releasegate check`` would exit 0)."""
+        """True when every candidate's verdict is SHIP (a NOT PROVEN one is not, whatever the policy says)."""
         return self.report.ship_all
+
+    @property
+    def decision(self):
+        """The gate's verdict over the candidates (a :class:`releasegate.model.Decision`): DON'T SHIP if any is,
+        else NOT PROVEN if any is, else SHIP."""
+        return self.report.decision
+
+    @property
+    def passes(self) -> bool:
+        """True when ``releasegate check`` would exit 0: every candidate SHIPs, or the rest are NOT PROVEN and the
+        policy says ``not_proven = "warn"``."""
+        return self.report.passes
 
     def verdict(self, candidate: str) -> CandidateVerdict:
         """The verdict of one candidate, by name."""

@@ -19,8 +19,9 @@ COLUMN_FLAGS = (
 
 
 # The policy keys that are one flag each (their option's name is the key).
-POLICY_FLAGS = ("baseline", "baseline_rerun", "critical_rule", "critical_weight", "margin", "alpha", "correction",
-                "mcnemar", "pass_threshold", "min_change", "missing", "allow_missing", "seed", "n_resamples", "title", "gold")
+POLICY_FLAGS = ("baseline", "baseline_rerun", "critical_rule", "critical_weight", "not_proven", "margin", "alpha",
+                "correction", "mcnemar", "pass_threshold", "min_change", "missing", "allow_missing", "seed",
+                "n_resamples", "title", "gold")
 
 
 def read_inputs(kw: dict, note=None) -> dict:

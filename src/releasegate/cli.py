@@ -16,7 +16,15 @@ from releasegate.plan.options import PLAN_OPTIONS, PLAN_SKIPS
 from releasegate.process import cyclic_gc_paused
 from releasegate.render import SUFFIXES, formats_help
 
-EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT, EXIT_NOT_PROVEN = 0, 1, 2, 3
+
+
+def exit_status(report) -> int:
+    """check's exit status: 1 if any candidate is DON'T SHIP, else 3 if any is NOT PROVEN and the policy blocks
+    on it (``not_proven = "block"``, the default), else 0."""
+    if report.any_dont_ship:
+        return EXIT_DONT_SHIP
+    return EXIT_SHIP if report.passes else EXIT_NOT_PROVEN
 
 
 def _fail(message: str) -> None:
@@ -157,7 +165,8 @@ def report(outputs, archive, paper, pdf_variant, interactive, appendix, comment,
 @option("--comment-link", metavar="URL", help="Where the comment says the full note is (the run's artifacts).")
 @guarded
 def check(outputs, paper, pdf_variant, appendix, no_step_summary, comment, comment_link, debug, **kw) -> None:
-    """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any may not.
+    """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any is DON'T SHIP, 3 if
+    any is NOT PROVEN (the data cannot show it no worse; 0 with --not-proven warn), 2 on bad input.
 
     In GitHub Actions the verdict and the rules are appended to the job summary.
     """
@@ -187,7 +196,7 @@ def check(outputs, paper, pdf_variant, appendix, no_step_summary, comment, comme
         _append_summary(result, Path(summary))
     for path in paths:
         click.echo(f"wrote {path}", err=True)
-    sys.exit(EXIT_SHIP if result.ship_all else EXIT_DONT_SHIP)
+    sys.exit(exit_status(result))
 
 
 def _append_summary(result, path: Path) -> None:

@@ -65,6 +65,8 @@ def input_options(function, skip: tuple[str, ...] = ()):
                help="How a critical category blocks: by its exact test (default) or on any broken case."),
         option("--critical-weight", type=float, help="Weight of each critical category's own test in the one error "
                "budget (default 10; the overall test and each category weigh 1)."),
+        option("--not-proven", type=click.Choice(["block", "warn"]), help="What NOT PROVEN does to check: block "
+               "(exit 3, the default) or warn (exit 0, the note says it is allowed by the policy)."),
         option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
         option("--alpha", type=float, help="Significance level (default 0.05)."),
         option("--correction", type=click.Choice(["discrete-holm", "holm", "hochberg", "bh", "bonferroni", "none"]),

@@ -18,6 +18,8 @@ class OutcomeKind(StrEnum):
 
 # How a critical category blocks: by its own one-sided exact test, or on any broken case (zero tolerance).
 CriticalRule = Literal["test", "any"]
+# What a NOT PROVEN verdict does to the gate: blocks it (check exits 3) or is allowed (exit 0, the note says so).
+NotProvenMode = Literal["block", "warn"]
 # Rows without an outcome: refused, counted as failures, or dropped.
 MissingMode = Literal["refuse", "fail", "drop"]
 # The McNemar p the gate reads.
@@ -30,6 +32,7 @@ NotJudgedReason = Literal["not_a_candidate", "baseline_rerun"]
 
 CRITICAL_RULES: tuple[str, ...] = get_args(CriticalRule)
 MISSING_MODES: tuple[str, ...] = get_args(MissingMode)
+NOT_PROVEN_MODES: tuple[str, ...] = get_args(NotProvenMode)
 MCNEMAR_VARIANTS: tuple[str, ...] = get_args(McNemarVariant)
 METRIC_KINDS: tuple[str, ...] = get_args(MetricKind)
 DIRECTIONS: tuple[str, ...] = get_args(Direction)

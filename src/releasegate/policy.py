@@ -18,9 +18,11 @@ from releasegate.kinds import (
     MCNEMAR_VARIANTS,
     METRIC_KINDS,
     MISSING_MODES,
+    NOT_PROVEN_MODES,
     CriticalRule,
     McNemarVariant,
     MissingMode,
+    NotProvenMode,
 )
 from releasegate.stats.multiplicity import CORRECTIONS as PVALUE_CORRECTIONS
 
@@ -71,6 +73,9 @@ class Policy:
     # Each critical category's own test is a member of the one error budget (analyze/budget.py) with this
     # weight, beside 1 for the overall test, each category and the error-rate test (issue 34 item 5).
     critical_weight: float = 10.0
+    # NOT PROVEN (the data cannot show the candidate no worse, nothing shows it worse): "block" makes `check`
+    # exit 3, "warn" lets it pass with exit 0 while the note still says NOT PROVEN (issue 34 item 1).
+    not_proven: NotProvenMode = "block"
     guardrails: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_GUARDRAILS))
     prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     columns: Mapping[str, str] = field(default_factory=dict)  # canonical name -> name in the files
@@ -160,6 +165,7 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "mcnemar": ("text", lambda x: isinstance(x, str)),
     "critical_rule": ("text (\"test\" or \"any\")", lambda x: isinstance(x, str)),
     "critical_weight": ("a number", _is_number),
+    "not_proven": ("text (\"block\" or \"warn\")", lambda x: isinstance(x, str)),
     "missing": ("text", lambda x: isinstance(x, str)),
     "candidates": ("a list of release names", lambda x: isinstance(x, (str, list, tuple))),
     "critical": ("a list of category names", lambda x: isinstance(x, (str, list, tuple))),
@@ -253,6 +259,9 @@ def _check(p: Policy) -> None:
     if isinstance(p.critical_weight, bool) or not isinstance(p.critical_weight, (int, float)) \
             or not math.isfinite(p.critical_weight) or not 0 < p.critical_weight <= 1000:
         raise InputError(f"critical_weight must be a number above 0 and at most 1000, got {p.critical_weight!r}")
+    if p.not_proven not in NOT_PROVEN_MODES:
+        raise InputError(f"unknown not_proven {p.not_proven!r}; expected one of {', '.join(NOT_PROVEN_MODES)} (what "
+                         "a NOT PROVEN verdict does to the gate: exit 3, or exit 0 with the note saying so)")
     if p.critical_rule not in CRITICAL_RULES:
         raise InputError(f"unknown critical_rule {p.critical_rule!r}; expected one of {', '.join(CRITICAL_RULES)}")
     # The intervals' bootstrap reads (1 - confidence) / 2 of its resamples beyond each bound: past 99.9% that is

@@ -193,7 +193,7 @@ def test_one_group_gives_no_clustered_inference(tmp_path):
     c = data["candidates"][0]
     assert c["overall"]["p_value"] == 1.0 and c["overall"]["p_one_sided"] == 1.0
     assert (c["overall"]["ci_low"], c["overall"]["ci_high"]) == (-1.0, 1.0)
-    assert c["verdict"] == "dont_ship" and [r["rule"] for r in c["reasons"]] == ["not_non_inferior"]
+    assert c["verdict"] == "not_proven" and [r["rule"] for r in c["reasons"]] == ["not_non_inferior"]
     assert any("all cases are in one passage group" in w for w in c["warnings"])
 
 
@@ -285,7 +285,7 @@ def test_reading_comprehension_example_story():
     by_name = {c["name"]: c for c in data["candidates"]}
     r2, r3 = by_name["r2-rerank"], by_name["r3-distilled"]
     assert r2["verdict"] == "ship" and r2["run_axis"]["run_decisive"] and r2["run_axis"]["case_decisive"]
-    assert r3["verdict"] == "dont_ship" and [r["rule"] for r in r3["reasons"]] == ["not_non_inferior"]
+    assert r3["verdict"] == "not_proven" and [r["rule"] for r in r3["reasons"]] == ["not_non_inferior"]
     # counting passages, not questions, is what blocks r3
     assert r3["clusters"]["naive_ci_low"] < 0 and r3["clusters"]["n_clusters"] == 40
     assert any(w.startswith("the grouping decides the non-inferiority rule") for w in r3["warnings"])

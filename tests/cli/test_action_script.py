@@ -97,6 +97,23 @@ def test_ship_passes(tmp_path, inputs):
     assert "### releasegate: ✅ SHIP" in summary
 
 
+def test_not_proven_fails_the_step_with_exit_3_unless_the_policy_warns(tmp_path):
+    from verdict_support import harmless_release
+
+    results = tmp_path / "harmless.csv"
+    results.write_text(harmless_release(), encoding="utf-8")
+    done, outputs, summary = run_action(tmp_path, results=str(results), baseline="r1")
+    assert done.returncode == 3, done.stderr
+    assert outputs["verdict"] == "not_proven" and outputs["exit-code"] == "3"
+    assert "NOT PROVEN r2" in done.stdout and "### releasegate: ⚠️ NOT PROVEN" in summary
+    done, outputs, summary = run_action(tmp_path, results=str(results), baseline="r1", args="--not-proven warn")
+    assert done.returncode == 0, done.stderr
+    assert outputs["verdict"] == "not_proven" and outputs["exit-code"] == "0"
+    assert "### releasegate: ⚠️ NOT PROVEN (allowed by the policy)" in summary
+    done, outputs, _ = run_action(tmp_path, results=str(results), baseline="r1", report_only="true")
+    assert done.returncode == 0 and outputs["exit-code"] == "3" and "NOT PROVEN reported" in done.stderr
+
+
 def test_bad_input_fails_even_in_report_only_mode(tmp_path, inputs):
     done, outputs, summary = run_action(tmp_path, **{**inputs, "baseline": "r0-missing"}, report_only="true")
     assert done.returncode == 2

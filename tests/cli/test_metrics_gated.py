@@ -89,9 +89,10 @@ def test_metric_suggestions_offer_only_columns_that_can_be_metrics(tmp_path):
     assert result.exit_code == 2 and "metric 'output' holds neither pass/fail values nor numbers" in result.output
     # passed can be gated by name (a metric like any other), alone or beside another column.
     result = run_cli("check", path, "--baseline", "r1", "--metric", "passed")
-    assert result.exit_code == 1 and result.output.startswith("DON'T SHIP r2")
+    # 4 of 20 cases broken: no regression test reaches significance, and 20 cases cannot show it no worse.
+    assert result.exit_code == 3 and result.output.startswith("NOT PROVEN r2")
     result = run_cli("check", path, "--baseline", "r1", "--metric", "passed", "--metric", "quality", "--margin", "0.5")
-    assert result.exit_code in (0, 1) and "passed" in result.output
+    assert result.exit_code in (0, 1, 3) and "passed" in result.output
 
 
 def test_a_hostile_release_name_is_escaped_in_the_several_metric_markdown_and_job_summary(tmp_path, monkeypatch):
@@ -132,5 +133,5 @@ def test_each_input_is_detected_and_expanded_once_however_many_metrics(tmp_path,
     monkeypatch.setattr(directories, "expand_sources", counting("expand", directories.expand_sources))
     result = run_cli("check", f"live={tmp_path / 'live.json'}", f"new={tmp_path / 'new.json'}", "--baseline", "live",
                      "--margin", "0.9", "--metric", "match", "--metric", "safe")
-    assert result.exit_code in (0, 1), result.output
+    assert result.exit_code in (0, 1, 3), result.output
     assert calls == {"detect": 2, "expand": 2}  # two files, two metrics: once each

@@ -88,7 +88,7 @@ def test_html_verdict_first_then_sections_in_spec_order(rendered):
     assert first_verdict < order[0] + 400 and order == sorted(order)
     text = words(" ".join(parse(html).text))
     for cand in data["candidates"]:
-        label = "SHIP" if cand["verdict"] == "ship" else "DON'T SHIP"
+        label = {"ship": "SHIP", "dont_ship": "DON'T SHIP", "not_proven": "NOT PROVEN"}[cand["verdict"]]
         assert words(cand["headline"]).split(": ", 1)[1] in text
         assert label in text and cand["name"] in text
         for reason in cand["reasons"]:
@@ -264,7 +264,7 @@ def test_chromium_renders_offline_without_console_messages(rendered, hostile, tm
 def test_pdf_first_page_holds_the_verdicts(rendered):
     page_one = words(pdf_text(rendered["pdf"], 1, 1))
     for cand in rendered["json"]["candidates"]:
-        label = "SHIP" if cand["verdict"] == "ship" else "DON'T SHIP"
+        label = {"ship": "SHIP", "dont_ship": "DON'T SHIP", "not_proven": "NOT PROVEN"}[cand["verdict"]]
         # Page one opens with each verdict in plain words (issue 29 item 1); the boxes with the statistics
         # follow, the first of them on page one.
         assert f"{cand['name']}: {label}." in page_one

@@ -238,7 +238,7 @@ def test_an_inspect_log_with_three_scorers_gives_html(tmp_path):
     html = out.read_text(encoding="utf-8")
     grid = _rows(html[html.index('class="grid"'):html.index('id="metric-1-section"')])
     assert grid[0] == ["candidate", "verdict", "match", "safe", "style/tone"]
-    assert grid[1][3].startswith(f"✗ blocks {fmt.points(-2 / 3)} points")
+    assert grid[1][3].startswith(f"? not proven {fmt.points(-2 / 3)} points")  # 3 cases: only not_non_inferior
     assert all(f'id="metric-{i}-summary"' in html for i in (1, 2, 3))
     assert "mean score" in _section(html, "metric-3-summary", "metric-3-rules")  # style/tone is a score
 

@@ -139,4 +139,4 @@ def test_demo_writes_the_run_example_and_it_is_the_repository_one(tmp_path):
     for name in ("releasegate-run.toml", "cases.csv"):
         assert (tmp_path / "d" / name).read_bytes() == (ROOT / "examples" / "run" / name).read_bytes()
     assert run_cli("run", tmp_path / "d" / "releasegate-run.toml").exit_code == 0
-    assert run_cli("check", tmp_path / "d" / "store", "--baseline", "r1-live").exit_code in (0, 1)
+    assert run_cli("check", tmp_path / "d" / "store", "--baseline", "r1-live").exit_code in (0, 1, 3)

@@ -82,7 +82,7 @@ def test_the_sweep_ranks_with_holm_across_candidates(tmp_path):
     without = run_cli("check", tmp_path / "store")
     assert without.exit_code == with_flag.exit_code and without.output == with_flag.output
     other = run_cli("check", tmp_path / "store", "--baseline", "cand:accuracy=0.5,wrong_answer=no")
-    assert other.exit_code in (0, 1) and "live" in other.output  # a given baseline still wins
+    assert other.exit_code in (0, 1, 3) and "live" in other.output  # a given baseline still wins
 
 
 def test_with_runs_the_ranking_uses_the_paired_t_test():

@@ -23,11 +23,11 @@ def test_large_inputs_script_at_a_tiny_scale(capsys):
     by_name = {m.scenario: m for m in measurements}
     for name in ("1m-x2-broken", "200k-x5-run1"):
         m = by_name[name]
-        assert m.exit_code in (0, 1), m.note
+        assert m.exit_code in (0, 1, 3), m.note
         assert 0 < m.markdown_chars <= bench.GITHUB_COMMENT_LIMIT
         assert m.peak_mb > 10 and m.seconds > 0
     assert by_name["200k-x5-run1"].rows == 500  # 100 cases x 5 releases, run 1 only
     runs = by_name["200k-x5-x3"]
     assert runs.rows == 1500
-    assert runs.exit_code in (0, 1) if bench.has_runs_path() else runs.note.startswith("not run")
+    assert runs.exit_code in (0, 1, 3) if bench.has_runs_path() else runs.note.startswith("not run")
     assert "| scenario | rows |" in capsys.readouterr().out

@@ -1,4 +1,4 @@
-"""Stage 4: the policy's rules (SPEC section 5) turn each candidate's analysis into SHIP or DON'T SHIP.
+"""Stage 4: the policy's rules (SPEC section 5) turn each candidate's analysis into SHIP, NOT PROVEN or DON'T SHIP.
 
 The rules are the table in :mod:`.rules`, in order; every rule that fires is a reason with its figures, and the
 first is the headline. Warnings (the plan's and the sections') never change the verdict.
@@ -6,7 +6,7 @@ first is the headline. Warnings (the plan's and the sections') never change the 
 
 from __future__ import annotations
 
-from releasegate.decide.rules import RULE_NAMES, RULES, detail
+from releasegate.decide.rules import RULE_NAMES, RULES, decision_of, detail
 from releasegate.model import Analysis, CandidateAnalysis, Decision, Reason, Verdict
 from releasegate.policy import Policy
 from releasegate.wording import churn as churn_words
@@ -14,7 +14,7 @@ from releasegate.wording import errors as error_words
 from releasegate.wording import sections as section_words
 from releasegate.wording import verdict as words
 
-__all__ = ["RULES", "RULE_NAMES", "decide", "decide_candidate", "detail", "section_warnings"]
+__all__ = ["RULES", "RULE_NAMES", "decide", "decide_candidate", "decision_of", "detail", "section_warnings"]
 
 
 def section_warnings(cand: CandidateAnalysis, analysis: Analysis) -> list[str]:
@@ -36,10 +36,12 @@ def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy
     """Apply every rule of the table to one candidate; ``metric`` names the metric gated."""
     checks = tuple(rule.check(cand, analysis, policy) for rule in RULES)
     reasons = tuple(Reason(c.rule, detail(c, analysis), metric) for c in checks if c.fired)
-    decision = Decision.DONT_SHIP if reasons else Decision.SHIP
+    decision = decision_of(r.rule for r in reasons)
     costs = cand.sections.costs
     because = words.because(cand, analysis.parameters, analysis.mcnemar_path, reasons,
-                            section_words.cost_clause(costs) if costs is not None else "")
+                            section_words.cost_clause(costs) if costs is not None else "",
+                            settle=cand.sections.settle if decision is Decision.NOT_PROVEN else None,
+                            allowed=decision is Decision.NOT_PROVEN and policy.not_proven == "warn")
     return Verdict(
         candidate=cand.name,
         decision=decision,

@@ -1,5 +1,6 @@
-"""One verdict per candidate from every metric's rules: SHIP only when no metric's rule fired; with several
-metrics the headline names the metric(s) that block, with one it is that metric's own."""
+"""One verdict per candidate from every metric's rules: DON'T SHIP when any metric's verdict is, else NOT PROVEN
+when any metric's is, else SHIP; with several metrics the headline names the metric(s) that block (DON'T SHIP
+or NOT PROVEN), with one it is that metric's own."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ def combine(sections: tuple[MetricSection, ...]) -> tuple[CandidateVerdict, ...]
     for i, first in enumerate(sections[0].verdicts):
         per_metric = tuple(s.verdicts[i] for s in sections)
         blocking = tuple(v.metric for v in per_metric if not v.ship)
-        decision = Decision.DONT_SHIP if blocking else Decision.SHIP
-        headline = first.headline if len(sections) == 1 else words.headline(first.candidate, per_metric, blocking)
+        decision = Decision.worst(v.decision for v in per_metric)
+        headline = (first.headline if len(sections) == 1
+                    else words.headline(first.candidate, per_metric, blocking, decision.label))
         out.append(CandidateVerdict(first.candidate, decision, headline, per_metric))
     return tuple(out)

@@ -7,8 +7,9 @@ difference = candidate - baseline; broke = baseline pass and candidate fail; fix
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from releasegate.kinds import NotJudgedReason, OutcomeKind
@@ -255,16 +256,34 @@ class Analysis:
         return self.outcome_kind == OutcomeKind.BINARY and not self.has_runs
 
 
-class Decision(Enum):
-    """A candidate's verdict: every rule lets it ship, or at least one blocks it. The JSON writes the value."""
+class Decision(StrEnum):
+    """A candidate's verdict (issue 34): SHIP when it is shown no worse than the margin and no rule fired;
+    DON'T SHIP when a rule shows it worse (a regression, a critical failure, an error-rate rise, a guardrail, or
+    one of them that cannot be measured: fail closed); NOT PROVEN when nothing is shown either way and the data
+    cannot show it no worse than the margin. Only SHIP ships. The JSON writes the value; a StrEnum, so that the
+    plan's simulations (plan/evaluate.py) count verdicts by the same values the JSON holds."""
 
     SHIP = "ship"
     DONT_SHIP = "dont_ship"
+    NOT_PROVEN = "not_proven"
 
     @property
     def label(self) -> str:
-        """The verdict as the reports print it: "SHIP" or "DON'T SHIP"."""
-        return "SHIP" if self is Decision.SHIP else "DON'T SHIP"
+        """The verdict as the reports print it: "SHIP", "DON'T SHIP" or "NOT PROVEN"."""
+        return _LABELS[self]
+
+    @classmethod
+    def worst(cls, decisions: Iterable[Decision]) -> Decision:
+        """DON'T SHIP if any is, else NOT PROVEN if any is, else SHIP (SHIP for none): several metrics' or
+        candidates' verdicts read together."""
+        found = set(decisions)
+        for decision in (cls.DONT_SHIP, cls.NOT_PROVEN):
+            if decision in found:
+                return decision
+        return cls.SHIP
+
+
+_LABELS = {Decision.SHIP: "SHIP", Decision.DONT_SHIP: "DON'T SHIP", Decision.NOT_PROVEN: "NOT PROVEN"}
 
 
 @dataclass(frozen=True)
@@ -293,7 +312,13 @@ class Verdict:
 
     @property
     def ship(self) -> bool:
+        """Only SHIP ships: NOT PROVEN is not a SHIP, whatever the policy lets the gate do with it."""
         return self.decision is Decision.SHIP
+
+    @property
+    def verdict(self) -> str:
+        """The verdict as the JSON writes it: "ship", "dont_ship" or "not_proven"."""
+        return self.decision.value
 
     @property
     def label(self) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from releasegate.model.core import Analysis, Decision, NotJudged, Provenance, Reason, RuleCheck, Verdict
+from releasegate.model.checks import RuleCheck
+from releasegate.model.core import Analysis, Decision, NotJudged, Provenance, Reason, Verdict
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,11 @@ class MetricSection:
     @property
     def ship_all(self) -> bool:
         return all(v.ship for v in self.verdicts)
+
+    @property
+    def decision(self) -> Decision:
+        """DON'T SHIP if any candidate is, else NOT PROVEN if any is, else SHIP."""
+        return Decision.worst(v.decision for v in self.verdicts)
 
     def verdict_of(self, candidate: str) -> Verdict:
         return next(v for v in self.verdicts if v.candidate == candidate)
@@ -42,7 +48,13 @@ class CandidateVerdict:
 
     @property
     def ship(self) -> bool:
+        """Only SHIP ships: NOT PROVEN is not a SHIP, whatever the policy lets the gate do with it."""
         return self.decision is Decision.SHIP
+
+    @property
+    def verdict(self) -> str:
+        """The verdict as the JSON writes it: "ship", "dont_ship" or "not_proven"."""
+        return self.decision.value
 
     @property
     def label(self) -> str:
@@ -55,7 +67,8 @@ class CandidateVerdict:
 
     @property
     def blocking(self) -> tuple[str, ...]:
-        """The metrics whose rules block this candidate, in the sections' order."""
+        """The metrics whose rules keep this candidate from SHIP (DON'T SHIP or NOT PROVEN), in the sections'
+        order."""
         return tuple(v.metric for v in self.by_metric if not v.ship)
 
     @property
@@ -92,7 +105,29 @@ class Report:
 
     @property
     def ship_all(self) -> bool:
+        """Every candidate SHIPs (a NOT PROVEN one does not, even when the policy lets the gate pass)."""
         return all(v.ship for v in self.verdicts)
+
+    @property
+    def decision(self) -> Decision:
+        """The gate's verdict over the candidates: DON'T SHIP if any is, else NOT PROVEN if any is, else SHIP."""
+        return Decision.worst(v.decision for v in self.verdicts)
+
+    @property
+    def any_dont_ship(self) -> bool:
+        """Some candidate is DON'T SHIP (``check`` exits 1)."""
+        return self.decision is Decision.DONT_SHIP
+
+    @property
+    def not_proven_allowed(self) -> bool:
+        """The policy lets a NOT PROVEN pass the gate (``not_proven = "warn"``); the note still says NOT PROVEN."""
+        return self.provenance.policy.get("not_proven") == "warn"
+
+    @property
+    def passes(self) -> bool:
+        """The gate passes: every candidate SHIPs, or the ones that do not are NOT PROVEN and the policy warns."""
+        d = self.decision
+        return d is Decision.SHIP or (d is Decision.NOT_PROVEN and self.not_proven_allowed)
 
     @property
     def metrics(self) -> tuple[str, ...]:

@@ -19,17 +19,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from releasegate.decide.rules import decision_of
+from releasegate.model import Decision
 from releasegate.plan.simulate import ReleaseSample, ReleaseScenario, draw_releases
 
 Gate = Callable[[ReleaseSample], Sequence[str]]
-NOT_PROVEN_RULES = frozenset({"not_non_inferior"})  # the data cannot show it no worse: not a rejection
 
 
-def verdict_of(rules: Sequence[str]) -> str:
-    """``dont_ship``, ``not_proven`` or ``ship`` from the rules that fired."""
-    if any(r not in NOT_PROVEN_RULES for r in rules):
-        return "dont_ship"
-    return "not_proven" if rules else "ship"
+def verdict_of(rules: Sequence[str]) -> Decision:
+    """DON'T SHIP, NOT PROVEN or SHIP from the rules that fired: the rule table's own verdict of each
+    (decide.rules.decision_of, the one the notes give), so the plan's three outcomes are the gate's."""
+    return decision_of(rules)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,15 +82,15 @@ def operating_characteristics(gate: Gate, scenarios: Iterable[ReleaseScenario], 
     out = []
     for i, sc in enumerate(grid):
         rng = np.random.default_rng(scenario_seed(seed, sc))
-        verdicts: Counter[str] = Counter()
+        verdicts: Counter[Decision] = Counter()
         fired: Counter[str] = Counter()
         for sample in draw_releases(sc, reps, rng):
             rules = tuple(gate(sample))
             verdicts[verdict_of(rules)] += 1
             fired.update(set(rules))
-        out.append(CellRates(sc, rate_of(reps - verdicts["ship"], reps),
+        out.append(CellRates(sc, rate_of(reps - verdicts[Decision.SHIP], reps),
                              tuple((name, rate_of(fired[name], reps)) for name in sorted(fired)),
-                             rate_of(verdicts["dont_ship"], reps), rate_of(verdicts["not_proven"], reps)))
+                             rate_of(verdicts[Decision.DONT_SHIP], reps), rate_of(verdicts[Decision.NOT_PROVEN], reps)))
         if progress is not None:
             progress(i + 1, len(grid))
     return out

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from releasegate.model import Decision
 from releasegate.plan.evaluate import Rate, rate_of, verdict_of
 from releasegate.plan.gate import plan_gate
 from releasegate.plan.simulate import ReleaseSample, ReleaseScenario, draw_releases
@@ -47,11 +48,11 @@ class TwoPhase:
             raise ValueError(f"the looks spend {self.first_alpha + self.second_alpha:g}, more than alpha {alpha:g}")
 
 
-def settled_verdict(first: Sequence[str], second: Sequence[str] | None) -> tuple[str, int]:
+def settled_verdict(first: Sequence[str], second: Sequence[str] | None) -> tuple[Decision, int]:
     """The verdict of the two-phase rule from the rules fired at look 1 and (when look 1 was NOT PROVEN) at
     look 2, and the number of looks taken."""
     verdict = verdict_of(first)
-    if verdict != "not_proven":
+    if verdict is not Decision.NOT_PROVEN:
         return verdict, 1
     if second is None:
         raise ValueError("look 1 was NOT PROVEN: look 2's rules are needed")
@@ -89,13 +90,13 @@ def two_phase_characteristics(scenario: ReleaseScenario, policy: Policy, design:
     look1 = plan_gate(replace(base, alpha=design.first_alpha))
     look2 = plan_gate(replace(base, alpha=design.second_alpha))
     rng = np.random.default_rng((int(seed), zlib.crc32(drawn.key().encode())))
-    counts = {"ship": 0, "dont_ship": 0, "not_proven": 0}
+    counts = dict.fromkeys(Decision, 0)
     second = 0
     for sample in draw_releases(drawn, reps, rng):
         fired = look1(first_run(sample))
-        verdict, looks = settled_verdict(fired, look2(sample) if verdict_of(fired) == "not_proven" else None)
+        verdict, looks = settled_verdict(fired, look2(sample) if verdict_of(fired) is Decision.NOT_PROVEN else None)
         counts[verdict] += 1
         second += looks == 2
     mean_calls = 1 + design.extra_runs * second / reps
-    return TwoPhaseRates(scenario, rate_of(counts["ship"], reps), rate_of(counts["dont_ship"], reps),
-                         rate_of(counts["not_proven"], reps), rate_of(second, reps), mean_calls)
+    return TwoPhaseRates(scenario, rate_of(counts[Decision.SHIP], reps), rate_of(counts[Decision.DONT_SHIP], reps),
+                         rate_of(counts[Decision.NOT_PROVEN], reps), rate_of(second, reps), mean_calls)

@@ -58,7 +58,7 @@ def comment_context(report: Report, link: str | None = None) -> dict:
         candidates.append(CommentCandidate(verdict, plain_words.paragraph(parts, baseline), cases, total))
     analysis = report.sections[0].analysis
     return dict(marker=MARKER, title=report.provenance.title, baseline=baseline, n_cases=analysis.n_cases,
-                version=report.provenance.tool_version, ship_all=report.ship_all, candidates=candidates,
+                version=report.provenance.tool_version, ship_all=report.ship_all, decision=report.decision, candidates=candidates,
                 link=link, link_is_url=bool(link and _URL.fullmatch(link)), default_link=DEFAULT_LINK,
                 max_cases=MAX_CASES)
 

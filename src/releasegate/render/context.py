@@ -168,6 +168,8 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
         binary=binary,
         outcome_kind=analysis.outcome_kind,
         ship_all=section.ship_all,
+        decision=section.decision,
+        not_proven_allowed=prov.policy.get("not_proven") == "warn",
         verdicts=list(verdicts),
         candidates=candidates,
         summary=summary,

@@ -63,6 +63,40 @@ def cut(value: Any, length: int = 160) -> str:
     return text if len(text) <= length else text[: length - 1] + ELLIPSIS
 
 
+# The three verdicts as the templates show them (issue 34): a CSS class (green, red, amber), an icon, and the
+# Markdown's mark. NOT PROVEN is never drawn as SHIP. Each takes a verdict (anything with a ``decision``) or a
+# Decision.
+_TONES = {"ship": "ship", "dont_ship": "dont", "not_proven": "unproven"}
+_ICONS = {"ship": "✓", "dont_ship": "✗", "not_proven": "?"}
+_MARKS = {"ship": "✅", "dont_ship": "❌", "not_proven": "⚠️"}
+
+
+def _decision_value(v: Any) -> str:
+    decision = getattr(v, "decision", v)
+    return decision.value
+
+
+def tone(v: Any) -> str:
+    """The CSS class of a verdict: "ship", "dont" or "unproven"."""
+    return _TONES[_decision_value(v)]
+
+
+def icon(v: Any) -> str:
+    return _ICONS[_decision_value(v)]
+
+
+def verdict_mark(v: Any, bold: bool = True) -> str:
+    """"✅ **SHIP**", "❌ **DON'T SHIP**" or "⚠️ **NOT PROVEN**" (Markdown, template-owned)."""
+    decision = getattr(v, "decision", v)
+    label = f"**{decision.label}**" if bold else decision.label
+    return MdRaw(f"{_MARKS[decision.value]} {label}")
+
+
+def cell_mark(v: Any) -> str:
+    """The grid cell's mark alone."""
+    return MdRaw(_MARKS[_decision_value(v)])
+
+
 def _ci_pct(rate) -> str:
     return fmt.interval_pct(rate.ci_low, rate.ci_high)
 
@@ -85,6 +119,10 @@ FILTERS = {
     "ci_points": _numeric(lambda c: fmt.interval_points(c.ci_low, c.ci_high)),
     "ci_pct": _numeric(_ci_pct),
     "cut": cut,
+    "tone": tone,
+    "icon": icon,
+    "verdict_mark": verdict_mark,
+    "cell_mark": cell_mark,
 }
 
 

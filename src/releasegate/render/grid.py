@@ -10,7 +10,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from releasegate.model import CandidateVerdict, Provenance, Report
+from releasegate.model import CandidateVerdict, Decision, Provenance, Report
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class GridCell:
     """One metric's verdict for one candidate, its overall comparison and the rules that fired."""
 
     metric: str
-    ship: bool
+    decision: Decision
     diff: float
     ci_low: float
     ci_high: float
@@ -26,6 +26,10 @@ class GridCell:
     p_adjusted: float
     rules_fired: tuple[str, ...]
     binary: bool  # a pass/fail difference (in points of pass rate), else a score's
+
+    @property
+    def ship(self) -> bool:
+        return self.decision is Decision.SHIP
 
 
 @dataclass(frozen=True)
@@ -44,16 +48,20 @@ def grid(report: Report) -> tuple[GridRow, ...]:
         cells = []
         for section, mine in zip(report.sections, verdict.by_metric):
             o = section.analysis.candidates[i].overall
-            cells.append(GridCell(section.metric, mine.ship, o.diff, o.ci_low, o.ci_high, o.p_one_sided,
+            cells.append(GridCell(section.metric, mine.decision, o.diff, o.ci_low, o.ci_high, o.p_one_sided,
                                   o.p_adjusted, tuple(r.rule for r in mine.reasons), section.analysis.mcnemar_path))
         rows.append(GridRow(verdict.candidate, verdict, tuple(cells)))
     return tuple(rows)
 
 
 def worst_first(row: GridRow) -> tuple:
-    """DON'T SHIP first, then the most blocking metrics, then the largest drop on any metric, then the name."""
+    """DON'T SHIP first, then NOT PROVEN, then the most blocking metrics, then the largest drop on any metric,
+    then the name."""
     drops = [c.diff for c in row.cells if isinstance(c.diff, float) and math.isfinite(c.diff)]
-    return (row.verdict.ship, -len(row.verdict.blocking), min(drops, default=math.inf), row.name)
+    return (_RANK[row.verdict.decision], -len(row.verdict.blocking), min(drops, default=math.inf), row.name)
+
+
+_RANK = {Decision.DONT_SHIP: 0, Decision.NOT_PROVEN: 1, Decision.SHIP: 2}
 
 
 def section_provenance(report: Report, index: int) -> Provenance:

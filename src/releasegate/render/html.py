@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from releasegate import fmt
-from releasegate.model import CandidateVerdict, MetricSection, Provenance, Report
+from releasegate.model import CandidateVerdict, Decision, MetricSection, Provenance, Report
 from releasegate.provenance import package_versions
 from releasegate.render.chart_url import CHART_URL
 from releasegate.render.chart_worker import Charts, metric_anchor
@@ -175,7 +175,7 @@ class Card:
 
 @dataclass(frozen=True)
 class GridCellView:
-    ship: bool
+    decision: Decision
     diff: str
     interval: str
     rules: list[str]
@@ -215,7 +215,7 @@ def _page_figures(report: Report) -> GridPage:
     cards = [Card(row.name, row.verdict, row.verdict.because,
                   [link for link in links if link.name in row.verdict.blocking])
              for row in rows if row.name in shown_cards]
-    grid_rows = [GridRowView(row.name, row.verdict, [GridCellView(c.ship, *_figure(c), list(c.rules_fired))
+    grid_rows = [GridRowView(row.name, row.verdict, [GridCellView(c.decision, *_figure(c), list(c.rules_fired))
                                                      for c in row.cells])
                  for row in rows if row.name in shown_rows]
     return GridPage(cards, len(rows) - len(cards), grid_rows, len(rows) - len(grid_rows), links)

@@ -140,7 +140,7 @@ def _grid_row(row: GridRow) -> dict[str, Any]:
     v = row.verdict
     return {"name": row.name, "verdict": v.decision.value, "headline": v.headline,
             "blocking_metrics": list(v.blocking),
-            "metrics": {c.metric: {"verdict": "ship" if c.ship else "dont_ship", "diff": c.diff, "ci_low": c.ci_low,
+            "metrics": {c.metric: {"verdict": c.decision.value, "diff": c.diff, "ci_low": c.ci_low,
                                    "ci_high": c.ci_high, "p_one_sided": c.p_one_sided, "p_adjusted": c.p_adjusted,
                                    "rules_fired": list(c.rules_fired), "binary": c.binary}
                         for c in row.cells}}

@@ -19,6 +19,7 @@ from releasegate.model import (
     CaseChange,
     Comparison,
     CostTable,
+    Decision,
     ErroredCase,
     Exclusions,
     Parameters,
@@ -146,6 +147,8 @@ class NoteView:
     binary: bool
     outcome_kind: str
     ship_all: bool
+    decision: Decision  # the gate's over the candidates: DON'T SHIP, else NOT PROVEN, else SHIP
+    not_proven_allowed: bool  # the policy lets NOT PROVEN pass the gate (not_proven = "warn")
     verdicts: list[Verdict]
     candidates: list[CandidateView]
     summary: list[SummaryRow]

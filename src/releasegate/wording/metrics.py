@@ -5,9 +5,11 @@ from __future__ import annotations
 from releasegate.model import Verdict
 
 
-def headline(candidate: str, per_metric: tuple[Verdict, ...], blocking: tuple[str, ...]) -> str:
+def headline(candidate: str, per_metric: tuple[Verdict, ...], blocking: tuple[str, ...],
+             label: str = "DON'T SHIP") -> str:
     """"DON'T SHIP r2: safe blocks (its reason); correct and format_ok pass." or "SHIP r2: every metric passes
-    (correct: ...; safe: ...)"."""
+    (correct: ...; safe: ...)"; ``label`` is the combined verdict's (NOT PROVEN when no metric shows it worse
+    and one cannot show it no worse)."""
     if not blocking:
         parts = "; ".join(f"{v.metric}: {v.because.removesuffix('.')}" for v in per_metric)
         return f"SHIP {candidate}: all {len(per_metric)} metrics pass ({parts})."
@@ -17,7 +19,7 @@ def headline(candidate: str, per_metric: tuple[Verdict, ...], blocking: tuple[st
     passing = [v.metric for v in per_metric if v.metric not in blocking]
     verb = "blocks" if len(blocking) == 1 else "block"
     tail = f"; {_and(passing)} pass{'es' if len(passing) == 1 else ''}" if passing else ""
-    return f"DON'T SHIP {candidate}: {_and(list(blocking))} {verb} ({reasons}){tail}."
+    return f"{label} {candidate}: {_and(list(blocking))} {verb} ({reasons}){tail}."
 
 
 def _and(names: list[str]) -> str:

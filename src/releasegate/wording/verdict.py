@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from releasegate import fmt
 from releasegate.model import CandidateAnalysis, Comparison, CriticalSection, CriticalTest, Parameters
+from releasegate.model.budget import Settle
 from releasegate.wording.checks import budget_test
 
 TINY_SAMPLE = 30
@@ -58,8 +59,10 @@ def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
 # headline and warnings
 
 
-def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reasons, cost_clause: str) -> str:
-    """The verdict's reason in one sentence (the headline without "SHIP name:")."""
+def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reasons, cost_clause: str,
+            settle: Settle | None = None, allowed: bool = False) -> str:
+    """The verdict's reason in one sentence (the headline without "SHIP name:"); a NOT PROVEN one ends with
+    what would settle it (``settle``) and, when the policy lets it pass (``allowed``), says so."""
     o = cand.overall
     p_word = "not significant" if o.p_value >= parameters.alpha else "significant"
     overall_text = f"overall {diff(o, binary)} ({test_name(o)} {fmt.p_is(o.p_value)}, {p_word})"
@@ -78,7 +81,59 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
     if cost_clause:
         # What the release saves (or costs) beside its quality, so the trade-off is read in one line.
         text = f"{text[:-1]}; {cost_clause}."
+    if settle is not None:
+        text = f"{text} {settles(settle)}"
+    if allowed:
+        text = f'{text} Allowed by the policy (not_proven = "warn"): the gate passes, the candidate is not shown no worse.'
     return text
+
+
+def _chances(needed, targets, unit: str, first_tail: str = "") -> str:
+    """"420 cases for an 80% chance<first_tail>, 690 for 95%" from the figures at each target."""
+    parts = []
+    for n, t in zip(needed, targets):
+        if n is None:
+            continue
+        if not parts:
+            article = "an" if str(round(100 * t)).startswith("8") or round(100 * t) in (11, 18) else "a"
+            parts.append(f"{n:,} {unit} for {article} {fmt.pct(t, 0)} chance{first_tail}")
+        else:
+            parts.append(f"{n:,} for {fmt.pct(t, 0)}")
+    return ", ".join(parts)
+
+
+def settles(settle: Settle) -> str:
+    """What would settle a NOT PROVEN (issue 34 item 2): the cases, or the runs of every case, that give each
+    target chance of showing the candidate no worse than the margin if it truly is, from the discordance these
+    releases show; and why more runs cannot help when they cannot.
+
+    "What would settle it: 206 cases for an 80% chance of showing it no worse if it truly is, 350 for 95% (it
+    has 80, a 42% chance); or 3 runs of every case for an 80% chance, 5 for 95% (it has 1)."
+    """
+    p = settle.plan
+    if p.variance == 0 or not any(n is not None and n > p.n for n in p.cases_needed):
+        # No case changed outcome (or the spread here says these cases should do, yet the interval is still
+        # wide): the discordance gives no size, only that these cases are too few to tell.
+        return (f"What would settle it: more cases; the {p.n:,} here are too few for their spread to say how many "
+                "(no figure can be computed from them).")
+    options = []
+    if any(n is not None for n in p.cases_needed):
+        options.append(f"{_chances(p.cases_needed, p.targets, 'cases', ' of showing it no worse if it truly is')} "
+                       f"(it has {p.n:,}, a {fmt.pct(p.power, 0)} chance)")
+    runs = [(r, t) for r, t in zip(p.runs_needed, p.targets) if r is not None and r > p.runs]
+    if runs:
+        options.append(f"{_chances([r for r, _ in runs], [t for _, t in runs], 'runs of every case')} "
+                       f"(it has {p.runs})")
+    text = "What would settle it: " + ("; or ".join(options) if options else "no design these data can measure")
+    if runs and len(runs) < len(p.targets):
+        text += "; more runs alone cannot reach the higher chance, the rest being case-level change"
+    elif not runs and p.runs_reason == "unknown":
+        text += (". Whether more runs would help is unknown: one run of each release cannot tell run-to-run noise "
+                 "from real change (a --baseline-rerun measures it)")
+    elif not runs and p.runs_reason == "case-level change":
+        text += (". More runs would not: the differences are case-level change, which rerunning does not "
+                 "average away")
+    return text + "."
 
 
 def headline(label: str, name: str, because_text: str) -> str:

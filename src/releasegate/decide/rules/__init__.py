@@ -3,17 +3,19 @@
 A rule is one module with a ``check(candidate, analysis, policy) -> RuleCheck`` function, which returns the
 figures it compared (:class:`releasegate.model.Figure`), and one row here: its name (the JSON's ``rule``), its
 title (the reports' rules table), the function, the function of :mod:`releasegate.wording.checks` that writes its
-sentence from those figures, and the policy fields it reads (docs/policy.md lists them). decide, the renderers
-and the docs read this table and nothing else.
+sentence from those figures, the policy fields it reads (docs/policy.md lists them), and the verdict it gives
+when it fires (``fires``: DON'T SHIP for a rule that shows the candidate worse or cannot measure it; NOT PROVEN
+for the one that finds the data too thin to show it no worse, issue 34). decide, plan, the renderers and the
+docs read this table and nothing else.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from releasegate.decide.rules import category, critical, guardrail, non_inferiority, overall
-from releasegate.model import Analysis, CandidateAnalysis, Parameters, RuleCheck
+from releasegate.model import Analysis, CandidateAnalysis, Decision, Parameters, RuleCheck
 from releasegate.policy import Policy
 from releasegate.wording import checks as words
 
@@ -25,6 +27,7 @@ class Rule:
     check: Callable[[CandidateAnalysis, Analysis, Policy], RuleCheck]
     words: Callable[[RuleCheck, Parameters, bool], str]
     reads: tuple[str, ...]
+    fires: Decision = Decision.DONT_SHIP
 
 
 RULES: tuple[Rule, ...] = (
@@ -37,10 +40,17 @@ RULES: tuple[Rule, ...] = (
     Rule("guardrail", "Cost or latency guardrail exceeded", guardrail.check, words.guardrail,
          ("guardrails", "prices")),
     Rule("not_non_inferior", "Cannot show it is no worse than the margin", non_inferiority.check,
-         words.non_inferiority, ("margin", "alpha")),
+         words.non_inferiority, ("margin", "alpha"), Decision.NOT_PROVEN),
 )
 RULE_NAMES = tuple(rule.name for rule in RULES)
 _BY_NAME = {rule.name: rule for rule in RULES}
+
+
+def decision_of(fired: Iterable[str]) -> Decision:
+    """The verdict from the names of the rules that fired: DON'T SHIP when any rule that shows the candidate
+    worse fired, NOT PROVEN when only the non-inferiority rule did, SHIP when none (an unknown name counts as
+    DON'T SHIP: fail closed)."""
+    return Decision.worst(_BY_NAME[name].fires if name in _BY_NAME else Decision.DONT_SHIP for name in fired)
 
 
 def detail(check: RuleCheck, analysis: Analysis) -> str:
