@@ -6,7 +6,7 @@ first is the headline. Warnings (the plan's and the sections') never change the 
 
 from __future__ import annotations
 
-from releasegate.decide.rules import RULE_NAMES, RULES, detail
+from releasegate.decide.rules import RULE_NAMES, RULES, detail, not_proven
 from releasegate.model import Analysis, CandidateAnalysis, Decision, Reason, Verdict
 from releasegate.policy import Policy
 from releasegate.wording import churn as churn_words
@@ -35,7 +35,9 @@ def section_warnings(cand: CandidateAnalysis, analysis: Analysis) -> list[str]:
 def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy, metric: str = "") -> Verdict:
     """Apply every rule of the table to one candidate; ``metric`` names the metric gated."""
     checks = tuple(rule.check(cand, analysis, policy) for rule in RULES)
-    reasons = tuple(Reason(c.rule, detail(c, analysis), metric) for c in checks if c.fired)
+    reasons = tuple(Reason(c.rule, detail(c, analysis), metric, not_proven(c)) for c in checks if c.fired)
+    # A not_proven reason (the judge gate) is never SHIP; Decision.NOT_PROVEN, when it lands, is the verdict
+    # when every reason is one (all(r.not_proven for r in reasons)); until then it blocks as DON'T SHIP.
     decision = Decision.DONT_SHIP if reasons else Decision.SHIP
     costs = cand.sections.costs
     because = words.because(cand, analysis.parameters, analysis.mcnemar_path, reasons,

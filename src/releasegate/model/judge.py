@@ -9,6 +9,14 @@ from dataclasses import dataclass
 from releasegate.stats.judge_agreement import JudgeAgreement, JudgeDifference
 from releasegate.stats.ppi import GoldLabelPlan, PPIDifference, PPIEstimate
 
+# The judge gate's figures (decide/rules/judge.py): their methods and the counts' subjects, which its sentence
+# (wording/judge.py) reads to tell them apart.
+YOUDEN = "Youden's J (Newcombe's interval)"
+RATE_DIFFERENCE = "difference of the releases' rates (MOVER interval)"
+CORRECTED = "PPI++ corrected difference"
+MORE_LABELS = "more gold labels per release to lift J's bound above the floor"
+PLAN_LABELS = "more gold labels per release to bring the corrected interval to the target width"
+
 
 @dataclass(frozen=True)
 class JudgeRelease:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from releasegate.decide.rules import category, critical, guardrail, non_inferiority, overall
+from releasegate.decide.rules import category, critical, guardrail, judge, non_inferiority, overall
 from releasegate.model import Analysis, CandidateAnalysis, Parameters, RuleCheck
 from releasegate.policy import Policy
 from releasegate.wording import checks as words
@@ -25,6 +25,10 @@ class Rule:
     check: Callable[[CandidateAnalysis, Analysis, Policy], RuleCheck]
     words: Callable[[RuleCheck, Parameters, bool], str]
     reads: tuple[str, ...]
+    # What a firing rule says: "dont_ship" (the candidate is worse) or "not_proven" (the data cannot settle it:
+    # the judge gate). Until the verdict has NOT PROVEN of its own, a not_proven reason blocks as DON'T SHIP
+    # does; either way it is never SHIP, and each Reason carries the kind.
+    verdict: str = "dont_ship"
 
 
 RULES: tuple[Rule, ...] = (
@@ -38,6 +42,8 @@ RULES: tuple[Rule, ...] = (
          ("guardrails", "prices")),
     Rule("not_non_inferior", "Cannot show it is no worse than the margin", non_inferiority.check,
          words.non_inferiority, ("margin", "alpha")),
+    Rule("judge_unreliable", "The judge is not shown reliable on both releases", judge.check, words.judge,
+         ("gold", "judge_min_youden", "judge_rate_tolerance"), verdict="not_proven"),
 )
 RULE_NAMES = tuple(rule.name for rule in RULES)
 _BY_NAME = {rule.name: rule for rule in RULES}
@@ -47,3 +53,8 @@ def detail(check: RuleCheck, analysis: Analysis) -> str:
     """The check's sentence, written from its figures (the analysis gives the parameters and the path: a
     difference in points of pass rate, or in score units)."""
     return _BY_NAME[check.rule].words(check, analysis.parameters, analysis.mcnemar_path)
+
+
+def not_proven(check: RuleCheck) -> bool:
+    """A firing of this check's rule says NOT PROVEN, not DON'T SHIP (the rule's row)."""
+    return _BY_NAME[check.rule].verdict == "not_proven"
