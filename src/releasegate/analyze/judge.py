@@ -22,8 +22,9 @@ import pandas as pd
 from releasegate.analyze.pairing import pair
 from releasegate.model import CandidateAnalysis, JudgeRelease, JudgeSection
 from releasegate.policy import Policy
-from releasegate.stats.judge_agreement import judge_agreement, judge_difference
+from releasegate.stats.judge_agreement import judge_agreement, judge_difference, labels_to_clear
 from releasegate.stats.ppi import GoldLabelPlan, PPIDifference, gold_labels_for_width, ppi_mean, ppi_paired_difference
+from releasegate.stats.ppi_strata import StratifiedAllocation, neyman_allocation
 from releasegate.validate import ValidatedResults
 from releasegate.validate_gold import ValidatedGold
 
@@ -114,11 +115,29 @@ def section_from_arrays(names: tuple[str, str], judged: tuple[np.ndarray, np.nda
         agreement = judge_agreement(label[labelled], judge[labelled], confidence)
         lab_cases = np.isfinite(gold)
         corrected = ppi_mean(gold[lab_cases], case_judge[lab_cases], case_judge[~lab_cases], confidence)
-        releases.append(JudgeRelease(release, agreement, rate.value, rate.ci_low, rate.ci_high, corrected))
+        j = agreement.youden
+        releases.append(JudgeRelease(release, agreement, rate.value, rate.ci_low, rate.ci_high, corrected,
+                                     labels_to_clear(j.estimate, j.low, agreement.n, policy.judge_min_youden)
+                                     if agreement.defined else None))
     difference = judge_difference(labels[0], judged[0], labels[1], judged[1], confidence)
     corrected = ppi_paired_difference(base, cand, case_gold[0], case_gold[1], confidence)
+    plan = _plan(base, cand, case_gold[0], case_gold[1], corrected, policy)
     return JudgeSection(
         gold_path=gold_path, units=units,
         baseline=releases[0], candidate=releases[1], difference=difference, corrected=corrected,
         raw_diff=overall.diff, raw_ci_low=overall.ci_low, raw_ci_high=overall.ci_high, raw_method=overall.method,
-        gold_unused=gold_unused, plan=_plan(base, cand, case_gold[0], case_gold[1], corrected, policy))
+        gold_unused=gold_unused, plan=plan, allocation=_allocation(base, cand, case_gold, plan))
+
+
+# The strata of the allocation: the cases whose judged outcome changed between the releases, and the rest.
+STRATA = ("changed by the judge", "unchanged by the judge")
+
+
+def _allocation(base: np.ndarray, cand: np.ndarray, case_gold: tuple[np.ndarray, np.ndarray],
+                plan: GoldLabelPlan | None) -> StratifiedAllocation | None:
+    """Neyman allocation of paired gold labels over changed / unchanged cases (stats/ppi_strata.py)."""
+    if plan is None:
+        return None
+    g = cand - base
+    z = case_gold[1] - case_gold[0]  # NaN unless labelled on both releases
+    return neyman_allocation(z, g, np.where(g != 0, 0, 1), STRATA)

@@ -7,7 +7,7 @@ A release whose gold labels hold no human pass or no human fail cannot be measur
 
 The rule's reasons are NOT PROVEN (``not_proven`` in its row): more labels, or the corrected comparison, can
 settle them; the check carries how many more gold labels per release would lift J's bound above the floor
-(``stats.judge_agreement.labels_to_clear``) and the corrected difference with its plan (analyze/judge.py).
+(each release's ``labels_to_floor``, stats.judge_agreement.labels_to_clear) and the corrected difference with its plan (analyze/judge.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 from releasegate.model import Analysis, CandidateAnalysis, Figure, RuleCheck
 from releasegate.model.judge import CORRECTED, MORE_LABELS, PLAN_LABELS, RATE_DIFFERENCE, YOUDEN
 from releasegate.policy import Policy
-from releasegate.stats.judge_agreement import labels_to_clear
 
 NAME = "judge_unreliable"
 
@@ -34,7 +33,7 @@ def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCh
                               limit=floor, cases=a.n, worse=a.negatives, better=a.positives, method=YOUDEN,
                               fired=fired, unmeasured="" if a.defined else "too_few"))
         if fired and a.defined:
-            total = labels_to_clear(j.estimate, j.low, a.n, floor)
+            total = release.labels_to_floor
             needed.append(None if total is None else total - a.n)
     for name in ("tpr", "fpr"):
         d = getattr(judge.difference, name)
