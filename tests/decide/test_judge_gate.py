@@ -157,3 +157,14 @@ def test_a_judge_metric_without_gold_is_an_uncalibrated_judge_in_every_format(tm
     assert any("llm-rubric" in (f.get("judge") or "") for f in note["inputs"])
     gate = run_cli("check", promptfoo, "--baseline", "gpt-4o-mini", "--missing", "drop", "--allow-missing")
     assert "uncalibrated judge:" in gate.output
+
+
+def test_the_notebook_view_shows_the_judge_table(tmp_path):
+    import releasegate
+
+    res, gold = _issue_example(tmp_path)
+    note = releasegate.compare(res, baseline="r1", gold=gold)
+    html = note._repr_html_()
+    c = note.analysis.candidates[0].sections.judge.candidate.agreement
+    assert "The judge against gold labels: r2 vs r1" in html and f"{100 * c.fpr.estimate:.1f}%" in html
+    assert "judge_unreliable" in html
