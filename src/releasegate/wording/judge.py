@@ -31,9 +31,9 @@ def gate(check: RuleCheck, binary: bool) -> str:
     rates = [f for f in check.figures if f.method == RATE_DIFFERENCE]
     base, cand = youden[0].subject, youden[1].subject
     if not check.fired:
-        return (f"J {_j(youden[0])} on {base} and {_j(youden[1])} on {cand}, above the floor "
-                f"{youden[0].limit:g}; TPR and FPR differ by no more than {fmt.points(rates[0].limit)[1:]} points "
-                f"shown ({_rate(rates[0])}, {_rate(rates[1])})")
+        return (f"J {_j(youden[0])} on {base} and {_j(youden[1])} on {cand}, its lower bound above the floor "
+                f"{youden[0].limit:g} on both; TPR and FPR not shown apart by more than "
+                f"{fmt.points(rates[0].limit)[1:]} points ({_rate(rates[0])}, {_rate(rates[1])})")
     parts = []
     for f in youden:
         if f.unmeasured:
