@@ -13,10 +13,11 @@
 #   RG_REPORT_ONLY  true: report DON'T SHIP without failing (bad input still fails); default false
 #   RG_STEP_SUMMARY false: do not append the verdict to the job summary; default true
 #   RG_ARGS         more arguments for `releasegate check`, quoted as in a shell (e.g. --critical "Out of scope")
+#   RG_COMMENT      false: do not write the pull-request comment ($dir/comment.md); default true
 #   RELEASEGATE     the command to run (default "releasegate"; the tests use "python -m releasegate")
 # Step outputs ($GITHUB_OUTPUT): verdict (ship | dont_ship | error), exit-code, error (why the gate could not
-# run, one line; empty otherwise), report-dir, and markdown-path, html-path, pdf-path, json-path for the reports
-# written (empty when not written).
+# run, one line; empty otherwise), report-dir, and markdown-path, html-path, pdf-path, json-path, comment-path
+# for the files written (empty when not written).
 # Exit status: 0 SHIP (or DON'T SHIP with report-only), 1 DON'T SHIP, 2 bad input (whatever report-only says).
 # Portable to bash 3.2 (macOS runners): no associative arrays, no mapfile.
 set -uo pipefail
@@ -62,6 +63,7 @@ boolean() {  # boolean VARIABLE INPUT-NAME VALUE DEFAULT: sets VARIABLE to true 
 
 boolean report_only report-only "${RG_REPORT_ONLY:-}" false
 boolean step_summary step-summary "${RG_STEP_SUMMARY:-}" true
+boolean comment comment "${RG_COMMENT:-}" true
 dir=${RG_OUTPUT_DIR:-releasegate-report}
 # The report paths are step outputs, one line each: a folder whose name breaks the line cannot be one.
 case "$dir" in
@@ -101,7 +103,14 @@ for format in ${RG_FORMATS-md html pdf json}; do
   formats="$formats $format"
   args+=(-o "$dir/report.$format")
 done
-if [ -n "$formats" ]; then
+if [ "$comment" = true ]; then
+  # The short comment the action posts; it points to this run's page, whose artifact holds the full note.
+  args+=(--comment "$dir/comment.md")
+  if [ -n "${GITHUB_SERVER_URL:-}" ] && [ -n "${GITHUB_REPOSITORY:-}" ] && [ -n "${GITHUB_RUN_ID:-}" ]; then
+    args+=(--comment-link "$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID")
+  fi
+fi
+if [ -n "$formats" ] || [ "$comment" = true ]; then
   mkdir -p -- "$dir" || fail "cannot create the output directory $dir"
 fi
 
@@ -141,6 +150,9 @@ for format in md html pdf json; do
   [ "$format" = md ] && key=markdown-path
   output "$key" "$path"
 done
+path=""
+if [ "$comment" = true ] && [ "$verdict" != error ]; then path="$dir/comment.md"; fi
+output comment-path "$path"
 
 if [ "${GITHUB_ACTIONS:-}" = true ]; then
   level=error

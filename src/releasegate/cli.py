@@ -103,16 +103,21 @@ def main() -> None:
               help="PDF paper size.")
 @option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
 @option("--interactive", is_flag=True, help="HTML: add one inline Vega bundle for tooltips.")
+@option("--appendix", is_flag=True, help="PDF: end with every case listing in full, both answers shown.")
+@option("--comment", type=click.Path(path_type=Path),
+        help="Also write the pull-request comment (Markdown): verdicts, reasons in plain words, the worst cases.")
+@option("--comment-link", metavar="URL", help="Where the comment says the full note is (the run's artifacts).")
 @guarded
-def report(outputs, archive, paper, pdf_variant, interactive, debug, **kw) -> None:
-    """Write the release note in every format asked for with -o (and --archive)."""
+def report(outputs, archive, paper, pdf_variant, interactive, appendix, comment, comment_link, debug,
+           **kw) -> None:
+    """Write the release note in every format asked for with -o (and --archive, --comment)."""
     from releasegate.render import check_output_paths, rendering, write_reports
 
     paths = list(outputs)
-    if not paths and archive is None:
-        _fail(f"give an output with -o PATH ({', '.join(SUFFIXES)}) or --archive DIR")
-    check_output_paths(paths)
-    _check_not_inputs(paths, kw)
+    if not paths and archive is None and comment is None:
+        _fail(f"give an output with -o PATH ({', '.join(SUFFIXES)}), --comment FILE or --archive DIR")
+    check_output_paths(paths, comment)
+    _check_not_inputs(paths + ([comment] if comment else []), kw)
     if archive is not None:
         from releasegate.audit.archive import check_archive, write_archived
 
@@ -121,7 +126,8 @@ def report(outputs, archive, paper, pdf_variant, interactive, debug, **kw) -> No
     with rendering(paths + [Path("note.pdf")] * (archive is not None)) as charts, cyclic_gc_paused():
         result = build_report(kw)
         archived = write_reports(result, paths, charts=charts, paper=paper, pdf_variant=pdf_variant,
-                                 interactive=interactive) or []
+                                 interactive=interactive, appendix=appendix, comment=comment,
+                                 comment_link=comment_link) or []
     from releasegate.text import one_line
 
     if kw.get("found_policy"):
@@ -132,7 +138,7 @@ def report(outputs, archive, paper, pdf_variant, interactive, debug, **kw) -> No
 
     for line in not_judged(result):
         click.echo(line)
-    for path in [*paths, *archived]:
+    for path in [*paths, *([comment] if comment else []), *archived]:
         click.echo(f"wrote {path}", err=True)
 
 
@@ -143,23 +149,28 @@ def report(outputs, archive, paper, pdf_variant, interactive, debug, **kw) -> No
 @option("--paper", type=click.Choice(["A4", "Letter"], case_sensitive=False), default="A4", show_default=True,
               help="PDF paper size.")
 @option("--pdf-variant", type=click.Choice(["pdf/a-3b"]), help="PDF/A-3b with the JSON analysis attached.")
+@option("--appendix", is_flag=True, help="PDF: end with every case listing in full, both answers shown.")
 @option("--no-step-summary", is_flag=True,
               help="Do not append the verdict to $GITHUB_STEP_SUMMARY (done by default when it is set).")
+@option("--comment", type=click.Path(path_type=Path),
+        help="Also write the pull-request comment (Markdown): verdicts, reasons in plain words, the worst cases.")
+@option("--comment-link", metavar="URL", help="Where the comment says the full note is (the run's artifacts).")
 @guarded
-def check(outputs, paper, pdf_variant, no_step_summary, debug, **kw) -> None:
+def check(outputs, paper, pdf_variant, appendix, no_step_summary, comment, comment_link, debug, **kw) -> None:
     """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any may not.
 
     In GitHub Actions the verdict and the rules are appended to the job summary.
     """
     paths = list(outputs)
-    if paths:
+    if paths or comment:
         from releasegate.render import check_output_paths, rendering, write_reports
 
-        check_output_paths(paths)
-        _check_not_inputs(paths, kw)
+        check_output_paths(paths, comment)
+        _check_not_inputs(paths + ([comment] if comment else []), kw)
         with rendering(paths) as charts, cyclic_gc_paused():
             result = build_report(kw)
-            write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant)
+            write_reports(result, paths, charts, paper=paper, pdf_variant=pdf_variant, appendix=appendix,
+                          comment=comment, comment_link=comment_link)
     else:
         with cyclic_gc_paused():
             result = build_report(kw)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +29,33 @@ NOT_METRICS = frozenset({"release", "case_id", "category", "cluster", "run", "la
                          "output_tokens", "cost", "error", "doc_hash", "metric"})
 
 
+# Scores whose name says lower is better (issue 28 item 7): gated as "higher is better" they would call a slower,
+# costlier or more toxic release an improvement, so such a name needs its direction said before it is gated.
+LOWER_IS_BETTER_WORDS = frozenset({"lat", "latency", "loss", "error", "errors", "err", "toxicity", "toxic",
+                                   "perplexity", "ppl", "wer", "cer", "cost", "costs", "duration", "time", "ms"})
+
+
+def reads_lower_is_better(name: str) -> str | None:
+    """The word of a metric's name that says lower is better (``p95_latency`` -> ``latency``), or None."""
+    words = re.findall(r"[a-z]+", name.lower())
+    return next((w for w in words if w in LOWER_IS_BETTER_WORDS), None)
+
+
+def assumed_direction(name: str, stated: bool, scored: bool, gated: bool) -> tuple[str, ...]:
+    """The note that the score ``name`` (the file's column) is read as higher-is-better because nothing said so,
+    or a refusal when its name says otherwise. ``stated``: the harness or the policy gave the direction;
+    ``scored``: the outcome is a score (a pass is better whatever its name); ``gated``: named with --metric (only
+    a gated metric takes a ``[metrics.NAME]`` direction)."""
+    if stated or not scored:
+        return ()
+    word = reads_lower_is_better(name)
+    if word is not None:
+        where = f"[metrics.{name}] direction = \"lower\" (or \"higher\") in the policy"
+        raise InputError(f"score {name!r} reads as lower-is-better ({word!r}) and nothing says which way is better; "
+                         f"say so with {where if gated else f'--metric {name} and {where}'}")
+    return (f"{name}: higher is better (assumed; nothing in the input or the policy says which way is better)",)
+
+
 @dataclass(frozen=True)
 class MetricTable:
     """One metric's validated table and the policy of its single-metric run; ``critical``: its every case and
@@ -40,20 +68,28 @@ class MetricTable:
 
 
 def metric_tables(table, metadata_columns: tuple[str, ...], policy: Policy, metrics: tuple[str, ...],
-                  notes: tuple[str, ...] = ()) -> tuple[MetricTable, ...]:
+                  notes: tuple[str, ...] = (), stated: frozenset[str] = frozenset()) -> tuple[MetricTable, ...]:
     """The validated table of each metric gated, in the order given (``metrics`` empty: the outcome column's
     alone); every name and ``[metrics.NAME]`` table is checked before the first table is made. ``notes`` (what
-    loading dropped or recorded) open each table's notes."""
+    loading dropped or recorded) open each table's notes. ``stated``: the metrics whose direction the inputs
+    state (a harness's higher_is_better, or its convention; ``""`` for the outcome column without --metric): a
+    score whose direction nothing states is read as higher-is-better, said in its notes, unless its name says
+    lower is better, which is refused (:func:`assumed_direction`)."""
     if not metrics:
         data = _with_notes(validate(table, policy, metadata_columns), notes)
         refuse_ungated_tables(policy.metrics, ())
-        return (MetricTable(data.outcome_column, data, policy),)
+        column = policy.columns.get(data.outcome_column, data.outcome_column)
+        direction = assumed_direction(column, "" in stated, data.outcome_column == "score", gated=False)
+        return (MetricTable(data.outcome_column, _with_notes(data, direction), policy),)
     check_metrics(metrics, table, policy)
     out = []
     for metric in metrics:
         others = tuple(m for m in metrics if m != metric)
         one, metadata, single = _metric_table(table, metadata_columns, metric, others, policy)
-        data = _with_notes(validate(one, single, metadata), notes)
+        chosen = policy.metrics.get(metric, {}).get("direction")
+        direction = ((f"{metric}: {chosen} is better (the policy's [metrics.{metric}] direction)",) if chosen else
+                     assumed_direction(metric, metric in stated, "score" in one.columns, gated=True))
+        data = _with_notes(validate(one, single, metadata), (*notes, *direction))
         critical = policy.metrics.get(metric, {}).get("critical") is True
         if critical:  # every category of a critical metric is a critical category (docs/policy.md, metrics)
             single = critical_metric_policy(single, data)

@@ -75,7 +75,8 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
 
     policy, loaded = recorded_baseline(policy, loaded)
     # What loading dropped or recorded (e.g. a run store's holes) is said in the report.
-    tables = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics, loaded.notes)
+    tables = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics, loaded.notes,
+                           stated_directions(loaded))
     inputs, named, metric_inputs = loaded.inputs, loaded.metrics, dict(loaded.metric_inputs)
     gold = None
     if policy.gold is not None:  # human labels of the judged outcomes (issue 35): read, checked, recorded
@@ -113,6 +114,19 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         metric_inputs=metric_inputs,
     )
     return Report(tuple(sections), combine(tuple(sections)), provenance)
+
+
+def stated_directions(loaded: LoadedResults) -> frozenset[str]:
+    """The metrics whose direction the inputs state (``""``: the outcome column without --metric): lm-eval's
+    higher_is_better where the file has it, and the harnesses whose scores are higher-is-better by their own
+    definition (Inspect AI's, promptfoo's, OpenAI evals'); a tidy table or a run store states none."""
+
+    def states(files) -> bool:
+        return bool(files) and all(f.direction or (f.harness and not f.harness.startswith("lm-eval"))
+                                   for f in files)
+
+    out = {metric for metric, files in loaded.metric_inputs.items() if states(files)}
+    return frozenset(out | ({""} if states(loaded.inputs) else set()))
 
 
 def recorded_baseline(policy: Policy, loaded: LoadedResults) -> tuple[Policy, LoadedResults]:

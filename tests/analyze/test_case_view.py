@@ -78,6 +78,6 @@ def test_reports_show_the_case_view():
     assert 'id="cases-1-both-fail"' in html and 'id="cases-1-errored"' in html
     # Every listed case id is in the page as text, for the browser's find.
     for case_id in ("c-b0", "c-b1", "c-b2", "c-e", "c-x", "c-f"):
-        assert f'<td class="id">{case_id}</td>' in html
+        assert f'<td class="id"><span class="whole-id">{case_id}</span></td>' in html  # short ids never break
     md = note.to_markdown()
     assert "3 cases fail on both r1 and r2; 1 errored on either: listed in the HTML and JSON reports." in md

@@ -70,8 +70,12 @@ def test_dont_ship_fails_the_step_and_writes_every_output(tmp_path, inputs):
         key = "markdown-path" if fmt == "md" else f"{fmt}-path"
         assert outputs[key] == f"releasegate-report/report.{fmt}"
         assert (tmp_path / outputs[key]).is_file()
-    comment = (tmp_path / outputs["markdown-path"]).read_text(encoding="utf-8")
-    assert comment.startswith(MARKER)
+    note = (tmp_path / outputs["markdown-path"]).read_text(encoding="utf-8")
+    assert note.startswith(MARKER)
+    # The short comment the action posts (issue 29 item 3).
+    assert outputs["comment-path"] == "releasegate-report/comment.md"
+    comment = (tmp_path / outputs["comment-path"]).read_text(encoding="utf-8")
+    assert comment.startswith(MARKER) and len(comment) <= 6000 and "EV264" in comment
     assert "DON'T SHIP r2-new-prompt" in done.stdout
     assert "::error" not in done.stdout  # workflow commands only inside GitHub Actions
     assert "### releasegate: ❌ DON'T SHIP" in summary
@@ -187,16 +191,31 @@ def test_action_yml_structure():
     assert (ROOT / "scripts" / "install-system-deps.sh").is_file()
 
 
-def test_example_workflow_posts_one_comment():
+def test_the_action_posts_one_comment_and_the_example_brings_the_live_results():
+    action = _load_yaml(ACTION)
+    steps = action["runs"]["steps"]
+    post = next(s for s in steps if s.get("uses", "").startswith("actions/github-script@"))
+    assert "!cancelled()" in post["if"] and "inputs.comment == 'true'" in post["if"]
+    assert "steps.check.outputs.comment-path" in str(post["env"])
+    script = post["with"]["script"]
+    assert f"'{MARKER}'" in script and "updateComment" in script and "createComment" in script
+    assert action["inputs"]["comment"]["default"] == "true"
     workflow = _load_yaml(WORKFLOW)
     triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
-    assert "pull_request" in triggers
-    assert workflow["permissions"]["pull-requests"] == "write"
+    assert "pull_request" in triggers and "push" in triggers
+    assert workflow["permissions"]["pull-requests"] == "write" and workflow["permissions"]["actions"] == "read"
     steps = next(iter(workflow["jobs"].values()))["steps"]
-    gate = next(s for s in steps if s.get("id") == "gate")
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@"))
+    assert upload["with"]["name"] == "live-results" and upload["if"] == "github.event_name == 'push'"
+    download = next(s for s in steps if "gh run download" in s.get("run", ""))
+    assert "live-results" in download["run"] and "--branch main" in download["run"]
+    gate = next(s for s in steps if s.get("uses", "").endswith("releasegate@v0.1.0"))
     assert re.fullmatch(r"[\w.-]+/releasegate@v[\d.]+", gate["uses"])
-    assert gate["with"]["results"]
-    comment = next(s for s in steps if s.get("uses", "").startswith("actions/github-script@"))
-    assert "!cancelled()" in comment["if"] and "steps.gate.outputs.markdown-path" in str(comment["env"])
-    script = comment["with"]["script"]
-    assert f"'{MARKER}'" in script and "updateComment" in script and "createComment" in script
+    assert gate["with"]["results"] == "live=results-live.csv candidate=results-candidate.csv"
+    assert gate["with"]["baseline"] == "live"
+
+
+def test_comment_false_writes_no_comment(tmp_path, inputs):
+    done, outputs, _ = run_action(tmp_path, comment="false", **inputs)
+    assert done.returncode == 1 and outputs["comment-path"] == ""
+    assert not (tmp_path / "releasegate-report" / "comment.md").exists()

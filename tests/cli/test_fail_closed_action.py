@@ -8,7 +8,7 @@ import shutil
 import subprocess
 
 import pytest
-from test_action_script import MARKER, WORKFLOW, _load_yaml, run_action
+from test_action_script import ACTION, MARKER, _load_yaml, run_action
 
 
 def _rows(release: str, passed: int, n: int = 40) -> list[str]:
@@ -63,7 +63,7 @@ const context = { repo: { owner: 'o', repo: 'r' }, issue: { number: 7 } };
 
 
 def _comment_script() -> str:
-    steps = next(iter(_load_yaml(WORKFLOW)["jobs"].values()))["steps"]
+    steps = _load_yaml(ACTION)["runs"]["steps"]  # the action posts the comment (issue 29 item 3)
     return next(s for s in steps if s.get("uses", "").startswith("actions/github-script@"))["with"]["script"]
 
 
@@ -78,21 +78,21 @@ def _post(tmp_path, **env) -> list:
 
 def test_the_comment_replaces_an_old_ship_when_the_gate_could_not_run(tmp_path):
     why = "releasegate: error: unknown baseline 'r0' @octocat ```x```"
-    (call,) = _post(tmp_path, MARKDOWN_PATH="", GATE_VERDICT="error", GATE_ERROR=why)
+    (call,) = _post(tmp_path, COMMENT_PATH="", GATE_VERDICT="error", GATE_ERROR=why)
     kind, args = call
     assert kind == "update" and args["comment_id"] == 41
     body = args["body"]
-    assert body.startswith(f"{MARKER}\n## Release note: the release gate could not run")
+    assert body.startswith(f"{MARKER}\n## Release gate: could not run")
     assert f"````\n{why}\n````" in body  # fenced by more backticks than the reason holds
 
 
 def test_the_comment_says_why_when_the_gate_step_gave_no_outputs(tmp_path):
-    (call,) = _post(tmp_path, MARKDOWN_PATH="", GATE_VERDICT="", GATE_ERROR="")
+    (call,) = _post(tmp_path, COMMENT_PATH="", GATE_VERDICT="", GATE_ERROR="")
     assert "the gate step failed before a verdict" in call[1]["body"]
 
 
 def test_the_comment_posts_the_note_after_a_verdict(tmp_path):
     note = tmp_path / "report.md"
     note.write_text(f"{MARKER}\n## Release note\n\nDON'T SHIP r2\n", encoding="utf-8")
-    (call,) = _post(tmp_path, MARKDOWN_PATH=str(note), GATE_VERDICT="dont_ship", GATE_ERROR="")
+    (call,) = _post(tmp_path, COMMENT_PATH=str(note), GATE_VERDICT="dont_ship", GATE_ERROR="")
     assert call[1]["body"] == note.read_text(encoding="utf-8")

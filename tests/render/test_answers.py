@@ -167,7 +167,8 @@ def test_notebook_view_shows_charts_answers_and_costs(results):
     results["latency_ms"] = 100.0
     html = compare(results, baseline="r1")._repr_html_()
     assert html.count("<svg") >= 2  # the overall chart and the category charts, inline
-    assert "<th>output on r1</th><th>output on r2</th>" in html and "<del>" in html
+    # Both answers side by side; the broken case's two answers share no word, so neither is marked (issue 29 item 5).
+    assert "<th>output on r1</th><th>output on r2</th>" in html and "<del>" not in html
     assert "latency, ms p50 / p95" in html
     assert "text-align: left" in html
 
@@ -182,9 +183,18 @@ def test_to_frame_explains_the_p_values_and_has_cost_columns(results):
 
 def test_the_start_of_a_long_answer_ends_on_a_whole_word():
     pair = pair_of("output", "short", "word " * 100)
-    assert str(pair.candidate_short).endswith("word </ins>…") and "wor…" not in str(pair.candidate_short)
-    assert len(str(pair.candidate_short)) <= 300 + len("<ins></ins>…")
+    assert str(pair.candidate_short).endswith("word …") and "wor…" not in str(pair.candidate_short)
+    assert len(str(pair.candidate_short)) <= 300 + len("…")
+    assert "<ins>" not in str(pair.candidate_html)  # nothing alike: both plain, side by side
     assert not pair.baseline_long and str(pair.baseline_short) == str(pair.baseline_html)
+
+
+def test_only_answers_that_are_mostly_alike_are_marked():
+    edited = pair_of("output", "Your card is blocked for 24 hours.", "Your card is blocked for 48 hours.")
+    assert "<del>24 </del>" in str(edited.baseline_html) and "<ins>48 </ins>" in str(edited.candidate_html)
+    rewritten = pair_of("output", "Your card is blocked.", "Please call the bank on its number.")
+    assert "<del>" not in str(rewritten.baseline_html) and "<ins>" not in str(rewritten.candidate_html)
+    assert rewritten.marked  # compared, and shown plain: no "too long to mark" note
 
 
 def test_per_release_detection_past_the_first_rows(monkeypatch):

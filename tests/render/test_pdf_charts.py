@@ -116,18 +116,20 @@ def _block(page: str, anchor: str) -> str:
     return page[start:page.index("</details>" if "fixed" in anchor else "</table>", start)]
 
 
-def test_paper_keeps_the_broken_cases_answers_and_points_to_the_fixed_ones(report, in_process):
+def test_paper_lists_the_broken_cases_and_the_appendix_every_answer(report, in_process):
     from pypdf import PdfReader
 
     from releasegate.render.html import render_html
 
     screen, paper = render_html(report), render_html(report, pdf_page=True)
-    for page in (screen, paper):  # every broken case with both releases' answers, on screen and on paper
-        broken = page[page.index('id="cases-1-broken"'):page.index('id="cases-1-fixed"')]
+    appendix = render_html(report, pdf_page=True, appendix=True)
+    # On screen and in the appendix every broken case has both releases' answers; on paper its id and category.
+    for page, ids in ((screen, ""), (appendix, "appendix-")):
+        broken = page[page.index(f'id="{ids}cases-1-broken"'):page.index(f'id="{ids}cases-1-fixed"')]
         rows = broken.count("<tr") - 1  # less the header row
         assert rows > 0 and broken.count('class="data answer"') == 2 * rows
-    assert _block(screen, "cases-1-fixed").count('class="data answer"') > 0
-    fixed = _block(paper, "cases-1-fixed")
-    assert 'class="data answer"' not in fixed and "answers of these cases are in the HTML and JSON" in fixed
+        assert _block(page, f"{ids}cases-1-fixed").count('class="data answer"') > 0
+    broken = paper[paper.index('id="cases-1-broken"'):paper.index('id="method"')]
+    assert broken.count("<tr") > 1 and 'class="data answer"' not in broken and 'id="cases-1-fixed"' not in paper
     text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(in_process)).pages)
-    assert "answers of these cases are in the HTML and JSON reports" in " ".join(text.split())
+    assert "Every case with both answers is in the HTML and JSON reports" in " ".join(text.split())

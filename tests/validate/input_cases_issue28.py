@@ -21,6 +21,8 @@ LONG = csv(*(f"{r},c{i},{m},{int((i + len(m)) % 3 > 0)}" for r in ("r1", "r2") f
              for m in ("correct", "safe")), header="release,case_id,metric,passed")
 TWO_METRICS = csv("r1,c1,1,0.5", "r1,c2,0,0.7", "r2,c1,1,0.4", "r2,c2,1,0.9", header="release,case_id,correct,quality")
 MODEL_ID_CORRECT = "model,id,correct\nr1,c1,1\nr1,c2,0\nr2,c1,1\nr2,c2,1\n"
+LATENCY = csv(*(f"{r},c{i},{0.2 if r == 'r1' else 0.9}" for r in ("r1", "r2") for i in range(3)),
+              header="release,case_id,lat")
 MANY = csv(*(f"r{k},c{i},1" for k in range(202) for i in range(2)), header="release,case_id,passed")
 
 ISSUE_28_CASES: tuple[Case, ...] = (
@@ -93,6 +95,16 @@ ISSUE_28_CASES: tuple[Case, ...] = (
     Case("too-many-candidates", "more candidates than one note holds", "202 releases, no `--candidate`",
          {"results.csv": MANY}, ("results.csv", "--baseline", "r0"),
          ("201 candidates to judge against 'r0'", "(200)", "--candidate NAME")),
+    # --- a score's direction (item 7) ------------------------------------------------------------------
+    Case("metric-lower-unsaid", "a score whose name says lower is better, gated with no direction",
+         "`--metric lat`, latency 0.2 -> 0.9", {"results.csv": LATENCY}, ("results.csv", *BASE, "--metric", "lat"),
+         ("score 'lat' reads as lower-is-better ('lat')", "[metrics.lat] direction = \"lower\"")),
+    Case("score-col-lower-unsaid", "the outcome column read as a score whose name says lower is better",
+         "`--score-col lat`", {"results.csv": LATENCY}, ("results.csv", *BASE, "--score-col", "lat"),
+         ("score 'lat' reads as lower-is-better", "--metric lat and [metrics.lat] direction")),
+    Case("score-direction-assumed", "a score no input or policy gives a direction", "`release,case_id,score`",
+         {"results.csv": SCORES}, ("results.csv", *BASE), ("score: higher is better (assumed",), exit=0,
+         markdown=("score: higher is better (assumed; nothing in the input or the policy says which way is better)",)),
     # --- messages (item 18) ------------------------------------------------------------------------------
     Case("long-layout-no-metric", "a long layout (a `metric` column) without `--metric`",
          "`release,case_id,metric,passed`, two metrics", {"results.csv": LONG}, ("results.csv", *BASE),

@@ -58,13 +58,14 @@ def write_archived(report: Any, paths: list[Path], directory: Path, charts=None,
     """Write the ``-o`` outputs and the archive's note.json and note.pdf (PDF/A-3b), all or none; returns the
     archive's two files. ``options`` are the outputs' rendering options (paper, pdf_variant, interactive); the
     archive's PDF takes the paper size and is always PDF/A-3b."""
-    from releasegate.render import check_output_paths, render
+    from releasegate.render import COMMENT, check_output_paths, render
     from releasegate.render.atomic import write_files_atomically
     from releasegate.render.chart_worker import Charts
 
+    comment, comment_link = options.pop("comment", None), options.pop("comment_link", None)  # report --comment
     directory = Path(directory)
     check_archive(directory)
-    check_output_paths(paths)
+    check_output_paths(paths, comment)
     charts = charts or Charts()
     charts.ask(report)
     cache: dict[tuple[str, Any], bytes] = {}
@@ -76,6 +77,8 @@ def write_archived(report: Any, paths: list[Path], directory: Path, charts=None,
         return cache[key]
 
     outputs = [(path, rendered(path.suffix, **options)) for path in paths]
+    if comment is not None:
+        outputs.append((comment, COMMENT.render(report, comment_link)))
     archived = [rendered(".json"), rendered(".pdf", **{**options, "pdf_variant": ARCHIVE_PDF_VARIANT})]
     provenance = _provenance(report)
     title = provenance.title

@@ -45,6 +45,12 @@ def _json(report: Report, **options) -> bytes:
     return render_json(report).encode("utf-8")
 
 
+def _comment(report: Report, link: str | None = None, **options) -> bytes:
+    from releasegate.render.comment import render_comment
+
+    return render_comment(report, link).encode("utf-8")
+
+
 @dataclass(frozen=True)
 class Renderer:
     """One output format: ``render(report, **options) -> bytes``; a ``charted`` one also takes ``charts=``
@@ -63,6 +69,9 @@ RENDERERS: dict[str, Renderer] = {r.suffix: r for r in (
     Renderer(".json", "every figure, for machines and audits", _json),
 )}
 SUFFIXES = tuple(RENDERERS)
+# The pull-request comment (--comment FILE): not a format of -o (it is Markdown, as .md is), but a short note of
+# its own whatever the file's name.
+COMMENT = Renderer(".md", "the pull-request comment: verdicts, reasons in plain words, the worst cases", _comment)
 CHARTED = tuple(r.suffix for r in RENDERERS.values() if r.charted)  # the outputs that draw charts
 
 
@@ -71,12 +80,13 @@ def formats_help() -> str:
     return ", ".join(f"{r.suffix} ({r.use})" for r in RENDERERS.values())
 
 
-def check_output_paths(paths: list[Path]) -> None:
-    """Refuse unknown suffixes and missing directories before any work is done."""
+def check_output_paths(paths: list[Path], comment: Path | None = None) -> None:
+    """Refuse unknown suffixes and missing directories before any work is done (``comment``: the --comment
+    file, whatever its suffix)."""
     seen = set()
-    for path in paths:
+    for path in [*paths, *([comment] if comment is not None else [])]:
         suffix = path.suffix.lower()
-        if suffix not in RENDERERS:
+        if suffix not in RENDERERS and path is not comment:
             raise InputError(f"cannot tell the output format of {path}: use one of {', '.join(SUFFIXES)}")
         parent = path.parent if str(path.parent) else Path(".")
         if not parent.is_dir():
@@ -116,13 +126,15 @@ def render(report: Report, suffix: str, charts: Charts | None = None, **options)
     return renderer.render(report)
 
 
-def write_reports(report: Report, paths: list[Path], charts: Charts | None = None, **options) -> None:
+def write_reports(report: Report, paths: list[Path], charts: Charts | None = None, *, comment: Path | None = None,
+                  comment_link: str | None = None, **options) -> None:
     """Render every output in memory, then write each to a temporary file beside it and rename it into place.
 
     A failure while rendering writes nothing; an existing report is replaced only by a complete new one.
-    ``charts`` is the command's chart owner from :func:`rendering` (without one they are drawn in process).
+    ``charts`` is the command's chart owner from :func:`rendering` (without one they are drawn in process);
+    ``comment`` the pull-request comment's file (``comment_link``: where the full note is).
     """
-    check_output_paths(paths)
+    check_output_paths(paths, comment)
     if _drawn(paths):
         if charts is None:
             from releasegate.render.chart_worker import Charts
@@ -130,6 +142,8 @@ def write_reports(report: Report, paths: list[Path], charts: Charts | None = Non
             charts = Charts()
         charts.ask(report)  # drawn beside the other outputs and the imports they need
     rendered = [(path, render(report, path.suffix, charts, **options)) for path in paths]
+    if comment is not None:
+        rendered.append((comment, COMMENT.render(report, comment_link)))
     from releasegate.render.atomic import write_files_atomically
 
     write_files_atomically(rendered)

@@ -9,7 +9,10 @@ templates only place it.
 Method: :class:`difflib.SequenceMatcher` over words (a word with the spaces after it, so that the text is
 rebuilt exactly), without its "junk" heuristic, which would hide frequent words such as "the" from the match.
 Its cost grows with the product of the two lengths, so texts longer than :data:`DIFF_WORDS` words, and cases
-past the first :data:`DIFF_CASES` of a list, are shown whole without marks, and say so.
+past the first :data:`DIFF_CASES` of a list, are shown whole without marks, and say so. Marks help only when
+the answers are mostly alike (a small edit): below a word-level similarity of :data:`ALIKE` (difflib's ratio,
+2 x matched words / all words) the two answers are shown plain, side by side, since striking one whole answer
+and underlining the other says no more than "they differ".
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from releasegate.model import CaseChange
 from releasegate.text import visible
 
 DIFF_WORDS = 2_000  # per text; two such texts take about 0.1 s to compare
+ALIKE = 0.5  # difflib ratio over words: at least half of the two answers' words match
 MIN_MATCH = 3  # words: a shorter match between two changes is shown as part of the change
 DIFF_CASES = 500  # per list of broken or fixed cases
 MARKDOWN_CUT = 160  # characters of an answer in a Markdown table cell, as the other metadata cells
@@ -75,10 +79,15 @@ def any_longer(rows: Sequence[Sequence[AnswerPair]], limit: int = MARKDOWN_CUT) 
 
 
 def text_columns(changes: Sequence[CaseChange]) -> list[str]:
-    """The per-release columns of a candidate's listings (every case carries the same ones)."""
+    """The per-release columns of a candidate's listings (every case carries the same ones) that hold a text on
+    either side for some case: an error column is empty on every compared case (errored cases leave the
+    comparison), and drawn it would only squeeze the answers."""
+    filled: dict[str, bool] = {}
     for change in changes:
-        return [column for column, _ in change.baseline_texts]
-    return []
+        candidate = dict(change.metadata)
+        for column, text in change.baseline_texts:
+            filled[column] = filled.get(column, False) or bool(text.strip() or candidate.get(column, "").strip())
+    return [column for column, any_text in filled.items() if any_text]
 
 
 def pair_of(column: str, baseline: str, candidate: str, diff: bool = True) -> AnswerPair:
@@ -87,6 +96,8 @@ def pair_of(column: str, baseline: str, candidate: str, diff: bool = True) -> An
     marked = diff and len(base_words) <= DIFF_WORDS and len(cand_words) <= DIFF_WORDS
     if marked:
         base_parts, cand_parts = word_diff(base_words, cand_words)
+        if not _alike(base_words, cand_words):
+            base_parts, cand_parts = [("same", "".join(base_words))], [("same", "".join(cand_words))]
     else:
         base_parts, cand_parts = [("same", "".join(base_words))], [("same", "".join(cand_words))]
     base_cut, cand_cut = len(baseline) > WHOLE, len(candidate) > WHOLE
@@ -102,6 +113,14 @@ def pair_of(column: str, baseline: str, candidate: str, diff: bool = True) -> An
         candidate_long=len(candidate) > SHORT,
         marked=marked,
     )
+
+
+def _alike(base_words: Sequence[str], cand_words: Sequence[str]) -> bool:
+    """Whether two answers are mostly alike: difflib's ratio over their words at least :data:`ALIKE`."""
+    if not base_words or not cand_words:
+        return False
+    matcher = difflib.SequenceMatcher(None, list(base_words), list(cand_words), autojunk=False)
+    return matcher.ratio() >= ALIKE
 
 
 def word_diff(base_words: Sequence[str], cand_words: Sequence[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

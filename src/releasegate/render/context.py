@@ -33,6 +33,7 @@ from releasegate.wording import churn as churn_words
 from releasegate.wording import errors as error_words
 from releasegate.wording import judge as judge_words
 from releasegate.wording import judged as judged_words
+from releasegate.wording import plain as plain_words
 from releasegate.wording import sections as section_words
 from releasegate.wording import verdict as verdict_words
 from releasegate.wording.method import method_lines
@@ -129,6 +130,7 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
     # Each rule's sentence, written from the figures it compared (decide.rules.detail), in the rules' order.
     checks = {v.candidate: [CheckView(c.rule, c.fired, detail(c, analysis)) for c in v.checks] for v in verdicts}
     candidates = []
+    plain = plain_words.section_paragraphs(section)
     for verdict in verdicts:
         cand = by_name[verdict.candidate]
         categories = list(cand.categories)
@@ -156,6 +158,7 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
             error_line=error_line,
             errored_cases=errored_cases,
             judge=_judge(cand, binary),
+            plain=plain[cand.name],
         ))
     rules = [RuleRow(rule.name, rule.title, [next(c for c in checks[v.candidate] if c.rule == rule.name)
                                              for v in verdicts])
@@ -176,13 +179,19 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
         elif release.is_baseline and len(paired_bases) == 1:
             rate = excluded[0].overall.baseline
         summary.append(SummaryRow(release, rate, cand.overall if cand else None, cost_rows.get(release.name)))
+    # One count of cases everywhere (issue 29 item 6): with errored cases the header counts every case, as the
+    # banner does ("11 of 300 cases errored"), and says how many errored.
+    errors = [c.sections.errors for c in analysis.candidates if c.sections.errors is not None]
+    n_errored = max((e.excluded for e in errors), default=0)
+    n_cases = max((e.n_cases for e in errors), default=analysis.n_cases) if n_errored else analysis.n_cases
     return NoteView(
         title=prov.title,
         date=prov.generated_at[:10],
         generated_at=prov.generated_at,
         version=prov.tool_version,
         baseline=analysis.baseline,
-        n_cases=analysis.n_cases,
+        n_cases=n_cases,
+        n_errored=n_errored,
         binary=binary,
         outcome_kind=analysis.outcome_kind,
         ship_all=section.ship_all,

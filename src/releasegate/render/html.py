@@ -46,20 +46,22 @@ CSP_INTERACTIVE = CSP_STATIC + "; script-src 'unsafe-inline' 'unsafe-eval'"
 
 
 def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = None,
-                interactive: bool = False, *, charts: Charts | None = None, pdf_page: bool = False) -> str:
+                interactive: bool = False, *, charts: Charts | None = None, pdf_page: bool = False,
+                appendix: bool = False) -> str:
     """Render the HTML release note (SPEC section 6). ``paper`` and ``pdf_variant`` only matter to the PDF
     and are accepted so that one set of options serves every output. ``charts`` is the command's chart owner
     (render.rendering); without one they are drawn here. ``pdf_page``: the page the PDF is typeset from, each
     chart an ``<img>`` of its name (render/chart_url.py) taken before it is drawn (the PDF's fetcher,
     render/chart_fetcher.py, waits for the SVG only when WeasyPrint reaches the image, after parsing the page
     and its styles), and the fixed cases listed without their answers (paper keeps the broken cases' answers;
-    the fixed cases' are in the HTML and the JSON)."""
+    the fixed cases' are in the HTML and the JSON). ``appendix``: the PDF's page ends with every case listing in
+    full (the paper's own lists are compact: the broken cases without their answers)."""
     owner = charts or Charts()
     drawn = owner.plan(report) if pdf_page else owner.get(report)
     if report.several:
-        return _metrics_page(report, drawn, interactive=interactive, pdf_page=pdf_page)
+        return _metrics_page(report, drawn, interactive=interactive, pdf_page=pdf_page, appendix=appendix)
     note, page = page_context(report.sections[0], report.provenance, drawn[0], interactive=interactive,
-                              pdf_page=pdf_page)
+                              pdf_page=pdf_page, appendix=appendix)
     return environment("html").get_template("report.html").render(fields_of(note, page))
 
 
@@ -68,7 +70,7 @@ PAGE_LIMITS = (MAX_CASE_ROWS, MAX_CATEGORY_ROWS, MAX_DETAILED_CANDIDATES)
 
 def page_context(section: MetricSection, provenance: Provenance, drawn_charts, *, interactive: bool = False,
                  pdf_page: bool = False, anchor: str = "", metric: str = "",
-                 limits: tuple[int, int, int] = PAGE_LIMITS) -> tuple[NoteView, PageView]:
+                 limits: tuple[int, int, int] = PAGE_LIMITS, appendix: bool = False) -> tuple[NoteView, PageView]:
     """What the note's templates read for one metric's section: the note's view, and what the page adds.
     ``drawn_charts`` is that section's entry of :meth:`Charts.get`'s answer (with ``pdf_page``,
     :meth:`Charts.plan`'s: named, not yet drawn); ``anchor`` starts every id of the note's sections and the names
@@ -94,6 +96,7 @@ def page_context(section: MetricSection, provenance: Provenance, drawn_charts, *
         anchor=anchor,
         pdf_page=pdf_page,
         metric=metric,
+        appendix=appendix and pdf_page,
     )
     return note, page
 
@@ -131,14 +134,14 @@ def _script_safe(code: str) -> str:
 # several metrics: the grid on page one, then one section per metric
 
 
-def _metrics_page(report: Report, drawn, *, interactive: bool, pdf_page: bool) -> str:
+def _metrics_page(report: Report, drawn, *, interactive: bool, pdf_page: bool, appendix: bool = False) -> str:
     env = environment("html")
     limits = shared_limits(len(report.sections))
     sections, views = [], []
     for i, (section, metric_charts) in enumerate(zip(report.sections, drawn)):
         note, page = page_context(section, section_provenance(report, i), metric_charts, interactive=interactive,
                                   pdf_page=pdf_page, anchor=metric_anchor(report, i), metric=section.metric,
-                                  limits=limits)
+                                  limits=limits, appendix=appendix)
         views.append((note, page))
         sections.append(Markup(env.get_template("partials/metric.html").render(fields_of(note, page))))
     prov = report.provenance

@@ -22,9 +22,10 @@ VARIANTS = ("pdf/a-3b",)
 
 
 def render_pdf(report: Report, paper: str = "A4", pdf_variant: str | None = None,
-               interactive: bool = False, *, charts: Charts | None = None) -> bytes:
+               interactive: bool = False, *, charts: Charts | None = None, appendix: bool = False) -> bytes:
     """Render the PDF (SPEC section 6) from :func:`releasegate.render.html.render_html`'s page with WeasyPrint.
-    ``interactive`` is accepted and ignored: a PDF runs no scripts."""
+    ``interactive`` is accepted and ignored: a PDF runs no scripts. ``appendix``: every case listing in full
+    at the end (without it the paper lists the broken cases without their answers)."""
     size = PAPERS.get(str(paper).lower())
     if size is None:
         raise InputError(f"unknown paper size {paper!r}: use A4 or Letter")
@@ -35,12 +36,12 @@ def render_pdf(report: Report, paper: str = "A4", pdf_variant: str | None = None
     # Frozen, they are skipped: 0.25 s of full collections became 0.02 s on the example.
     gc.freeze()
     try:
-        return _typeset(report, size, pdf_variant, charts or Charts())
+        return _typeset(report, size, pdf_variant, charts or Charts(), appendix)
     finally:
         gc.unfreeze()
 
 
-def _typeset(report: Report, size: str, pdf_variant: str | None, charts: Charts) -> bytes:
+def _typeset(report: Report, size: str, pdf_variant: str | None, charts: Charts, appendix: bool = False) -> bytes:
     charts.ask(report)  # the chart worker draws while WeasyPrint is imported and the page parsed and styled
     import weasyprint
     from weasyprint.urls import FatalURLFetchingError
@@ -50,7 +51,7 @@ def _typeset(report: Report, size: str, pdf_variant: str | None, charts: Charts)
     fetcher = ChartFetcher(lambda: _svgs(charts, report))
     # Charts as SVG images (WeasyPrint's own SVG loader, still vector) rather than inline SVG in the page, named
     # rather than carried: the page is written, parsed and styled while they are drawn (render/chart_fetcher.py).
-    page_html = _page(report, charts)
+    page_html = _page(report, charts, appendix)
     html = weasyprint.HTML(string=page_html, url_fetcher=fetcher, base_url=None)
     page = weasyprint.CSS(string=f"@page {{ size: {size}; }}", url_fetcher=fetcher)
     options: dict = {"stylesheets": [page], "pdf_identifier": False}
@@ -72,10 +73,10 @@ def _svgs(charts: Charts, report: Report) -> dict[str, str]:
     return {c.name: c.svg for main, costs in charts.get(report) for c in (*main, *(c for _, c in costs))}
 
 
-def _page(report: Report, charts: Charts) -> str:
+def _page(report: Report, charts: Charts, appendix: bool = False) -> str:
     from releasegate.render.html import render_html
 
-    return render_html(report, charts=charts, pdf_page=True)
+    return render_html(report, charts=charts, pdf_page=True, appendix=appendix)
 
 
 def _analysis_json(report: Report) -> str:

@@ -156,6 +156,7 @@ class CandidateView:
     error_line: str
     errored_cases: ErroredRows | None
     judge: JudgeView | None = None  # with gold labels (issue 35)
+    plain: str = ""  # page one's paragraph in plain words (wording/plain.py)
 
 
 @dataclass(frozen=True)
@@ -211,6 +212,7 @@ class NoteView:
     ni_level: str
     method_lines: list[Line]
     # What a page cut (render/html_limits.py): the candidates detailed of how many, the summary rows left out.
+    n_errored: int = 0  # cases errored on either side (the most of any candidate), counted in n_cases
     candidates_total: int = 0
     candidates_cut: int = 0
     rule_verdicts: list[Verdict] = field(default_factory=list)
@@ -245,3 +247,4 @@ class PageView:
     anchor: str  # the ids' prefix: empty on a single-metric page
     pdf_page: bool
     metric: str = ""  # the metric of a several-metric page's section
+    appendix: bool = False  # the PDF's appendix: every case listing in full, the latency histograms

@@ -52,7 +52,10 @@ def method_lines(analysis: Analysis, verdicts: tuple[Verdict, ...], typographic:
     lines.append([("text", (f"One error budget: per candidate, {listed} "
                            f"form one family at alpha {fmt.number(p.alpha, 2)}, adjusted with {p.correction} "
                            "(weighted), so a release that changes nothing is told DON'T SHIP by them at most "
-                           f"{fmt.number(p.alpha, 2)} of the time."))])
+                           f"{fmt.number(p.alpha, 2)} of the time."
+                           + (" The per-category tables show each category's one-sided p adjusted in this "
+                              "family, the p its rule reads; the unadjusted and two-sided p-values are in the JSON."
+                              if analysis.has_categories else "")))])
     lines.append([("text", (f"Non-inferiority: the lower bound of the {ni_level(p)}% interval of the difference is "
                            f"compared with {minus}{p.margin}."))])
     # The sentence is about the ratios' intervals: the error-rate guardrail (on by default) is a test of the budget.

@@ -1,0 +1,251 @@
+"""Page one in plain words (issue 29 item 1): one short paragraph per candidate for a reader who is not a
+statistician: what changed for users (the categories that got better or worse, by how many cases), whether it
+may ship and why, what it costs, and what to do next.
+
+No test names, p-values, levels or policy keys here: the statistics follow in the note. The verdict is read by
+its Decision's value ("ship", "dont_ship", "not_proven"), so a decision added to the enum reads here by value
+before this module knows its member. Every figure comes from the analysis and the rules' checks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from releasegate import fmt
+from releasegate.model import CandidateAnalysis, MetricSection, Report, RuleCheck
+
+MAX_NAMED = 2  # categories named per direction; the rest counted
+MAX_IDS = 3  # broken critical cases named by id
+
+
+@dataclass(frozen=True)
+class PlainInput:
+    """What one candidate's paragraph reads of one metric: its analysis, its rules' checks, the verdict's value."""
+
+    cand: CandidateAnalysis
+    checks: tuple[RuleCheck, ...]
+    decision: str  # Decision.value: "ship", "dont_ship", "not_proven"
+    binary: bool
+    margin: float
+    metric: str = ""
+
+
+def _cases(n: int) -> str:
+    return f"{n:,} case{'' if n == 1 else 's'}"
+
+
+def _category_moves(cand: CandidateAnalysis, binary: bool) -> tuple[list[str], list[str]]:
+    """The categories that got worse and better by the net cases changed: critical first, then the largest."""
+    worse, better = [], []
+    for c in cand.categories:
+        net = c.broke - c.fixed
+        if net > 0:
+            tag = " (critical)" if c.critical else ""
+            worse.append(((not c.critical, -net, c.label), f"{c.label}{tag} -{net}"))
+        elif net < 0:
+            better.append(((net, c.label), f"{c.label} +{-net}"))
+    worse.sort()
+    better.sort()
+    return [t[-1] for t in worse], [t[-1] for t in better]
+
+
+def _listed(items: list[str]) -> str:
+    shown = items[:MAX_NAMED]
+    more = len(items) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more else "")
+
+
+def changed(cand: CandidateAnalysis, binary: bool, baseline: str) -> str:
+    """What changed for users, e.g. "Against r1-live on 400 cases: 12 fixed, 6 broken. Worse: Fraud
+    (critical) -6. Better: Transfers +3, Account access +2 and 4 more." (net cases per category)."""
+    o = cand.overall
+    better_word, worse_word = ("fixed", "broken") if binary else ("improved", "worsened")
+    text = f"Against {baseline} on {_cases(o.n)}: {o.fixed:,} {better_word}, {o.broke:,} {worse_word}."
+    worse, better = _category_moves(cand, binary)
+    if worse:
+        text += f" Worse: {_listed(worse)}."
+    if better:
+        text += f" Better: {_listed(better)}."
+    return text
+
+
+_GUARDRAIL_WORDS = {
+    "max_latency_mean_ratio": "its typical answer",
+    "max_latency_p95_ratio": "its slowest answers",
+    "max_tokens_ratio": "its tokens per answer",
+    "max_cost_ratio": "its cost per answer",
+}
+
+
+def _guardrail(f) -> str:
+    if f.subject == "max_error_rate_increase":
+        return "it errors more often than the policy allows"
+    what = _GUARDRAIL_WORDS.get(f.subject, f.subject.removeprefix("max_").replace("_", " "))
+    if f.unmeasured or f.ci_high is None or f.limit is None:
+        return f"{what} could not be measured, so its limit blocks it"
+    # The rule reads the interval's upper end: the release may be that much slower or dearer.
+    return f"{what} may exceed the limit (up to {f.ci_high:.2f}x the baseline; limit {f.limit:.2f}x)"
+
+
+def _why_blocked(check: RuleCheck, cand: CandidateAnalysis, binary: bool, margin: float) -> list[str]:
+    fired = [f for f in check.figures if f.fired]
+    word = "broke" if binary else "lowered"
+    if check.rule == "critical_broken":
+        return [f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, more than chance explains"
+                for f in fired]
+    if check.rule == "overall_regression":
+        return ["it is worse overall, by more than chance explains"]
+    if check.rule == "category_regression":
+        return [f"{f.subject} got clearly worse" for f in fired]
+    if check.rule == "guardrail":
+        return [_guardrail(f) for f in fired]
+    if check.rule == "not_non_inferior":
+        size = f"{fmt.size_points(margin)} points" if binary else fmt.number(margin)
+        return [f"the cases cannot show it is at most {size} worse than the baseline"]
+    if check.rule == "judge_unreliable":
+        return ["the LLM judge that graded the answers is not shown reliable on both releases (checked against "
+                "a human's labels), so its verdicts cannot settle the comparison"]
+    return [f"a rule of the policy blocks it ({check.rule.replace('_', ' ')})"]
+
+
+def _sentence_list(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def reasons(p: PlainInput) -> list[str]:
+    """Why it may not ship, one clause per comparison that blocks it, in the rules' order (empty for SHIP)."""
+    out: list[str] = []
+    critical = {f.subject for c in p.checks if c.rule == "critical_broken" for f in c.figures if f.fired}
+    for check in p.checks:
+        if not check.fired:
+            continue
+        if check.rule == "category_regression" and all(f.subject in critical for f in check.figures if f.fired):
+            continue  # said once, by the critical category's clause
+        out.extend(_why_blocked(check, p.cand, p.binary, p.margin))
+    return out
+
+
+def decision(p: PlainInput) -> str:
+    """May it ship, and why."""
+    if p.decision == "ship":
+        o = p.cand.overall
+        unit = "points" if p.binary else ""
+        loss = (" and the cases rule out any loss" if o.ni_low >= 0 else
+                f" and the cases rule out a loss of more than {fmt.size_points(-o.ni_low) if p.binary else fmt.number(-o.ni_low)}"
+                f"{' ' + unit if unit else ''}") if math.isfinite(o.ni_low) else ""
+        return f"It may ship: nothing the policy guards got worse{loss}."
+    why = reasons(p)
+    if p.decision == "not_proven":
+        return ("Not proven either way: the cases are too few to tell whether it is worse"
+                + (f" ({_sentence_list(why)})" if why else "") + ".")
+    return f"It may not ship: {'; '.join(why) or 'a rule of the policy blocks it'}."
+
+
+def costs(cand: CandidateAnalysis) -> str:
+    """What it costs against the baseline ("" without cost or latency figures)."""
+    k = cand.sections.costs
+    if k is None:
+        return ""
+    parts = []
+    cost = k.cost_ratio
+    if cost is not None and math.isfinite(cost.ratio) and round(cost.ratio, 2) != 1:
+        parts.append(f"{fmt.pct(abs(cost.ratio - 1), 0)} {'less' if cost.ratio < 1 else 'more'} per answer")
+    p95 = k.latency_p95_ratio
+    if p95 is not None and math.isfinite(p95.ratio) and round(p95.ratio, 2) != 1:
+        parts.append(f"its slowest answers take {p95.ratio:.2f}x as long")
+    return f"It costs {'; '.join(parts)}." if parts else ""
+
+
+def _settle(cand: CandidateAnalysis) -> str:
+    s = cand.sections.settle
+    if s is None:
+        return "run more cases, or more runs of every case, and compare again"
+    plan = s.plan
+    cases = plan.cases_needed[0] if plan.cases_needed else None
+    runs = plan.runs_needed[0] if plan.runs_needed else None
+    target = fmt.pct(plan.targets[0], 0) if plan.targets else ""
+    options = []
+    if cases is not None:
+        options.append(f"about {cases:,} cases (it has {plan.n:,})")
+    if runs is not None:
+        options.append(f"{runs} runs of every case")
+    if not options:
+        return "more cases than this suite can hold would be needed; change the margin or the suite"
+    return f"{' or '.join(options)} would give a {target} chance of settling it"
+
+
+def next_step(p: PlainInput) -> str:
+    """What to do next."""
+    cand = p.cand
+    fired = {c.rule for c in p.checks if c.fired}
+    if "judge_unreliable" in fired and fired <= {"judge_unreliable", "not_non_inferior"}:
+        return ("Next: have a human label more of the cases (the judge section says how many), or use a better "
+                "judge, then compare again.")
+    if p.decision == "not_proven" or (p.decision != "ship" and fired == {"not_non_inferior"}):
+        return f"Next: {_settle(cand)}."  # too little evidence either way: more of it, not a fix
+    broken = [c.case_id for c in cand.broken_cases]
+    critical = [c.case_id for c in cand.broken_cases if c.critical]
+    verb = "broke" if p.binary else "lowered"
+    if p.decision == "ship":
+        return f"Next: ship it, and read the {_cases(len(broken))} it {verb}." if broken else "Next: ship it."
+    first = critical or broken
+    if not first:
+        return "Next: fix what blocks it, then compare again."
+    shown = ", ".join(first[:MAX_IDS])
+    more = len(first) - MAX_IDS
+    rest = f" and {more} more" if more > 0 else ""
+    return f"Next: fix {shown}{rest}, then compare again."
+
+
+def paragraph(parts: list[PlainInput], baseline: str) -> str:
+    """One candidate's paragraph: each metric's changes (named when there are several), the decision, the
+    costs (once) and the next step (of the first blocking metric, else the first)."""
+    several = len(parts) > 1
+    out = []
+    for p in parts:
+        text = changed(p.cand, p.binary, baseline)
+        out.append(f"{p.metric}: {text}" if several else text)
+    blocking = [p for p in parts if p.decision != "ship"] or parts[:1]
+    lead = blocking[0]
+    if several and lead.decision != "ship":
+        out.append(f"On {', '.join(p.metric for p in blocking)}: " + decision(lead)[0].lower() + decision(lead)[1:])
+    else:
+        out.append(decision(lead))
+    cost = costs(parts[0].cand)
+    if cost:
+        out.append(cost)
+    out.append(next_step(lead))
+    return " ".join(out)
+
+
+def inputs(report: Report) -> dict[str, list[PlainInput]]:
+    """What each candidate's paragraph reads, metric by metric, by name in the report's order."""
+    out = {}
+    for verdict in report.verdicts:
+        parts = []
+        for section, own in zip(report.sections, verdict.by_metric):
+            analysis = section.analysis
+            cand = next(c for c in analysis.candidates if c.name == verdict.candidate)
+            parts.append(PlainInput(cand, own.checks, own.decision.value, analysis.mcnemar_path,
+                                    analysis.parameters.margin, section.metric if report.several else ""))
+        out[verdict.candidate] = parts
+    return out
+
+
+def paragraphs(report: Report) -> dict[str, str]:
+    """Every candidate's paragraph, by name, in the report's order."""
+    baseline = report.sections[0].analysis.baseline
+    return {name: paragraph(parts, baseline) for name, parts in inputs(report).items()}
+
+
+def section_paragraphs(section: MetricSection) -> dict[str, str]:
+    """Every candidate's paragraph on one metric's section (a one-metric note), by name."""
+    analysis = section.analysis
+    by_name = {c.name: c for c in analysis.candidates}
+    return {v.candidate: paragraph([PlainInput(by_name[v.candidate], v.checks, v.decision.value,
+                                               analysis.mcnemar_path, analysis.parameters.margin)],
+                                   analysis.baseline)
+            for v in section.verdicts}

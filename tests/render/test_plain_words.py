@@ -1,0 +1,96 @@
+"""Page one in plain words (issue 29 item 1) and the pull-request comment (item 3), on the bundled example."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import build_report, run_cli
+from reading import parse, pdf_text, words
+from releasegate.model import Decision
+from releasegate.render import render
+from releasegate.render.comment import MAX_CASES, render_comment
+from releasegate.wording import plain
+
+# What page one's opening may not hold: a test's name, a p-value, a level, a policy key or a rule's name.
+FORBIDDEN = re.compile(r"McNemar|Wilcoxon|t-test|Holm|Bonferroni|\bp =|\bp <|alpha|critical_alpha|"
+                       r"critical_broken|overall_regression|category_regression|not_non_inferior|guardrail|"
+                       r"max_[a-z_]+|latency_p95_ratio|discrete-holm|one-sided|two-sided", re.IGNORECASE)
+
+
+@pytest.fixture(scope="module")
+def report():
+    from releasegate.demo import example_files
+
+    e = example_files()
+    return build_report(e["eval_results.csv"], e["eval_cases.csv"], e["releasegate.toml"])
+
+
+def _opening_ok(text: str, report) -> None:
+    opening = words(text)[:700]
+    for v in report.verdicts:
+        assert f"{v.candidate}: {v.label}" in opening, (v.candidate, opening)
+    assert not FORBIDDEN.search(opening), FORBIDDEN.search(opening).group(0)
+
+
+def test_the_paragraphs_say_what_changed_why_what_it_costs_and_what_next(report):
+    paragraphs = plain.paragraphs(report)
+    r2, r3 = paragraphs["r2-new-prompt"], paragraphs["r3-small-model"]
+    assert r2.startswith("Against r1-live on 400 cases: 12 fixed, 6 broken.")
+    assert "Worse: Fraud (critical) -6." in r2 and "Better: Transfers +3" in r2
+    assert "It may not ship: it broke 6 cases in Fraud, a critical category" in r2
+    assert "42% more per answer" in r2 and "Next: fix EV264, EV265, EV274" in r2
+    assert "1 fixed, 14 broken" in r3 and "54% less per answer" in r3 and "worse overall" in r3
+    for text in paragraphs.values():
+        assert not FORBIDDEN.search(text), FORBIDDEN.search(text).group(0)
+        assert len(text) < 520
+
+
+def test_ship_and_not_proven_are_read_by_the_decisions_value(report):
+    section = report.sections[0]
+    cand = section.analysis.candidates[0]
+    checks = section.verdicts[0].checks
+    unblocked = tuple(type(c)(c.rule, False, c.figures, c.applies, c.critical_rule) for c in checks)
+    ship = plain.paragraph([plain.PlainInput(cand, unblocked, Decision.SHIP.value, True, 0.05)], "r1-live")
+    assert "It may ship" in ship and "Next: ship it, and read the 6 cases it broke" in ship
+    proven = plain.paragraph([plain.PlainInput(cand, unblocked, "not_proven", True, 0.05)], "r1-live")
+    assert "Not proven either way" in proven and "Next: " in proven
+    assert not FORBIDDEN.search(ship + proven)
+
+
+def test_the_html_and_pdf_open_in_plain_words(report):
+    html = render(report, ".html").decode("utf-8")
+    body = html[html.index("<body"):]  # the <title> is not on the page
+    _opening_ok(" ".join(parse(body).text), report)
+    _opening_ok(pdf_text(render(report, ".pdf"), last=1), report)
+
+
+def test_the_markdown_opens_in_plain_words(report):
+    md = render(report, ".md").decode("utf-8")
+    body = md.split("\n", 1)[1]
+    _opening_ok(re.sub(r"[*#]", "", body), report)
+
+
+def test_the_category_table_shows_the_p_the_rule_reads(report):
+    md = render(report, ".md").decode("utf-8")
+    assert "p (two-sided) | adj. p (one-sided)" not in md
+    assert "| p, one-sided, adjusted |" in md
+
+
+def test_the_comment_is_short_and_names_the_worst_cases(report):
+    text = render_comment(report, "https://example.invalid/run/1")
+    assert text.startswith("<!-- releasegate -->\n") and len(text) <= 6000
+    assert "r2-new-prompt" in text and "r3-small-model" in text and "EV264" in text
+    assert text.count("**(critical)**") == 2 * MAX_CASES  # five per candidate, critical first
+    assert "5 of 14" in text and "https://example.invalid/run/1" in text
+    assert not FORBIDDEN.search(text)
+
+
+def test_report_writes_the_comment(tmp_path, example):
+    out = tmp_path / "comment.md"
+    done = run_cli("report", example["eval_results.csv"], "--cases", example["eval_cases.csv"],
+                   "--policy", example["releasegate.toml"], "--comment", out)
+    assert done.exit_code == 0, done.output
+    text = out.read_text(encoding="utf-8")
+    assert len(text) <= 6000 and "EV264" in text
