@@ -216,17 +216,21 @@ def _append_summary(result, path: Path) -> None:
 @option("--only", help="Call only this system (release); the others' cells stay as they are.")
 @option("--fresh", is_flag=True, help="Discard the store and run every cell again.")
 @option("-o", "--output", type=click.Path(path_type=Path), help="Also write the tidy table (.parquet or .csv).")
+@option("--labelling-sheet", "sheet", type=click.Path(path_type=Path),
+        help="Also write a labelling sheet (.csv): sampled cases with every release's answer and a label column "
+             "to fill, read back with --gold.")
+@option("--labels", type=int, help="Cases on the labelling sheet (default 150).")
 @option("--debug", is_flag=True, help="Show the traceback of an error.")
 @guarded
-def run_systems(config, dry_run, only, fresh, output, debug) -> None:
+def run_systems(config, dry_run, only, fresh, output, sheet, labels, debug) -> None:
     """Call every system on every case for every run, score the outputs, keep them in the store (resumable).
 
     Exit 0 when every cell is done, 3 when holes remain (run again to resume), 2 for bad configuration.
     """
     from releasegate.run.command import run_command
 
-    sys.exit(run_command(config, dry_run=dry_run, only=only, fresh=fresh, output=output,
-                         echo=lambda line: click.echo(line, err=True)))
+    sys.exit(run_command(config, dry_run=dry_run, only=only, fresh=fresh, output=output, sheet=sheet,
+                         labels=labels, echo=lambda line: click.echo(line, err=True)))
 
 
 def _options(table):

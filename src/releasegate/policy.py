@@ -95,6 +95,12 @@ class Policy:
     # Human labels of the judged outcomes (issue 35): a file of release, case_id, label[, run]; the judge is
     # measured against them and the comparison corrected (analyze/judge.py). In a policy file, relative to it.
     gold: str | None = None
+    # The judge gate (decide/rules/judge.py, issue 35 item 4): with gold labels, the judge must pass on at least
+    # this share of a real difference on each release (the lower bound of Youden's J), and its TPR and FPR may
+    # not differ between the releases by more than the tolerance (significantly, at the note's confidence).
+    # docs/operating-characteristics.md measured both defaults.
+    judge_min_youden: float = 0.3
+    judge_rate_tolerance: float = 0.1
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-ready view for provenance."""
@@ -109,7 +115,8 @@ class Policy:
         if not out["metrics"]:
             del out["metrics"]  # a single-metric run's provenance stays as it was
         if out["gold"] is None:
-            del out["gold"]  # likewise a run without gold labels
+            del out["gold"]  # likewise a run without gold labels, whose judge gate reads nothing
+            del out["judge_min_youden"], out["judge_rate_tolerance"]
         return out
 
 
@@ -166,6 +173,8 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "critical_rule": ("text (\"test\" or \"any\")", lambda x: isinstance(x, str)),
     "critical_weight": ("a number", _is_number),
     "not_proven": ("text (\"block\" or \"warn\")", lambda x: isinstance(x, str)),
+    "judge_min_youden": ("a number from -1 to 1 (the lowest J the judge may show)", _is_number),
+    "judge_rate_tolerance": ("a number from 0 to 1 (points of TPR or FPR, as a share)", _is_number),
     "missing": ("text", lambda x: isinstance(x, str)),
     "candidates": ("a list of release names", lambda x: isinstance(x, (str, list, tuple))),
     "critical": ("a list of category names", lambda x: isinstance(x, (str, list, tuple))),
@@ -262,6 +271,13 @@ def _check(p: Policy) -> None:
     if p.not_proven not in NOT_PROVEN_MODES:
         raise InputError(f"unknown not_proven {p.not_proven!r}; expected one of {', '.join(NOT_PROVEN_MODES)} (what "
                          "a NOT PROVEN verdict does to the gate: exit 3, or exit 0 with the note saying so)")
+    if not _is_number(p.judge_min_youden) or not -1 <= p.judge_min_youden < 1:
+        raise InputError(f"judge_min_youden must be a number from -1 up to 1 (excluded), got {p.judge_min_youden!r} "
+                         "(the lowest lower bound of the judge's Youden J the gate accepts: 0.3 by default)")
+    if not _is_number(p.judge_rate_tolerance) or not 0 <= p.judge_rate_tolerance < 1:
+        raise InputError(f"judge_rate_tolerance must be a number from 0 up to 1 (excluded), got "
+                         f"{p.judge_rate_tolerance!r} (how far the judge's TPR or FPR may differ between the "
+                         "releases: 0.1 by default)")
     if p.critical_rule not in CRITICAL_RULES:
         raise InputError(f"unknown critical_rule {p.critical_rule!r}; expected one of {', '.join(CRITICAL_RULES)}")
     # The intervals' bootstrap reads (1 - confidence) / 2 of its resamples beyond each bound: past 99.9% that is

@@ -66,6 +66,8 @@ def test_unparseable_judge_replies_are_holes_never_scores(tmp_path):
     assert dropped.exit_code == 0, dropped.output
     text = report.read_text()
     assert "4 case(s) dropped" in text and all(case in text for case in sorted(unreadable))
+    # A judge metric gated without gold labels says so (issue 35).
+    assert "Uncalibrated judge" in text and "releasegate run judge metric judged" in text
 
     # A resume asks the judge again on the holes only, once per distinct key: no system call, 4 judge calls for
     # the 8 cells (still unreadable).

@@ -20,10 +20,11 @@ import numpy as np
 import pandas as pd
 
 from releasegate.analyze.pairing import pair
-from releasegate.model import CandidateAnalysis, JudgeRelease, JudgeSection
+from releasegate.model import CandidateAnalysis, Comparison, JudgeRelease, JudgeSection
 from releasegate.policy import Policy
-from releasegate.stats.judge_agreement import judge_agreement, judge_difference
+from releasegate.stats.judge_agreement import judge_agreement, judge_difference, labels_to_clear
 from releasegate.stats.ppi import GoldLabelPlan, PPIDifference, gold_labels_for_width, ppi_mean, ppi_paired_difference
+from releasegate.stats.ppi_strata import StratifiedAllocation, neyman_allocation
 from releasegate.validate import ValidatedResults
 from releasegate.validate_gold import ValidatedGold
 
@@ -90,24 +91,54 @@ def judge_section(data: ValidatedResults, gold: ValidatedGold, candidate: Candid
     else:
         judge_b, judge_c = base, cand
         label_b, label_c = case_gold[data.baseline], case_gold[candidate.name]
-    confidence = policy.confidence
-    releases = []
-    for release, judge, label, case_judge, rate in ((data.baseline, judge_b, label_b, base, candidate.overall.baseline),
-                                                    (candidate.name, judge_c, label_c, cand, candidate.overall.candidate)):
-        labelled = np.isfinite(label)
-        agreement = judge_agreement(label[labelled], judge[labelled], confidence)
-        lab_cases = np.isfinite(case_gold[release])
-        rate_corrected = ppi_mean(case_gold[release][lab_cases], case_judge[lab_cases], case_judge[~lab_cases],
-                                  confidence)
-        releases.append(JudgeRelease(release, agreement, rate.value, rate.ci_low, rate.ci_high, rate_corrected))
-    difference = judge_difference(label_b, judge_b, label_c, judge_c, confidence)
-    corrected = ppi_paired_difference(base, cand, case_gold[data.baseline], case_gold[candidate.name], confidence)
     in_gold = int(gold.table["release"].isin([data.baseline, candidate.name]).sum())
     used = int(np.isfinite(label_b).sum() + np.isfinite(label_c).sum())
-    overall = candidate.overall
+    return section_from_arrays((data.baseline, candidate.name), (judge_b, judge_c), (label_b, label_c), base, cand,
+                               (case_gold[data.baseline], case_gold[candidate.name]), candidate.overall, policy,
+                               gold.path, "case runs" if gold.has_runs else "cases", in_gold - used)
+
+
+def section_from_arrays(names: tuple[str, str], judged: tuple[np.ndarray, np.ndarray],
+                        labels: tuple[np.ndarray, np.ndarray], base: np.ndarray, cand: np.ndarray,
+                        case_gold: tuple[np.ndarray, np.ndarray], overall: Comparison, policy: Policy,
+                        gold_path: str = "",
+                        units: str = "cases", gold_unused: int = 0) -> JudgeSection:
+    """The section from aligned arrays: the judge's verdicts and the human's labels per unit (NaN where not
+    labelled) of each release, the per-case judged outcomes and gold values, and the plan's own comparison
+    ``overall`` of the judged outcomes (bench/judge_gate.py calls it on simulated suites)."""
+    confidence = policy.confidence
+    releases = []
+    for release, judge, label, case_judge, gold, rate in ((names[0], judged[0], labels[0], base, case_gold[0],
+                                                           overall.baseline),
+                                                          (names[1], judged[1], labels[1], cand, case_gold[1],
+                                                           overall.candidate)):
+        labelled = np.isfinite(label)
+        agreement = judge_agreement(label[labelled], judge[labelled], confidence)
+        lab_cases = np.isfinite(gold)
+        rate_corrected = ppi_mean(gold[lab_cases], case_judge[lab_cases], case_judge[~lab_cases], confidence)
+        j = agreement.youden
+        releases.append(JudgeRelease(release, agreement, rate.value, rate.ci_low, rate.ci_high, rate_corrected,
+                                     labels_to_clear(j.estimate, j.low, agreement.n, policy.judge_min_youden)
+                                     if agreement.defined else None))
+    difference = judge_difference(labels[0], judged[0], labels[1], judged[1], confidence)
+    corrected = ppi_paired_difference(base, cand, case_gold[0], case_gold[1], confidence)
+    plan = _plan(base, cand, case_gold[0], case_gold[1], corrected, policy)
     return JudgeSection(
-        gold_path=gold.path, units="case runs" if gold.has_runs else "cases",
+        gold_path=gold_path, units=units,
         baseline=releases[0], candidate=releases[1], difference=difference, corrected=corrected,
         raw_diff=overall.diff, raw_ci_low=overall.ci_low, raw_ci_high=overall.ci_high, raw_method=overall.method,
-        gold_unused=in_gold - used,
-        plan=_plan(base, cand, case_gold[data.baseline], case_gold[candidate.name], corrected, policy))
+        gold_unused=gold_unused, plan=plan, allocation=_allocation(base, cand, case_gold, plan))
+
+
+# The strata of the allocation: the cases whose judged outcome changed between the releases, and the rest.
+STRATA = ("changed by the judge", "unchanged by the judge")
+
+
+def _allocation(base: np.ndarray, cand: np.ndarray, case_gold: tuple[np.ndarray, np.ndarray],
+                plan: GoldLabelPlan | None) -> StratifiedAllocation | None:
+    """Neyman allocation of paired gold labels over changed / unchanged cases (stats/ppi_strata.py)."""
+    if plan is None:
+        return None
+    g = cand - base
+    z = case_gold[1] - case_gold[0]  # NaN unless labelled on both releases
+    return neyman_allocation(z, g, np.where(g != 0, 0, 1), STRATA)

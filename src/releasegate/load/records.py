@@ -21,7 +21,8 @@ def input_record(path: Path, sha256: str, frame: pd.DataFrame, fmt: str, release
     """The provenance of one file; a harness file also records its tool, release key, scorer, metric, filter."""
     attrs = frame.attrs if fmt in HARNESS_FORMATS else {}
     choices = {key: (str(attrs[key]) if attrs.get(key) else None)
-               for key in ("harness", "release_key", "scorer", "metric", "filter", "direction", "reducer")}
+               for key in ("harness", "release_key", "scorer", "metric", "filter", "direction", "reducer",
+                           "judge")}
     return InputFile(str(path), sha256, int(frame.shape[0]), fmt, release, **choices)
 
 

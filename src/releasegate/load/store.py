@@ -84,7 +84,9 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
         table = table.drop(columns=["run"])
     table = table.drop(columns=[c for c in NOT_FOR_THE_GATE if c in table.columns])
     path = db_path(directory)
-    record = InputFile(str(directory), sha256_of(path), int(table.shape[0]), "run-store", None)
+    metric = result.plan["metric"]
+    judge = f"releasegate run judge metric {metric['name']}" if metric.get("kind") == "judge" else None
+    record = InputFile(str(directory), sha256_of(path), int(table.shape[0]), "run-store", None, judge=judge)
     return StoreInput(table.reset_index(drop=True), record, tuple(notes), result.baseline)
 
 

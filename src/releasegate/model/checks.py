@@ -12,8 +12,9 @@ from typing import Literal
 from releasegate.kinds import CriticalRule
 
 # What a figure's comparison is over: every case, one category, one guardrail, or a count (a rule with nothing
-# to check counts what it would check: no critical category, no category, no guardrail).
-Scope = Literal["overall", "category", "guardrail", "count"]
+# to check counts what it would check: no critical category, no category, no guardrail), or the judge against its
+# gold labels (issue 35: a release's Youden J, a difference of TPR or FPR between the releases).
+Scope = Literal["overall", "category", "guardrail", "count", "judge"]
 # Why a guardrail could not be measured (the wording says it in words; a guardrail that cannot be measured fires).
 Unmeasured = Literal["", "no_figures", "no_pairs", "not_finite", "too_few", "no_shared_case"]
 

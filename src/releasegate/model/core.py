@@ -50,6 +50,9 @@ class InputFile:
     # made one outcome per case of several epochs (Inspect's epochs reducer, when it is not the mean).
     direction: str | None = None
     reducer: str | None = None
+    # What makes the outcomes an LLM judge's verdicts, when the harness says so (issue 35): a run store's judge
+    # metric, an Inspect model-graded scorer, a promptfoo model-graded assertion (llm-rubric, ...).
+    judge: str | None = None
 
     @property
     def read_as(self) -> str:

@@ -8,6 +8,15 @@ from dataclasses import dataclass
 
 from releasegate.stats.judge_agreement import JudgeAgreement, JudgeDifference
 from releasegate.stats.ppi import GoldLabelPlan, PPIDifference, PPIEstimate
+from releasegate.stats.ppi_strata import StratifiedAllocation
+
+# The judge gate's figures (decide/rules/judge.py): their methods and the counts' subjects, which its sentence
+# (wording/judge.py) reads to tell them apart.
+YOUDEN = "Youden's J (Newcombe's interval)"
+RATE_DIFFERENCE = "difference of the releases' rates (MOVER interval)"
+CORRECTED = "PPI++ corrected difference"
+MORE_LABELS = "more gold labels per release to lift J's bound above the floor"
+PLAN_LABELS = "more gold labels per release to bring the corrected interval to the target width"
 
 
 @dataclass(frozen=True)
@@ -21,6 +30,9 @@ class JudgeRelease:
     raw_ci_low: float
     raw_ci_high: float
     corrected: PPIEstimate
+    # Labelled units that would lift J's lower bound to the policy's judge_min_youden, its estimate held
+    # (stats.judge_agreement.labels_to_clear): the judge gate's "how many more labels"; None when none would.
+    labels_to_floor: int | None = None
 
 
 @dataclass(frozen=True)
@@ -32,7 +44,9 @@ class JudgeSection:
     ``raw_diff`` .. ``raw_ci_high`` the plan's own difference on the judge's labels (``raw_method``).
     ``gold_unused`` counts gold rows of the two releases on cells that left the comparison (errored or
     excluded). ``plan`` answers how many gold-labelled cases per release would bring the corrected interval
-    to ``plan.target_width`` (None in the per-release design, whose moments need paired labels).
+    to ``plan.target_width`` (None in the per-release design, whose moments need paired labels);
+    ``allocation`` where a sample stratified by whether the judge changed the case would help (Neyman
+    allocation and its design effect; None beside no plan).
     """
 
     gold_path: str
@@ -47,3 +61,4 @@ class JudgeSection:
     raw_method: str
     gold_unused: int
     plan: GoldLabelPlan | None
+    allocation: StratifiedAllocation | None = None

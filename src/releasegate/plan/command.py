@@ -93,9 +93,12 @@ def check_output(path: Path, inputs: list[Path | None]) -> None:
 
 def write_json(plan: SuitePlan, path: Path, inputs: list[Path | None]) -> None:
     """The plan as JSON, written whole or not at all (a temporary file renamed into place)."""
+    _write_text(json.dumps(plan_dict(plan), indent=2) + "\n", path, inputs)
+
+
+def _write_text(text: str, path: Path, inputs: list[Path | None]) -> None:
     check_output(path, inputs)
     target = path.resolve()
-    text = json.dumps(plan_dict(plan), indent=2) + "\n"
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
@@ -104,6 +107,27 @@ def write_json(plan: SuitePlan, path: Path, inputs: list[Path | None]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _gold(results: tuple[str, ...], kw: dict, echo: Callable[[str], None], policy: Policy,
+          options: AdapterOptions | None, metrics: tuple[str, ...], inputs: list[Path | None]) -> int:
+    """``--gold``: the gold-label plan of every candidate (plan/gold.py) instead of the simulation."""
+    from releasegate.load.sources import parse_source
+    from releasegate.pipeline import run
+    from releasegate.plan.gold import gold_plan_dict, gold_plan_lines, gold_plans
+
+    if policy.gold is None:
+        raise InputError("--gold-width plans the gold labels: give the labels so far with --gold FILE")
+    if not results:
+        raise InputError("releasegate plan --gold needs RESULTS: the judge's agreement is measured on them")
+    report = run([parse_source(r) for r in results], policy, cases=kw.get("cases"), options=options,
+                 metrics=metrics)
+    plans = gold_plans(report, kw.get("gold_width"))
+    for line in gold_plan_lines(plans):
+        echo(line)
+    if kw.get("output") is not None:
+        _write_text(json.dumps(gold_plan_dict(plans), indent=2) + "\n", kw["output"], [*inputs, Path(policy.gold)])
+    return 0
 
 
 def plan_command(results: tuple[str, ...], kw: dict, echo: Callable[[str], None], *,
@@ -124,6 +148,8 @@ def plan_command(results: tuple[str, ...], kw: dict, echo: Callable[[str], None]
     if output is not None:
         check_output(output, inputs)
     policy = policy if policy is not None else make_policy({})
+    if kw.get("gold") is not None or kw.get("gold_width") is not None:
+        return _gold(results, kw, echo, policy, options, metrics, inputs)
     design = design_for(results, kw, policy, options, metrics)
     plan = plan_suite(design, policy, replications=replications, seed=kw.get("seed"),
                       progress=_progress_bar(sys.stderr))

@@ -12,7 +12,8 @@ from releasegate.plan.defaults import DEFAULT_REPLICATIONS, DEFAULT_SEED
 # The results, the case table, the columns, the adapters and the policy are read with report's own options
 # (cli.input_options); these are plan's own, and PLAN_SKIPS the input options plan does not take (its --seed is
 # its simulation's; it judges no named candidate, writes no titled note and simulates no judge).
-PLAN_SKIPS = ("results", "seed", "n_resamples", "title", "candidates", "gold")
+# --gold (with --gold-width) asks plan's other question: how many gold labels the judge's correction needs.
+PLAN_SKIPS = ("results", "seed", "n_resamples", "title", "candidates")
 PLAN_OPTIONS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("--n-cases",), {"type": int, "help": "Without RESULTS: the suite's number of cases."}),
     (("--pass-rate",), {"type": float, "help": "Without RESULTS: the baseline's pass rate (default 0.9)."}),
@@ -28,5 +29,7 @@ PLAN_OPTIONS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("--replications",), {"type": int, "default": DEFAULT_REPLICATIONS, "show_default": True,
                            "help": "Simulated releases per scenario."}),
     (("--seed",), {"type": int, "default": DEFAULT_SEED, "show_default": True, "help": "Random seed."}),
+    (("--gold-width",), {"type": float, "help": "With --gold: the width of the corrected difference's interval "
+                                                 "to plan the gold labels for (default: the margin, or 0.05)."}),
     (("-o", "--output"), {"type": click.Path(path_type=Path), "help": "Also write the plan as JSON (.json)."}),
 )

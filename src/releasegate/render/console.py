@@ -6,8 +6,10 @@ the data that no verdict is about, and why. Every value comes from the input, so
 from __future__ import annotations
 
 from releasegate.model import Report
+from releasegate.render.grid import section_provenance
 from releasegate.text import one_line
 from releasegate.wording.errors import error_line
+from releasegate.wording.judge import uncalibrated_note
 from releasegate.wording.judged import not_judged_lines
 
 
@@ -24,7 +26,19 @@ def verdict_lines(report: Report) -> list[str]:
                 continue
             line = one_line(error_line(e, section.analysis.baseline, verdict.candidate))
             out.append(f"  {one_line(section.metric)}: {line}" if report.several else f"  {line}")
-    return out + not_judged(report)
+    return out + not_judged(report) + uncalibrated(report)
+
+
+def uncalibrated(report: Report) -> list[str]:
+    """A judge's verdicts gated without gold labels, once per metric that is one (wording/judge.py)."""
+    out = []
+    for index, section in enumerate(report.sections):
+        calibrated = any(c.sections.judge is not None for c in section.analysis.candidates)
+        note = uncalibrated_note(section_provenance(report, index).inputs, calibrated)
+        if note:
+            out.append(f"uncalibrated judge{' (' + one_line(section.metric) + ')' if report.several else ''}: "
+                       f"{one_line(note)}")
+    return out
 
 
 def not_judged(report: Report) -> list[str]:

@@ -21,6 +21,9 @@ from releasegate.render.views import (
     CostWords,
     ErroredRow,
     ErroredRows,
+    Estimate,
+    JudgeRow,
+    JudgeView,
     NoteView,
     RuleRow,
     SummaryCosts,
@@ -28,6 +31,7 @@ from releasegate.render.views import (
 )
 from releasegate.wording import churn as churn_words
 from releasegate.wording import errors as error_words
+from releasegate.wording import judge as judge_words
 from releasegate.wording import judged as judged_words
 from releasegate.wording import plain as plain_words
 from releasegate.wording import sections as section_words
@@ -94,6 +98,28 @@ def _errors(cand: CandidateAnalysis, baseline: str, limit: int | None) -> tuple[
     return error_words.error_line(e, baseline, cand.name), listing
 
 
+def _judge(cand: CandidateAnalysis, binary: bool) -> JudgeView | None:
+    """The judge section's table and sentences (figures of analyze/judge.py, sentences of wording/judge.py)."""
+    j = cand.sections.judge
+    if j is None:
+        return None
+    rows = []
+    for r in (j.baseline, j.candidate):
+        a, k, c = r.agreement, r.agreement.kappa, r.corrected
+        rows.append(JudgeRow(r.release, a.n, a.positives, a.negatives, a.defined,
+                             Estimate(a.tpr.estimate, a.tpr.low, a.tpr.high),
+                             Estimate(a.fpr.estimate, a.fpr.low, a.fpr.high),
+                             Estimate(a.youden.estimate, a.youden.low, a.youden.high),
+                             Estimate(k.estimate, k.low, k.high),
+                             Estimate(r.raw_rate, r.raw_ci_low, r.raw_ci_high), Estimate(c.estimate, c.low, c.high)))
+    d = j.difference
+    return JudgeView(j.units, rows, *(Estimate(f.estimate, f.low, f.high) for f in (d.tpr, d.fpr, d.youden)),
+                     Estimate(j.raw_diff, j.raw_ci_low, j.raw_ci_high),
+                     Estimate(j.corrected.estimate, j.corrected.low, j.corrected.high),
+                     d.youden.defined, j.corrected.defined, judge_words.summary(j, binary),
+                     judge_words.method(j), judge_words.plan_line(j, binary))
+
+
 def build_context(section: MetricSection, provenance: Provenance, case_limit: int | None = None,
                   category_limit: int | None = None, typographic: bool = False) -> NoteView:
     """Everything the templates need of one metric's section, in reading order. Limits cut long lists (the
@@ -131,6 +157,7 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
             words=_section_words(cand, analysis.parameters, analysis.baseline),
             error_line=error_line,
             errored_cases=errored_cases,
+            judge=_judge(cand, binary),
             plain=plain[cand.name],
         ))
     rules = [RuleRow(rule.name, rule.title, [next(c for c in checks[v.candidate] if c.rule == rule.name)
@@ -180,6 +207,7 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
         parameters=analysis.parameters,
         notes=list(analysis.notes),
         not_judged=judged_words.not_judged_lines(analysis.not_judged, [c.name for c in analysis.candidates]),
+        uncalibrated=judge_words.uncalibrated_note(prov.inputs, any(c.judge for c in candidates)),
         provenance=prov,
         has_categories=analysis.has_categories,
         has_runs=analysis.has_runs,

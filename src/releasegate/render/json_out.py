@@ -34,6 +34,7 @@ from releasegate.model.sections import CASE_VIEW_LISTED, COMPARISON_ONLY_P
 from releasegate.render.grid import GridRow, grid, section_provenance
 from releasegate.render.json_text import Records
 from releasegate.wording import churn as churn_words
+from releasegate.wording import judge as judge_words
 from releasegate.wording import sections as words
 
 # 1.1: provenance ``loading`` (how the inputs were read), so that `releasegate verify` can rerun a note, and
@@ -203,8 +204,20 @@ def section_dict(section: MetricSection, prov: Provenance) -> dict[str, Any]:
         "candidates": candidates,
         # Releases of the data that no verdict is about: a policy's short list of candidates, the baseline rerun.
         "not_judged": [{"release": n.release, "reason": n.reason} for n in a.not_judged],
+        # The outcomes are an LLM judge's verdicts (an adapter says so): calibrated against gold labels or not.
+        **_judge_metric(prov, a),
         "notes": list(a.notes),
     }
+
+
+def _judge_metric(prov, a) -> dict[str, Any]:
+    """``judge_metric`` (docs/json.md): present when an input says its outcomes are a judge's verdicts."""
+    judges = judge_words.judge_sources(prov.inputs)
+    calibrated = any(c.sections.judge is not None for c in a.candidates)
+    if not judges:
+        return {}
+    return {"judge_metric": {"judges": judges, "calibrated": calibrated,
+                             "note": judge_words.uncalibrated_note(prov.inputs, calibrated) or None}}
 
 
 def _sections(cand, parameters: Parameters, baseline: str) -> dict[str, Any]:

@@ -89,6 +89,52 @@ class ErroredRows:
 
 
 @dataclass(frozen=True)
+class Estimate:
+    """A figure with its interval, as the templates format it (``ci_low``/``ci_high`` as the filters read)."""
+
+    value: float
+    ci_low: float
+    ci_high: float
+
+
+@dataclass(frozen=True)
+class JudgeRow:
+    """One release's judge against its gold labels: the labelled units (human pass / fail), TPR, FPR, Youden's
+    J and Cohen's kappa, the judge's own pass rate and the corrected one (PPI++)."""
+
+    release: str
+    labelled: int
+    positives: int
+    negatives: int
+    defined: bool
+    tpr: Estimate
+    fpr: Estimate
+    youden: Estimate
+    kappa: Estimate
+    raw: Estimate
+    corrected: Estimate
+
+
+@dataclass(frozen=True)
+class JudgeView:
+    """A candidate's judge section (issue 35): both releases' rows, the differences candidate - baseline (TPR,
+    FPR, J; the raw judge's and the corrected pass-rate difference) and its sentences (wording/judge.py)."""
+
+    units: str
+    rows: list[JudgeRow]
+    tpr: Estimate
+    fpr: Estimate
+    youden: Estimate
+    raw: Estimate
+    corrected: Estimate
+    differences_defined: bool
+    corrected_defined: bool
+    summary: str
+    method: str
+    plan: str
+
+
+@dataclass(frozen=True)
 class CandidateView:
     """One candidate as the note shows it: its verdict, checks, comparisons, listings and sentences."""
 
@@ -110,6 +156,7 @@ class CandidateView:
     words: Mapping[str, str]  # the optional sections' sentences, by name
     error_line: str
     errored_cases: ErroredRows | None
+    judge: JudgeView | None = None  # with gold labels (issue 35)
     plain: str = ""  # page one's paragraph in plain words (wording/plain.py)
 
 
@@ -158,6 +205,7 @@ class NoteView:
     parameters: Parameters
     notes: list[str]
     not_judged: list[str]  # the releases no verdict is about, one line per reason (wording/judged.py)
+    uncalibrated: str  # the outcomes are a judge's verdicts and no gold labels were given (wording/judge.py)
     provenance: Provenance  # its policy_file: the policy file read, named with its sha256
     has_categories: bool
     has_runs: bool

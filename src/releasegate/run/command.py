@@ -26,7 +26,8 @@ TABLE_SUFFIXES = (".parquet", ".csv")
 
 
 def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bool, output: Path | None,
-                echo: Callable[[str], None], progress: bool = True) -> int:
+                echo: Callable[[str], None], progress: bool = True, sheet: Path | None = None,
+                labels: int | None = None) -> int:
     from releasegate.run import run_config, summary_line
     from releasegate.run.config import load_config
     from releasegate.run.store import db_path
@@ -38,6 +39,10 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
         raise InputError("--dry-run and --fresh together: a dry run changes nothing, so it cannot start afresh")
     if output is not None and not dry_run:
         check_table_output(output, (*config.inputs(), db_path(config.store)))
+    if labels is not None and sheet is None:
+        raise InputError("--labels sets the size of the labelling sheet: give --labelling-sheet FILE too")
+    if sheet is not None:
+        check_sheet_output(sheet, (*config.inputs(), db_path(config.store), *([output] if output else [])))
     result = run_config(config, dry_run=dry_run, only=only, fresh=fresh, progress=progress, announce=echo)
     if dry_run:
         echo(f"dry run: {result.plan.describe()}")
@@ -49,6 +54,15 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
     if output is not None:
         write_table(result.table, output)
         echo(f"wrote {output}")
+    if sheet is not None and not result.holes:
+        from releasegate.run.labelling import DEFAULT_LABELS, labelling_sheet
+
+        rows = labelling_sheet(result.table, DEFAULT_LABELS if labels is None else labels, config.seed)
+        write_table(rows, sheet)
+        echo(f"wrote {sheet}: {rows['case_id'].nunique()} cases to label on every release (fill the label "
+             "column with pass or fail, then give it to report or check with --gold)")
+    elif sheet is not None:
+        echo(f"no labelling sheet: {len(result.holes)} cells are holes; run again to fill them first")
     for line in result.ranking:
         echo(line)
     if stats.stopped:
@@ -77,6 +91,16 @@ def check_table_output(path: Path, inputs: Iterable[Path]) -> None:
             same = Path(path).resolve() == Path(source).resolve()
         if same:
             raise InputError(f"-o {path} is the run's input {source}; write the table to another name")
+
+
+def check_sheet_output(path: Path, inputs: Iterable[Path]) -> None:
+    """The sheet is CSV, overwrites none of the inputs, and no existing file: it may hold a human's labels."""
+    if path.suffix.lower() != ".csv":
+        raise InputError(f"--labelling-sheet {path}: the sheet is written as .csv")
+    check_table_output(path, inputs)
+    if path.exists():
+        raise InputError(f"--labelling-sheet {path} exists and may hold a human's labels; write the sheet to "
+                         "another name or remove that file first")
 
 
 def write_table(table: pd.DataFrame, path: Path) -> None:

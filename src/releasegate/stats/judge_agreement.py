@@ -215,3 +215,17 @@ def judge_difference(gold_baseline: ArrayLike, judge_baseline: ArrayLike, gold_c
         out[figure] = FigureDifference(c.estimate - b.estimate, low, high, confidence, r, True)
     return JudgeDifference(out["tpr"], out["fpr"], out["youden"], shared)
 
+
+
+def labels_to_clear(estimate: float, low: float, labelled: int, floor: float) -> int | None:
+    """How many labelled units would lift an interval's lower bound ``low`` to ``floor``, the estimate staying
+    where it is and the half-width shrinking as 1/sqrt(n) (the large-sample rate of the Wilson and Newcombe
+    intervals): ceil(labelled x ((estimate - low) / (estimate - floor))^2). ``labelled`` itself when the bound
+    already clears the floor; None when the estimate is at or below the floor (no number of labels lifts the
+    bound above it) or not finite. A planning figure, as a sample size formula is (Newcombe 1998, Stat Med
+    17:857, on the width of the Wilson interval), not a guarantee: the next labels move the estimate too."""
+    if not (math.isfinite(estimate) and math.isfinite(low)) or labelled <= 0 or estimate <= floor:
+        return None
+    if low >= floor:
+        return labelled
+    return int(math.ceil(labelled * ((estimate - low) / (estimate - floor)) ** 2 - 1e-9))

@@ -235,6 +235,10 @@ class GoldLabelPlan:
     width_now: float
     width_all: float
     reachable: bool
+    # The moments the plan was made from (so a plan for another width is one call away: releasegate plan --gold).
+    var_gold: float = math.nan
+    var_judge: float = math.nan
+    cov: float = math.nan
 
 
 def predicted_ppi_se(var_gold: float, var_judge: float, cov: float, n_cases: int,
@@ -269,7 +273,7 @@ def gold_labels_for_width(var_gold: float, var_judge: float, cov: float, n_cases
     ok = np.flatnonzero(widths <= target_width)
     if not ok.size:
         return GoldLabelPlan(target_width, confidence, n_cases, labelled, None, None, now, float(widths[-1]),
-                             False)
+                             False, var_gold, var_judge, cov)
     needed = int(grid[ok[0]])
     return GoldLabelPlan(target_width, confidence, n_cases, labelled, needed, max(needed - labelled, 0), now,
-                         float(widths[-1]), True)
+                         float(widths[-1]), True, var_gold, var_judge, cov)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from releasegate import fmt
 from releasegate.model import Figure, Parameters, RuleCheck
+from releasegate.wording import judge as judge_words
 from releasegate.wording.errors import error_rate_test, no_errors
 from releasegate.wording.sections import ni_level
 
@@ -207,3 +208,11 @@ def told_apart(value: float, margin: float, binary: bool) -> tuple[str, str]:
     if binary:
         return f"{fmt.points(value, digits)} points", f"{fmt.points(margin)} points"
     return fmt.signed(value, digits), fmt.signed(margin)
+
+
+# --------------------------------------------------------------------------------------------------------
+# judge_unreliable
+
+
+def judge(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
+    return judge_words.gate(check, binary)

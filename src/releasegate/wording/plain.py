@@ -103,6 +103,9 @@ def _why_blocked(check: RuleCheck, cand: CandidateAnalysis, binary: bool, margin
     if check.rule == "not_non_inferior":
         size = f"{fmt.size_points(margin)} points" if binary else fmt.number(margin)
         return [f"the cases cannot show it is at most {size} worse than the baseline"]
+    if check.rule == "judge_unreliable":
+        return ["the LLM judge that graded the answers is not shown reliable on both releases (checked against "
+                "a human's labels), so its verdicts cannot settle the comparison"]
     return [f"a rule of the policy blocks it ({check.rule.replace('_', ' ')})"]
 
 
@@ -178,6 +181,9 @@ def next_step(p: PlainInput) -> str:
     """What to do next."""
     cand = p.cand
     fired = {c.rule for c in p.checks if c.fired}
+    if "judge_unreliable" in fired and fired <= {"judge_unreliable", "not_non_inferior"}:
+        return ("Next: have a human label more of the cases (the judge section says how many), or use a better "
+                "judge, then compare again.")
     if p.decision == "not_proven" or (p.decision != "ship" and fired == {"not_non_inferior"}):
         return f"Next: {_settle(cand)}."  # too little evidence either way: more of it, not a fix
     broken = [c.case_id for c in cand.broken_cases]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from releasegate.decide.rules import category, critical, guardrail, non_inferiority, overall
+from releasegate.decide.rules import category, critical, guardrail, judge, non_inferiority, overall
 from releasegate.model import Analysis, CandidateAnalysis, Decision, Parameters, RuleCheck
 from releasegate.policy import Policy
 from releasegate.wording import checks as words
@@ -41,6 +41,8 @@ RULES: tuple[Rule, ...] = (
          ("guardrails", "prices")),
     Rule("not_non_inferior", "Cannot show it is no worse than the margin", non_inferiority.check,
          words.non_inferiority, ("margin", "alpha"), Decision.NOT_PROVEN),
+    Rule("judge_unreliable", "The judge is not shown reliable on both releases", judge.check, words.judge,
+         ("gold", "judge_min_youden", "judge_rate_tolerance"), Decision.NOT_PROVEN),
 )
 RULE_NAMES = tuple(rule.name for rule in RULES)
 _BY_NAME = {rule.name: rule for rule in RULES}
@@ -48,7 +50,8 @@ _BY_NAME = {rule.name: rule for rule in RULES}
 
 def decision_of(fired: Iterable[str]) -> Decision:
     """The verdict from the names of the rules that fired: DON'T SHIP when any rule that shows the candidate
-    worse fired, NOT PROVEN when only the non-inferiority rule did, SHIP when none (an unknown name counts as
+    worse fired, NOT PROVEN when only rules that cannot settle it did (the non-inferiority rule, the judge
+    gate), SHIP when none (an unknown name counts as
     DON'T SHIP: fail closed)."""
     return Decision.worst(_BY_NAME[name].fires if name in _BY_NAME else Decision.DONT_SHIP for name in fired)
 

@@ -84,11 +84,22 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
     frame.attrs.update(task=str(spec.get("task") or ""), model=model, scorer=_shown_name(samples, chosen) or "",
                        source_format="inspect", harness="inspect-ai" + (f" {version}" if version else ""),
                        release_key="NAME=" if named else "eval.model")
+    if judged_by_model(scorer_name or ""):
+        frame.attrs["judge"] = f"Inspect scorer {scorer_name}"
     if reduced_by:
         frame.attrs.update(reducer=reduced_by, notes=(
             f"Inspect task {spec.get('task')}: the {spec.get('config', {}).get('epochs')} epochs of each sample "
             f"reduced by {reduced_by}, as Inspect reduces them (one outcome per sample, Inspect's own figures).",))
     return frame
+
+
+# Inspect's model-graded scorers (inspect_ai.scorer): a model grades each answer (issue 35: an LLM judge).
+MODEL_GRADED = ("model_graded_qa", "model_graded_fact")
+
+
+def judged_by_model(scorer: str) -> bool:
+    """The scorer is one of Inspect's model-graded ones (its registry name may carry a package prefix)."""
+    return scorer.rsplit("/", 1)[-1] in MODEL_GRADED
 
 
 def _reduce(path: Path, header: dict, rows: list[dict], key: str | None, scorer_name: str,

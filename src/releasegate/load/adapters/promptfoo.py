@@ -66,7 +66,32 @@ def read_promptfoo(path: Path, *, release: str | None = None, release_by: str = 
     if release:
         key = "NAME=" if len(releases) == 1 else f"NAME/{key}"
     frame.attrs.update(task=description, source_format="promptfoo", harness=meta, release_key=key)
+    graders = model_graded(results)
+    if graders:
+        frame.attrs["judge"] = f"promptfoo {', '.join(graders)}"
     return frame
+
+
+# promptfoo's model-graded assertion types (docs: "Model-graded metrics"): a model grades the answer.
+MODEL_GRADED = ("llm-rubric", "model-graded-closedqa", "model-graded-factuality", "factuality", "g-eval",
+                "answer-relevance", "context-faithfulness", "context-recall", "context-relevance", "select-best",
+                "search-rubric")
+
+
+def model_graded(results: list[dict]) -> list[str]:
+    """The model-graded assertion types the results were graded by (their gradingResult's components, or the
+    test case's assertions), in the order met."""
+    found: dict[str, None] = {}
+    for result in results:
+        grading = result.get("gradingResult") if isinstance(result.get("gradingResult"), dict) else {}
+        parts = grading.get("componentResults") if isinstance(grading.get("componentResults"), list) else []
+        test = result.get("testCase") if isinstance(result.get("testCase"), dict) else {}
+        asserts = test.get("assert") if isinstance(test.get("assert"), list) else []
+        for item in [p.get("assertion") for p in parts if isinstance(p, dict)] + asserts:
+            kind = item.get("type") if isinstance(item, dict) else None
+            if isinstance(kind, str) and kind.removeprefix("not-") in MODEL_GRADED:
+                found[kind.removeprefix("not-")] = None
+    return list(found)
 
 
 def _name_releases(frame: pd.DataFrame, release_by: str) -> bool:
