@@ -216,17 +216,23 @@ def _append_summary(result, path: Path) -> None:
 @option("--only", help="Call only this system (release); the others' cells stay as they are.")
 @option("--fresh", is_flag=True, help="Discard the store and run every cell again.")
 @option("-o", "--output", type=click.Path(path_type=Path), help="Also write the tidy table (.parquet or .csv).")
+@option("--settle", is_flag=True, help="On NOT PROVEN, run the two-phase design's extra runs and decide again "
+        "(docs/run.md); --settle-budget CALLS caps their calls.")
+@option("--settle-budget", type=int, default=None, metavar="CALLS",
+        help="With --settle: at most CALLS system calls for the extra runs (default: the design's 4 more runs).")
 @option("--debug", is_flag=True, help="Show the traceback of an error.")
 @guarded
-def run_systems(config, dry_run, only, fresh, output, debug) -> None:
+def run_systems(config, dry_run, only, fresh, output, settle, settle_budget, debug) -> None:
     """Call every system on every case for every run, score the outputs, keep them in the store (resumable).
 
     Exit 0 when every cell is done, 3 when holes remain (run again to resume), 2 for bad configuration.
+    With --settle: 0 SHIP, 1 DON'T SHIP, 3 NOT PROVEN (or holes), as check.
     """
     from releasegate.run.command import run_command
 
     sys.exit(run_command(config, dry_run=dry_run, only=only, fresh=fresh, output=output,
-                         echo=lambda line: click.echo(line, err=True)))
+                         echo=lambda line: click.echo(line, err=True), settle=settle, settle_budget=settle_budget,
+                         say=click.echo))
 
 
 def _options(table):
