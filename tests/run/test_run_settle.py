@@ -113,3 +113,18 @@ def test_the_design_at_a_policy_alpha_and_the_settled_verdicts():
         assert settled_decision(Decision.NOT_PROVEN, second) is second
     with pytest.raises(ValueError):
         settled_decision(Decision.NOT_PROVEN, None)
+
+
+def test_an_interrupted_second_phase_resumes_from_the_store(tmp_path):
+    """The second phase's cells are the store's own (new run indices): the baseline's four extra runs made
+    before, as an interrupted second phase would leave them, are not called again."""
+    path = _config(tmp_path, 0.8, seed=3)
+    longer = tmp_path / "five.toml"
+    longer.write_text(path.read_text().replace("runs = 1", "runs = 5"))
+    partial = run_cli("run", longer, "--only", "live", cwd=tmp_path)
+    assert partial.exit_code == 3 and "run: 1000 system call(s)" in partial.output  # cand's cells: holes
+    done = run_cli("run", path, "--settle", cwd=tmp_path)
+    assert "run: 200 system call(s)" in done.output  # phase one: cand's run 0 only
+    assert "run: 800 system call(s)" in done.output  # phase two: cand's runs 1-4 only
+    assert done.exit_code == 0 and "SHIP  cand (settled: look 1 NOT PROVEN, look 2 SHIP)" in done.output
+    assert len(_cells(tmp_path)) == 2000
