@@ -22,7 +22,7 @@ demo: setup
 	$(BIN)/releasegate demo releasegate-demo
 
 test: setup-test
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist worksteal
 
 bench: setup-test
 	$(BIN)/python bench/run.py

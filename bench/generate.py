@@ -22,9 +22,10 @@ SEED = 20240611
 RELEASES = ("r1-live", "r2-candidate")
 
 
-def _case_ids(n: int) -> np.ndarray:
-    width = len(str(n))
-    return np.char.add("C", np.char.zfill(np.arange(1, n + 1).astype(str), width))
+def _case_ids(n: int, padded: bool = True) -> np.ndarray:
+    """``C0000001`` .. (zero-padded: they sort as numbers) or ``case1`` .. (plain: as a user's ids often are)."""
+    numbers = np.arange(1, n + 1).astype(str)
+    return np.char.add("C", np.char.zfill(numbers, len(str(n)))) if padded else np.char.add("case", numbers)
 
 
 def _write_csv(frame: pd.DataFrame, path: Path) -> Path:
@@ -35,13 +36,15 @@ def _write_csv(frame: pd.DataFrame, path: Path) -> Path:
     return path
 
 
-def binary_results(workdir: Path, n_cases: int, n_categories: int = 20, seed: int = SEED) -> Path:
-    """``n_cases`` x 2 releases of pass/fail results with categories, latency and tokens, as one CSV."""
-    path = workdir / f"binary-{n_cases}x2-{n_categories}cat-seed{seed}.csv"
+def binary_results(workdir: Path, n_cases: int, n_categories: int = 20, seed: int = SEED,
+                   padded: bool = True) -> Path:
+    """``n_cases`` x 2 releases of pass/fail results with categories, latency and tokens, as one CSV; the case
+    ids zero-padded (``C0000017``) or, with ``padded=False``, plain (``case17``)."""
+    path = workdir / f"binary-{n_cases}x2-{n_categories}cat-seed{seed}{'' if padded else '-plain'}.csv"
     if path.exists():
         return path
     rng = np.random.default_rng(seed)
-    ids = _case_ids(n_cases)
+    ids = _case_ids(n_cases, padded)
     category = np.char.add("Category ", np.char.zfill((rng.integers(0, n_categories, n_cases) + 1).astype(str), 2))
     base = rng.random(n_cases) < 0.90
     # The candidate breaks 3% of the baseline's passes and fixes 30% of its failures.
@@ -96,7 +99,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("workdir", type=Path)
     args = parser.parse_args(argv)
     args.workdir.mkdir(parents=True, exist_ok=True)
-    paths = {"binary": binary_results(args.workdir, 1_000_000), "runs": runs_results(args.workdir, 100_000, 5, 1_000)}
+    paths = {"binary": binary_results(args.workdir, 1_000_000), "runs": runs_results(args.workdir, 100_000, 5, 1_000),
+             "binary_plain": binary_results(args.workdir, 1_000_000, padded=False)}
     print(json.dumps({k: str(v) for k, v in paths.items()}))
 
 

@@ -87,11 +87,13 @@ def present(groups: Codes, mask: np.ndarray) -> np.ndarray:
     return counts(groups.take(mask)) > 0
 
 
-def as_categories(table: pd.DataFrame, columns: tuple[str, ...]) -> None:
+def as_categories(table: pd.DataFrame, columns: tuple[str, ...],
+                  blocks: list[tuple[int, int]] | None = None) -> None:
     """Identity columns as pandas categoricals (in place): every later group-by, join and sort works on codes.
 
     The categories are sorted, so that ordering by a category's code is ordering by its text, as sorting the
-    strings themselves would.
+    strings themselves would. ``blocks`` (:func:`release_blocks`) are row ranges that may hold the same values
+    in the same order (each release listing the suite's cases alike): then nothing is hashed.
     """
     for column in columns:
         if column in table.columns and isinstance(table[column].dtype, pd.CategoricalDtype):
@@ -102,12 +104,68 @@ def as_categories(table: pd.DataFrame, columns: tuple[str, ...]) -> None:
                 except TypeError:  # values that do not compare (numbers and text): their order is kept
                     pass
         elif column in table.columns:
-            codes, uniques = pd.factorize(table[column], sort=True, use_na_sentinel=True)
+            codes, uniques = sorted_factorize(table[column], blocks)
             # The categories keep the column's own string type. Python strings (an object Index) cost 0.1 s per
             # million to make, and no step uses the categories' engine or hash any more: the joins are made on
             # the codes (analyze/pairing.join_cases).
             dtype = unique_categories_dtype(pd.Index(uniques))
             table[column] = pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+def release_blocks(codes: np.ndarray) -> list[tuple[int, int]] | None:
+    """The row ranges of each release when every release is one contiguous block of the same length (a file
+    written release after release), else None: the blocks :func:`sorted_factorize` may find alike."""
+    if codes.size == 0:
+        return None
+    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
+    starts = np.concatenate([[0], change])
+    stops = np.concatenate([change, [codes.size]])
+    lengths = stops - starts
+    if starts.size < 2 or (lengths != lengths[0]).any() or np.unique(codes[starts]).size != starts.size:
+        return None
+    return [(int(a), int(b)) for a, b in zip(starts, stops)]
+
+
+def sorted_factorize(series: pd.Series, blocks: list[tuple[int, int]] | None = None
+                     ) -> tuple[np.ndarray, pd.Index | pd.api.extensions.ExtensionArray]:
+    """``pd.factorize(series, sort=True, use_na_sentinel=True)``: codes in the order of the sorted uniques.
+
+    When ``blocks`` cover the rows and each holds the first block's values in the same order, with no value
+    missing or given twice (every release lists the same cases alike: the common layout), the first block is
+    sorted and its ranks repeated: no value is hashed (1,000,000 case ids x 2 releases: 0.08 CPU s instead of
+    0.45). That shortcut is taken only when it is the same answer, and checked to be (the block's sorted values
+    strictly increase, compared as UTF-8 bytes: code-point order, the order of Python's and pandas' string
+    sort); anything else (another layout, a column that is not Arrow-backed text) is pandas' factorize.
+    """
+    repeated = _repeated_block_codes(series, blocks)
+    return repeated if repeated is not None else pd.factorize(series, sort=True, use_na_sentinel=True)
+
+
+def _repeated_block_codes(series: pd.Series, blocks: list[tuple[int, int]] | None):
+    """:func:`sorted_factorize`'s answer when every block repeats the first one's distinct values, else None."""
+    dtype = series.dtype
+    if not blocks or not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow") or \
+            blocks[0][0] != 0 or blocks[-1][1] != len(series) or any(b[1] != c[0] for b, c in zip(blocks, blocks[1:])):
+        return None
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    values = pa.array(series.array)
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        return None
+    start, stop = blocks[0]
+    first = values.slice(start, stop - start)
+    if first.null_count or not all(values.slice(a, b - a).equals(first) for a, b in blocks[1:]):
+        return None
+    order = pc.array_sort_indices(first).to_numpy(zero_copy_only=False).astype(np.int64)
+    ordered = first.take(order)
+    if len(ordered) > 1 and not pc.all(pc.less(ordered.slice(0, len(ordered) - 1), ordered.slice(1))).as_py():
+        return None  # a value given twice in a block: the general way (validate then names the duplicate)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return np.tile(rank, len(blocks)), pd.Index(pd.array(ordered, dtype=dtype))
 
 
 def is_blank(column: pd.Series) -> np.ndarray:

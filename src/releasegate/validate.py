@@ -213,7 +213,9 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     table = table.copy(deep=False)
     # Factorized once, as categoricals: every check below counts integer codes instead of hashing strings,
     # and so do the analysis's group-bys, joins and sorts.
-    keycodes.as_categories(table, ("release", "case_id"))
+    keycodes.as_categories(table, ("release",))
+    # Releases written one after the other, each listing the same cases alike, are factorized without hashing.
+    keycodes.as_categories(table, ("case_id",), keycodes.release_blocks(table["release"].cat.codes.to_numpy()))
     releases, baseline, candidates = _choose_releases(table, policy)
     keep = [baseline, *candidates, *(r for r in releases if r == policy.baseline_rerun != baseline)]
     not_judged: tuple[tuple[str, NotJudgedReason], ...] = tuple(

@@ -90,3 +90,65 @@ def test_blank_rows_are_the_same_on_a_categorical_and_on_text(values):
     keycodes.as_categories(frame, ("case_id",))
     expected = [v is None or v == "" for v in values]
     assert keycodes.is_blank(text).tolist() == expected == keycodes.is_blank(frame["case_id"]).tolist()
+
+
+texts = st.one_of(st.none(), st.text(alphabet=st.sampled_from(["a", "B", "0", "1", " ", "é", "Z", "ä", "\U0001f600"]),
+                                     max_size=4))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(texts, min_size=0, max_size=40), st.sampled_from(["str", "string[pyarrow]", "object"]),
+       st.integers(0, 3))
+def test_sorted_factorize_is_pandas_sorted_factorize(values, dtype, chunks):
+    """The Arrow path (encode once, sort the uniques) gives pandas' own codes and uniques, dtype included,
+    whatever the values (missing, empty, non-ASCII, outside the BMP) and however the column is chunked."""
+    series = pd.Series(values, dtype=dtype)
+    if chunks and dtype != "object" and len(values) > 1:  # several Arrow chunks, as the CSV reader makes
+        parts = [series.iloc[i::1][k * len(values) // (chunks + 1):(k + 1) * len(values) // (chunks + 1)]
+                 for i, k in ((0, k) for k in range(chunks + 1))]
+        series = pd.concat(parts, ignore_index=True)
+    expected_codes, expected_uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
+    codes, uniques = keycodes.sorted_factorize(series)
+    assert codes.tolist() == expected_codes.tolist()
+    expected = pd.Index(expected_uniques)
+    assert pd.Index(uniques).equals(expected) and pd.Index(uniques).dtype == expected.dtype
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=12), st.integers(1, 4), st.booleans(), st.data())
+def test_sorted_factorize_of_repeated_blocks_is_pandas_sorted_factorize(values, releases, alike, data):
+    """Releases one after the other: when each repeats the first one's cases in the same order the first
+    block's ranks are repeated (nothing hashed); any other layout (a block changed, a case twice, a missing
+    one) goes the general way. Either way the answer is pandas' own."""
+    rows = values * releases
+    if not alike and len(rows) > 1:  # one row of a later block changed, or blocks of different lengths
+        rows[data.draw(st.integers(0, len(rows) - 1))] = data.draw(texts)
+    series = pd.Series(rows, dtype="str")
+    codes_of_release = np.repeat(np.arange(releases), len(values))
+    blocks = keycodes.release_blocks(codes_of_release)
+    assert blocks == ([(i * len(values), (i + 1) * len(values)) for i in range(releases)] if releases > 1 else None)
+    expected_codes, expected_uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
+    codes, uniques = keycodes.sorted_factorize(series, blocks)
+    assert codes.tolist() == expected_codes.tolist()
+    assert pd.Index(uniques).equals(pd.Index(expected_uniques))
+    assert pd.Index(uniques).dtype == pd.Index(expected_uniques).dtype
+
+
+def test_release_blocks_only_for_contiguous_releases_of_one_length():
+    assert keycodes.release_blocks(np.array([0, 0, 1, 1])) == [(0, 2), (2, 4)]
+    assert keycodes.release_blocks(np.array([0, 1, 0, 1])) is None  # interleaved
+    assert keycodes.release_blocks(np.array([0, 0, 1])) is None  # lengths differ
+    assert keycodes.release_blocks(np.array([0, 0, 1, 1, 0, 0])) is None  # a release in two places
+    assert keycodes.release_blocks(np.array([0, 0])) is None  # one release: nothing repeats
+
+
+def test_repeated_blocks_take_the_shortcut_only_when_it_is_the_same_answer():
+    def shortcut(rows, blocks):
+        series = pd.Series(rows, dtype="str")
+        return keycodes._repeated_block_codes(series, blocks)
+
+    codes, uniques = shortcut(["c10", "c2", "c1", "c10", "c2", "c1"], [(0, 3), (3, 6)])
+    assert codes.tolist() == [1, 2, 0, 1, 2, 0] and list(uniques) == ["c1", "c10", "c2"]
+    assert shortcut(["a", "a", "a", "a"], [(0, 2), (2, 4)]) is None  # a case twice in a release
+    assert shortcut(["a", "b", "b", "a"], [(0, 2), (2, 4)]) is None  # another order
+    assert shortcut(["a", None, "a", None], [(0, 2), (2, 4)]) is None  # a missing case id

@@ -26,7 +26,7 @@ from releasegate.analyze.min_change import resolved
 from releasegate.analyze.pairing import case_tables, cases_of
 from releasegate.analyze.settle import settle_of
 from releasegate.kinds import OutcomeKind
-from releasegate.model import Analysis, NotJudged, Parameters, Rate, ReleaseSections, ReleaseSummary
+from releasegate.model import Analysis, CandidateAnalysis, NotJudged, Parameters, Rate, ReleaseSections, ReleaseSummary
 from releasegate.policy import Policy
 from releasegate.stats.proportions import wilson_interval
 from releasegate.validate import ValidatedResults
@@ -63,7 +63,7 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     return ReleaseSummary(release, n, rate, release == data.baseline)
 
 
-def _runs_of(cand) -> int:
+def _runs_of(cand: CandidateAnalysis) -> int:
     axis = cand.sections.run_axis
     return 1 if axis is None else int(axis.runs_per_case_min)
 

@@ -26,8 +26,10 @@ going one way could not reach alpha in this family as observed.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from releasegate.model import Comparison, CriticalSection, CriticalTest
 from releasegate.model.budget import ErrorBudget, FamilyMember
@@ -48,6 +50,8 @@ DISCRETE_MAX_FAMILY = 200
 METHOD_NAMES = {DISCRETE_HOLM: "weighted discrete Holm", "holm": "weighted Holm", "bonferroni": "weighted Bonferroni",
                 "hochberg": "weighted Hochberg", "bh": "weighted Benjamini-Hochberg", "none": "none (unadjusted)"}
 _MAX_PAIRS = 1074  # 2^-1074 is the smallest double: no search for the pairs needed goes beyond it
+# What a member's adjusted p is written back to: the overall test, category k, critical test j, ...
+Target = tuple[Literal["overall", "critical_overall", "error"]] | tuple[Literal["category", "critical"], int]
 
 
 @dataclass
@@ -57,7 +61,7 @@ class _Member:
     p: float
     trials: int | None
     weight: float
-    targets: list  # ("overall",), ("category", k), ("critical", j), ("critical_overall",), ("error",)
+    targets: list[Target]
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,7 @@ def _members(overall: Comparison, categories: list[Comparison], critical: Critic
     return out
 
 
-def _add(out: list[_Member], merge_into: int | None, test: CriticalTest, weight: float, target: tuple) -> None:
+def _add(out: list[_Member], merge_into: int | None, test: CriticalTest, weight: float, target: Target) -> None:
     if merge_into is not None:
         # One member serving both rules; with a rerun its p is the larger (the exchangeability test must agree),
         # so the family is the same with and without a rerun and a rerun can only raise a p: the step-down is
@@ -131,7 +135,8 @@ def _method(policy: Policy, size: int) -> str:
     return policy.correction
 
 
-def _adjust(p: np.ndarray, w: np.ndarray, trials: list, method: str) -> np.ndarray:
+def _adjust(p: NDArray[np.float64], w: NDArray[np.float64], trials: list[int | None],
+            method: str) -> NDArray[np.float64]:
     if method == DISCRETE_HOLM:
         return np.array(weighted_discrete_holm(p, w, trials).adjusted)
     if method == "holm":
@@ -238,6 +243,7 @@ def apply_budget(overall: Comparison, categories: list[Comparison], policy: Poli
             elif target[0] == "critical":
                 tests[target[1]] = replace(tests[target[1]], p_adjusted=value, blocks=value < policy.alpha)
             elif target[0] == "critical_overall":
+                assert whole is not None  # a critical_overall member is made only from critical.overall
                 whole = replace(whole, p_adjusted=value, blocks=value < policy.alpha)
             else:
                 error_adjusted = value

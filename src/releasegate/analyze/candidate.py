@@ -143,6 +143,8 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         critical_whole=critical_whole,
         errored=None if errors is None else (errors.rate.candidate_only, errors.rate.baseline_only))
     if errors is not None:
+        # With ``errored`` the family always holds the error-rate member, so both of its figures are set.
+        assert result.error_p is not None and result.error_p_adjusted is not None
         errors = replace(errors, p_one_sided=result.error_p, p_adjusted=result.error_p_adjusted)
     all_paired = exclusions.count == 0 and (errors is None or errors.excluded == 0)
     runs = run_axis(data, candidate, paired, result.overall, policy, all_paired) if data.has_runs else None

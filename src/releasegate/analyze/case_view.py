@@ -10,6 +10,8 @@ first); the counts are whole. The record is :class:`releasegate.model.CaseView`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -59,7 +61,7 @@ def capped(paired: pd.DataFrame, mask: np.ndarray, critical: tuple[str, ...]) ->
 
 
 def case_view(paired: pd.DataFrame, both_fail: np.ndarray | None, metadata_columns: tuple[str, ...],
-              listed, critical: tuple[str, ...]) -> CaseView:
+              listed: Callable[[np.ndarray], tuple[CaseChange, ...]], critical: tuple[str, ...]) -> CaseView:
     """The view of one candidate. ``both_fail`` is the mask of cases failing on both (None: not defined for
     this plan); ``listed(mask)`` turns a mask into the CaseChange records of the plan (analyze._changes)."""
     column = error_column(metadata_columns)

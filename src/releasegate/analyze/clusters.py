@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,6 +22,9 @@ from releasegate.analyze.pairing import paired_difference
 from releasegate.model import ClusterAnalysis, Comparison, Rate
 from releasegate.policy import Policy
 from releasegate.stats.clusters import (
+    CR2Result,
+    ClusterBootstrapResult,
+    DurkalskiResult,
     cluster_bootstrap_intervals,
     cluster_signflip_test,
     cr2_test,
@@ -42,9 +44,9 @@ METHODS = {"sparse": "exact conditional on groups", "signflip": "cluster sign-fl
 @dataclass(frozen=True)
 class _Clustered:
     comparison: Comparison
-    boot: tuple
-    cr2: Any
-    durkalski: Any
+    boot: tuple[ClusterBootstrapResult, ...]
+    cr2: CR2Result
+    durkalski: DurkalskiResult | None  # pass/fail only
     test: str
 
 
@@ -69,7 +71,7 @@ def _clustered(naive: Comparison, d: np.ndarray, codes: np.ndarray, broke: np.nd
     if groups < 2:
         ci = ni = _unbounded(binary)
         p_two = p_one = 1.0
-        test, degenerate = "none", bool(durk.degenerate) if binary else naive.degenerate
+        test, degenerate = "none", bool(durk.degenerate) if durk is not None else naive.degenerate
     else:
         v = clustered_verdict(d, codes, policy, binary, cr2)
         ci, ni, p_two, p_one, test, degenerate = (v.ci_low, v.ci_high), (v.ni_low, v.ni_high), v.p_value, \

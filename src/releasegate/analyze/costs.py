@@ -37,6 +37,7 @@ from releasegate.stats.costs import (
     ratio_of_totals_bootstrap,
 )
 from releasegate.stats.costs_normal import quantile_ratio_normal, ratio_of_totals_normal
+from releasegate.validate import ValidatedResults
 
 HISTOGRAM_BINS = 30
 TOKEN_COLUMNS = ("input_tokens", "output_tokens")
@@ -64,7 +65,7 @@ def _row_costs(rows: pd.DataFrame, release: str, columns: tuple[str, ...], polic
     return total
 
 
-def per_case(data, release: str, policy: Policy) -> tuple[pd.DataFrame, int]:
+def per_case(data: ValidatedResults, release: str, policy: Policy) -> tuple[pd.DataFrame, int]:
     """One row per case of one release (latency, input/output/total tokens, cost) and the invalid latencies.
 
     Latency is the median of a case's valid runs; tokens and cost the mean over runs. The returned count is
@@ -206,7 +207,8 @@ def _paired_mean(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
         return math.nan, math.nan
     with np.errstate(over="ignore", invalid="ignore"):
         means = float(base[ok].mean()), float(cand[ok].mean())
-    return tuple(m if math.isfinite(m) else math.nan for m in means)
+    base_mean, cand_mean = (m if math.isfinite(m) else math.nan for m in means)
+    return base_mean, cand_mean
 
 
 def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.DataFrame, policy: Policy,
@@ -258,7 +260,7 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
 # the stage
 
 
-def cost_sections(data, policy: Policy) -> tuple[CostTable, dict[str, CostComparison]]:
+def cost_sections(data: ValidatedResults, policy: Policy) -> tuple[CostTable, dict[str, CostComparison]]:
     """The release-level CostTable and each candidate's CostComparison, by candidate name."""
     frames, invalid = {}, {}
     for release in data.releases:

@@ -49,9 +49,8 @@ def split_errored(data: ValidatedResults, policy: Policy) -> ValidatedResults:
     return dataclasses.replace(data, table=kept, errors=errors)
 
 
-def _messages(data: ValidatedResults, release: str) -> pd.Series:
+def _messages(errors: pd.DataFrame, release: str) -> pd.Series:
     """The first error message of each errored case of one release, by case_id."""
-    errors = data.errors
     rows = errors[errors["release"] == release]
     return rows.groupby("case_id", sort=False)["error"].first()
 
@@ -61,7 +60,8 @@ def errored_ids(data: ValidatedResults, baseline: str, candidate: str) -> pd.Ind
     if data.errors is None or data.errors.empty:
         return pd.Index([])
     sides = data.errors[data.errors["release"].isin([baseline, candidate])]
-    return pd.Index(sides["case_id"].unique())
+    ids: pd.Index = pd.Index(sides["case_id"].unique())
+    return ids
 
 
 def errored_cases(data: ValidatedResults, candidate: str, policy: Policy) -> ErroredCases | None:
@@ -69,12 +69,13 @@ def errored_cases(data: ValidatedResults, candidate: str, policy: Policy) -> Err
     column (errors then cannot be measured)."""
     if data.errors is None:
         return None
-    base_msg, cand_msg = _messages(data, data.baseline), _messages(data, candidate)
+    base_msg, cand_msg = _messages(data.errors, data.baseline), _messages(data.errors, candidate)
     table = data.table
 
     def present(release: str, messages: pd.Series) -> pd.Index:
         ids = table.loc[table["release"] == release, "case_id"].astype(str).unique()
-        return pd.Index(ids, dtype=object).union(pd.Index(messages.index, dtype=object))
+        present_ids: pd.Index = pd.Index(ids, dtype=object).union(pd.Index(messages.index, dtype=object))
+        return present_ids
 
     cases = present(data.baseline, base_msg).intersection(present(candidate, cand_msg)).sort_values()
     in_base = cases.isin(base_msg.index)

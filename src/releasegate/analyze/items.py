@@ -37,7 +37,7 @@ def signflip(d: np.ndarray, policy: Policy) -> tuple[float, float, str, int]:
     return r.pvalue, r.p_regression, kind, r.n_resamples
 
 
-def item_axis(d: np.ndarray, policy: Policy, kind: str, runs: bool = False, clustered: bool = False) -> ItemAxis:
+def item_axis(d: np.ndarray, policy: Policy, kind: OutcomeKind, runs: bool = False, clustered: bool = False) -> ItemAxis:
     """The item-axis figures of one candidate from its per-case differences (paired t, sign flip, counts)."""
     t = paired_t_test(d, policy.confidence)
     sf_two, sf_one, sf_kind, sf_resamples = signflip(d, policy)

@@ -97,9 +97,9 @@ def judge_section(data: ValidatedResults, gold: ValidatedGold, candidate: Candid
         labelled = np.isfinite(label)
         agreement = judge_agreement(label[labelled], judge[labelled], confidence)
         lab_cases = np.isfinite(case_gold[release])
-        corrected = ppi_mean(case_gold[release][lab_cases], case_judge[lab_cases], case_judge[~lab_cases],
-                             confidence)
-        releases.append(JudgeRelease(release, agreement, rate.value, rate.ci_low, rate.ci_high, corrected))
+        rate_corrected = ppi_mean(case_gold[release][lab_cases], case_judge[lab_cases], case_judge[~lab_cases],
+                                  confidence)
+        releases.append(JudgeRelease(release, agreement, rate.value, rate.ci_low, rate.ci_high, rate_corrected))
     difference = judge_difference(label_b, judge_b, label_c, judge_c, confidence)
     corrected = ppi_paired_difference(base, cand, case_gold[data.baseline], case_gold[candidate.name], confidence)
     in_gold = int(gold.table["release"].isin([data.baseline, candidate.name]).sum())

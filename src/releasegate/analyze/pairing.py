@@ -123,7 +123,10 @@ def text_order_key(values: pd.Series | pd.Index) -> np.ndarray | None:
         return None
     # .to_numpy(), not np.asarray: numpy's probe of a Series' attributes makes pandas look the probed name up
     # in the index, and a case-id index builds a hash of every case id for that (0.1 s at 10^6 cases).
-    return np.asarray(values.codes) if isinstance(values, pd.Index) else values.cat.codes.to_numpy()
+    if isinstance(values, pd.Series):
+        return values.cat.codes.to_numpy()
+    assert isinstance(values, pd.CategoricalIndex)  # an Index of a categorical dtype is one
+    return np.asarray(values.codes)
 
 
 def case_changes(paired: pd.DataFrame, mask: np.ndarray, metadata_columns: tuple[str, ...],

@@ -13,6 +13,7 @@ passes in more than half of its runs, so exactly half counts as a fail).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -27,7 +28,7 @@ from releasegate.stats.mcnemar import mcnemar_test
 from releasegate.validate import ValidatedResults
 
 
-def _run_key(label) -> tuple:
+def _run_key(label: object) -> tuple[int, float, str]:
     """Runs in numeric order when their labels are numbers (run 10 after run 9), else in text order."""
     text = str(label)
     try:
@@ -97,5 +98,5 @@ def run_axis(data: ValidatedResults, candidate: str, paired: pd.DataFrame, case:
     )
 
 
-def _bound(values: np.ndarray, which) -> float:
+def _bound(values: np.ndarray, which: Callable[[np.ndarray], float]) -> float:
     return float(which(values)) if values.size else math.nan

@@ -7,13 +7,13 @@ metric gated, one verdict per candidate). Orientation everywhere: difference = c
 baseline; broke = baseline pass and candidate fail; fixed = the reverse.
 """
 
+from releasegate.model.cases import CaseChange
 from releasegate.model.checks import Figure, RuleCheck
 from releasegate.model.churn import ChurnGroup, ChurnSection, FragileComparison
 from releasegate.model.core import (
     Analysis,
     CandidateAnalysis,
     CandidateSections,
-    CaseChange,
     Comparison,
     Decision,
     Exclusions,

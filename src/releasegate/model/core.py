@@ -7,6 +7,7 @@ difference = candidate - baseline; broke = baseline pass and candidate fail; fix
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
@@ -272,7 +273,7 @@ class Decision(StrEnum):
         return _LABELS[self]
 
     @classmethod
-    def worst(cls, decisions) -> "Decision":
+    def worst(cls, decisions: Iterable[Decision]) -> Decision:
         """DON'T SHIP if any is, else NOT PROVEN if any is, else SHIP (SHIP for none): several metrics' or
         candidates' verdicts read together."""
         found = set(decisions)

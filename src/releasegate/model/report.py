@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from releasegate.model.core import Analysis, Decision, NotJudged, Provenance, Reason, RuleCheck, Verdict
+from releasegate.model.checks import RuleCheck
+from releasegate.model.core import Analysis, Decision, NotJudged, Provenance, Reason, Verdict
 
 
 @dataclass(frozen=True)

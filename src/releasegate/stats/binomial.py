@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import NDArray
 
 # Up to this many discordant pairs the tail is an exact sum of integers (correctly rounded at the end);
 # beyond it, Loader's saddle-point pmf and a ratio recurrence (relative error ~1e-14).
@@ -70,7 +71,8 @@ def _stirlerr_all(x: np.ndarray) -> np.ndarray:
     big = np.maximum(x, 16).astype(np.float64)
     nn = big * big
     series = (s0 - (s1 - (s2 - (s3 - s4 / nn) / nn) / nn) / nn) / big
-    return np.where(x <= 15, small[np.minimum(x, 15)], series)
+    values: NDArray[np.float64] = np.where(x <= 15, small[np.minimum(x, 15)], series)
+    return values
 
 
 def _bd0_all(x: np.ndarray, m: float) -> np.ndarray:
@@ -78,7 +80,7 @@ def _bd0_all(x: np.ndarray, m: float) -> np.ndarray:
     summed until no element changes, as the scalar form stops each one."""
     x = x.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = x * np.log(x / m) + m - x
+        out: NDArray[np.float64] = x * np.log(x / m) + m - x
     near = np.abs(x - m) < 0.1 * (x + m)
     if near.any():
         xn = x[near]
@@ -132,13 +134,13 @@ def binom_half_cdf(k: int, n: int) -> float:
         return total / (1 << n)
     if 2 * k >= n:
         return 1.0 - binom_half_cdf(n - k - 1, n)
-    total, ratio = 1.0, 1.0
+    ratios, ratio = 1.0, 1.0
     for i in range(k, 0, -1):
         ratio *= i / (n - i + 1)
-        total += ratio
-        if ratio < total * 1e-17:
+        ratios += ratio
+        if ratio < ratios * 1e-17:
             break
-    return binom_half_pmf(k, n) * total
+    return binom_half_pmf(k, n) * ratios
 
 
 def binom_half_sf_inclusive(k: int, n: int) -> float:

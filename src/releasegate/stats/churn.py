@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +32,7 @@ class PairwiseChurn:
     by_category: tuple[tuple[str, float, int], ...]
 
 
-def pairwise_churn(passes, runs, labels=None) -> PairwiseChurn:
+def pairwise_churn(passes: ArrayLike, runs: ArrayLike, labels: ArrayLike | None = None) -> PairwiseChurn:
     """Churn from each case's passing runs ``passes`` out of ``runs`` (integer arrays, one entry per case).
 
     Cases with fewer than two runs carry no churn and are refused (ValueError): churn needs a second run.

@@ -13,14 +13,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from releasegate.stats.common import (
-    CELL_BUDGET,
-    as_1d_float,
-    check_confidence,
-    degenerate_p_values,
-    t_p_values,
-)
+from releasegate.stats.common import CELL_BUDGET, as_1d_float, check_confidence, degenerate_p_values, t_p_values
 from releasegate.stats.continuous import signflip_core
 from releasegate.stats.distributions import chi2_1df_sf, normal_cdf, t_quantile
 
@@ -28,7 +23,7 @@ from releasegate.stats.distributions import chi2_1df_sf, normal_cdf, t_quantile
 _ZERO_SE_RTOL = 1e-12
 
 
-def _cluster_codes(cluster, n: int) -> tuple[np.ndarray, int]:
+def _cluster_codes(cluster: ArrayLike, n: int) -> tuple[np.ndarray, int]:
     """Integer codes 0..G-1 (in sorted label order) and G for a per-case cluster label array."""
     labels = np.asarray(cluster)
     if labels.ndim != 1:
@@ -44,7 +39,7 @@ def _cluster_codes(cluster, n: int) -> tuple[np.ndarray, int]:
     return codes.reshape(-1), int(uniq.size)
 
 
-def prepare_clusters(d, cluster) -> tuple[np.ndarray, np.ndarray, int]:
+def prepare_clusters(d: ArrayLike, cluster: ArrayLike) -> tuple[np.ndarray, np.ndarray, int]:
     x = as_1d_float(d, "d")
     if x.size == 0:
         raise ValueError("d is empty: clustered statistics need at least one case")
@@ -296,7 +291,7 @@ class DurkalskiResult:
     degenerate: bool
 
 
-def _as_indicator(v, name: str, n: int | None = None) -> np.ndarray:
+def _as_indicator(v: ArrayLike, name: str, n: int | None = None) -> np.ndarray:
     arr = np.asarray(v)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from releasegate.stats.distributions import t_cdf
 
@@ -23,7 +24,7 @@ def check_confidence(confidence: float) -> float:
     return confidence
 
 
-def as_1d_float(x, name: str) -> np.ndarray:
+def as_1d_float(x: ArrayLike, name: str) -> np.ndarray:
     arr = np.asarray(x, dtype=np.float64)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")

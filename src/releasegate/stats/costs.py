@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import NDArray
 
 from releasegate.stats.common import check_confidence, check_resamples
 from releasegate.stats.distributions import t_quantile
@@ -122,7 +123,7 @@ def _block_size(n: int, n_resamples: int) -> int:
     return int(max(1, min(n_resamples, _MAX_BLOCK, _BLOCK_BYTES // per_resample)))
 
 
-def _bootstrap_indices(rng: np.random.Generator, n: int, n_resamples: int):
+def _bootstrap_indices(rng: np.random.Generator, n: int, n_resamples: int) -> Iterator[np.ndarray]:
     """Yield index blocks of shape (b, n): paired case resamples, drawn with replacement."""
     # int32 halves the memory and speeds the gather; case counts never approach 2**31.
     dtype = np.int32 if n < 2**31 - 1 else np.int64
@@ -230,7 +231,8 @@ def _resampled_quantile(
         outside = below > ranks[0]
         if outside.any():
             lo[outside], hi[outside] = _order_statistic_positions(counts[outside], order, ranks)
-    return sorted_values[lo] + frac * (sorted_values[hi] - sorted_values[lo])
+    quantiles: NDArray[np.float64] = sorted_values[lo] + frac * (sorted_values[hi] - sorted_values[lo])
+    return quantiles
 
 
 def ratio_percentile_interval(stats: np.ndarray, confidence: float) -> tuple[float, float]:

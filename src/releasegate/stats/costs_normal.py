@@ -62,7 +62,9 @@ def hall_sheather_bandwidth(q: float, n: int, confidence: float = 0.95) -> float
     zq = normal_quantile(q)
     phi = math.exp(-zq * zq / 2.0) / math.sqrt(2.0 * math.pi)
     z = normal_quantile(0.5 + confidence / 2.0)
-    return n ** (-1.0 / 3.0) * z ** (2.0 / 3.0) * (1.5 * phi * phi / (2.0 * zq * zq + 1.0)) ** (1.0 / 3.0)
+    # float(): int ** float is typed as Any (a negative base would give a complex); every base here is > 0.
+    return float(n ** (-1.0 / 3.0) * z ** (2.0 / 3.0)
+                 * (1.5 * phi * phi / (2.0 * zq * zq + 1.0)) ** (1.0 / 3.0))
 
 
 def _quantile_influence(values: np.ndarray, q: float, confidence: float) -> tuple[float, np.ndarray]:

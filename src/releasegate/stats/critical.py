@@ -23,11 +23,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from releasegate.stats.mcnemar import mcnemar_test
 
 
-def _binary(v, name: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
+def _binary(v: ArrayLike, name: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
     arr = np.asarray(v)
     if shape is not None and arr.shape != shape:
         raise ValueError(f"{name} has shape {arr.shape}, expected {shape}")
@@ -61,7 +62,7 @@ def _mcnemar(method: str, broke: int, fixed: int, alpha: float) -> CriticalTest:
     return CriticalTest(method, result.p_regression, broke, broke + fixed, floor, alpha)
 
 
-def critical_mcnemar(baseline, candidate, alpha: float = 0.10) -> CriticalTest:
+def critical_mcnemar(baseline: ArrayLike, candidate: ArrayLike, alpha: float = 0.10) -> CriticalTest:
     """Exact one-sided McNemar of broke against fixed on one run per release.
 
     The lesson's Fraud category (45 passing cases, 6 broke, none fixed) gives 2^-6 = 1/64.
@@ -73,23 +74,25 @@ def critical_mcnemar(baseline, candidate, alpha: float = 0.10) -> CriticalTest:
     return _mcnemar("exact McNemar", broke, fixed, alpha)
 
 
-def _runs(v, name: str) -> np.ndarray:
+def _runs(v: ArrayLike, name: str) -> np.ndarray:
     arr = _binary(v, name)
     if arr.ndim != 2 or arr.shape[0] < 1:
         raise ValueError(f"{name} must be a (runs, cases) array of 0/1 outcomes")
     return arr
 
 
-def majority_outcome(runs) -> np.ndarray:
+def majority_outcome(runs: ArrayLike) -> NDArray[np.int8]:
     """Each case's majority outcome over its runs ((runs, cases) 0/1): pass when more than half the runs pass.
 
     An even split counts as a fail for both releases alike, so the rule stays symmetric under "no change".
     """
     arr = _runs(runs, "runs")
-    return (2 * arr.sum(axis=0) > arr.shape[0]).astype(np.int8)
+    majority: NDArray[np.int8] = (2 * arr.sum(axis=0) > arr.shape[0]).astype(np.int8)
+    return majority
 
 
-def critical_majority(baseline_runs, candidate_runs, alpha: float = 0.10) -> CriticalTest:
+def critical_majority(baseline_runs: ArrayLike, candidate_runs: ArrayLike,
+                      alpha: float = 0.10) -> CriticalTest:
     """The exact McNemar test on each case's majority outcome (``majority_outcome``) of both releases."""
     base = majority_outcome(baseline_runs)
     cand = majority_outcome(candidate_runs)
@@ -100,7 +103,8 @@ def critical_majority(baseline_runs, candidate_runs, alpha: float = 0.10) -> Cri
     return _mcnemar("exact McNemar on majority outcomes", broke, fixed, alpha)
 
 
-def critical_sign_test(baseline_runs, candidate_runs, alpha: float = 0.10) -> CriticalTest:
+def critical_sign_test(baseline_runs: ArrayLike, candidate_runs: ArrayLike,
+                       alpha: float = 0.10) -> CriticalTest:
     """Exact sign test on per-case mean differences: of the cases whose mean changed, how many went down;
     P(X >= down), X ~ Bin(changed, 1/2). The runs of each release may differ in number."""
     base = _runs(baseline_runs, "baseline runs").mean(axis=0)
@@ -112,7 +116,7 @@ def critical_sign_test(baseline_runs, candidate_runs, alpha: float = 0.10) -> Cr
     return _mcnemar("exact sign test on per-case means", down, up, alpha)
 
 
-def _binom_pmf(n: int, p: float) -> np.ndarray:
+def _binom_pmf(n: int, p: float) -> NDArray[np.float64]:
     k = np.arange(n + 1)
     if p in (0.0, 1.0):
         out = np.zeros(n + 1)
@@ -120,10 +124,12 @@ def _binom_pmf(n: int, p: float) -> np.ndarray:
         return out
     logs = (np.array([math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) for i in k])
             + k * math.log(p) + (n - k) * math.log1p(-p))
-    return np.exp(logs)
+    pmf: NDArray[np.float64] = np.exp(logs)
+    return pmf
 
 
-def exchangeability_test(baseline, baseline_rerun, candidate, alpha: float = 0.10) -> CriticalTest:
+def exchangeability_test(baseline: ArrayLike, baseline_rerun: ArrayLike, candidate: ArrayLike,
+                        alpha: float = 0.10) -> CriticalTest:
     """Exact test that the candidate is the odd one out more often than chance among (baseline, baseline
     rerun, candidate), one 0/1 outcome per case each.
 
@@ -148,7 +154,7 @@ def exchangeability_test(baseline, baseline_rerun, candidate, alpha: float = 0.1
     return CriticalTest("exchangeability (baseline, rerun, candidate)", p, t, n1 + n2, floor, alpha)
 
 
-def any_broken_rule(baseline, candidate) -> bool:
+def any_broken_rule(baseline: ArrayLike, candidate: ArrayLike) -> bool:
     """Zero tolerance (``critical_rule = "any"``): True when any case passed in the baseline and failed in the
     candidate. Its false-block rate at churn s on n cases is 1 - (1 - s/2)^n."""
     base = _binary(baseline, "baseline")
@@ -170,14 +176,15 @@ class Churn:
     ceiling: float
 
 
-def _per_case_churn(runs: np.ndarray) -> np.ndarray:
+def _per_case_churn(runs: np.ndarray) -> NDArray[np.float64]:
     """Unbiased per-case disagreement of two runs drawn from R: 2 k (R - k) / (R (R - 1))."""
     r = runs.shape[0]
     k = runs.sum(axis=0).astype(float)
-    return 2.0 * k * (r - k) / (r * (r - 1))
+    per_case: NDArray[np.float64] = 2.0 * k * (r - k) / (r * (r - 1))
+    return per_case
 
 
-def churn(first, second=None, category=None) -> Churn:
+def churn(first: ArrayLike, second: ArrayLike | None = None, category: ArrayLike | None = None) -> Churn:
     """Churn of one release: ``first`` and ``second`` are two runs' 0/1 outcomes on the same cases, or
     ``first`` alone is a (runs, cases) array of R >= 2 runs (every pair of runs averaged). ``category`` (one
     label per case) adds the per-category shares. No cases: ValueError."""

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from releasegate.stats.binomial import EXACT_MAX_N, binom_half_pmf_all
 
@@ -83,7 +84,7 @@ def largest_attainable_at_most(n_discordant: int, t: float, midp: bool = False) 
     return values[i - 1] if i > 0 else 0.0
 
 
-def _check(n_discordant, pvalues) -> tuple[np.ndarray, np.ndarray]:
+def _check(n_discordant: ArrayLike, pvalues: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     n = np.asarray(n_discordant, dtype=np.int64).reshape(-1)
     p = np.asarray(pvalues, dtype=float).reshape(-1)
     if n.size != p.size:
@@ -111,7 +112,8 @@ def _tail_sum(n: np.ndarray, t: float, midp: bool, members: np.ndarray) -> float
     return float(sum(largest_attainable_at_most(int(n[j]), t, midp) for j in members))
 
 
-def discrete_bonferroni(n_discordant, pvalues, midp: bool = False) -> DiscreteAdjustment:
+def discrete_bonferroni(n_discordant: ArrayLike, pvalues: ArrayLike,
+                        midp: bool = False) -> DiscreteAdjustment:
     """Discrete Bonferroni (Hommel & Krummenauer 1998): adjusted p_j = min(1, sum_i F_i(p_j)).
 
     ``n_discordant[j]`` is test j's discordant count, ``pvalues[j]`` its observed one-sided exact p (an
@@ -123,7 +125,7 @@ def discrete_bonferroni(n_discordant, pvalues, midp: bool = False) -> DiscreteAd
     return DiscreteAdjustment(adjusted, "discrete bonferroni", bool(midp))
 
 
-def discrete_holm(n_discordant, pvalues, midp: bool = False) -> DiscreteAdjustment:
+def discrete_holm(n_discordant: ArrayLike, pvalues: ArrayLike, midp: bool = False) -> DiscreteAdjustment:
     """Discrete Holm step-down (Hommel & Krummenauer 1998; Westfall & Wolfinger 1997, step-down form).
 
     Order the p-values ascending (stable for ties); at step k the critical sum is
@@ -169,7 +171,8 @@ def _floors(n: np.ndarray, midp: bool) -> np.ndarray:
     return np.array([_attainable(int(k), midp)[0] for k in n])
 
 
-def tarone_bonferroni(n_discordant, pvalues, alpha: float, midp: bool = False) -> TaroneResult:
+def tarone_bonferroni(n_discordant: ArrayLike, pvalues: ArrayLike, alpha: float,
+                      midp: bool = False) -> TaroneResult:
     """Tarone (1990): with K from ``_tarone_count``, reject p_j <= alpha / K among the tests whose floor is
     <= alpha / K; the rest are not counted and not tested."""
     n, p = _check(n_discordant, pvalues)
@@ -182,7 +185,8 @@ def tarone_bonferroni(n_discordant, pvalues, alpha: float, midp: bool = False) -
                         "tarone bonferroni")
 
 
-def tarone_holm(n_discordant, pvalues, alpha: float, midp: bool = False) -> TaroneResult:
+def tarone_holm(n_discordant: ArrayLike, pvalues: ArrayLike, alpha: float,
+                midp: bool = False) -> TaroneResult:
     """Holm form of Tarone's procedure (Hommel & Krummenauer 1998, section 2): step down through the ordered
     p-values; at each step recount K on the hypotheses not yet rejected and reject the smallest remaining p if
     it is <= alpha / K and its floor is <= alpha / K; stop at the first that is not."""
@@ -204,7 +208,8 @@ def tarone_holm(n_discordant, pvalues, alpha: float, midp: bool = False) -> Taro
                         "tarone holm")
 
 
-def discrete_holm_mixed(n_discordant, pvalues, discrete) -> DiscreteAdjustment:
+def discrete_holm_mixed(n_discordant: ArrayLike, pvalues: ArrayLike,
+                        discrete: ArrayLike) -> DiscreteAdjustment:
     """Discrete Holm over a family in which only some tests are exact McNemar tests (``discrete[j]`` True,
     ``n_discordant[j]`` their discordant counts, exact one-sided p); the others (a paired t, a clustered p)
     can reach any p, so their F_j(t) is t itself, as in Holm.
@@ -239,7 +244,8 @@ def _mixed_step_down(n: np.ndarray, p: np.ndarray, is_discrete: np.ndarray, unti
     return out
 
 
-def discrete_best_case_adjusted(n_discordant: int, others_n, others_p, others_discrete) -> float:
+def discrete_best_case_adjusted(n_discordant: int, others_n: ArrayLike, others_p: ArrayLike,
+                                others_discrete: ArrayLike) -> float:
     """The discrete-Holm adjusted p a McNemar test on ``n_discordant`` pairs would get if every pair broke
     (p = 2^-n), with the rest of the family as observed: its "powerless" flag under discrete Holm."""
     own = 2.0 ** -n_discordant if n_discordant > 0 else 1.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from releasegate.stats.common import as_1d_float
 from releasegate.stats.proportions import newcombe_paired_interval
@@ -31,7 +32,8 @@ class ErrorRateIncrease:
     confidence: float
 
 
-def error_rate_increase(baseline_errored, candidate_errored, confidence: float = 0.95) -> ErrorRateIncrease:
+def error_rate_increase(baseline_errored: ArrayLike, candidate_errored: ArrayLike,
+                        confidence: float = 0.95) -> ErrorRateIncrease:
     """Paired difference of error rates, candidate - baseline, of two 0/1 arrays over the same cases.
 
     Method: Newcombe's square-and-add interval for paired proportions (Newcombe 1998, Stat Med 17:2635,

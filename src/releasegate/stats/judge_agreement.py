@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from releasegate.stats.common import check_confidence
 from releasegate.stats.proportions import Interval, two_sided_z, wilson_interval
@@ -74,7 +75,7 @@ class JudgeDifference:
     shared_units: int
 
 
-def _binary(x, name: str) -> np.ndarray:
+def _binary(x: ArrayLike, name: str) -> np.ndarray:
     arr = np.asarray(x, dtype=np.float64)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
@@ -83,7 +84,7 @@ def _binary(x, name: str) -> np.ndarray:
     return arr
 
 
-def cohens_kappa(gold, judge, confidence: float = 0.95) -> Kappa:
+def cohens_kappa(gold: ArrayLike, judge: ArrayLike, confidence: float = 0.95) -> Kappa:
     """Cohen's kappa (Cohen 1960) of two raters on 0/1 labels with the large-sample standard error of Fleiss,
     Cohen & Everitt (1969, Psychol Bull 72:323, their eq. 13: the variance away from kappa = 0) and the normal
     interval kappa +- z SE, clipped to [-1, 1]; the same figures as statsmodels.stats.inter_rater.cohens_kappa.
@@ -125,7 +126,7 @@ def _mover(p1: Interval, p2: Interval, correlation: float = 0.0, bound: float = 
     return max(-bound, low), min(bound, high)
 
 
-def judge_agreement(gold, judge, confidence: float = 0.95) -> JudgeAgreement:
+def judge_agreement(gold: ArrayLike, judge: ArrayLike, confidence: float = 0.95) -> JudgeAgreement:
     """The judge's TPR and FPR (Wilson 1927 score intervals), Youden's J = TPR - FPR (Newcombe's hybrid score
     interval for the difference of two independent proportions, method 10 of Newcombe 1998, Stat Med 17:873:
     the positives and the negatives are disjoint samples) and Cohen's kappa (:func:`cohens_kappa`).
@@ -156,10 +157,12 @@ def _influence(gold: np.ndarray, judge: np.ndarray, figure: str) -> np.ndarray:
     share = gold.mean()
     pos = gold * (judge - judge[gold == 1.0].mean()) / share
     neg = (1.0 - gold) * (judge - judge[gold == 0.0].mean()) / (1.0 - share)
-    return {"tpr": pos, "fpr": neg, "youden": pos - neg}[figure]
+    influence: dict[str, NDArray[np.float64]] = {"tpr": pos, "fpr": neg, "youden": pos - neg}
+    return influence[figure]
 
 
-def _correlation(gold_b, judge_b, gold_c, judge_c, figure: str) -> float:
+def _correlation(gold_b: np.ndarray, judge_b: np.ndarray, gold_c: np.ndarray, judge_c: np.ndarray,
+                 figure: str) -> float:
     """Correlation of the two releases' estimates through the units both labelled (0 when none)."""
     both = np.isfinite(gold_b) & np.isfinite(gold_c)
     if not both.any():
@@ -177,8 +180,8 @@ def _correlation(gold_b, judge_b, gold_c, judge_c, figure: str) -> float:
     return float(np.clip(cov / math.sqrt(var_b * var_c), -1.0, 1.0))
 
 
-def judge_difference(gold_baseline, judge_baseline, gold_candidate, judge_candidate,
-                     confidence: float = 0.95) -> JudgeDifference:
+def judge_difference(gold_baseline: ArrayLike, judge_baseline: ArrayLike, gold_candidate: ArrayLike,
+                     judge_candidate: ArrayLike, confidence: float = 0.95) -> JudgeDifference:
     """candidate - baseline of the judge's TPR, FPR and J, each with a MOVER interval (Zou & Donner 2008, Stat
     Med 27:1693: square-and-add of each release's own limits, Wilson for TPR and FPR and Newcombe's for J, with
     the correlation of the two estimates), Newcombe's method 10 when the releases' gold labels share no unit.

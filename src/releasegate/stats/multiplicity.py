@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from numpy.typing import NDArray
 
 CORRECTIONS = ("holm", "hochberg", "bh", "bonferroni", "none")
 
@@ -12,7 +13,8 @@ CORRECTIONS = ("holm", "hochberg", "bh", "bonferroni", "none")
 def bonferroni_adjust(pvalues: np.ndarray) -> np.ndarray:
     """Bonferroni: min(1, m p)."""
     p = np.asarray(pvalues, dtype=float)
-    return np.minimum(1.0, p * p.size)
+    adjusted: NDArray[np.float64] = np.minimum(1.0, p * p.size)
+    return adjusted
 
 
 def holm_adjust(pvalues: np.ndarray) -> np.ndarray:

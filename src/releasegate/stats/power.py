@@ -8,6 +8,7 @@ from functools import lru_cache
 from statistics import NormalDist
 
 import numpy as np
+from numpy.typing import NDArray
 
 
 @dataclass(frozen=True)
@@ -116,18 +117,19 @@ def _critical_counts(n: int, alpha: float, midp: bool) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _log_factorials(n: int) -> np.ndarray:
+def _log_factorials(n: int) -> NDArray[np.float64]:
     return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=float)))])
 
 
-def _binom_pmf(n: int, p: float, lf: np.ndarray) -> np.ndarray:
+def _binom_pmf(n: int, p: float, lf: NDArray[np.float64]) -> NDArray[np.float64]:
     """Bin(n, p) pmf from the log factorials ``lf`` (length >= n + 1)."""
     if p <= 0.0 or p >= 1.0:
         out = np.zeros(n + 1)
         out[0 if p <= 0.0 else n] = 1.0
         return out
     k = np.arange(n + 1)
-    return np.exp(lf[n] - lf[k] - lf[n - k] + k * math.log(p) + (n - k) * math.log1p(-p))
+    pmf: NDArray[np.float64] = np.exp(lf[n] - lf[k] - lf[n - k] + k * math.log(p) + (n - k) * math.log1p(-p))
+    return pmf
 
 
 def exact_mcnemar_power(n: int, broke_prob: float, fixed_prob: float, alpha: float = 0.05,
@@ -184,7 +186,7 @@ def minimum_detectable_drop(n: int, p0: float, churn: float, alpha: float = 0.05
         b, c = regression_cells(p0, churn, drop, mode)
         return exact_mcnemar_power(n, b, c, alpha).power
 
-    def result(drop, pw, reason):
+    def result(drop: float | None, pw: float, reason: str) -> DetectableDrop:
         return DetectableDrop(drop, pw, n, p0, churn, alpha, power, mode, reason)
 
     if n <= 0 or 2.0**-n > alpha:

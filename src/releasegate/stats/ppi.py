@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from releasegate.stats.common import check_confidence
 from releasegate.stats.proportions import two_sided_z
@@ -90,14 +91,14 @@ class PPIDifference:
     degenerate: bool
 
 
-def _floats(x, name: str) -> np.ndarray:
+def _floats(x: ArrayLike, name: str) -> np.ndarray:
     arr = np.asarray(x, dtype=np.float64)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
     return arr
 
 
-def power_tuned_lambda(gold, judge_labelled, judge_unlabelled) -> float:
+def power_tuned_lambda(gold: ArrayLike, judge_labelled: ArrayLike, judge_unlabelled: ArrayLike) -> float:
     """PPI++'s lam for a mean (Angelopoulos, Duchi & Zrnic 2023, eq. 7): Cov(Y, f) on the labelled cases
     (divisor n) over (1 + n/N) Var(f) on all cases (divisor n + N - 1), clipped to [0, 1], as ppi_py computes
     it. 0 without unlabelled cases (nothing to borrow) or when the judge's labels do not vary."""
@@ -118,7 +119,8 @@ def _interval(estimate: float, se: float, confidence: float, bound: tuple[float,
     return max(bound[0], estimate - z * se), min(bound[1], estimate + z * se)
 
 
-def ppi_mean(gold, judge_labelled, judge_unlabelled, confidence: float = 0.95, lam: float | None = None,
+def ppi_mean(gold: ArrayLike, judge_labelled: ArrayLike, judge_unlabelled: ArrayLike,
+             confidence: float = 0.95, lam: float | None = None,
              bound: tuple[float, float] = (0.0, 1.0)) -> PPIEstimate:
     """PPI++ estimate of a mean with its normal interval (module docstring), the same point estimate and
     interval as ``ppi_py.ppi_mean_pointestimate`` / ``ppi_mean_ci`` before the clip to ``bound``.
@@ -171,8 +173,9 @@ def _terms(judge: np.ndarray, gold: np.ndarray, labelled: np.ndarray, lam: float
     return terms, float(terms.sum())
 
 
-def ppi_paired_difference(judge_baseline, judge_candidate, gold_baseline, gold_candidate,
-                          confidence: float = 0.95, lam: float | None = None) -> PPIDifference:
+def ppi_paired_difference(judge_baseline: ArrayLike, judge_candidate: ArrayLike, gold_baseline: ArrayLike,
+                          gold_candidate: ArrayLike, confidence: float = 0.95,
+                          lam: float | None = None) -> PPIDifference:
     """PPI++ for the paired difference of two releases' true pass rates, candidate - baseline (module
     docstring: "paired" design on the per-case difference, else "per_release").
 
@@ -234,7 +237,8 @@ class GoldLabelPlan:
     reachable: bool
 
 
-def predicted_ppi_se(var_gold: float, var_judge: float, cov: float, n_cases: int, labelled) -> np.ndarray:
+def predicted_ppi_se(var_gold: float, var_judge: float, cov: float, n_cases: int,
+                     labelled: ArrayLike) -> np.ndarray:
     """The PPI++ standard error at ``labelled`` gold labels out of ``n_cases`` with the tuned lam(n) =
     clip(cov (N - n) / (N var_judge), 0, 1): sqrt((var_gold - 2 lam cov + lam^2 var_judge)/n
     + lam^2 var_judge/(N - n)). Unclipped this is sqrt(var_gold ((1 - rho^2)/n + rho^2/N)), rho the

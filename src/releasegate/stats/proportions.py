@@ -22,10 +22,11 @@ class Interval:
     confidence: float
 
 
-def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> Interval:
+def wilson_interval(successes: float, n: float, confidence: float = 0.95) -> Interval:
     """Wilson score interval for a binomial proportion (Wilson 1927; Newcombe 1998a, method 3).
 
-    ``successes`` may be fractional (a mean of 0/1 runs times n); n = 0 gives [0, 1] around NaN.
+    ``successes`` may be fractional (a mean of 0/1 runs times n), and then n a whole-valued float (a sum of
+    such cells, as newcombe_paired_interval's); n = 0 gives [0, 1] around NaN.
     """
     if n <= 0:
         return Interval(math.nan, 0.0, 1.0, confidence)
@@ -49,11 +50,11 @@ class PairedDifference:
     high: float
     confidence: float
     phi: float
-    n: int
+    n: float  # the cases; a whole-valued float when the cells are fractional (analyze.sparse_cases)
 
 
 def newcombe_paired_interval(
-    both_pass: int, baseline_only: int, candidate_only: int, both_fail: int, confidence: float = 0.95
+    both_pass: float, baseline_only: int, candidate_only: int, both_fail: float, confidence: float = 0.95
 ) -> PairedDifference:
     """Newcombe (1998, Stat Med 17:2635) method 10: square-and-add of Wilson limits for paired proportions.
 

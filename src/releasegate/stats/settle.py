@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 import numpy as np
+from numpy.typing import NDArray
 
 
 _Z = NormalDist()
@@ -98,7 +99,8 @@ def newcombe_lower(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray, n
                                                np.where(big_a >= 0, 0.0, big_a / root)))
     dl1, du2 = p1 - l1, u2 - p2
     low = p1 - p2 - np.sqrt(np.maximum(dl1 * dl1 - 2 * phi * dl1 * du2 + du2 * du2, 0.0))
-    return np.maximum(-1.0, low)
+    lower: NDArray[np.float64] = np.maximum(-1.0, low)
+    return lower
 
 
 def noninferiority_chance(n: int, discordant: float, p0: float, margin: float, alpha: float = 0.05) -> float:
@@ -171,7 +173,7 @@ def settle_noninferiority(n: int, variance: float, margin: float, alpha: float =
     cases = tuple(0 if variance == 0 else max(1, math.ceil(variance / _bound(t, alpha, margin) - 1e-9))
                   for t in targets)
     exact = pass_rate is not None and runs == 1 and 0 < variance <= 1
-    if exact:
+    if exact and pass_rate is not None:  # (exact implies it: the repeat narrows pass_rate for mypy)
         # On the rule itself where the normal form is off by more than a point: below EXACT_BELOW expected
         # discordant cases (at q = 0.18 the normal 80% size, 80 discordant, gives 79.2%; at q = 0.05, 6
         # discordant, 71%). Above, the normal form stands, and the search would cost tenths of a second.
@@ -186,7 +188,7 @@ def settle_noninferiority(n: int, variance: float, margin: float, alpha: float =
         limit = n * _bound(t, alpha, margin)
         if variance <= limit:
             needed.append(runs)  # the runs as they are give the target chance
-        elif run_share is None:
+        elif run_share is None or case_share is None:
             needed.append(None)
             reason = "unknown"
         elif case_share >= limit or run_share == 0:

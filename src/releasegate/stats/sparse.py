@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from releasegate.stats.mcnemar import mcnemar_test
 
@@ -33,7 +34,7 @@ class SparseTest:
     degenerate: bool
 
 
-def per_case_differences(d, case=None) -> np.ndarray:
+def per_case_differences(d: ArrayLike, case: ArrayLike | None = None) -> np.ndarray:
     """One difference per case: the mean of each case's rows (runs, or the rows of a singleton cluster), or
     ``d`` itself without ``case``. Rows of a case that disagree give a non-integer mean."""
     x = np.asarray(d, dtype=float).reshape(-1)
@@ -51,13 +52,13 @@ def per_case_differences(d, case=None) -> np.ndarray:
     return np.bincount(codes, weights=x) / np.bincount(codes)
 
 
-def is_sparse(d, case=None) -> bool:
+def is_sparse(d: ArrayLike, case: ArrayLike | None = None) -> bool:
     """True when every per-case difference is exactly -1, 0 or +1: the exact conditional test applies."""
     x = per_case_differences(d, case)
     return bool(np.all((x == 0.0) | (x == 1.0) | (x == -1.0)))
 
 
-def sparse_conditional_test(d, case=None) -> SparseTest:
+def sparse_conditional_test(d: ArrayLike, case: ArrayLike | None = None) -> SparseTest:
     """Exact one-sided McNemar (and mid-p) on per-case differences all in {-1, 0, +1}; ``case`` labels rows
     that belong to one case (identical runs, or cluster = case id). ValueError when a difference is outside
     {-1, 0, +1}: those data are not sparse and need the paired or clustered tests."""

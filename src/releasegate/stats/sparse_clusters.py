@@ -14,6 +14,7 @@ ungrouped, as one run, or as two identical runs gives the same answer.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from releasegate.stats.clusters import cluster_sums_and_sizes, prepare_clusters
 from releasegate.stats.sparse import SparseTest, sparse_conditional_test
@@ -22,7 +23,7 @@ from releasegate.stats.sparse import SparseTest, sparse_conditional_test
 INTEGER_TOLERANCE = 1e-9
 
 
-def cluster_sums(d, cluster) -> np.ndarray:
+def cluster_sums(d: ArrayLike, cluster: ArrayLike) -> np.ndarray:
     """Each group's sum of per-case differences, with sums within ``INTEGER_TOLERANCE`` of an integer
     snapped to it (a group of case means 1/3 and 2/3 sums to exactly 1)."""
     x, codes, g = prepare_clusters(d, cluster)
@@ -31,14 +32,14 @@ def cluster_sums(d, cluster) -> np.ndarray:
     return np.where(np.abs(sums - nearest) <= INTEGER_TOLERANCE, nearest, sums)
 
 
-def is_cluster_sparse(d, cluster) -> bool:
+def is_cluster_sparse(d: ArrayLike, cluster: ArrayLike) -> bool:
     """True when every group's sum of differences is -1, 0 or +1: the sign-flip p is then the exact
     binomial p on the groups' signs (:func:`cluster_sparse_test`)."""
     s = cluster_sums(d, cluster)
     return bool(np.all((s == 0.0) | (s == 1.0) | (s == -1.0)))
 
 
-def cluster_sparse_test(d, cluster) -> SparseTest:
+def cluster_sparse_test(d: ArrayLike, cluster: ArrayLike) -> SparseTest:
     """Exact conditional test on the groups' changes: ``broke`` / ``fixed`` count the groups whose sum is
     -1 / +1, ``n_cases`` the groups; ``p_regression`` = P(X >= broke), X ~ Bin(broke + fixed, 1/2), equal to
     the exact cluster sign-flip p. ValueError when a group's sum is outside {-1, 0, +1}."""

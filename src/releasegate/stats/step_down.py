@@ -36,13 +36,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from releasegate.stats.discrete import largest_attainable_at_most
 
 CONTINUOUS = -1  # the trials of a member that can reach any p (F(t) = t)
+# p-values and weights: a sequence or a 1-d array of floats (len() is read).
+Floats = Sequence[float] | NDArray[np.float64]
 
 
-def _check(pvalues, weights, trials) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _check(pvalues: ArrayLike, weights: ArrayLike,
+           trials: Sequence[int | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     p = np.asarray(pvalues, dtype=float).reshape(-1)
     w = np.asarray(weights, dtype=float).reshape(-1)
     n = np.asarray([CONTINUOUS if t is None else int(t) for t in trials], dtype=np.int64).reshape(-1)
@@ -95,7 +99,7 @@ def _steps(p: np.ndarray, w: np.ndarray, n: np.ndarray, until: int | None = None
     return out, order
 
 
-def weighted_discrete_holm(pvalues: Sequence[float], weights: Sequence[float],
+def weighted_discrete_holm(pvalues: Floats, weights: Floats,
                            trials: Sequence[int | None]) -> StepDown:
     """The weighted discrete step-down (module docstring): ``trials[j]`` is member j's binomial trial count
     (its p an exact upper tail of Bin(n, 1/2); 0 trials: only p = 1 is attainable) or None / CONTINUOUS for a
@@ -105,7 +109,7 @@ def weighted_discrete_holm(pvalues: Sequence[float], weights: Sequence[float],
     return StepDown(tuple(float(v) for v in out), tuple(int(i) for i in order))
 
 
-def weighted_best_case(index: int, best_p: float, pvalues: Sequence[float], weights: Sequence[float],
+def weighted_best_case(index: int, best_p: float, pvalues: Floats, weights: Floats,
                        trials: Sequence[int | None]) -> float:
     """Member ``index``'s adjusted p if its p were ``best_p`` (its floor: every trial one way), the others as
     given: the step-down stops at that member's rank."""
@@ -116,13 +120,13 @@ def weighted_best_case(index: int, best_p: float, pvalues: Sequence[float], weig
     return float(out[index])
 
 
-def weighted_bonferroni(pvalues: Sequence[float], weights: Sequence[float]) -> tuple[float, ...]:
+def weighted_bonferroni(pvalues: Floats, weights: Floats) -> tuple[float, ...]:
     """Weighted Bonferroni: min(1, p_j W / w_j), W the sum of the weights (strong control, any dependence)."""
     p, w, _ = _check(pvalues, weights, [None] * len(pvalues))
     return tuple(float(v) for v in np.minimum(1.0, p * w.sum() / w))
 
 
-def weighted_step_up(pvalues: Sequence[float], weights: Sequence[float], method: str) -> tuple[float, ...]:
+def weighted_step_up(pvalues: Floats, weights: Floats, method: str) -> tuple[float, ...]:
     """Hochberg's step-up or Benjamini-Hochberg on the weighted p-values p_j / (w_j m / W), the weights
     normalised to mean 1 (Benjamini & Hochberg 1997, "Multiple hypotheses testing with weights", Scand J Stat
     24:407; Genovese, Roeder & Wasserman 2006, Biometrika 93:509). Equal weights give the plain procedures."""

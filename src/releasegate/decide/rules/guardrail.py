@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from releasegate.model import Analysis, CandidateAnalysis, CostComparison, ErroredCases, Figure, RuleCheck
+from releasegate.model.checks import Unmeasured
 from releasegate.model.costs import GUARDRAIL_RATIOS
 from releasegate.policy import Policy
 
@@ -25,7 +26,7 @@ def _unmeasured(costs: CostComparison | None, name: str, limit: float) -> Figure
     r = getattr(costs, GUARDRAIL_RATIOS[name]) if costs is not None else None
     if r is None:
         return Figure("guardrail", name, limit=limit, fired=True, unmeasured="no_figures")
-    code = "no_pairs" if r.n == 0 else "not_finite" if not math.isfinite(r.ratio) else "too_few"
+    code: Unmeasured = "no_pairs" if r.n == 0 else "not_finite" if not math.isfinite(r.ratio) else "too_few"
     return Figure("guardrail", name, limit=limit, cases=r.n, excluded=r.excluded, fired=True, unmeasured=code)
 
 
