@@ -46,6 +46,13 @@ class HttpClient:
     belongs to the running event loop) and closes with :meth:`close`."""
 
     def __init__(self, max_connections: int, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        # Imported when the run makes its clients, before its first call: imported by the first call, aiohttp
+        # (0.3-0.5 s on a busy machine) held the event loop, and so every other worker's first request, for
+        # that long: 4% of a 200 ms, 1,600-cell run at concurrency 32 (bench/RESULTS.md).
+        import urllib.request  # noqa: F401 (proxy_for)
+
+        import aiohttp  # noqa: F401
+
         self.max_connections, self.max_bytes = max_connections, max_bytes
         self._session: Any = None
         self._proxies: dict[str, str | None] = {}
