@@ -220,17 +220,23 @@ def _append_summary(result, path: Path) -> None:
         help="Also write a labelling sheet (.csv): sampled cases with every release's answer and a label column "
              "to fill, read back with --gold.")
 @option("--labels", type=int, help="Cases on the labelling sheet (default 150).")
+@option("--settle", is_flag=True, help="On NOT PROVEN, run the two-phase design's extra runs and decide again "
+        "(docs/run.md); --settle-budget CALLS caps their calls.")
+@option("--settle-budget", type=int, default=None, metavar="CALLS",
+        help="With --settle: at most CALLS system calls for the extra runs (default: the design's 4 more runs).")
 @option("--debug", is_flag=True, help="Show the traceback of an error.")
 @guarded
-def run_systems(config, dry_run, only, fresh, output, sheet, labels, debug) -> None:
+def run_systems(config, dry_run, only, fresh, output, sheet, labels, settle, settle_budget, debug) -> None:
     """Call every system on every case for every run, score the outputs, keep them in the store (resumable).
 
     Exit 0 when every cell is done, 3 when holes remain (run again to resume), 2 for bad configuration.
+    With --settle: 0 SHIP, 1 DON'T SHIP, 3 NOT PROVEN (or holes), as check.
     """
     from releasegate.run.command import run_command
 
     sys.exit(run_command(config, dry_run=dry_run, only=only, fresh=fresh, output=output, sheet=sheet,
-                         labels=labels, echo=lambda line: click.echo(line, err=True)))
+                         labels=labels, echo=lambda line: click.echo(line, err=True), settle=settle,
+                         settle_budget=settle_budget, say=click.echo))
 
 
 def _options(table):

@@ -1,6 +1,6 @@
 """Settling a NOT PROVEN by rerunning (issue 34 item 3), as pure functions: a two-phase design with its alpha
-spent over the two looks, and its operating characteristics on simulated releases. The wiring into
-``releasegate run`` comes later; this is the rule and its measurement.
+spent over the two looks, and its operating characteristics on simulated releases. ``releasegate run CONFIG
+--settle`` (run/settle.py) applies the same rule to a run store; this is the rule and its measurement.
 
 The rule. Look 1: one run of every case on both releases, decided with the policy at level ``first_alpha``
 (the one error budget and the non-inferiority interval, 1 - 2 first_alpha). SHIP and DON'T SHIP stop there.
@@ -47,6 +47,22 @@ class TwoPhase:
         if self.first_alpha + self.second_alpha > alpha + 1e-12:
             raise ValueError(f"the looks spend {self.first_alpha + self.second_alpha:g}, more than alpha {alpha:g}")
 
+    @classmethod
+    def for_alpha(cls, alpha: float, extra_runs: int = 4) -> TwoPhase:
+        """The design at a policy's alpha: four fifths of it at look 1 and one fifth at look 2 (0.04 and 0.01
+        at the default 0.05, the levels docs/operating-characteristics.md measured)."""
+        return cls(first_alpha=alpha * 0.8, second_alpha=alpha * 0.2, extra_runs=extra_runs)
+
+
+def settled_decision(first: Decision, second: Decision | None) -> Decision:
+    """The two-phase rule on verdicts: look 1's SHIP or DON'T SHIP is final; its NOT PROVEN takes look 2's
+    verdict (which may stay NOT PROVEN). Look 2 is never consulted when look 1 settled the release."""
+    if first is not Decision.NOT_PROVEN:
+        return first
+    if second is None:
+        raise ValueError("look 1 was NOT PROVEN: look 2's verdict is needed")
+    return second
+
 
 def settled_verdict(first: Sequence[str], second: Sequence[str] | None) -> tuple[Decision, int]:
     """The verdict of the two-phase rule from the rules fired at look 1 and (when look 1 was NOT PROVEN) at
@@ -56,7 +72,7 @@ def settled_verdict(first: Sequence[str], second: Sequence[str] | None) -> tuple
         return verdict, 1
     if second is None:
         raise ValueError("look 1 was NOT PROVEN: look 2's rules are needed")
-    return verdict_of(second), 2
+    return settled_decision(verdict, verdict_of(second)), 2
 
 
 def first_run(sample: ReleaseSample) -> ReleaseSample:

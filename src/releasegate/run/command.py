@@ -1,7 +1,9 @@
 """``releasegate run CONFIG.toml``: the command's behaviour, so that cli.py stays a thin parser.
 
 Exit status: 0 every expected cell done, 3 holes remain (the store is valid and resumable), 2 bad
-configuration or a run stopped by 401/403 (every further call would fail the same way).
+configuration or a run stopped by 401/403 (every further call would fail the same way). With ``--settle``
+(run/settle.py) the cells done, the status is the settled verdict's, as ``check``'s: 0 SHIP (or a NOT PROVEN
+the policy lets pass), 1 DON'T SHIP, 3 NOT PROVEN, and 3 too while the second phase's holes remain.
 
 Before anything is called: the ``-o`` table's format and its dependency (pyarrow for Parquet), and that it
 is none of the run's inputs (the config, its case file, the store), so a run never ends by failing to write,
@@ -17,21 +19,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from releasegate.errors import InputError
+from releasegate.model import Decision
 
 if TYPE_CHECKING:
     import pandas as pd
 
 EXIT_DONE, EXIT_BAD_CONFIG, EXIT_HOLES = 0, 2, 3
+EXIT_SHIP, EXIT_DONT_SHIP, EXIT_NOT_PROVEN = 0, 1, 3
 TABLE_SUFFIXES = (".parquet", ".csv")
 
 
 def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bool, output: Path | None,
                 echo: Callable[[str], None], progress: bool = True, sheet: Path | None = None,
-                labels: int | None = None) -> int:
+                labels: int | None = None, settle: bool = False, settle_budget: int | None = None,
+                say: Callable[[str], None] | None = None) -> int:
+    """``say`` prints the settled verdict (stdout, like check's); ``echo`` everything else (stderr)."""
     from releasegate.run import run_config, summary_line
     from releasegate.run.config import load_config
+    from releasegate.run.settle import check_settle_options
     from releasegate.run.store import db_path
 
+    check_settle_options(settle=settle, budget=settle_budget, dry_run=dry_run, only=only)
     if output is not None and output.suffix.lower() not in TABLE_SUFFIXES:
         raise InputError(f"-o {output}: the table is written as {' or '.join(TABLE_SUFFIXES)}")
     config = load_config(config_path)
@@ -72,8 +80,44 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
         more = f" and {len(result.holes) - 5} more" if len(result.holes) > 5 else ""
         echo(f"{len(result.holes)} cells missing or errored ({shown}{more}): run again to resume")
         return EXIT_HOLES
+    if settle:
+        return settle_command(config, settle_budget, echo, say or echo, progress, output)
     echo(f"complete: {result.plan.expected} cells in {config.store}")
     return EXIT_DONE
+
+
+def settle_command(config, budget: int | None, echo: Callable[[str], None], say: Callable[[str], None],
+                   progress: bool, output: Path | None) -> int:
+    """Phase one is complete: look 1, and on NOT PROVEN the second phase and look 2 (run/settle.py)."""
+    from releasegate.run import run_config, summary_line
+    from releasegate.run.plan import read_cases
+    from releasegate.run.settle import settle
+
+    def execute(second):
+        result = run_config(second, progress=progress, announce=echo)
+        if not progress:
+            echo(summary_line(result.stats))
+        if result.stats.stopped:
+            raise InputError(result.stats.stopped)
+        if result.holes:
+            echo(f"{len(result.holes)} cells of the second phase missing or errored: run again with --settle to "
+                 "resume (look 1 is read from the first runs again, so nothing is decided twice)")
+        elif output is not None:
+            write_table(result.table, output)
+            echo(f"wrote {output} (every run of the second look)")
+        return result
+
+    settled = settle(config, budget=budget, execute=execute, cases=len(read_cases(config.cases_path)),
+                     cwd=Path.cwd(), echo=echo)
+    if settled is None:
+        return EXIT_HOLES
+    for candidate, verdict in settled.verdicts.items():
+        say(f"{verdict.label}  {candidate} (settled: look 1 {settled.first.verdicts[candidate].label}"
+            + ("" if settled.second is None else f", look 2 {settled.second.verdicts[candidate].label}") + ")")
+    decision = settled.decision
+    if decision is Decision.DONT_SHIP:
+        return EXIT_DONT_SHIP
+    return EXIT_SHIP if settled.passes else EXIT_NOT_PROVEN
 
 
 def check_table_output(path: Path, inputs: Iterable[Path]) -> None:

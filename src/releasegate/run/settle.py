@@ -1,0 +1,143 @@
+"""``releasegate run CONFIG --settle``: a NOT PROVEN store settled by more runs, with plan/settle.py's two-phase
+rule (issue 34 item 3).
+
+Look 1 decides the store's runs (the config's ``runs``) at the design's first level (four fifths of the
+policy's alpha). SHIP or DON'T SHIP there is final and nothing more is called. On NOT PROVEN the config's
+runs are multiplied by 1 + ``extra_runs`` (the store's own cells: new run indices of the same cases and
+systems, so an interrupted second phase resumes like any run), and look 2 decides on all the runs at the
+second level (the last fifth); candidates look 1 settled keep look 1's verdict. No third look: a NOT PROVEN
+at look 2 is final. The budget caps the second phase's calls before anything is called: the runs it adds are
+as many of the design's as one run of every case on every system fits in, fixed by the design, the case
+count and the budget, never by the data, so the second look's level holds whatever the budget buys.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from releasegate.errors import InputError
+from releasegate.model import Decision
+from releasegate.plan.settle import TwoPhase, settled_decision
+from releasegate.run.config import RunConfig
+
+
+@dataclass(frozen=True)
+class Look:
+    """One look: the runs it read, its level, each candidate's verdict and the gate's."""
+
+    runs: int
+    alpha: float
+    verdicts: Mapping[str, Decision]
+
+    @property
+    def decision(self) -> Decision:
+        return Decision.worst(self.verdicts.values())
+
+
+@dataclass(frozen=True)
+class Settled:
+    """The two-phase outcome: look 1, look 2 (None when look 1 settled it or the budget bought no run), the
+    final verdict per candidate and the gate's, the calls the budget allowed and whether it passes."""
+
+    first: Look
+    second: Look | None
+    verdicts: Mapping[str, Decision]
+    extra_runs: int
+    budget_calls: int | None
+    passes: bool
+
+    @property
+    def decision(self) -> Decision:
+        return Decision.worst(self.verdicts.values())
+
+
+def gate_inputs(config: RunConfig, cwd: Path) -> tuple[dict[str, Any], str, Path | None]:
+    """The policy ``check STORE`` would use (releasegate.toml beside the store, else in ``cwd``) and the
+    baseline: the policy's, else the sweep's, else the config's first system."""
+    from releasegate.load.policy_file import find_policy
+    from releasegate.policy import load_policy_file
+
+    path = find_policy([config.store], cwd)
+    values = load_policy_file(path) if path is not None else {}
+    baseline = values.get("baseline") or config.grid_baseline or config.systems[0].name
+    return values, str(baseline), path
+
+
+def look(config: RunConfig, policy: Mapping[str, Any], baseline: str, alpha: float) -> tuple[Look, bool]:
+    """The store's comparison at ``alpha`` (the same pipeline as ``check STORE``); and whether the policy lets
+    a NOT PROVEN pass (``not_proven = "warn"``)."""
+    from releasegate.api import compare
+
+    values = {k: v for k, v in policy.items() if k not in ("baseline", "alpha")}
+    result = compare(str(config.store), policy=values, baseline=baseline, alpha=alpha)
+    verdicts = {v.candidate: v.decision for v in result.verdicts}
+    return Look(config.runs, alpha, verdicts), bool(result.report.not_proven_allowed)
+
+
+def extra_runs_within(design: TwoPhase, config: RunConfig, cases: int, budget: int | None) -> int:
+    """The runs the second phase adds: the design's (extra_runs times the config's runs), or as many whole runs
+    of every case on every system as the budget pays for."""
+    wanted = design.extra_runs * config.runs
+    per_run = cases * len(config.systems)
+    if budget is None:
+        return wanted
+    return min(wanted, budget // per_run) if per_run else 0
+
+
+def settle(config: RunConfig, *, budget: int | None, execute: Callable[[RunConfig], Any], cases: int,
+           cwd: Path, echo: Callable[[str], None]) -> Settled | None:
+    """Look 1 on the store (complete: the caller ran phase one), then, on NOT PROVEN, ``execute`` the config
+    with the added runs and look 2. Returns None when the second phase left holes (run again to resume)."""
+    policy, baseline, _ = gate_inputs(config, cwd)
+    from releasegate.policy import make_policy
+
+    alpha = make_policy(policy).alpha
+    design = TwoPhase.for_alpha(alpha)
+    design.check(alpha)
+    first, warn = look(config, policy, baseline, design.first_alpha)
+    echo(f"settle: look 1 ({config.runs} run(s) a case, alpha {design.first_alpha:g}): {first.decision.label}")
+    if first.decision is not Decision.NOT_PROVEN:
+        return _settled(first, None, 0, budget, warn)
+    added = extra_runs_within(design, config, cases, budget)
+    per_run = cases * len(config.systems)
+    if added == 0:
+        echo(f"settle: the budget of {budget} call(s) cannot pay for one more run of every case ({per_run} "
+             "calls): NOT PROVEN stays")
+        return _settled(first, None, 0, budget, warn)
+    second_config = dataclasses.replace(config, runs=config.runs + added)
+    echo(f"settle: {added} more run(s) of {cases} cases on {len(config.systems)} systems (at most {added * per_run} "
+         f"call(s){'' if budget is None else f', budget {budget}'})")
+    result = execute(second_config)
+    if result.holes:
+        return None
+    second, _ = look(second_config, policy, baseline, design.second_alpha)
+    echo(f"settle: look 2 ({second_config.runs} run(s) a case, alpha {design.second_alpha:g}): "
+         f"{second.decision.label}")
+    return _settled(first, second, added, budget, warn)
+
+
+def _settled(first: Look, second: Look | None, added: int, budget: int | None, warn: bool) -> Settled:
+    verdicts = {}
+    for candidate, verdict in first.verdicts.items():
+        if verdict is Decision.NOT_PROVEN and second is not None:
+            verdicts[candidate] = settled_decision(verdict, second.verdicts[candidate])
+        else:
+            verdicts[candidate] = verdict  # settled at look 1, or no second look was affordable
+    final = Decision.worst(verdicts.values())
+    passes = final is Decision.SHIP or (final is Decision.NOT_PROVEN and warn)
+    return Settled(first, second, verdicts, added, budget, passes)
+
+
+def check_settle_options(*, settle: bool, budget: int | None, dry_run: bool, only: str | None) -> None:
+    if budget is not None and not settle:
+        raise InputError("--settle-budget without --settle: the budget is for the calls that settle a NOT PROVEN")
+    if budget is not None and budget < 0:
+        raise InputError(f"--settle-budget {budget}: give a number of calls, 0 or more")
+    if settle and dry_run:
+        raise InputError("--settle and --dry-run together: a dry run calls nothing, so it cannot settle anything")
+    if settle and only is not None:
+        raise InputError("--settle and --only together: settling reruns every system, so it cannot run only one")

@@ -1,0 +1,130 @@
+"""``releasegate run CONFIG --settle`` (issue 34 item 3): a NOT PROVEN store settled by the two-phase design's
+extra runs on the fake system kind (no network). The fake draws every (release, case, run) afresh, so two
+releases of equal accuracy differ by run-to-run noise only (what more runs settle), and the seeds below were
+chosen, once, for a look 1 that is NOT PROVEN."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import releasegate
+from conftest import run_cli
+from releasegate.model import Decision
+from releasegate.plan.settle import TwoPhase, settled_decision
+from releasegate.run.store import Store
+from run_support import write_cases, write_config
+
+N = 200  # cases; one run of both releases is 400 calls
+
+
+def _config(tmp_path, accuracy: float, seed: int, runs: int = 1):
+    cases = write_cases(tmp_path / "cases.csv", N)
+    systems = [{"name": "live", "kind": "fake", "accuracy": 0.8},
+               {"name": "cand", "kind": "fake", "accuracy": accuracy, "seed": seed}]
+    return write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store", "runs": runs,
+                                                "max_attempts": 1}, systems, {"name": "correct", "kind": "exact"})
+
+
+def _cells(tmp_path) -> pd.DataFrame:
+    with Store(tmp_path / "store") as db:
+        return pd.DataFrame(db.cells())
+
+
+def _look(tmp_path, runs: int, alpha: float) -> Decision:
+    """The store's comparison on its first ``runs`` runs, outside the command: the same pipeline as check."""
+    table = pd.DataFrame(_cells(tmp_path))
+    ok = table[table["run"] < runs]
+    frame = ok.assign(passed=ok["output"].str.startswith("answer"))[["release", "case_id", "run", "passed"]]
+    frame = frame.assign(category=frame["case_id"].map(lambda c: f"cat{int(c[1:]) % 3}"))
+    return releasegate.compare(frame, baseline="live", alpha=alpha).decision
+
+
+def test_a_harmless_not_proven_release_settles_to_ship(tmp_path):
+    path = _config(tmp_path, 0.8, seed=3)
+    plain = run_cli("run", path, cwd=tmp_path)
+    assert plain.exit_code == 0, plain.output
+    assert _look(tmp_path, 1, 0.04) is Decision.NOT_PROVEN  # look 1's data, decided outside the command
+    done = run_cli("run", path, "--settle", cwd=tmp_path)
+    assert done.exit_code == 0, done.output
+    assert "look 1 (1 run(s) a case, alpha 0.04): NOT PROVEN" in done.output
+    assert "4 more run(s) of 200 cases on 2 systems (at most 1600 call(s))" in done.output
+    assert "run: 1600 system call(s)" in done.output
+    assert "look 2 (5 run(s) a case, alpha 0.01): SHIP" in done.output
+    assert "SHIP  cand (settled: look 1 NOT PROVEN, look 2 SHIP)" in done.output
+    cells = _cells(tmp_path)
+    assert len(cells) == 2000 and sorted(cells["run"].unique()) == [0, 1, 2, 3, 4]
+    assert _look(tmp_path, 5, 0.01) is Decision.SHIP
+    # Run again: every cell is done (resume by key), nothing is called, the same verdict.
+    again = run_cli("run", path, "--settle", cwd=tmp_path)
+    assert again.exit_code == 0 and "run: 0 system call(s)" in again.output and "SHIP  cand" in again.output
+    assert len(_cells(tmp_path)) == 2000
+
+
+def test_the_budget_is_respected(tmp_path):
+    path = _config(tmp_path, 0.8, seed=3)
+    short = run_cli("run", path, "--settle", "--settle-budget", "399", cwd=tmp_path)
+    assert short.exit_code == 3, short.output  # one more run of every case is 400 calls: none is bought
+    assert "cannot pay for one more run of every case (400 calls): NOT PROVEN stays" in short.output
+    assert "NOT PROVEN  cand (settled: look 1 NOT PROVEN)" in short.output
+    assert len(_cells(tmp_path)) == 400
+    two = run_cli("run", path, "--settle", "--settle-budget", "999", cwd=tmp_path)
+    assert "2 more run(s) of 200 cases on 2 systems (at most 800 call(s), budget 999)" in two.output
+    assert "run: 800 system call(s)" in two.output
+    cells = _cells(tmp_path)
+    assert len(cells) == 1200 and cells["run"].max() == 2
+    assert "look 2 (3 run(s) a case, alpha 0.01)" in two.output
+
+
+@pytest.mark.parametrize("seed, final, status", [(4, "DON'T SHIP", 1), (1, "NOT PROVEN", 3)])
+def test_a_regression_is_not_settled_into_ship(tmp_path, seed, final, status):
+    path = _config(tmp_path, 0.72, seed=seed)  # 8 points worse, beyond the 5-point margin
+    done = run_cli("run", path, "--settle", cwd=tmp_path)
+    assert "look 1 (1 run(s) a case, alpha 0.04): NOT PROVEN" in done.output
+    assert done.exit_code == status, done.output
+    assert f"{final}  cand (settled: look 1 NOT PROVEN, look 2 {final})" in done.output
+    assert len(_cells(tmp_path)) == 2000
+
+
+def test_a_settled_look_1_stops_at_once(tmp_path):
+    path = _config(tmp_path, 0.5, seed=2)  # 30 points worse: DON'T SHIP at look 1
+    done = run_cli("run", path, "--settle", cwd=tmp_path)
+    assert done.exit_code == 1, done.output
+    assert "look 1 (1 run(s) a case, alpha 0.04): DON'T SHIP" in done.output and "more run(s)" not in done.output
+    assert len(_cells(tmp_path)) == 400
+
+
+def test_settle_options_are_checked_before_anything_runs(tmp_path):
+    path = _config(tmp_path, 0.8, seed=3)
+    for args, said in ((("--settle-budget", "5"), "without --settle"), (("--settle", "--dry-run"), "--dry-run"),
+                       (("--settle", "--only", "cand"), "--only"), (("--settle", "--settle-budget", "-1"), "0 or more")):
+        refused = run_cli("run", path, *args, cwd=tmp_path)
+        assert refused.exit_code == 2 and said in refused.output and len(refused.output.strip().splitlines()) == 1
+    assert not (tmp_path / "store").exists()
+
+
+def test_the_design_at_a_policy_alpha_and_the_settled_verdicts():
+    design = TwoPhase.for_alpha(0.05)
+    assert (design.first_alpha, design.second_alpha, design.extra_runs) == pytest.approx((0.04, 0.01, 4))
+    TwoPhase.for_alpha(0.1).check(0.1)
+    assert settled_decision(Decision.SHIP, None) is Decision.SHIP
+    assert settled_decision(Decision.DONT_SHIP, None) is Decision.DONT_SHIP
+    for second in Decision:
+        assert settled_decision(Decision.NOT_PROVEN, second) is second
+    with pytest.raises(ValueError):
+        settled_decision(Decision.NOT_PROVEN, None)
+
+
+def test_an_interrupted_second_phase_resumes_from_the_store(tmp_path):
+    """The second phase's cells are the store's own (new run indices): the baseline's four extra runs made
+    before, as an interrupted second phase would leave them, are not called again."""
+    path = _config(tmp_path, 0.8, seed=3)
+    longer = tmp_path / "five.toml"
+    longer.write_text(path.read_text().replace("runs = 1", "runs = 5"))
+    partial = run_cli("run", longer, "--only", "live", cwd=tmp_path)
+    assert partial.exit_code == 3 and "run: 1000 system call(s)" in partial.output  # cand's cells: holes
+    done = run_cli("run", path, "--settle", cwd=tmp_path)
+    assert "run: 200 system call(s)" in done.output  # phase one: cand's run 0 only
+    assert "run: 800 system call(s)" in done.output  # phase two: cand's runs 1-4 only
+    assert done.exit_code == 0 and "SHIP  cand (settled: look 1 NOT PROVEN, look 2 SHIP)" in done.output
+    assert len(_cells(tmp_path)) == 2000
