@@ -298,20 +298,10 @@ class Reason:
     metric: str = ""
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """One candidate's verdict on one metric, from that metric's rules: the headline, the reasons, the
-    warnings and every rule's check. ``metric`` names the metric (the outcome column of a one-metric run)."""
+class Decided:
+    """What a verdict says, read from its ``decision``: one metric's Verdict and a candidate's CandidateVerdict."""
 
-    candidate: str
     decision: Decision
-    headline: str
-    because: str
-    reasons: tuple[Reason, ...]
-    warnings: tuple[str, ...]
-    checks: tuple[RuleCheck, ...]
-    smallest_margin_ruled_out: float
-    metric: str = ""
 
     @property
     def ship(self) -> bool:
@@ -326,6 +316,22 @@ class Verdict:
     @property
     def label(self) -> str:
         return self.decision.label
+
+
+@dataclass(frozen=True)
+class Verdict(Decided):
+    """One candidate's verdict on one metric, from that metric's rules: the headline, the reasons, the
+    warnings and every rule's check. ``metric`` names the metric (the outcome column of a one-metric run)."""
+
+    candidate: str
+    decision: Decision
+    headline: str
+    because: str
+    reasons: tuple[Reason, ...]
+    warnings: tuple[str, ...]
+    checks: tuple[RuleCheck, ...]
+    smallest_margin_ruled_out: float
+    metric: str = ""
 
 
 @dataclass(frozen=True)

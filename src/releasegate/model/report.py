@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from releasegate.model.checks import RuleCheck
-from releasegate.model.core import Analysis, Decision, NotJudged, Provenance, Reason, Verdict
+from releasegate.model.core import Analysis, Decided, Decision, NotJudged, Provenance, Reason, Verdict
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class MetricSection:
 
 
 @dataclass(frozen=True)
-class CandidateVerdict:
+class CandidateVerdict(Decided):
     """One candidate's verdict from every metric: ``by_metric`` holds each metric's own (in the sections' order);
     with one metric the headline is that metric's."""
 
@@ -45,20 +45,6 @@ class CandidateVerdict:
     decision: Decision
     headline: str
     by_metric: tuple[Verdict, ...]
-
-    @property
-    def ship(self) -> bool:
-        """Only SHIP ships: NOT PROVEN is not a SHIP, whatever the policy lets the gate do with it."""
-        return self.decision is Decision.SHIP
-
-    @property
-    def verdict(self) -> str:
-        """The verdict as the JSON writes it: "ship", "dont_ship" or "not_proven"."""
-        return self.decision.value
-
-    @property
-    def label(self) -> str:
-        return self.decision.label
 
     def __repr__(self) -> str:
         # What a notebook prints for ``note.verdicts[0]``: the verdict and why, not the dataclass's every field.
