@@ -14,6 +14,7 @@ settle them; the check carries how many more gold labels per release would lift 
 from __future__ import annotations
 
 from releasegate.model import Analysis, CandidateAnalysis, Figure, RuleCheck
+from releasegate.model.checks import Unmeasured
 from releasegate.model.judge import CORRECTED, GATED_CORRECTED, MORE_LABELS, PLAN_LABELS, RATE_DIFFERENCE, YOUDEN
 from releasegate.policy import Policy
 
@@ -45,7 +46,7 @@ def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCh
     c = judge.corrected
     # The corrected difference the rules read (judge_correction = "ppi") that does not exist (too few gold
     # labels) or claims its estimate exactly (standard error 0): the overall rules cannot be read, so it fires.
-    unmeasured = "too_few" if not c.defined else "degenerate" if c.degenerate else ""
+    unmeasured: Unmeasured = "too_few" if not c.defined else "degenerate" if c.degenerate else ""
     figures.append(Figure("overall", "overall", value=c.estimate, ci_low=c.low, ci_high=c.high, cases=c.n_cases,
                           method=CORRECTED, fired=judge.gated == GATED_CORRECTED and bool(unmeasured),
                           unmeasured=unmeasured))
