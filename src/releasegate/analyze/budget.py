@@ -94,7 +94,10 @@ def _in_budget(test: CriticalTest) -> bool:
 
 def _members(overall: Comparison, categories: list[Comparison], critical: CriticalSection | None,
              error: tuple[float, int] | None, policy: Policy) -> list[_Member]:
-    out = [_Member("overall", ("overall",), overall.p_one_sided, overall.trials, 1.0, [("overall",)])]
+    # An overall figure that does not exist (a corrected difference without enough gold labels, NaN) rejects
+    # nothing: a member at p = 1, which keeps its weight, so the others are adjusted as if it were there.
+    p_overall = overall.p_one_sided if overall.p_one_sided == overall.p_one_sided else 1.0
+    out = [_Member("overall", ("overall",), p_overall, overall.trials, 1.0, [("overall",)])]
     index = {c.label: len(out) + k for k, c in enumerate(categories)}
     out += [_Member(c.label, ("category",), c.p_one_sided, c.trials, 1.0, [("category", k)])
             for k, c in enumerate(categories)]
@@ -221,7 +224,7 @@ def apply_budget(overall: Comparison, categories: list[Comparison], policy: Poli
     if method != DISCRETE_HOLM:
         for m in members:
             m.trials = None
-    two_sided = adjust_pvalues(np.array([c.p_value for c in (overall, *categories)]),
+    two_sided = adjust_pvalues(np.array([c.p_value if c.p_value == c.p_value else 1.0 for c in (overall, *categories)]),
                                "holm" if policy.correction == DISCRETE_HOLM else policy.correction)
     new_overall, new_categories = overall, list(categories)
     tests = list(critical.tests) if critical is not None else []
@@ -231,7 +234,9 @@ def apply_budget(overall: Comparison, categories: list[Comparison], policy: Poli
         value = float(value)
         for target in member.targets:
             if target[0] == "overall":
-                new_overall = replace(overall, p_adjusted=value, p_value_adjusted=float(two_sided[0]))
+                defined = overall.p_one_sided == overall.p_one_sided
+                new_overall = replace(overall, p_adjusted=value if defined else float("nan"),
+                                      p_value_adjusted=float(two_sided[0]) if defined else float("nan"))
             elif target[0] == "category":
                 k = target[1]
                 c = categories[k]
