@@ -278,3 +278,22 @@ def test_categories_keep_the_judges_own_tests_and_the_note_says_so(tmp_path):
     out = tmp_path / "note.md"
     assert run_cli("report", res, "--baseline", "r1", "--gold", gold_path, "-o", out).exit_code == 0
     assert "The categories and critical categories are tested on the judge's verdicts" in out.read_text()
+
+
+def test_the_overall_chart_names_the_corrected_difference(tmp_path):
+    """The overall difference chart plots what the rules read: with gold labels the corrected difference, its row
+    named so, beside a summary table of the judge's own figures."""
+    from releasegate.render.charts_overall import overall_chart
+
+    fb, fc, gb, gc = _unequal_suite(10, 400, 150)
+    rows = [{"release": r, "case_id": f"c{i:03d}", "passed": int(v)} for r, f in (("r1", fb), ("r2", fc))
+            for i, v in enumerate(f)]
+    gold = [{"release": r, "case_id": f"c{i:03d}", "label": int(v)} for r, g in (("r1", gb), ("r2", gc))
+            for i, v in enumerate(g) if v == v]
+    res, gold_path = _write(tmp_path, pd.DataFrame(rows), pd.DataFrame(gold))
+    labels = {}
+    for reading in ("ppi", "none"):
+        analysis = build_report(res, baseline="r1", gold=str(gold_path),
+                                judge_correction=reading).sections[0].analysis
+        labels[reading] = json.dumps(overall_chart(analysis).spec, default=str)
+    assert "r2 (corrected): " in labels["ppi"] and "r2 (corrected)" not in labels["none"]
