@@ -20,7 +20,6 @@ fractional df); df = inf is the normal.
 
 from __future__ import annotations
 
-import functools
 import math
 import sys
 from statistics import NormalDist
@@ -260,9 +259,6 @@ def _t_start(q: float, df: float) -> float:
     return max(math.exp(log_t) if log_t < _LOG_DBL_MAX else _DBL_MAX, centre)
 
 
-# Cached: an interval asks for the same (level, df) once per comparison, and a plan's simulation runs the same
-# comparisons hundreds of times (a third of a 5-run plan's time went to this Newton iteration).
-@functools.lru_cache(maxsize=4096)
 def t_quantile(p: float, df: float) -> float:
     """Student t quantile: t with P(T <= t) = p, df > 0 (scipy.special.stdtrit(df, p)); +-inf at p = 1, 0.
 
