@@ -229,8 +229,8 @@ def _append_summary(result, path: Path) -> None:
 def run_systems(config, dry_run, only, fresh, output, sheet, labels, settle, settle_budget, debug) -> None:
     """Call every system on every case for every run, score the outputs, keep them in the store (resumable).
 
-    Exit 0 when every cell is done, 3 when holes remain (run again to resume), 2 for bad configuration.
-    With --settle: 0 SHIP, 1 DON'T SHIP, 3 NOT PROVEN (or holes), as check.
+    Exit 0 when every cell is done, 4 when holes remain (run again to resume), 2 for bad configuration.
+    With --settle: 0 SHIP, 1 DON'T SHIP, 3 NOT PROVEN, as check (4 while holes remain).
     """
     from releasegate.run.command import run_command
 

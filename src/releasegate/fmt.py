@@ -24,6 +24,14 @@ def p_is(p: float) -> str:
     return f"p {text}" if text.startswith("<") else f"p = {text}"
 
 
+def with_article(number_text: str) -> str:
+    """'an 80%', 'a 95%', 'an 11%', 'an 18 cases': English says 'an' before a number spoken with a vowel
+    (eight, eleven, eighteen, eighty, eight hundred)."""
+    digits = number_text.lstrip("+-").replace(",", "").split(".")[0].split("%")[0].split(" ")[0]
+    vowel = digits.startswith("8") or digits in ("11", "18") or (digits[:2] in ("11", "18") and len(digits) == 5)
+    return f"{'an' if vowel else 'a'} {number_text}"
+
+
 def pct(x: float, digits: int = 1) -> str:
     """A rate as a percentage: 0.9175 -> 91.8%."""
     return f"{x * 100:.{digits}f}%" if is_number(x) else "n/a"

@@ -31,9 +31,11 @@ def _reach_warnings(report):
 
 
 def test_small_suite_at_high_churn_is_told_what_would_be_enough(tmp_path):
-    # 60 cases, 6 broke and 6 fixed: 20% changing. Power Phi(0.05 sqrt(60) / sqrt(0.2) - 1.645) = 22%;
+    # 60 cases, 2 broke and 10 fixed: 20% changing, shown no worse (SHIP), yet a candidate that changes nothing
+    # would seldom be. Power Phi(0.05 sqrt(60) / sqrt(0.2) - 1.645) = 22%;
     # an even chance needs 0.2 * 1.645^2 / 0.05^2 = 216.5 -> 217 cases, 80%: 0.2 * 2.486^2 / 0.0025 = 494.5 -> 495.
-    report = build_report(_write(tmp_path, 60, 6, 6), baseline="r1")
+    report = build_report(_write(tmp_path, 60, 2, 10), baseline="r1")
+    assert report.verdicts[0].verdict == "ship"
     (warning,) = _reach_warnings(report)
     assert warning == ("the suite is too small for its margin: a candidate that changes nothing has a 22% chance "
                        "to be shown no worse than 5.0 points with 20.0% of cases changing outcome here; 217 cases "
@@ -55,7 +57,18 @@ def test_margin_zero_turns_the_warning_off(tmp_path):
     assert report.analysis.candidates[0].power.ni_reach is None
 
 
+def test_a_not_proven_candidate_is_told_by_its_settle_figures_alone(tmp_path):
+    """With 6 broke and 6 fixed the rule holds the candidate NOT PROVEN: its verdict says what would settle it
+    (analyze/settle.py), and no second figure for the same question stands in the warnings."""
+    report = build_report(_write(tmp_path, 60, 6, 6), baseline="r1")
+    verdict = report.verdicts[0]
+    assert verdict.verdict == "not_proven"
+    assert _reach_warnings(report) == []
+    settle = report.analysis.candidates[0].sections.settle.plan
+    assert f"{settle.cases_needed[0]:,} cases for an 80% chance" in verdict.headline
+
+
 def test_several_runs_use_the_spread_of_the_differences(tmp_path):
-    report = build_report(_write(tmp_path, 60, 6, 6, runs=3), baseline="r1")
+    report = build_report(_write(tmp_path, 60, 2, 10, runs=3), baseline="r1")
     (warning,) = _reach_warnings(report)
     assert "at the spread of the per-case differences here" in warning

@@ -47,10 +47,10 @@ def test_exit_codes_and_the_store_read_like_a_results_file(tmp_path):
     assert "run-store" in text and "answers recorded from model fake-cand" in text
 
 
-def test_holes_give_exit_3_and_the_gate_refuses_them_unless_dropped(tmp_path):
+def test_holes_give_exit_4_and_the_gate_refuses_them_unless_dropped(tmp_path):
     path = _fake_config(tmp_path, {"rate_5xx": 0.1})
     done = run_cli("run", path)
-    assert done.exit_code == 3 and "run again to resume" in done.output
+    assert done.exit_code == 4 and "run again to resume" in done.output
     refused = run_cli("check", tmp_path / "store", "--baseline", "live")
     assert refused.exit_code == 2 and "cells missing or errored: run again to resume" in refused.output
     assert len(refused.output.strip().splitlines()) == 1
@@ -79,7 +79,7 @@ def test_a_candidate_that_errored_on_a_third_of_the_cases_is_not_judged_silently
                {"name": "cand", "kind": "fake", "accuracy": 0.9, "seed": 5, "rate_5xx": 0.31}]
     path = write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store", "max_attempts": 1},
                         systems, {"name": "correct", "kind": "exact"})
-    assert run_cli("run", path).exit_code == 3
+    assert run_cli("run", path).exit_code == 4
     with Store(tmp_path / "store") as db:
         errored = db.count_cells("error")
     assert 20 <= errored <= 45  # about 31 of 100

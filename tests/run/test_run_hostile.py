@@ -121,7 +121,7 @@ def test_an_echoed_key_is_stored_and_printed_nowhere(tmp_path, monkeypatch):
         out = tmp_path / "table.csv"
         done = run_cli("run", tmp_path / "run.toml", "-o", out)
         assert stub.headers[0]["Authorization"] == f"Bearer {KEY}"  # the key was sent
-    assert done.exit_code == 3
+    assert done.exit_code == 4
     with Store(config.store) as db:
         cells = db.cells()
     assert any("[redacted]" in (c["error"] or "") for c in cells)

@@ -95,7 +95,7 @@ def test_the_table_as_parquet_and_its_holes(tmp_path):
                  [{"name": "a", "kind": "fake", "rate_timeout": 0.3}], {"kind": "exact"})
     out = tmp_path / "t.parquet"
     done = run_cli("run", config, "-o", out)
-    assert done.exit_code == 3
+    assert done.exit_code == 4
     table = pd.read_parquet(out)
     holes = table[table["passed"].isna()]
     assert len(holes) >= 1 and holes["error"].str.contains("timeout").all()

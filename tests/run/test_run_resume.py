@@ -85,7 +85,7 @@ def test_only_calls_one_system_and_fresh_starts_over(tmp_path):
     with StubServer() as stub:
         path = _setup(tmp_path, stub, runs=1, n=5)
         done = run_cli("run", path, "--only", "ra")
-        assert done.exit_code == 3 and "5 cells missing or errored" in done.output  # rb's cells are holes
+        assert done.exit_code == 4 and "5 cells missing or errored" in done.output  # rb's cells are holes
         assert stub.calls == 5 and {b["messages"][0]["content"] for b in stub.bodies} == {"You are system A."}
         assert run_cli("run", path).exit_code == 0 and stub.calls == 10
         assert run_cli("run", path, "--fresh").exit_code == 0 and stub.calls == 20

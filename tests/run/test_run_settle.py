@@ -124,7 +124,7 @@ def test_an_interrupted_second_phase_resumes_from_the_store(tmp_path):
     longer = tmp_path / "five.toml"
     longer.write_text(path.read_text().replace("runs = 1", "runs = 5"))
     partial = run_cli("run", longer, "--only", "live", cwd=tmp_path)
-    assert partial.exit_code == 3 and "run: 1000 system call(s)" in partial.output  # cand's cells: holes
+    assert partial.exit_code == 4 and "run: 1000 system call(s)" in partial.output  # cand's cells: holes
     done = run_cli("run", path, "--settle", cwd=tmp_path)
     assert "run: 200 system call(s)" in done.output  # phase one: cand's run 0 only
     assert "run: 800 system call(s)" in done.output  # phase two: cand's runs 1-4 only

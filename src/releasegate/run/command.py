@@ -1,9 +1,11 @@
 """``releasegate run CONFIG.toml``: the command's behaviour, so that cli.py stays a thin parser.
 
-Exit status: 0 every expected cell done, 3 holes remain (the store is valid and resumable), 2 bad
+Exit status: 0 every expected cell done, 4 holes remain (the store is valid and resumable: run again), 2 bad
 configuration or a run stopped by 401/403 (every further call would fail the same way). With ``--settle``
 (run/settle.py) the cells done, the status is the settled verdict's, as ``check``'s: 0 SHIP (or a NOT PROVEN
-the policy lets pass), 1 DON'T SHIP, 3 NOT PROVEN, and 3 too while the second phase's holes remain.
+the policy lets pass), 1 DON'T SHIP, 3 NOT PROVEN; 4 while holes remain, in either phase. Holes have their own
+status (they had 3, NOT PROVEN's) so that a CI step gating on ``run --settle`` tells "run again" from "not
+proven".
 
 Before anything is called: the ``-o`` table's format and its dependency (pyarrow for Parquet), and that it
 is none of the run's inputs (the config, its case file, the store), so a run never ends by failing to write,
@@ -24,7 +26,7 @@ from releasegate.model import Decision
 if TYPE_CHECKING:
     import pandas as pd
 
-EXIT_DONE, EXIT_BAD_CONFIG, EXIT_HOLES = 0, 2, 3
+EXIT_DONE, EXIT_BAD_CONFIG, EXIT_HOLES = 0, 2, 4
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_NOT_PROVEN = 0, 1, 3
 TABLE_SUFFIXES = (".parquet", ".csv")
 

@@ -174,7 +174,7 @@ def _settle(cand: CandidateAnalysis) -> str:
         options.append(f"{runs} runs of every case")
     if not options:
         return "more cases than this suite can hold would be needed; change the margin or the suite"
-    return f"{' or '.join(options)} would give a {target} chance of settling it"
+    return f"{' or '.join(options)} would give {fmt.with_article(target)} chance of settling it"
 
 
 def next_step(p: PlainInput) -> str:

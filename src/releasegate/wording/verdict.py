@@ -59,12 +59,27 @@ def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
 # headline and warnings
 
 
+def _significance(o: Comparison, alpha: float) -> str:
+    """The word after the overall p of a headline. The p printed is the two-sided one (the lesson's p = 0.238);
+    toward a regression the word follows what the overall rule reads, the one-sided p adjusted in the error
+    budget, and says so where the two disagree."""
+    shown = o.p_value < alpha
+    if o.diff >= 0 or not o.p_adjusted == o.p_adjusted:
+        return "significant" if shown else "not significant"
+    fired = o.p_adjusted < alpha
+    if fired == shown:
+        return "significant" if fired else "not significant"
+    if fired:
+        return f"significant one-sided: adjusted {fmt.p_is(o.p_adjusted)}"
+    return f"not significant in the error budget: adjusted {fmt.p_is(o.p_adjusted)}"
+
+
 def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reasons, cost_clause: str,
             settle: Settle | None = None, allowed: bool = False) -> str:
     """The verdict's reason in one sentence (the headline without "SHIP name:"); a NOT PROVEN one ends with
     what would settle it (``settle``) and, when the policy lets it pass (``allowed``), says so."""
     o = cand.overall
-    p_word = "not significant" if o.p_value >= parameters.alpha else "significant"
+    p_word = _significance(o, parameters.alpha)
     overall_text = f"overall {diff(o, binary)} ({test_name(o)} {fmt.p_is(o.p_value)}, {p_word})"
     if o.p_value >= parameters.alpha and (o.ci_low > 0 or o.ci_high < 0) and o.method.startswith("McNemar"):
         # Newcombe's interval (score-based) and the exact McNemar test (on the changed cases alone) are
@@ -95,8 +110,7 @@ def _chances(needed, targets, unit: str, first_tail: str = "") -> str:
         if n is None:
             continue
         if not parts:
-            article = "an" if str(round(100 * t)).startswith("8") or round(100 * t) in (11, 18) else "a"
-            parts.append(f"{n:,} {unit} for {article} {fmt.pct(t, 0)} chance{first_tail}")
+            parts.append(f"{n:,} {unit} for {fmt.with_article(fmt.pct(t, 0))} chance{first_tail}")
         else:
             parts.append(f"{n:,} for {fmt.pct(t, 0)}")
     return ", ".join(parts)
@@ -119,7 +133,7 @@ def settles(settle: Settle) -> str:
     options = []
     if any(n is not None for n in p.cases_needed):
         options.append(f"{_chances(p.cases_needed, p.targets, 'cases', ' of showing it no worse if it truly is')} "
-                       f"(it has {p.n:,}, a {fmt.pct(p.power, 0)} chance)")
+                       f"(it has {p.n:,}, {fmt.with_article(fmt.pct(p.power, 0))} chance)")
     runs = [(r, t) for r, t in zip(p.runs_needed, p.targets) if r is not None and r > p.runs]
     if runs:
         options.append(f"{_chances([r for r, _ in runs], [t for _, t in runs], 'runs of every case')} "
@@ -170,16 +184,18 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
 def noninferiority_reach_warning(cand: CandidateAnalysis, parameters: Parameters) -> str:
     """When a candidate that changes nothing has less than an even chance to be shown no worse than the
     margin on this suite (issue 21 item 5): its chance, and the cases that would give an even and a target
-    chance ("" otherwise)."""
+    chance ("" otherwise). A candidate the rule held NOT PROVEN has no such warning: its verdict says what would
+    settle it (analyze/settle.py), and two figures for the same question, from two computations, disagreed."""
     r = cand.power.ni_reach
-    if r is None or not r.power < 0.5 or r.n_even is None:
+    if r is None or not r.power < 0.5 or r.n_even is None or cand.sections.settle is not None:
         return ""
     o = cand.overall
     binary = o.method.startswith("McNemar")
     churn = (f"with {fmt.pct((o.fixed + o.broke) / o.n)} of cases changing outcome here" if binary
              else "at the spread of the per-case differences here")
     margin = f"{fmt.size_points(parameters.margin)} points" if binary else fmt.number(parameters.margin)
-    return (f"the suite is too small for its margin: a candidate that changes nothing has a {fmt.pct(r.power, 0)} "
+    chance = fmt.with_article(fmt.pct(r.power, 0))
+    return (f"the suite is too small for its margin: a candidate that changes nothing has {chance} "
             f"chance to be shown no worse than {margin} {churn}; {r.n_even:,} cases would give an even chance, "
             f"{r.n_target:,} a chance of {fmt.pct(r.target, 0)} (has {r.n:,})")
 
