@@ -150,8 +150,11 @@ def main(argv: list[str] | None = None) -> int:
             f" --team-reps {args.team_reps}" if args.team_reps else "")
         info = run_info(cells, results, wall, args.workers, command, team)
         SVG.write_text(chart_svg(res), encoding="utf-8")
+        # The settle rows are --teams-write-docs' own: kept from their last run.
+        settle = json.loads(JSON.read_text(encoding="utf-8")).get("settle") if JSON.exists() else None
         JSON.write_text(json.dumps({"seed": SEED, "wall_seconds": round(wall, 1), "cells": results,
-                                    "teams": team}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+                                    "teams": team, **({"settle": settle} if settle else {})}, indent=1,
+                                   sort_keys=True) + "\n", encoding="utf-8")
         write_doc(DOC, res, info)
         DOC.write_text(replace_blocks(DOC.read_text(encoding="utf-8"), teams_blocks(team, list(POLICY_ARGS))),
                        encoding="utf-8")
