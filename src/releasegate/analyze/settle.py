@@ -44,7 +44,15 @@ def settle_of(cand: CandidateAnalysis, measured: MeasuredChurn | None, policy: P
     if measured is not None and binary and not clustered:
         run_share, source = float(measured.churn.share), measured.source
     one_run = binary and runs == 1 and not clustered
-    plan = settle_noninferiority(o.n, variance, policy.margin, policy.alpha, runs=max(1, runs),
-                                 run_share=None if run_share is None else min(1.0, run_share), targets=TARGETS,
-                                 pass_rate=o.baseline.value if one_run else None)
-    return Settle(plan, source)
+    share = None if run_share is None else min(1.0, run_share)
+    pass_rate = o.baseline.value if one_run else None
+    plan = settle_noninferiority(o.n, variance, policy.margin, policy.alpha, runs=max(1, runs), run_share=share,
+                                 targets=TARGETS, pass_rate=pass_rate)
+    if variance == 0 or any(n is not None and n > o.n for n in plan.cases_needed) or not o.diff < 0:
+        return Settle(plan, source)
+    # These cases would show a candidate that changes nothing no worse: the rule fired on the loss measured.
+    # If that loss is the true one, what shows it within the margin is the same question at the margin left.
+    left = policy.margin + o.diff
+    observed = settle_noninferiority(o.n, variance, left, policy.alpha, runs=max(1, runs), run_share=share,
+                                     targets=TARGETS, pass_rate=pass_rate) if 0 < left < 1 else None
+    return Settle(plan, source, float(o.diff), observed)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from releasegate.decide.rules import RULES, detail
-from releasegate.model import CandidateAnalysis, MetricSection, Parameters, Provenance
+from releasegate.model import CandidateAnalysis, Decision, MetricSection, Parameters, Provenance
 from releasegate.render.answers import answer_rows, any_longer, text_columns
 from releasegate.render.views import (
     CandidateView,
@@ -29,6 +29,7 @@ from releasegate.render.views import (
     SummaryCosts,
     SummaryRow,
 )
+from releasegate.wording import checks as check_words
 from releasegate.wording import churn as churn_words
 from releasegate.wording import errors as error_words
 from releasegate.wording import judge as judge_words
@@ -204,6 +205,7 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
         summary_costs=SummaryCosts(latency=bool(cost_table is not None and cost_table.has_latency),
                                    cost=bool(cost_table is not None and cost_table.has_cost)),
         rules=rules,
+        rules_lead=check_words.rules_lead([r.name for r in RULES if r.fires == Decision.NOT_PROVEN]),
         parameters=analysis.parameters,
         notes=list(analysis.notes),
         not_judged=judged_words.not_judged_lines(analysis.not_judged, [c.name for c in analysis.candidates]),

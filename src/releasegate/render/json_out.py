@@ -234,7 +234,8 @@ def _sections(cand, parameters: Parameters, baseline: str) -> dict[str, Any]:
         "case_view": case_view_json,
         "churn": lambda c: churn_json(c, baseline),
         "budget": dataclasses.asdict,
-        "settle": lambda t: {"source": t.source, **dataclasses.asdict(t.plan)},
+        "settle": lambda t: {"source": t.source, **dataclasses.asdict(t.plan), "observed_diff": t.observed_diff,
+                             "observed": None if t.observed is None else dataclasses.asdict(t.observed)},
         "judge": dataclasses.asdict,  # issue 35: every figure of the judge section, by its dataclass fields
     }
     return {name: writers[name](section) for name, section in s.present().items()}

@@ -202,6 +202,7 @@ class NoteView:
     summary_note: str
     summary_costs: SummaryCosts
     rules: list[RuleRow]
+    rules_lead: str  # what a rule that fires gives (wording/checks.py rules_lead, from the RULES table)
     parameters: Parameters
     notes: list[str]
     not_judged: list[str]  # the releases no verdict is about, one line per reason (wording/judged.py)

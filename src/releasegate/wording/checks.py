@@ -216,3 +216,13 @@ def told_apart(value: float, margin: float, binary: bool) -> tuple[str, str]:
 
 def judge(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
     return judge_words.gate(check, binary)
+
+
+def rules_lead(not_proven_rules: list[str]) -> str:
+    """The rules table's lead: what a rule that fires gives (the RULES table's ``fires``), and which is the
+    headline."""
+    names = " and ".join(not_proven_rules)
+    exception = (f", except {names}, which give{'s' if len(not_proven_rules) == 1 else ''} NOT PROVEN (the data "
+                 "show neither a regression nor that the candidate is no worse)") if not_proven_rules else ""
+    return (f"Every rule of the policy, in order, for every candidate. A rule that fires gives DON'T SHIP{exception}; "
+            "the worst verdict wins, and the first rule that fires is the headline.")

@@ -163,6 +163,13 @@ def _settle(cand: CandidateAnalysis) -> str:
     s = cand.sections.settle
     if s is None:
         return "run more cases, or more runs of every case, and compare again"
+    if s.observed_diff is not None:
+        # The cases would do for a candidate that changes nothing; the question is the loss measured.
+        if s.observed is None or not s.observed.cases_needed or s.observed.cases_needed[0] is None:
+            return "more cases would show whether its measured loss, at or beyond the margin, is real"
+        return (f"if its measured loss is its true one, about {s.observed.cases_needed[0]:,} cases (it has "
+                f"{s.plan.n:,}) would give {fmt.with_article(fmt.pct(s.observed.targets[0], 0))} chance of showing it "
+                "within the margin")
     plan = s.plan
     cases = plan.cases_needed[0] if plan.cases_needed else None
     runs = plan.runs_needed[0] if plan.runs_needed else None

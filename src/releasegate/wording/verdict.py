@@ -97,7 +97,7 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
         # What the release saves (or costs) beside its quality, so the trade-off is read in one line.
         text = f"{text[:-1]}; {cost_clause}."
     if settle is not None:
-        text = f"{text} {settles(settle)}"
+        text = f"{text} {settles(settle, binary)}"
     if allowed:
         text = f'{text} Allowed by the policy (not_proven = "warn"): the gate passes, the candidate is not shown no worse.'
     return text
@@ -116,7 +116,7 @@ def _chances(needed, targets, unit: str, first_tail: str = "") -> str:
     return ", ".join(parts)
 
 
-def settles(settle: Settle) -> str:
+def settles(settle: Settle, binary: bool = True) -> str:
     """What would settle a NOT PROVEN (issue 34 item 2): the cases, or the runs of every case, that give each
     target chance of showing the candidate no worse than the margin if it truly is, from the discordance these
     releases show; and why more runs cannot help when they cannot.
@@ -125,6 +125,8 @@ def settles(settle: Settle) -> str:
     has 80, a 42% chance); or 3 runs of every case for an 80% chance, 5 for 95% (it has 1)."
     """
     p = settle.plan
+    if settle.observed_diff is not None:
+        return _settles_a_measured_loss(settle, binary)
     if p.variance == 0 or not any(n is not None and n > p.n for n in p.cases_needed):
         # No case changed outcome (or the spread here says these cases should do, yet the interval is still
         # wide): the discordance gives no size, only that these cases are too few to tell.
@@ -148,6 +150,23 @@ def settles(settle: Settle) -> str:
         text += (". More runs would not: the differences are case-level change, which rerunning does not "
                  "average away")
     return text + "."
+
+
+def _settles_a_measured_loss(settle: Settle, binary: bool) -> str:
+    """The cases would do for a candidate that changes nothing; this one measured a loss, and what settles it
+    is whether that loss is within the margin (analyze/settle.py)."""
+    p, observed = settle.plan, settle.observed
+    size = (lambda x: f"{fmt.size_points(x)} points") if binary else (lambda x: fmt.number(abs(x)))
+    loss = size(settle.observed_diff or 0.0)
+    margin = f"{fmt.size_points(p.margin)}-point" if binary else fmt.number(p.margin)
+    enough = (f"these {p.n:,} cases would show a candidate that changes nothing no worse "
+              f"({fmt.with_article(fmt.pct(p.power, 0))} chance), but this one measured {loss} worse")
+    if observed is None:
+        return (f"What would settle it: not more cases alone: {enough}, at or beyond the {margin} margin; more "
+                "cases show whether that loss is real (the regression rules test it), not that it is within.")
+    return (f"What would settle it: {enough}, {size(observed.margin)} inside the {margin} margin; if that is its "
+            f"true loss, {_chances(observed.cases_needed, observed.targets, 'cases', ' of showing it within')} "
+            f"(it has {p.n:,}, {fmt.with_article(fmt.pct(observed.power, 0))} chance).")
 
 
 def headline(label: str, name: str, because_text: str) -> str:

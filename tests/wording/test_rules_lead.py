@@ -1,0 +1,28 @@
+"""The rules table's lead says what a rule that fires gives, from the RULES table: it used to say "Any rule that
+fires means DON'T SHIP" beside a not_non_inferior that gives NOT PROVEN."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from releasegate.decide.rules import RULES
+from releasegate.model import Decision
+from releasegate.wording.checks import rules_lead
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bank-assistant"
+
+
+def test_the_lead_names_every_rule_that_gives_not_proven():
+    names = [r.name for r in RULES if r.fires == Decision.NOT_PROVEN]
+    assert names == ["not_non_inferior", "judge_unreliable"]
+    lead = rules_lead(names)
+    assert "A rule that fires gives DON'T SHIP, except not_non_inferior and judge_unreliable, which give NOT PROVEN" \
+        in lead
+    assert rules_lead([]).startswith("Every rule of the policy") and "except" not in rules_lead([])
+
+
+def test_the_examples_print_it_in_html_and_markdown():
+    html = (EXAMPLE / "report.html").read_text(encoding="utf-8")
+    md = (EXAMPLE / "report.md").read_text(encoding="utf-8")
+    assert "Any rule that fires means DON" not in html
+    assert "which give NOT PROVEN" in html and "which give NOT PROVEN" in md
