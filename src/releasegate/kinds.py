@@ -20,6 +20,8 @@ class OutcomeKind(StrEnum):
 CriticalRule = Literal["test", "any"]
 # What a NOT PROVEN verdict does to the gate: blocks it (check exits 3) or is allowed (exit 0, the note says so).
 NotProvenMode = Literal["block", "warn"]
+# With gold labels, the overall figure the rules read: the PPI++ corrected difference, or the judge's own (issue 35).
+JudgeCorrection = Literal["ppi", "none"]
 # Rows without an outcome: refused, counted as failures, or dropped.
 MissingMode = Literal["refuse", "fail", "drop"]
 # The McNemar p the gate reads.
@@ -33,6 +35,7 @@ NotJudgedReason = Literal["not_a_candidate", "baseline_rerun"]
 CRITICAL_RULES: tuple[str, ...] = get_args(CriticalRule)
 MISSING_MODES: tuple[str, ...] = get_args(MissingMode)
 NOT_PROVEN_MODES: tuple[str, ...] = get_args(NotProvenMode)
+JUDGE_CORRECTIONS: tuple[str, ...] = get_args(JudgeCorrection)
 MCNEMAR_VARIANTS: tuple[str, ...] = get_args(McNemarVariant)
 METRIC_KINDS: tuple[str, ...] = get_args(MetricKind)
 DIRECTIONS: tuple[str, ...] = get_args(Direction)

@@ -88,7 +88,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         from releasegate.validate_gold import validate_gold
 
         loaded_gold = load_gold(policy.gold)
-        gold = validate_gold(loaded_gold.table, tables[0].data, policy.gold)
+        gold = validate_gold(loaded_gold.table, tables[0].data, policy.gold, policy.judge_correction)
         inputs = (*inputs, loaded_gold.input)
     # The validated tables hold the identity columns as categorical codes; the loaded one's text columns
     # (about 90 MB per million rows) are freed here unless the caller keeps them.

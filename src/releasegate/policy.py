@@ -15,11 +15,13 @@ from releasegate.errors import InputError
 from releasegate.kinds import (
     CRITICAL_RULES,
     DIRECTIONS,
+    JUDGE_CORRECTIONS,
     MCNEMAR_VARIANTS,
     METRIC_KINDS,
     MISSING_MODES,
     NOT_PROVEN_MODES,
     CriticalRule,
+    JudgeCorrection,
     McNemarVariant,
     MissingMode,
     NotProvenMode,
@@ -101,6 +103,10 @@ class Policy:
     # docs/operating-characteristics.md measured both defaults.
     judge_min_youden: float = 0.3
     judge_rate_tolerance: float = 0.1
+    # With gold labels, the overall test the rules read (issue 35 item 3): "ppi", the PPI++ corrected paired
+    # difference (analyze/judge_gated.py), in the error budget in the judge's overall test's place; "none", the
+    # judge's own comparison, the corrected one shown beside it. The categories are the judge's either way.
+    judge_correction: JudgeCorrection = "ppi"
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-ready view for provenance."""
@@ -116,7 +122,7 @@ class Policy:
             del out["metrics"]  # a single-metric run's provenance stays as it was
         if out["gold"] is None:
             del out["gold"]  # likewise a run without gold labels, whose judge gate reads nothing
-            del out["judge_min_youden"], out["judge_rate_tolerance"]
+            del out["judge_min_youden"], out["judge_rate_tolerance"], out["judge_correction"]
         return out
 
 
@@ -175,6 +181,7 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "not_proven": ("text (\"block\" or \"warn\")", lambda x: isinstance(x, str)),
     "judge_min_youden": ("a number from -1 to 1 (the lowest J the judge may show)", _is_number),
     "judge_rate_tolerance": ("a number from 0 to 1 (points of TPR or FPR, as a share)", _is_number),
+    "judge_correction": ("text (\"ppi\" or \"none\")", lambda x: isinstance(x, str)),
     "missing": ("text", lambda x: isinstance(x, str)),
     "candidates": ("a list of release names", lambda x: isinstance(x, (str, list, tuple))),
     "critical": ("a list of category names", lambda x: isinstance(x, (str, list, tuple))),
@@ -278,6 +285,10 @@ def _check(p: Policy) -> None:
         raise InputError(f"judge_rate_tolerance must be a number from 0 up to 1 (excluded), got "
                          f"{p.judge_rate_tolerance!r} (how far the judge's TPR or FPR may differ between the "
                          "releases: 0.1 by default)")
+    if p.judge_correction not in JUDGE_CORRECTIONS:
+        raise InputError(f"unknown judge_correction {p.judge_correction!r}; expected one of "
+                         f"{', '.join(JUDGE_CORRECTIONS)} (with gold labels, the overall figure the rules read: the "
+                         "PPI++ corrected difference, or the judge's own)")
     if p.critical_rule not in CRITICAL_RULES:
         raise InputError(f"unknown critical_rule {p.critical_rule!r}; expected one of {', '.join(CRITICAL_RULES)}")
     # The intervals' bootstrap reads (1 - confidence) / 2 of its resamples beyond each bound: past 99.9% that is

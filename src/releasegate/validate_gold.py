@@ -46,11 +46,19 @@ def _label(series: pd.Series, path: str) -> pd.Series:
     return values
 
 
-def validate_gold(gold: pd.DataFrame, data: ValidatedResults, path: str) -> ValidatedGold:
-    """Check the gold rows against the validated results and return them with a float ``label``."""
+def validate_gold(gold: pd.DataFrame, data: ValidatedResults, path: str,
+                  judge_correction: str = "none") -> ValidatedGold:
+    """Check the gold rows against the validated results and return them with a float ``label``;
+    ``judge_correction`` is the policy's (the corrected comparison has no clustered form)."""
     if data.outcome_kind != OutcomeKind.BINARY:
         raise InputError(f"{path}: gold labels grade pass/fail verdicts, and the results hold scores; set "
                          "pass_threshold to turn the scores into the judge's pass/fail")
+    if data.has_clusters and judge_correction == "ppi":
+        # PPI++'s standard error counts cases as independent: with grouped cases it would be too narrow, and
+        # the rules would read it (fail closed rather than gate on an interval that undercovers).
+        raise InputError(f"{path}: the results have a cluster column, and the corrected comparison the rules read "
+                         "with gold labels (judge_correction = \"ppi\") treats cases as independent; set "
+                         "judge_correction = \"none\" to gate on the judge's own clustered figures")
     table = gold.copy()
     for column in ("release", "case_id"):
         blank = table[column].isna() | (table[column].astype(str).str.strip() == "")

@@ -87,7 +87,11 @@ def test_many_groups_use_cr2_for_p_and_interval_with_the_same_df():
 def test_the_interval_excludes_zero_exactly_when_the_p_is_below_the_level(g):
     rng = np.random.default_rng(100 + g)
     checked = 0
-    for _ in range(25):
+    # 19 groups is the most that take the sign-flip (below FEW_CLUSTERS = 20; all 2^19 assignments, its
+    # inversion 0.5 s a draw): 8 draws keep that edge in the suite, the other sizes take 25 (issue 27: 25 draws
+    # at 19 were 14 s, most of this file).
+    draws = 8 if g == 19 else 25
+    for _ in range(draws):
         sizes = rng.integers(1, 6, size=g)
         cluster = np.repeat(np.arange(g), sizes)
         effect = rng.normal(scale=0.4) + rng.normal(scale=0.3, size=g)[cluster]
@@ -102,4 +106,4 @@ def test_the_interval_excludes_zero_exactly_when_the_p_is_below_the_level(g):
             assert (c.p_one_sided < alpha) == (c.ni_high < 0)
             assert (c.p_value < 0.05) == (c.ci_low > 0 or c.ci_high < 0)
             checked += 1
-    assert checked >= 20
+    assert checked >= draws * 4 // 5

@@ -69,9 +69,12 @@ def test_paired_gold_sample_gives_the_statistics_figures(tmp_path):
     assert section.baseline.agreement == judge_agreement(gb[lab], fb[lab])
     assert section.candidate.corrected == ppi_mean(gc[lab], fc[lab], fc[~lab])
     assert section.difference == judge_difference(gb, fb, gc, fc)
-    overall = report.analysis.candidates[0].overall
+    # The raw figures are the plan's own comparison on the judge's verdicts, kept beside the corrected overall
+    # figure the rules read (tests/analyze/test_judge_gated.py).
+    overall = report.analysis.candidates[0].judged
+    assert overall is not None and overall.method == "McNemar exact" and section.gated == "corrected"
     assert (section.raw_diff, section.raw_ci_low, section.raw_ci_high) == (overall.diff, overall.ci_low, overall.ci_high)
-    assert section.baseline.raw_rate == overall.baseline.value
+    assert section.baseline.raw_rate == overall.baseline.value and section.raw_p_one_sided == overall.p_one_sided
     plan = section.plan
     assert plan is not None and plan.labelled == 150 and plan.target_width == 0.05
     # The judge's FPR differs between the releases' outputs (0.1 against 0.4 simulated).

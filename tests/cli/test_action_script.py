@@ -37,7 +37,9 @@ def _outputs(path: Path) -> dict[str, str]:
 
 
 def run_action(tmp_path: Path, environment: dict[str, str] | None = None, **inputs: str) -> tuple[subprocess.CompletedProcess, dict[str, str], str]:
-    """Run the script as action.yml does: inputs as RG_* variables, GitHub's files as fresh temporary files."""
+    """Run the script as action.yml does: inputs as RG_* variables, GitHub's files as fresh temporary files.
+    The reports are Markdown only unless ``formats`` is given: a test of the verdict, the exit status or the
+    summary does not need the HTML and PDF typeset (4 s a run); the DON'T SHIP test writes every format."""
     output, summary = tmp_path / "github_output", tmp_path / "step_summary"
     output.write_text("", encoding="utf-8")
     summary.write_text("", encoding="utf-8")
@@ -47,7 +49,7 @@ def run_action(tmp_path: Path, environment: dict[str, str] | None = None, **inpu
         "GITHUB_STEP_SUMMARY": str(summary),
         "RELEASEGATE": f"{sys.executable} -m releasegate",
         "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""),
-        "RG_FORMATS": _formats(),
+        "RG_FORMATS": "md",
     })
     env.update(environment or {})
     env.update({f"RG_{key.upper()}": value for key, value in inputs.items()})
@@ -62,7 +64,7 @@ def inputs(example) -> dict[str, str]:
 
 
 def test_dont_ship_fails_the_step_and_writes_every_output(tmp_path, inputs):
-    done, outputs, summary = run_action(tmp_path, **inputs)
+    done, outputs, summary = run_action(tmp_path, **inputs, formats=_formats())
     assert done.returncode == 1, done.stderr
     assert outputs["verdict"] == "dont_ship" and outputs["exit-code"] == "1"
     assert outputs["report-dir"] == "releasegate-report"
@@ -115,7 +117,8 @@ def test_not_proven_fails_the_step_with_exit_3_unless_the_policy_warns(tmp_path)
 
 
 def test_bad_input_fails_even_in_report_only_mode(tmp_path, inputs):
-    done, outputs, summary = run_action(tmp_path, **{**inputs, "baseline": "r0-missing"}, report_only="true")
+    done, outputs, summary = run_action(tmp_path, **{**inputs, "baseline": "r0-missing"}, report_only="true",
+                                        formats=_formats())
     assert done.returncode == 2
     assert outputs["verdict"] == "error" and outputs["exit-code"] == "2"
     assert outputs["markdown-path"] == "" and outputs["json-path"] == ""

@@ -7,6 +7,7 @@ import gc
 import pytest
 
 from conftest import run_cli
+from releasegate.demo import example_files
 from releasegate.process import cyclic_gc_paused
 
 
@@ -50,7 +51,7 @@ def test_the_report_command_runs_with_it_off(monkeypatch, tmp_path):
         return real(kw)
 
     monkeypatch.setattr(cli, "build_report", spy)
-    run_cli("demo", tmp_path / "d")
-    result = run_cli("report", tmp_path / "d" / "eval_results.csv", "--cases", tmp_path / "d" / "eval_cases.csv",
-                     "--policy", tmp_path / "d" / "releasegate.toml", "-o", tmp_path / "n.md")
+    example = example_files()  # the bundled example's inputs (the demo would also typeset its four reports)
+    result = run_cli("report", example["eval_results.csv"], "--cases", example["eval_cases.csv"],
+                     "--policy", example["releasegate.toml"], "-o", tmp_path / "n.md")
     assert seen == [False] and gc.isenabled(), result.output

@@ -46,8 +46,12 @@ def test_the_issue_example_is_not_ship_and_every_format_shows_the_judge_table(tm
     reason = next(r for r in verdict.reasons if r.rule == "judge_unreliable")
     assert "not shown reliable" in reason.message and "FPR" in reason.message
     assert "more gold labels per release" in reason.message and "corrected difference (PPI++)" in reason.message
-    # The raw plan alone would ship it: no other rule fires.
-    assert [r.rule for r in verdict.reasons] == ["judge_unreliable"]
+    # The rules read the corrected difference (judge_correction = "ppi", the default): at 150 labels it cannot
+    # show the candidate no worse than the margin. Gating on the judge's own figures, only the judge gate
+    # holds it: the raw plan alone would ship it (tests/analyze/test_judge_gated.py has both side by side).
+    assert [r.rule for r in verdict.reasons] == ["not_non_inferior", "judge_unreliable"]
+    raw = build_report(res, baseline="r1", gold=str(gold), judge_correction="none").verdicts[0]
+    assert [r.rule for r in raw.reasons] == ["judge_unreliable"]
     outs = [tmp_path / f"note.{s}" for s in ("md", "html", "json", "pdf")]
     result = run_cli("report", res, "--baseline", "r1", "--gold", gold, *[x for o in outs for x in ("-o", o)])
     assert result.exit_code == 0, result.output

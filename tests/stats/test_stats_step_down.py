@@ -12,11 +12,13 @@ import pytest
 
 from releasegate.stats.discrete import discrete_holm_mixed
 from releasegate.stats.multiplicity import adjust_pvalues, holm_adjust
+from releasegate.stats import step_down
 from releasegate.stats.step_down import (
     CONTINUOUS,
     weighted_best_case,
     weighted_bonferroni,
     weighted_discrete_holm,
+    weighted_holm,
     weighted_step_up,
 )
 
@@ -117,6 +119,60 @@ def test_continuous_members_give_weighted_holm():
             want[j] = min(1.0, running)
         assert got == pytest.approx(want, rel=1e-12)
         assert np.all(got <= np.array(weighted_bonferroni(p, w)) + 1e-15)
+
+
+def _by_loop(p, w):
+    """The step-down's loop (one sum over the remaining members per step) on an all-continuous family."""
+    p, w = np.asarray(p, dtype=float), np.asarray(w, dtype=float)
+    out, order = step_down._steps_by_loop(p, w, np.full(p.size, CONTINUOUS))
+    return out, order
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_vectorised_weighted_holm_equals_the_loop(seed):
+    """Random families of 1-300 members, with ties in p / w, p-values of 0 and 1 and weights that push a term
+    past 1: the same order and the same adjusted p up to the rounding of the sum (a few ulps)."""
+    rng = np.random.default_rng(500 + seed)
+    m = int(rng.integers(1, 300))
+    p = rng.random(m) ** rng.uniform(1, 6)
+    p[rng.random(m) < 0.1] = 0.0
+    p[rng.random(m) < 0.05] = 1.0
+    w = rng.choice([0.3, 1.0, 2.0, 7.5], size=m) * (rng.random(m) if seed % 2 else 1.0) + 1e-3
+    if seed % 3 == 0:
+        p[: m // 2] = p[0]  # ties in p / w (equal weights in the other half)
+        w[: m // 2] = w[0]
+    want, want_order = _by_loop(p, w)
+    got = weighted_holm(p, w)
+    assert got.order == tuple(int(i) for i in want_order)
+    np.testing.assert_allclose(got.adjusted, want, rtol=1e-12, atol=0)
+    assert weighted_discrete_holm(p, w, [None] * m).adjusted == got.adjusted  # it takes the same path
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_vectorised_weighted_holm_is_identical_to_the_loop_when_the_arithmetic_is_exact(seed):
+    """Dyadic p-values and weights (k / 2^20; 1, 2, 4, 1/2): every sum and product is exact in both, so the
+    adjusted p must be the same floats, bit for bit."""
+    rng = np.random.default_rng(900 + seed)
+    m = int(rng.integers(1, 200))
+    p = rng.integers(0, 2**20 + 1, size=m) / 2**20
+    w = rng.choice([0.5, 1.0, 2.0, 4.0], size=m)
+    want, _ = _by_loop(p, w)
+    assert weighted_holm(p, w).adjusted == tuple(float(v) for v in want)
+
+
+def test_the_vectorised_weighted_holm_takes_a_100000_member_family():
+    """100,000 members (the loop would take 5e9 look-ups): the first step is weighted Bonferroni's and the
+    adjusted p are non-decreasing in step order; the reference values of the test above hold at any size."""
+    rng = np.random.default_rng(11)
+    m = 100_000
+    p = rng.random(m) ** 4
+    w = rng.random(m) + 0.5
+    got = weighted_holm(p, w)
+    adjusted = np.array(got.adjusted)
+    first = got.order[0]
+    assert adjusted[first] == pytest.approx(min(1.0, p[first] * w.sum() / w[first]), rel=1e-12)
+    assert np.all(np.diff(adjusted[list(got.order)]) >= 0)
+    assert np.all(adjusted <= np.array(weighted_bonferroni(p, w)) * (1 + 1e-12))
 
 
 def test_equal_weights_give_discrete_holm_and_holm():

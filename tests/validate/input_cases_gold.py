@@ -13,6 +13,8 @@ RESULTS = csv(*(f"{r},c{i},{p}" for r, bits in _PASSED.items() for i, p in enume
               header="release,case_id,passed")
 RUNS = csv(*(f"{r},c{i},{run},{p}" for r, bits in _PASSED.items() for i, p in enumerate(bits, 1)
              for run in (1, 2)), header="release,case_id,run,passed")
+CLUSTERED = csv(*(f"{r},c{i},{p},g{(i + 1) // 2}" for r, bits in _PASSED.items() for i, p in enumerate(bits, 1)),
+                header="release,case_id,passed,cluster")
 SCORES = csv(*(f"{r},c{i},0.{p}5" for r, bits in _PASSED.items() for i, p in enumerate(bits, 1)),
              header="release,case_id,score")
 _HUMAN = {"r1": "111111110010", "r2": "111111100100"}
@@ -72,6 +74,14 @@ GOLD_CASES: tuple[Case, ...] = (
     Case("gold-policy-wrong-type", "policy gold that is not a path", "`gold = 5`",
          {"results.csv": RESULTS, "policy.toml": "gold = 5\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
          ("gold must be a file path", "got 5")),
+    Case("gold-clusters-corrected", "gold labels on grouped cases, the corrected comparison gated",
+         "results with `cluster`, `judge_correction` \"ppi\" (the default)",
+         {"results.csv": CLUSTERED, "gold.csv": gold()}, ("results.csv", *BASE, *GOLD),
+         ("the results have a cluster column", "treats cases as independent", 'judge_correction = "none"')),
+    Case("judge-correction-unknown", "a judge_correction that is neither ppi nor none", '`judge_correction = "raw"`',
+         {"results.csv": RESULTS, "gold.csv": gold(), "policy.toml": 'judge_correction = "raw"\n'},
+         ("results.csv", *BASE, *GOLD, "--policy", "policy.toml"),
+         ("unknown judge_correction 'raw'", "ppi, none")),
     Case("gold-several-metrics", "gold labels with several metrics", "`--metric a --metric b --gold gold.csv`",
          {"results.csv": csv("r1,c1,1,0", "r1,c2,0,1", "r2,c1,1,1", "r2,c2,1,0", header="release,case_id,a,b"),
           "gold.csv": gold()},

@@ -21,7 +21,6 @@ from releasegate.analyze.clusters import clustered_rate
 from releasegate.analyze.comparisons import rate_of
 from releasegate.analyze.costs import cost_sections
 from releasegate.analyze.errors import split_errored
-from releasegate.analyze.judge import judge_section
 from releasegate.analyze.min_change import resolved
 from releasegate.analyze.pairing import case_tables, cases_of
 from releasegate.analyze.settle import settle_of
@@ -72,7 +71,8 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
             gold: ValidatedGold | None = None) -> Analysis:
     """The fixed plan for every candidate, the release summaries, and the cost section when there are costs;
     ``critical_whole`` (a critical metric) tests every case by the critical test too; ``gold`` (human labels
-    of the judged outcomes) adds each candidate's judge section (analyze/judge.py)."""
+    of the judged outcomes) adds each candidate's judge section (analyze/judge.py) and, under judge_correction =
+    "ppi", the corrected figures in its overall test's place (analyze/judge_gated.py)."""
     data = split_errored(data, policy)
     # Built once only with runs, where each is a group-by over every row; a single run's table is a cheap
     # re-indexing, and holding every release's at once cost 230 MB more at 1,000,000 cases.
@@ -87,7 +87,8 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
             # One score tolerance for every candidate (analyze/min_change.py): what the case lists count.
             plan_policy = resolved(policy, data.table["outcome"].to_numpy(np.float64),
                                    data.outcome_kind == OutcomeKind.CONTINUOUS)
-            candidates = [analyze_candidate(data, c, plan_policy, tables, None, rerun, critical_whole=critical_whole)
+            candidates = [analyze_candidate(data, c, plan_policy, tables, None, rerun, critical_whole=critical_whole,
+                                            gold=gold)
                           for c in data.candidates]
         except Exception:
             if cost_work is not None:
@@ -98,9 +99,7 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
     one_run = binary and not data.has_runs
     candidates = [replace(c, sections=replace(c.sections, costs=costs.get(c.name),
                                               churn=churn_section(measured, c, policy, one_run),
-                                              settle=settle_of(c, measured, policy, binary=binary, runs=_runs_of(c)),
-                                              judge=None if gold is None else
-                                              judge_section(data, gold, c, policy, tables)))
+                                              settle=settle_of(c, measured, policy, binary=binary, runs=_runs_of(c))))
                   for c in candidates]
     # The rerun is the baseline again: its figures are the churn section's, not a release of the summary.
     releases = tuple(release_summary(data, r, policy, tables) for r in data.releases if r != policy.baseline_rerun)

@@ -40,12 +40,13 @@ from releasegate.stats.step_down import (
     weighted_best_case,
     weighted_bonferroni,
     weighted_discrete_holm,
+    weighted_holm,
     weighted_step_up,
 )
 
 DISCRETE_HOLM = "discrete-holm"
 # The discrete step-down costs O(m^2) look-ups per adjustment (and the powerless flags m of them): above this
-# many members the family is adjusted with weighted Holm, which the discrete form never exceeds.
+# many members the family is adjusted with weighted Holm (O(m log m)), which the discrete form never exceeds.
 DISCRETE_MAX_FAMILY = 200
 METHOD_NAMES = {DISCRETE_HOLM: "weighted discrete Holm", "holm": "weighted Holm", "bonferroni": "weighted Bonferroni",
                 "hochberg": "weighted Hochberg", "bh": "weighted Benjamini-Hochberg", "none": "none (unadjusted)"}
@@ -94,7 +95,10 @@ def _in_budget(test: CriticalTest) -> bool:
 
 def _members(overall: Comparison, categories: list[Comparison], critical: CriticalSection | None,
              error: tuple[float, int] | None, policy: Policy) -> list[_Member]:
-    out = [_Member("overall", ("overall",), overall.p_one_sided, overall.trials, 1.0, [("overall",)])]
+    # An overall figure that does not exist (a corrected difference without enough gold labels, NaN) rejects
+    # nothing: a member at p = 1, which keeps its weight, so the others are adjusted as if it were there.
+    p_overall = overall.p_one_sided if overall.p_one_sided == overall.p_one_sided else 1.0
+    out = [_Member("overall", ("overall",), p_overall, overall.trials, 1.0, [("overall",)])]
     index = {c.label: len(out) + k for k, c in enumerate(categories)}
     out += [_Member(c.label, ("category",), c.p_one_sided, c.trials, 1.0, [("category", k)])
             for k, c in enumerate(categories)]
@@ -140,7 +144,7 @@ def _adjust(p: NDArray[np.float64], w: NDArray[np.float64], trials: list[int | N
     if method == DISCRETE_HOLM:
         return np.array(weighted_discrete_holm(p, w, trials).adjusted)
     if method == "holm":
-        return np.array(weighted_discrete_holm(p, w, [None] * p.size).adjusted)
+        return np.array(weighted_holm(p, w).adjusted)
     if method == "bonferroni":
         return np.array(weighted_bonferroni(p, w))
     if method == "none":
@@ -148,29 +152,39 @@ def _adjust(p: NDArray[np.float64], w: NDArray[np.float64], trials: list[int | N
     return np.array(weighted_step_up(p, w, method))
 
 
-def _best_case(members: list[_Member], i: int, n_disc: int, method: str, midp: bool) -> float:
+@dataclass(frozen=True)
+class _Family:
+    """The family as arrays, built once per adjustment: the powerless search reads it ~11 times a member, and
+    rebuilding it per read made a 10,000-category family quadratic (1.2e9 element copies)."""
+
+    p: NDArray[np.float64]
+    w: NDArray[np.float64]
+    trials: list[int | None]  # each member's trials under discrete-holm, else None
+    total_weight: float
+
+
+def _best_case(family: _Family, i: int, n_disc: int, method: str, midp: bool) -> float:
     """Member i's adjusted p if all its ``n_disc`` discordant pairs broke, the others as observed."""
     floor = 2.0 ** -(n_disc + (1 if midp else 0)) if n_disc > 0 else 1.0
-    w = np.array([m.weight for m in members])
     if method == DISCRETE_HOLM:
-        trials = [m.trials for m in members]
+        trials = list(family.trials)
         trials[i] = n_disc
-        return weighted_best_case(i, floor, [m.p for m in members], w, trials)
+        return weighted_best_case(i, floor, family.p, family.w, trials)
     if method in ("holm", "bonferroni"):
-        return min(1.0, floor * float(w.sum()) / float(w[i]))  # the first step, O(1) per member
+        return min(1.0, floor * family.total_weight / float(family.w[i]))  # the first step, O(1) per member
     if method == "none":
         return floor
-    p = np.array([m.p for m in members])
+    p = family.p.copy()
     p[i] = floor
-    return float(_adjust(p, w, [None] * p.size, method)[i])
+    return float(_adjust(p, family.w, [None] * p.size, method)[i])
 
 
-def _pairs_needed(members: list[_Member], i: int, method: str, policy: Policy) -> int | None:
+def _pairs_needed(family: _Family, i: int, method: str, policy: Policy) -> int | None:
     """Fewest discordant pairs, all broke, with which member i reaches alpha (bisection); None when none can."""
     midp = policy.mcnemar == "midp"
 
     def reaches(k: int) -> bool:
-        return _best_case(members, i, k, method, midp) < policy.alpha
+        return _best_case(family, i, k, method, midp) < policy.alpha
 
     if not reaches(_MAX_PAIRS):
         return None
@@ -218,10 +232,11 @@ def apply_budget(overall: Comparison, categories: list[Comparison], policy: Poli
     p = np.array([m.p for m in members])
     w = np.array([m.weight for m in members])
     adjusted = _adjust(p, w, trials, method)
+    family = _Family(p, w, trials, float(w.sum()))
     if method != DISCRETE_HOLM:
         for m in members:
             m.trials = None
-    two_sided = adjust_pvalues(np.array([c.p_value for c in (overall, *categories)]),
+    two_sided = adjust_pvalues(np.array([c.p_value if c.p_value == c.p_value else 1.0 for c in (overall, *categories)]),
                                "holm" if policy.correction == DISCRETE_HOLM else policy.correction)
     new_overall, new_categories = overall, list(categories)
     tests = list(critical.tests) if critical is not None else []
@@ -231,13 +246,15 @@ def apply_budget(overall: Comparison, categories: list[Comparison], policy: Poli
         value = float(value)
         for target in member.targets:
             if target[0] == "overall":
-                new_overall = replace(overall, p_adjusted=value, p_value_adjusted=float(two_sided[0]))
+                defined = overall.p_one_sided == overall.p_one_sided
+                new_overall = replace(overall, p_adjusted=value if defined else float("nan"),
+                                      p_value_adjusted=float(two_sided[0]) if defined else float("nan"))
             elif target[0] == "category":
                 k = target[1]
                 c = categories[k]
                 powerless = flags and c.method.startswith("McNemar") and \
-                    not _best_case(members, i, c.fixed + c.broke, method, midp) < policy.alpha
-                needed = _pairs_needed(members, i, method, policy) if powerless else None
+                    not _best_case(family, i, c.fixed + c.broke, method, midp) < policy.alpha
+                needed = _pairs_needed(family, i, method, policy) if powerless else None
                 new_categories[k] = replace(c, p_adjusted=value, p_value_adjusted=float(two_sided[k + 1]),
                                             powerless=powerless, discordant_needed=needed)
             elif target[0] == "critical":

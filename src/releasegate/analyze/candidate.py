@@ -23,6 +23,8 @@ from releasegate.analyze.errors import errored_cases
 from releasegate.analyze.budget import apply_budget
 from releasegate.analyze.family import power_of
 from releasegate.analyze.items import item_axis
+from releasegate.analyze.judge import corrected_figures, gold_arrays, judge_section
+from releasegate.analyze.judge_gated import corrected_comparison, corrected_power
 from releasegate.analyze.min_change import moved
 from releasegate.analyze.ni_reach import ni_reach_of
 from releasegate.analyze.pairing import case_changes, pair, paired_difference
@@ -39,9 +41,11 @@ from releasegate.model import (
     Power,
 )
 from releasegate.model.budget import ErrorBudget
+from releasegate.model.judge import CorrectedFigures
 from releasegate.policy import Policy
 from releasegate.stats.mcnemar import mcnemar_test
 from releasegate.validate import ValidatedResults
+from releasegate.validate_gold import ValidatedGold
 
 
 @dataclass(frozen=True)
@@ -57,13 +61,17 @@ class PlanResult:
     budget: ErrorBudget | None = None
     error_p_adjusted: float | None = None  # the error-rate member's adjusted p (with ``errored``)
     error_p: float | None = None  # and its raw one-sided p
+    # With ``corrected``: the plan's own overall comparison on the outcomes as given (the judge's verdicts),
+    # outside the budget, while ``overall`` is the corrected one the rules read (analyze/judge_gated.py).
+    judged: Comparison | None = None
 
 
 def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool = True,
                 runs: bool = False, category_codes: np.ndarray | None = None,
                 category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None,
                 verdict_only: bool = False, rerun: np.ndarray | None = None,
-                critical_whole: bool = False, errored: tuple[int, int] | None = None) -> PlanResult:
+                critical_whole: bool = False, errored: tuple[int, int] | None = None,
+                corrected: CorrectedFigures | None = None) -> PlanResult:
     """The plan on paired per-case outcomes ``base`` and ``cand`` (a case's mean over runs).
 
     ``mcnemar``: pass/fail with one run per case (else the paired-mean path; ``rates`` says the means are pass
@@ -74,8 +82,9 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     ``rerun``: the baseline rerun's outcome per case (pass/fail, one run), read by the critical test.
     ``critical_whole`` (a critical metric) gives the critical test on every case too. ``errored``: (cases only
     the candidate errored on, cases only the baseline errored on) when the data has an error column, the
-    error-rate test of the budget. Every test that says DON'T SHIP is adjusted in one error budget
-    (:mod:`.budget`).
+    error-rate test of the budget. ``corrected``: the outcomes are a judge's verdicts and these are the
+    PPI++ corrected figures the overall test reads in the judge's own test's place (judge_correction = "ppi",
+    :mod:`.judge_gated`). Every test that says DON'T SHIP is adjusted in one error budget (:mod:`.budget`).
     """
     compare = compare_binary if mcnemar else (
         lambda label, b, c, pol, critical=False: compare_paired(label, b, c, pol, critical, rates=rates))
@@ -102,13 +111,22 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
         # errored on, exact one-sided McNemar.
         candidate_only, baseline_only = errored
         error = (mcnemar_test(baseline_only, candidate_only).p_regression, candidate_only + baseline_only)
+    judged = overall
+    if corrected is not None:
+        overall = corrected_comparison(judged, corrected)
     budgeted = apply_budget(overall, categories, policy, critical=critical, error=error, flags=not verdict_only)
     overall, categories, critical = budgeted.overall, budgeted.categories, budgeted.critical
-    power = power_of(d, policy, design_effect, overall=overall, level=budgeted.level,
-                     exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact" and not verdict_only)
-    power = replace(power, ni_reach=ni_reach_of(overall, policy, mcnemar=mcnemar, clustered=clusters is not None))
+    if corrected is not None:
+        power = corrected_power(corrected, policy, budgeted.level)
+    else:
+        power = power_of(d, policy, design_effect, overall=overall, level=budgeted.level,
+                         exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact" and not verdict_only)
+    # The corrected figure's reach is that of a normal interval (its width), never McNemar's discordance.
+    power = replace(power, ni_reach=ni_reach_of(overall, policy, mcnemar=mcnemar and corrected is None,
+                                                clustered=clusters is not None))
     return PlanResult(overall, tuple(categories), power, items, clusters, critical, budgeted.budget,
-                      budgeted.error_p_adjusted, None if error is None else error[0])
+                      budgeted.error_p_adjusted, None if error is None else error[0],
+                      judged if corrected is not None else None)
 
 
 def _category_slices(codes: np.ndarray, n_categories: int) -> list[np.ndarray]:
@@ -124,30 +142,39 @@ def _category_slices(codes: np.ndarray, n_categories: int) -> list[np.ndarray]:
 def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                       tables: Mapping[str, pd.DataFrame] | None = None,
                       costs: CostComparison | None = None, rerun: pd.Series | None = None,
-                      critical_whole: bool = False) -> CandidateAnalysis:
+                      critical_whole: bool = False, gold: ValidatedGold | None = None) -> CandidateAnalysis:
     """Pair one candidate with the baseline and run the plan; ``tables`` are the releases' case tables when
     the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section,
     ``rerun`` the baseline rerun's outcome by case_id (one run each; the critical test reads it),
-    ``critical_whole`` as :func:`plan_arrays` has it."""
+    ``critical_whole`` as :func:`plan_arrays` has it; ``gold`` (human labels of the judged outcomes) adds the
+    judge section (analyze/judge.py) and, under judge_correction = "ppi", puts the corrected figures in the
+    overall test's place."""
     paired, exclusions = pair(data, candidate, tables)
     base = paired["base"].to_numpy(np.float64)
     cand = paired["cand"].to_numpy(np.float64)
     codes, labels = (pd.factorize(paired["category"], sort=True) if data.has_categories else (None, ()))
     mcnemar = data.outcome_kind == OutcomeKind.BINARY and not data.has_runs
     errors = errored_cases(data, candidate, policy)
+    labelled = corrected = None
+    if gold is not None:
+        labelled = gold_arrays(data, gold, candidate, paired)
+        corrected = corrected_figures(base, cand, labelled.case_gold, policy)
+    gated = corrected is not None and policy.judge_correction == "ppi"
     result = plan_arrays(
         base, cand, policy, mcnemar=mcnemar, rates=data.outcome_kind == OutcomeKind.BINARY, runs=data.has_runs,
         category_codes=codes, category_labels=[str(x) for x in labels],
         cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None,
         rerun=None if rerun is None else rerun.reindex(paired.index).to_numpy(np.float64),
         critical_whole=critical_whole,
-        errored=None if errors is None else (errors.rate.candidate_only, errors.rate.baseline_only))
+        errored=None if errors is None else (errors.rate.candidate_only, errors.rate.baseline_only),
+        corrected=corrected if gated else None)
+    judged = result.overall if result.judged is None else result.judged
     if errors is not None:
         # With ``errored`` the family always holds the error-rate member, so both of its figures are set.
         assert result.error_p is not None and result.error_p_adjusted is not None
         errors = replace(errors, p_one_sided=result.error_p, p_adjusted=result.error_p_adjusted)
     all_paired = exclusions.count == 0 and (errors is None or errors.excluded == 0)
-    runs = run_axis(data, candidate, paired, result.overall, policy, all_paired) if data.has_runs else None
+    runs = run_axis(data, candidate, paired, judged, policy, all_paired) if data.has_runs else None
     d = paired_difference(base, cand)
     # Scores: a case is listed only when it moved by more than min_change (analyze/min_change.py).
     up, down = moved(d, policy, data.outcome_kind == OutcomeKind.BINARY)
@@ -168,5 +195,9 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         power=result.power,
         sections=CandidateSections(item_axis=result.item_axis, run_axis=runs, clusters=result.clusters,
                                    costs=costs, critical=result.critical, errors=errors, case_view=view,
-                                   budget=result.budget),
+                                   budget=result.budget,
+                                   judge=None if labelled is None or corrected is None else
+                                   judge_section(base, cand, (data.baseline, candidate), labelled, judged, policy,
+                                                 corrected, gated)),
+        judged=result.judged,
     )

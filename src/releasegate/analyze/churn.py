@@ -103,7 +103,9 @@ def churn_section(measured: MeasuredChurn | None, cand: CandidateAnalysis, polic
     found = []
     if one_run:
         o = cand.overall
-        found.append(_fragile("overall", "overall", o.p_adjusted < policy.alpha, o.n, o.broke, o.fixed, c.share))
+        if cand.judged is None:  # a corrected overall figure (gold labels) is no count of cases churn could flip
+            found.append(_fragile("overall", "overall", o.p_adjusted < policy.alpha, o.n, o.broke, o.fixed,
+                                  c.share))
         critical = {t.label: t for t in (cand.sections.critical.tests if cand.sections.critical else ())}
         for k in cand.categories:
             t = critical.get(k.label)

@@ -14,16 +14,23 @@ Only compared cells count: gold rows on cells that left the comparison (errored,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from releasegate.analyze.pairing import pair
-from releasegate.model import CandidateAnalysis, Comparison, JudgeRelease, JudgeSection
+from releasegate.model import Comparison, JudgeRelease, JudgeSection
+from releasegate.model.judge import GATED_CORRECTED, GATED_RAW, CorrectedFigures
 from releasegate.policy import Policy
 from releasegate.stats.judge_agreement import judge_agreement, judge_difference, labels_to_clear
-from releasegate.stats.ppi import GoldLabelPlan, PPIDifference, gold_labels_for_width, ppi_mean, ppi_paired_difference
+from releasegate.stats.ppi import (
+    GoldLabelPlan,
+    PPIDifference,
+    gold_labels_for_width,
+    ppi_difference_test,
+    ppi_mean,
+    ppi_paired_difference,
+)
 from releasegate.stats.ppi_strata import StratifiedAllocation, neyman_allocation
 from releasegate.validate import ValidatedResults
 from releasegate.validate_gold import ValidatedGold
@@ -75,59 +82,92 @@ def _plan(base: np.ndarray, cand: np.ndarray, gold_b: np.ndarray, gold_c: np.nda
                                  target_width(policy), policy.confidence)
 
 
-def judge_section(data: ValidatedResults, gold: ValidatedGold, candidate: CandidateAnalysis, policy: Policy,
-                  tables: Mapping[str, pd.DataFrame] | None = None) -> JudgeSection:
-    """The judge section of one candidate against the baseline (module docstring)."""
-    paired, _ = pair(data, candidate.name, tables)
+@dataclass(frozen=True)
+class GoldArrays:
+    """One comparison's gold labels aligned on its compared cases (module docstring: units and cases): the
+    judge's verdict and the human's label per unit of each release (NaN where not labelled), the human's value
+    per case (``case_gold``), what a unit is, and the gold rows of the two releases that are not read."""
+
+    judged: tuple[np.ndarray, np.ndarray]
+    labels: tuple[np.ndarray, np.ndarray]
+    case_gold: tuple[np.ndarray, np.ndarray]
+    units: str
+    gold_unused: int
+    gold_path: str
+
+
+def gold_arrays(data: ValidatedResults, gold: ValidatedGold, candidate: str, paired: pd.DataFrame) -> GoldArrays:
+    """The gold labels of one candidate and the baseline on ``paired``, the plan's pairing of the two."""
     ids = pd.Index(paired.index.astype(str))
     base, cand = paired["base"].to_numpy(float), paired["cand"].to_numpy(float)
-    units = {r: _units(data, gold, r, ids) for r in (data.baseline, candidate.name)}
+    units = {r: _units(data, gold, r, ids) for r in (data.baseline, candidate)}
     case_gold = {r: _case_gold(u, ids, gold.has_runs) for r, u in units.items()}
     keys = ["case_id", *(["run"] if gold.has_runs else [])]
     if gold.has_runs:
-        aligned = units[data.baseline].merge(units[candidate.name], on=keys, how="outer", suffixes=("_b", "_c"))
+        aligned = units[data.baseline].merge(units[candidate], on=keys, how="outer", suffixes=("_b", "_c"))
         judge_b, judge_c = aligned["outcome_b"].to_numpy(float), aligned["outcome_c"].to_numpy(float)
         label_b, label_c = aligned["label_b"].to_numpy(float), aligned["label_c"].to_numpy(float)
     else:
         judge_b, judge_c = base, cand
-        label_b, label_c = case_gold[data.baseline], case_gold[candidate.name]
-    in_gold = int(gold.table["release"].isin([data.baseline, candidate.name]).sum())
+        label_b, label_c = case_gold[data.baseline], case_gold[candidate]
+    in_gold = int(gold.table["release"].isin([data.baseline, candidate]).sum())
     used = int(np.isfinite(label_b).sum() + np.isfinite(label_c).sum())
-    return section_from_arrays((data.baseline, candidate.name), (judge_b, judge_c), (label_b, label_c), base, cand,
-                               (case_gold[data.baseline], case_gold[candidate.name]), candidate.overall, policy,
-                               gold.path, "case runs" if gold.has_runs else "cases", in_gold - used)
+    return GoldArrays((judge_b, judge_c), (label_b, label_c), (case_gold[data.baseline], case_gold[candidate]),
+                      "case runs" if gold.has_runs else "cases", in_gold - used, gold.path)
+
+
+def corrected_figures(base: np.ndarray, cand: np.ndarray, case_gold: tuple[np.ndarray, np.ndarray],
+                      policy: Policy) -> CorrectedFigures:
+    """The PPI++ paired difference, its tests at the policy's alpha, and each release's corrected rate, from
+    the per-case judged outcomes and the human's per-case values (NaN where not labelled)."""
+    rates = []
+    for judged, human in ((base, case_gold[0]), (cand, case_gold[1])):
+        lab = np.isfinite(human)
+        rates.append(ppi_mean(human[lab], judged[lab], judged[~lab], policy.confidence))
+    difference = ppi_paired_difference(base, cand, case_gold[0], case_gold[1], policy.confidence)
+    return CorrectedFigures(difference, rates[0], rates[1], ppi_difference_test(difference, policy.alpha))
 
 
 def section_from_arrays(names: tuple[str, str], judged: tuple[np.ndarray, np.ndarray],
                         labels: tuple[np.ndarray, np.ndarray], base: np.ndarray, cand: np.ndarray,
                         case_gold: tuple[np.ndarray, np.ndarray], overall: Comparison, policy: Policy,
-                        gold_path: str = "",
-                        units: str = "cases", gold_unused: int = 0) -> JudgeSection:
+                        gold_path: str = "", units: str = "cases", gold_unused: int = 0, *,
+                        corrected: CorrectedFigures | None = None, gated: bool = False) -> JudgeSection:
     """The section from aligned arrays: the judge's verdicts and the human's labels per unit (NaN where not
     labelled) of each release, the per-case judged outcomes and gold values, and the plan's own comparison
-    ``overall`` of the judged outcomes (bench/judge_gate.py calls it on simulated suites)."""
+    ``overall`` of the judged outcomes (bench/judge_gate.py calls it on simulated suites). ``corrected`` are
+    the figures :func:`corrected_figures` made (made here when not given); ``gated`` says the rules read them."""
     confidence = policy.confidence
+    if corrected is None:
+        corrected = corrected_figures(base, cand, case_gold, policy)
     releases = []
-    for release, judge, label, case_judge, gold, rate in ((names[0], judged[0], labels[0], base, case_gold[0],
-                                                           overall.baseline),
-                                                          (names[1], judged[1], labels[1], cand, case_gold[1],
-                                                           overall.candidate)):
+    for release, judge, label, rate, rate_corrected in ((names[0], judged[0], labels[0], overall.baseline,
+                                                         corrected.baseline),
+                                                        (names[1], judged[1], labels[1], overall.candidate,
+                                                         corrected.candidate)):
         labelled = np.isfinite(label)
         agreement = judge_agreement(label[labelled], judge[labelled], confidence)
-        lab_cases = np.isfinite(gold)
-        rate_corrected = ppi_mean(gold[lab_cases], case_judge[lab_cases], case_judge[~lab_cases], confidence)
         j = agreement.youden
         releases.append(JudgeRelease(release, agreement, rate.value, rate.ci_low, rate.ci_high, rate_corrected,
                                      labels_to_clear(j.estimate, j.low, agreement.n, policy.judge_min_youden)
                                      if agreement.defined else None))
     difference = judge_difference(labels[0], judged[0], labels[1], judged[1], confidence)
-    corrected = ppi_paired_difference(base, cand, case_gold[0], case_gold[1], confidence)
-    plan = _plan(base, cand, case_gold[0], case_gold[1], corrected, policy)
+    plan = _plan(base, cand, case_gold[0], case_gold[1], corrected.difference, policy)
     return JudgeSection(
         gold_path=gold_path, units=units,
-        baseline=releases[0], candidate=releases[1], difference=difference, corrected=corrected,
+        baseline=releases[0], candidate=releases[1], difference=difference, corrected=corrected.difference,
         raw_diff=overall.diff, raw_ci_low=overall.ci_low, raw_ci_high=overall.ci_high, raw_method=overall.method,
-        gold_unused=gold_unused, plan=plan, allocation=_allocation(base, cand, case_gold, plan))
+        gold_unused=gold_unused, plan=plan, allocation=_allocation(base, cand, case_gold, plan),
+        gated=GATED_CORRECTED if gated else GATED_RAW, test=corrected.test, raw_p_one_sided=overall.p_one_sided)
+
+
+def judge_section(base: np.ndarray, cand: np.ndarray, names: tuple[str, str], arrays: GoldArrays,
+                  overall: Comparison, policy: Policy, corrected: CorrectedFigures, gated: bool) -> JudgeSection:
+    """The judge section of one candidate (module docstring) from its :class:`GoldArrays` and the corrected
+    figures made before the plan; ``gated``: the rules read them in the overall test's place
+    (judge_correction = "ppi"), and ``overall`` is then the plan's own comparison on the judge's verdicts."""
+    return section_from_arrays(names, arrays.judged, arrays.labels, base, cand, arrays.case_gold, overall, policy,
+                               arrays.gold_path, arrays.units, arrays.gold_unused, corrected=corrected, gated=gated)
 
 
 # The strata of the allocation: the cases whose judged outcome changed between the releases, and the rest.

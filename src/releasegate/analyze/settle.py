@@ -27,6 +27,10 @@ def settle_of(cand: CandidateAnalysis, measured: MeasuredChurn | None, policy: P
     the baseline's churn from a rerun or its own runs (pass/fail only); without it more runs cannot be told
     apart from more of the same (stats.settle)."""
     o = cand.overall
+    if cand.judged is not None:
+        # The corrected difference (gold labels, judge_correction = "ppi") narrows with gold labels, not cases:
+        # the judge section's plan says how many labels would (analyze/judge.py).
+        return None
     if policy.margin <= 0 or o.n < 1 or not 0 < policy.margin < 1 or not o.ni_low < -policy.margin:
         return None
     power = cand.power

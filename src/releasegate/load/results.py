@@ -6,6 +6,7 @@ the case table (:mod:`releasegate.load.cases`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -220,5 +221,24 @@ def load_results(
     if settled and (len(inputs) > 1 or cases is not None):
         raise InputError(f"{settled[0][0]}: a store settled by `releasegate run --settle` is decided by its looks, "
                          "on its own cells and cases: give it alone (no other input, no --cases)")
-    return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline,
+    by_metric = _judge_by_metric(inputs, [frame for _, frame, _, _ in read], metrics)
+    if len(metrics) == 1 and by_metric:
+        inputs = list(by_metric[metrics[0]])  # one metric read: the records say what that metric is
+    return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline, metric_inputs=by_metric,
                          settled=settled[0][1] if settled else None)
+
+
+def _judge_by_metric(inputs: list[InputFile], frames: list[pd.DataFrame],
+                     metrics: tuple[str, ...]) -> dict[str, tuple[InputFile, ...]]:
+    """Each metric's records when an adapter says per named metric which are a judge's (promptfoo's named
+    scores): a record's ``judge`` is that metric's own, not the file's; empty when no frame says."""
+    judged = [frame.attrs.get("judge_metrics") for frame in frames]
+    if not metrics or not any(isinstance(j, dict) for j in judged):
+        return {}
+    out = {}
+    for metric in metrics:
+        records = [record if not isinstance(j, dict) or metric == "success" else
+                   dataclasses.replace(record, judge=j.get(metric))
+                   for record, j in zip(inputs, judged)]
+        out[metric] = tuple(records + inputs[len(judged):])  # a case table's record after the files'
+    return out

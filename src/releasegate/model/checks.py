@@ -15,8 +15,9 @@ from releasegate.kinds import CriticalRule
 # to check counts what it would check: no critical category, no category, no guardrail), or the judge against its
 # gold labels (issue 35: a release's Youden J, a difference of TPR or FPR between the releases).
 Scope = Literal["overall", "category", "guardrail", "count", "judge"]
-# Why a guardrail could not be measured (the wording says it in words; a guardrail that cannot be measured fires).
-Unmeasured = Literal["", "no_figures", "no_pairs", "not_finite", "too_few", "no_shared_case"]
+# Why a guardrail could not be measured (the wording says it in words; a guardrail that cannot be measured fires);
+# the judge gate's figures too: "too_few" gold labels, or a corrected difference whose standard error is 0.
+Unmeasured = Literal["", "no_figures", "no_pairs", "not_finite", "too_few", "no_shared_case", "degenerate"]
 
 
 @dataclass(frozen=True)

@@ -209,6 +209,15 @@ class CandidateAnalysis:
     exclusions: Exclusions
     power: Power
     sections: CandidateSections = CandidateSections()
+    # With gold labels and judge_correction = "ppi": ``overall`` is the corrected comparison the rules read and
+    # this the plan's own on the judge's verdicts (the summary's row, the judge section's raw figures); None
+    # when ``overall`` is the judge's own.
+    judged: Comparison | None = None
+
+    @property
+    def judged_overall(self) -> Comparison:
+        """The overall comparison on the outcomes as given (the judge's verdicts): what the summary shows."""
+        return self.overall if self.judged is None else self.judged
 
 
 @dataclass(frozen=True)

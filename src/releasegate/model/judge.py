@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from releasegate.stats.judge_agreement import JudgeAgreement, JudgeDifference
-from releasegate.stats.ppi import GoldLabelPlan, PPIDifference, PPIEstimate
+from releasegate.stats.ppi import GoldLabelPlan, PPIDifference, PPIEstimate, PPITest
 from releasegate.stats.ppi_strata import StratifiedAllocation
 
 # The judge gate's figures (decide/rules/judge.py): their methods and the counts' subjects, which its sentence
@@ -17,6 +17,22 @@ RATE_DIFFERENCE = "difference of the releases' rates (MOVER interval)"
 CORRECTED = "PPI++ corrected difference"
 MORE_LABELS = "more gold labels per release to lift J's bound above the floor"
 PLAN_LABELS = "more gold labels per release to bring the corrected interval to the target width"
+# The method of the overall comparison the rules read when it is the corrected one (analyze/judge_gated.py).
+CORRECTED_METHOD = "PPI++ corrected (normal)"
+CORRECTED_POWER_METHOD = "normal approximation on the corrected standard error"
+# Which overall figure the rules read: the corrected one (judge_correction = "ppi") or the judge's own.
+GATED_CORRECTED, GATED_RAW = "corrected", "raw"
+
+
+@dataclass(frozen=True)
+class CorrectedFigures:
+    """The corrected figures of one comparison, made once before the plan (analyze/judge.py): the PPI++
+    paired difference, each release's corrected pass rate, and the difference's tests at the policy's alpha."""
+
+    difference: PPIDifference
+    baseline: PPIEstimate
+    candidate: PPIEstimate
+    test: PPITest
 
 
 @dataclass(frozen=True)
@@ -62,3 +78,9 @@ class JudgeSection:
     gold_unused: int
     plan: GoldLabelPlan | None
     allocation: StratifiedAllocation | None = None
+    # Which overall figure the rules read (GATED_CORRECTED or GATED_RAW: the policy's judge_correction) and the
+    # corrected difference's tests (one-sided p, the (1 - 2 alpha) bound), read when it is the corrected one.
+    gated: str = GATED_RAW
+    test: PPITest | None = None
+    # The judge's own overall test: its one-sided p (unadjusted; in the error budget only when it is gated).
+    raw_p_one_sided: float = float("nan")

@@ -10,6 +10,7 @@ from typing import Any
 
 from releasegate import fmt
 from releasegate.model import Analysis
+from releasegate.model.judge import CORRECTED_METHOD
 from releasegate.render.chart_look import (
     BASELINE_COLOUR,
     BASELINE_SHAPE,
@@ -117,7 +118,10 @@ def _differences_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[d
     diff_rows = []
     for cand in analysis.candidates:
         o = cand.overall
-        diff_rows.append({"release": f"{cand.name}: {diff_label(o.diff, binary)} {interval_label(o, binary)}",
+        # With gold labels the rules read the corrected difference (analyze/judge_gated.py): the row says so,
+        # beside a summary table whose differences are the judge's own.
+        name = f"{cand.name} (corrected)" if o.method == CORRECTED_METHOD else cand.name
+        diff_rows.append({"release": f"{name}: {diff_label(o.diff, binary)} {interval_label(o, binary)}",
                           "key": cand.name, "diff": o.diff * scale, "low": o.ci_low * scale,
                           "high": o.ci_high * scale, "ni_low": o.ni_low * scale, "ni_high": o.ni_high * scale,
                           "regressed": is_regressed(o)})

@@ -13,6 +13,7 @@ import dataclasses
 
 from releasegate.decide.rules import RULES, detail
 from releasegate.model import CandidateAnalysis, Decision, MetricSection, Parameters, Provenance
+from releasegate.model.judge import GATED_CORRECTED
 from releasegate.render.answers import answer_rows, any_longer, text_columns
 from releasegate.render.views import (
     CandidateView,
@@ -118,7 +119,8 @@ def _judge(cand: CandidateAnalysis, binary: bool) -> JudgeView | None:
                      Estimate(j.raw_diff, j.raw_ci_low, j.raw_ci_high),
                      Estimate(j.corrected.estimate, j.corrected.low, j.corrected.high),
                      d.youden.defined, j.corrected.defined, judge_words.summary(j, binary),
-                     judge_words.method(j), judge_words.plan_line(j, binary))
+                     judge_words.method(j), judge_words.plan_line(j, binary),
+                     j.gated == GATED_CORRECTED, judge_words.gated_line(j, binary, bool(cand.categories)))
 
 
 def build_context(section: MetricSection, provenance: Provenance, case_limit: int | None = None,
@@ -171,15 +173,17 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
     # With cases on one side only (--allow-missing) each rate is read over the cases compared, as the difference
     # is, never each release over its own cases; the unpaired cases are counted apart (summary_note).
     excluded = [c for c in analysis.candidates if c.exclusions.count]
-    paired_bases = {(c.overall.baseline.n, c.overall.baseline.value) for c in excluded}
+    paired_bases = {(c.judged_overall.baseline.n, c.judged_overall.baseline.value) for c in excluded}
     for release in analysis.releases:
         cand = by_name.get(release.name)
         rate = release.rate
         if cand is not None and cand.exclusions.count:
-            rate = cand.overall.candidate
+            rate = cand.judged_overall.candidate
         elif release.is_baseline and len(paired_bases) == 1:
-            rate = excluded[0].overall.baseline
-        summary.append(SummaryRow(release, rate, cand.overall if cand else None, cost_rows.get(release.name)))
+            rate = excluded[0].judged_overall.baseline
+        # The judge's own comparison (the outcomes as given) even when the rules read a corrected one: the
+        # summary's rates are the judge's; the judge section shows the corrected figures and says which is read.
+        summary.append(SummaryRow(release, rate, cand.judged_overall if cand else None, cost_rows.get(release.name)))
     # One count of cases everywhere (issue 29 item 6): with errored cases the header counts every case, as the
     # banner does ("11 of 300 cases errored"), and says how many errored.
     errors = [c.sections.errors for c in analysis.candidates if c.sections.errors is not None]
@@ -201,7 +205,10 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
         verdicts=list(verdicts),
         candidates=candidates,
         summary=summary,
-        summary_note=verdict_words.compared_cases_note(analysis.baseline, excluded, len(paired_bases) == 1),
+        summary_note=" ".join(x for x in (
+            verdict_words.compared_cases_note(analysis.baseline, excluded, len(paired_bases) == 1),
+            judge_words.summary_gated_note([c.name for c in analysis.candidates if c.judged is not None]))
+            if x),
         summary_costs=SummaryCosts(latency=bool(cost_table is not None and cost_table.has_latency),
                                    cost=bool(cost_table is not None and cost_table.has_cost)),
         rules=rules,

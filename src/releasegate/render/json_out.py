@@ -166,6 +166,9 @@ def section_dict(section: MetricSection, prov: Provenance) -> dict[str, Any]:
             "warnings": list(v.warnings),
             "smallest_margin_ruled_out": v.smallest_margin_ruled_out,
             "overall": comparison_dict(cand.overall),
+            # With gold labels and judge_correction = "ppi": the judge's own overall comparison beside the
+            # corrected one the rules read (absent otherwise).
+            **({"judged": comparison_dict(cand.judged)} if cand.judged is not None else {}),
             "categories": [
                 {"category": c.label, "critical": c.critical, **comparison_dict(c), "powerless": c.powerless,
                  "discordant_needed": c.discordant_needed}

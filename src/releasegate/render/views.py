@@ -132,6 +132,8 @@ class JudgeView:
     summary: str
     method: str
     plan: str
+    corrected_gated: bool = False  # the rules read the corrected difference (judge_correction = "ppi")
+    gated: str = ""  # which overall figure the verdict read, in a sentence (wording/judge.py)
 
 
 @dataclass(frozen=True)

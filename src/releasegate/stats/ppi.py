@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from releasegate.stats.common import check_confidence
+from releasegate.stats.distributions import normal_cdf
 from releasegate.stats.proportions import two_sided_z
 
 # Below this many gold labels a normal interval is not claimed (the figure is undefined, nothing is read).
@@ -218,6 +219,39 @@ def ppi_paired_difference(judge_baseline: ArrayLike, judge_candidate: ArrayLike,
     low, high = _interval(estimate, se, confidence, (-1.0, 1.0))
     return PPIDifference(estimate, se, low, high, confidence, design, lam_b, lam_c, n_cases, nb, nc, both,
                          classical_c - classical_b, classical_se, True, se == 0.0)
+
+
+@dataclass(frozen=True)
+class PPITest:
+    """The tests a gate reads of a corrected difference (:func:`ppi_difference_test`): the one-sided p of "the
+    candidate is worse", the two-sided p, and the two-sided (1 - 2 alpha) interval whose lower bound is the
+    non-inferiority test at alpha. ``defined`` is False when the difference is undefined or degenerate (every
+    figure NaN: a figure that does not exist is read by no rule)."""
+
+    p_regression: float
+    p_two_sided: float
+    ni_low: float
+    ni_high: float
+    alpha: float
+    defined: bool
+
+
+def ppi_difference_test(difference: PPIDifference, alpha: float) -> PPITest:
+    """Wald tests of a PPI++ difference from its estimate and standard error, as its interval is made (the
+    normal limit of the PPI++ estimator, Angelopoulos, Duchi & Zrnic 2023, Theorem 1; ``ppi_py``'s
+    ``ppi_mean_pval`` for a mean): one-sided p = Phi(estimate / se) against "no worse" (small when the
+    candidate is worse), two-sided p = 2 min(Phi, 1 - Phi), and estimate -+ z_{1 - alpha} se clipped to
+    [-1, 1]. Undefined (NaN) when the difference is undefined or its standard error is 0: a zero-width
+    interval would claim the estimate exactly."""
+    if not 0 < alpha < 0.5:
+        raise ValueError(f"alpha must be in (0, 0.5), got {alpha!r}")
+    if not difference.defined or difference.degenerate or not math.isfinite(difference.se):
+        nan = math.nan
+        return PPITest(nan, nan, nan, nan, alpha, False)
+    z = difference.estimate / difference.se
+    lower = normal_cdf(z)
+    low, high = _interval(difference.estimate, difference.se, 1.0 - 2.0 * alpha, (-1.0, 1.0))
+    return PPITest(lower, min(1.0, 2.0 * min(lower, 1.0 - lower)), low, high, alpha, True)
 
 
 @dataclass(frozen=True)

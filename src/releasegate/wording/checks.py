@@ -191,6 +191,8 @@ def non_inferiority(check: RuleCheck, parameters: Parameters, binary: bool) -> s
     if not check.applies:
         return "non-inferiority check off (margin = 0)"
     f = check.figures[0]
+    if f.value != f.value:
+        return "the data cannot show it is no worse: the corrected difference the rules read cannot be measured"
     bound, margin = told_apart(f.value, f.limit, binary)
     shown = f"the {ni_level(parameters)}% interval's lower bound is {bound}, margin {margin}"
     return f"the data cannot show it is no worse: {shown}" if check.fired else f"non-inferior: {shown}"

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 
 from releasegate import fmt
 from releasegate.model import Figure, InputFile, JudgeSection, RuleCheck
-from releasegate.model.judge import CORRECTED, MORE_LABELS, PLAN_LABELS, RATE_DIFFERENCE, YOUDEN
-
+from releasegate.model.judge import CORRECTED, GATED_CORRECTED, MORE_LABELS, PLAN_LABELS, RATE_DIFFERENCE, YOUDEN
 
 
 def _j(f: Figure) -> str:
@@ -51,6 +50,15 @@ def gate(check: RuleCheck, binary: bool) -> str:
             parts.append(f"its {f.subject} is {fmt.points(abs(f.value))[1:]} points {side} on {cand}'s outputs "
                          f"than on {base}'s {fmt.interval_points(f.ci_low, f.ci_high)}, beyond the tolerance "
                          f"of {fmt.points(f.limit)[1:]} points: the judged difference is moved by the judge itself")
+    corrected = next(f for f in check.figures if f.method == CORRECTED)
+    if corrected.fired:
+        why = ("fewer than 2 gold-labelled cases on a release" if corrected.unmeasured == "too_few"
+               else "no spread among the gold-labelled cases, so its interval has no width")
+        unread = (f"the corrected difference the rules read cannot be measured ({why}): the overall rules have "
+                  "no figure to read")
+        if not parts:
+            return unread + "; label more cases, at random, on both releases"
+        parts.append(unread)
     text = "the judge is not shown reliable: " + "; ".join(parts)
     more = _count(check, MORE_LABELS)
     if any(f.fired and not f.unmeasured for f in youden):
@@ -59,7 +67,6 @@ def gate(check: RuleCheck, binary: bool) -> str:
                      "a better judge is needed")
         else:
             text += f"; about {int(more.value):,} more gold labels per release would lift J's bound above it"
-    corrected = next(f for f in check.figures if f.method == CORRECTED)
     if not corrected.unmeasured:
         shown = (f"{fmt.points(corrected.value)} points {fmt.interval_points(corrected.ci_low, corrected.ci_high)}"
                  if binary else f"{fmt.signed(corrected.value)} "
@@ -106,6 +113,41 @@ def plan_line(section: JudgeSection, binary: bool) -> str:
         return f"The corrected interval is {now} wide, within the target of {target}."
     return (f"The corrected interval is {now} wide; about {plan.more:,} more gold-labelled cases per release "
             f"({plan.needed:,} in all) would bring it to {target}.")
+
+
+def gated_line(section: JudgeSection, binary: bool, categories: bool = False) -> str:
+    """Which overall figure the verdict read (the policy's judge_correction), the other beside it, and (with
+    ``categories``) that the categories are the judge's own."""
+    d = section.corrected
+    raw = f"{_diff(section.raw_diff, section.raw_ci_low, section.raw_ci_high, binary)} ({section.raw_method})"
+    cats = ("The categories and critical categories are tested on the judge's verdicts (their differences are "
+            "the judge's, shrunk by its J)." if categories else "")
+    if section.gated == GATED_CORRECTED:
+        if not d.defined or d.degenerate:
+            return (f"The rules read the corrected difference (judge_correction = \"ppi\"), which cannot be "
+                    f"measured here, so the verdict cannot be SHIP; the judge's own difference, {raw}, is not read. "
+                    f"{cats}").rstrip()
+        p = section.test.p_regression if section.test is not None else float("nan")
+        return (f"The verdict read the corrected difference (judge_correction = \"ppi\"): "
+                f"{_diff(d.estimate, d.low, d.high, binary)}, one-sided {fmt.p_is(p)} that {section.candidate.release} "
+                f"is worse, in the error budget in place of the judge's own test; the judge's own difference, "
+                f"{raw}, is shown beside it and not read. {cats}").rstrip()
+    return (f"The verdict read the judge's own difference, {raw} (judge_correction = \"none\"); the corrected "
+            f"difference is shown beside it and not read.")
+
+
+def summary_gated_note(gated: list[str]) -> str:
+    """Under the summary table when the rules read corrected figures: the table's are the judge's own."""
+    if not gated:
+        return ""
+    return (f"The rates and differences above are the judge's own; the rules read the difference corrected by the "
+            f"gold labels for {', '.join(gated)} (the judge section).")
+
+
+def _diff(value: float, low: float, high: float, binary: bool) -> str:
+    if binary:
+        return f"{fmt.points(value)} points {fmt.interval_points(low, high)}"
+    return f"{fmt.signed(value)} {fmt.interval_signed(low, high)}"
 
 
 def method(section: JudgeSection) -> str:

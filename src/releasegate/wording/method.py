@@ -10,6 +10,7 @@ from __future__ import annotations
 from releasegate import fmt
 from releasegate.model import Analysis, Power, Verdict
 from releasegate.model.costs import GUARDRAIL_RATIOS
+from releasegate.model.judge import CORRECTED_POWER_METHOD
 from releasegate.wording.sections import ni_level
 
 Line = list[tuple[str, str]]
@@ -70,7 +71,9 @@ def method_lines(analysis: Analysis, verdicts: tuple[Verdict, ...], typographic:
         drop = f"{fmt.size_points(power.mde)} points" if binary else fmt.number(power.mde)
         level = f" at the level {fmt.pvalue(power.level)} the family leaves it" if power.level == power.level else ""
         low = verdict.smallest_margin_ruled_out
-        if low >= 0:
+        if low != low:  # a corrected figure that cannot be measured rules nothing out
+            ruled = "the data rule out no loss (the overall figure the rules read cannot be measured)"
+        elif low >= 0:
             ruled = "the data rule out any loss"
         else:
             ruled = ("the data rule out a loss larger than "
@@ -93,7 +96,11 @@ def power_sentence(power: Power, drop: str, level: str) -> str:
     if power.undetectable == "floor":
         return (f"nothing is detectable: the overall test's smallest possible p is above the level "
                 f"{fmt.pvalue(power.level)} the family leaves it")
+    if power.undetectable == "undefined":
+        return "nothing is detectable: the corrected difference cannot be measured from these gold labels"
     if power.undetectable == "infeasible" or power.mde != power.mde:
         return f"nothing is detectable at {pct}% power{level}, even a drop of the whole pass rate"
-    how = " (exact McNemar power)" if power.method == "exact McNemar power" else ""
+    how = {"exact McNemar power": " (exact McNemar power)",
+           CORRECTED_POWER_METHOD: " (on the corrected difference's standard error)",
+           }.get(power.method, "")
     return f"at {pct}% power{level} the overall test detects a true drop of {drop}{how}"

@@ -102,7 +102,9 @@ def _why_blocked(check: RuleCheck, cand: CandidateAnalysis, binary: bool, margin
         return [_guardrail(f) for f in fired]
     if check.rule == "not_non_inferior":
         size = f"{fmt.size_points(margin)} points" if binary else fmt.number(margin)
-        return [f"the cases cannot show it is at most {size} worse than the baseline"]
+        # Read corrected (gold labels), the interval narrows with the human's labels, not with cases.
+        who = "the cases" if cand.judged is None else "the human's labels"
+        return [f"{who} cannot show it is at most {size} worse than the baseline"]
     if check.rule == "judge_unreliable":
         return ["the LLM judge that graded the answers is not shown reliable on both releases (checked against "
                 "a human's labels), so its verdicts cannot settle the comparison"]
@@ -139,7 +141,8 @@ def decision(p: PlainInput) -> str:
         return f"It may ship: nothing the policy guards got worse{loss}."
     why = reasons(p)
     if p.decision == "not_proven":
-        return ("Not proven either way: the cases are too few to tell whether it is worse"
+        few = "the cases are" if p.cand.judged is None else "the human's labels are"
+        return (f"Not proven either way: {few} too few to tell whether it is worse"
                 + (f" ({_sentence_list(why)})" if why else "") + ".")
     return f"It may not ship: {'; '.join(why) or 'a rule of the policy blocks it'}."
 
@@ -188,7 +191,8 @@ def next_step(p: PlainInput) -> str:
     """What to do next."""
     cand = p.cand
     fired = {c.rule for c in p.checks if c.fired}
-    if "judge_unreliable" in fired and fired <= {"judge_unreliable", "not_non_inferior"}:
+    if ("judge_unreliable" in fired or cand.judged is not None) and fired <= {"judge_unreliable", "not_non_inferior"} \
+            and fired:
         return ("Next: have a human label more of the cases (the judge section says how many), or use a better "
                 "judge, then compare again.")
     if p.decision == "not_proven" or (p.decision != "ship" and fired == {"not_non_inferior"}):

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from releasegate import fmt
 from releasegate.model import CandidateAnalysis, Comparison, CriticalSection, CriticalTest, Parameters
 from releasegate.model.budget import Settle
+from releasegate.model.judge import CORRECTED_METHOD
 from releasegate.wording.checks import budget_test
 
 TINY_SAMPLE = 30
@@ -30,6 +31,8 @@ def unit(binary: bool) -> Callable[[float], str]:
 
 def test_name(c: Comparison) -> str:
     """The test in a headline: "McNemar" for either McNemar variant, else the method as recorded."""
+    if c.method == CORRECTED_METHOD:
+        return "corrected by the gold labels, PPI++"
     return "McNemar" if c.method.startswith("McNemar") else c.method
 
 
@@ -81,6 +84,8 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
     o = cand.overall
     p_word = _significance(o, parameters.alpha)
     overall_text = f"overall {diff(o, binary)} ({test_name(o)} {fmt.p_is(o.p_value)}, {p_word})"
+    if o.diff != o.diff or o.p_value != o.p_value:
+        overall_text = "overall: no corrected figure (the gold labels cannot correct the judge's)"
     if o.p_value >= parameters.alpha and (o.ci_low > 0 or o.ci_high < 0) and o.method.startswith("McNemar"):
         # Newcombe's interval (score-based) and the exact McNemar test (on the changed cases alone) are
         # different methods; with few changed cases the exact test is the more cautious, and the gate reads it.

@@ -34,15 +34,15 @@ RULES: tuple[Rule, ...] = (
     Rule("critical_broken", "A critical category fails its own test", critical.check, words.critical,
          ("critical", "critical_rule", "critical_weight", "metrics")),
     Rule("overall_regression", "Significant overall regression", overall.check, words.overall,
-         ("alpha", "correction", "mcnemar")),
+         ("alpha", "correction", "mcnemar", "judge_correction")),
     Rule("category_regression", "Significant regression in a category", category.check, words.category,
          ("alpha", "correction", "mcnemar")),
     Rule("guardrail", "Cost or latency guardrail exceeded", guardrail.check, words.guardrail,
          ("guardrails", "prices")),
     Rule("not_non_inferior", "Cannot show it is no worse than the margin", non_inferiority.check,
-         words.non_inferiority, ("margin", "alpha"), Decision.NOT_PROVEN),
+         words.non_inferiority, ("margin", "alpha", "judge_correction"), Decision.NOT_PROVEN),
     Rule("judge_unreliable", "The judge is not shown reliable on both releases", judge.check, words.judge,
-         ("gold", "judge_min_youden", "judge_rate_tolerance"), Decision.NOT_PROVEN),
+         ("gold", "judge_min_youden", "judge_rate_tolerance", "judge_correction"), Decision.NOT_PROVEN),
 )
 RULE_NAMES = tuple(rule.name for rule in RULES)
 _BY_NAME = {rule.name: rule for rule in RULES}

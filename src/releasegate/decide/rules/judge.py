@@ -3,7 +3,8 @@ gold labels, issue 35 item 4). The judge is not trusted when, on either release'
 its Youden J (TPR - FPR, the share of a real difference it passes on) is below ``judge_min_youden``, or when
 its TPR or FPR differs between the releases significantly (the interval of the difference excludes 0) and by
 more than ``judge_rate_tolerance`` as observed: then the judged difference is biased by the judge itself.
-A release whose gold labels hold no human pass or no human fail cannot be measured, and fires.
+A release whose gold labels hold no human pass or no human fail cannot be measured, and fires; so does a
+corrected difference the rules read (judge_correction = "ppi") that is undefined or degenerate.
 
 The rule's reasons are NOT PROVEN (``not_proven`` in its row): more labels, or the corrected comparison, can
 settle them; the check carries how many more gold labels per release would lift J's bound above the floor
@@ -13,7 +14,8 @@ settle them; the check carries how many more gold labels per release would lift 
 from __future__ import annotations
 
 from releasegate.model import Analysis, CandidateAnalysis, Figure, RuleCheck
-from releasegate.model.judge import CORRECTED, MORE_LABELS, PLAN_LABELS, RATE_DIFFERENCE, YOUDEN
+from releasegate.model.checks import Unmeasured
+from releasegate.model.judge import CORRECTED, GATED_CORRECTED, MORE_LABELS, PLAN_LABELS, RATE_DIFFERENCE, YOUDEN
 from releasegate.policy import Policy
 
 NAME = "judge_unreliable"
@@ -42,8 +44,12 @@ def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCh
                               limit=tolerance, cases=judge.difference.shared_units, method=RATE_DIFFERENCE,
                               fired=shown or not d.defined, unmeasured="" if d.defined else "too_few"))
     c = judge.corrected
+    # The corrected difference the rules read (judge_correction = "ppi") that does not exist (too few gold
+    # labels) or claims its estimate exactly (standard error 0): the overall rules cannot be read, so it fires.
+    unmeasured: Unmeasured = "too_few" if not c.defined else "degenerate" if c.degenerate else ""
     figures.append(Figure("overall", "overall", value=c.estimate, ci_low=c.low, ci_high=c.high, cases=c.n_cases,
-                          method=CORRECTED, unmeasured="" if c.defined else "too_few"))
+                          method=CORRECTED, fired=judge.gated == GATED_CORRECTED and bool(unmeasured),
+                          unmeasured=unmeasured))
     # None when no number of labels lifts a bound (the judge's own J is at or below the floor).
     more = None if not needed or None in needed else max(n for n in needed if n is not None)
     figures.append(Figure("count", MORE_LABELS, value=more, limit=floor))

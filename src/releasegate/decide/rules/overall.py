@@ -1,4 +1,7 @@
-"""Rule 2, overall_regression: the overall one-sided regression test, adjusted over the family, below alpha."""
+"""Rule 2, overall_regression: the overall one-sided regression test, adjusted over the family, below alpha.
+With gold labels and judge_correction = "ppi" the overall test is the PPI++ corrected difference's
+(analyze/judge_gated.py); a corrected figure that does not exist has no p and shows no regression (the judge
+gate and the non-inferiority rule then hold the release)."""
 
 from __future__ import annotations
 

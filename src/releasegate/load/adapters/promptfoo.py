@@ -68,7 +68,11 @@ def read_promptfoo(path: Path, *, release: str | None = None, release_by: str = 
     frame.attrs.update(task=description, source_format="promptfoo", harness=meta, release_key=key)
     graders = model_graded(results)
     if graders:
+        # The pass/fail (promptfoo's success) holds every assertion: a judge's verdict if any is model-graded.
         frame.attrs["judge"] = f"promptfoo {', '.join(graders)}"
+        # A named score (namedScores, read with --metric NAME) holds only the assertions naming it as their metric.
+        frame.attrs["judge_metrics"] = {name: f"promptfoo {', '.join(kinds)}"
+                                        for name, kinds in model_graded_by_metric(results).items()}
     return frame
 
 
@@ -92,6 +96,24 @@ def model_graded(results: list[dict]) -> list[str]:
             if isinstance(kind, str) and kind.removeprefix("not-") in MODEL_GRADED:
                 found[kind.removeprefix("not-")] = None
     return list(found)
+
+
+def model_graded_by_metric(results: list[dict]) -> dict[str, list[str]]:
+    """Per named metric (an assertion's ``metric``, a key of namedScores), the model-graded assertion types
+    among the assertions that name it, in the order met; metrics graded by none are absent."""
+    found: dict[str, dict[str, None]] = {}
+    for result in results:
+        grading = result.get("gradingResult") if isinstance(result.get("gradingResult"), dict) else {}
+        parts = grading.get("componentResults") if isinstance(grading.get("componentResults"), list) else []
+        test = result.get("testCase") if isinstance(result.get("testCase"), dict) else {}
+        asserts = test.get("assert") if isinstance(test.get("assert"), list) else []
+        for item in [p.get("assertion") for p in parts if isinstance(p, dict)] + asserts:
+            if not isinstance(item, dict) or not isinstance(item.get("metric"), str):
+                continue
+            kind = item.get("type")
+            if isinstance(kind, str) and kind.removeprefix("not-") in MODEL_GRADED:
+                found.setdefault(item["metric"], {})[kind.removeprefix("not-")] = None
+    return {name: list(kinds) for name, kinds in found.items()}
 
 
 def _name_releases(frame: pd.DataFrame, release_by: str) -> bool:
