@@ -88,6 +88,22 @@ def write_teams_docs(team_reps: int, settle_reps: int, workers: int) -> int:
     return 0
 
 
+def write_main_docs(cells, results, wall: float, args) -> int:
+    """The one-category main grid alone: its blocks of the doc, the chart and the JSON's "cells" (its "teams" and
+    "settle" kept from their last run)."""
+    res = Results(results)
+    print(headline(res))
+    command = "PYTHONPATH=src python bench/operating_characteristics.py --main-write-docs" + (
+        " --quick" if args.quick else "") + (f" --reps {args.reps}" if args.reps else "")
+    SVG.write_text(chart_svg(res), encoding="utf-8")
+    data = json.loads(JSON.read_text(encoding="utf-8"))
+    data.update(seed=SEED, wall_seconds=round(wall, 1), cells=results)
+    JSON.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_doc(DOC, res, run_info(cells, results, wall, args.workers, command))
+    print(f"\n{len(cells)} cells in {wall:.0f} s", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="a few hundred replications per cell")
@@ -101,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
                         "rows and rewrite their blocks of the doc and the JSON's teams and settle (the main grid's "
                         "figures stay those of its last run)")
     parser.add_argument("--settle-reps", type=int, default=600, help="replications per settle row")
+    parser.add_argument("--main-write-docs", action="store_true", help="run only the one-category main grid and "
+                        "rewrite its blocks, the chart and the JSON's cells (the teams' grid and the settle rows stay "
+                        "those of their last run: --teams-write-docs)")
     args = parser.parse_args(argv)
     team_reps = args.team_reps or ((100 if args.quick else 1000) if not args.reps else max(10, args.reps // 4))
     if args.teams_only:
@@ -116,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     cells = build_grid(reps, crosscheck=5 if args.quick else 10)
     start = time.perf_counter()
     results = run_grid(cells, args.workers)
+    if args.main_write_docs:
+        return write_main_docs(cells, results, time.perf_counter() - start, args)
     team_cells = build_team_grid(team_reps)
     team = run_team_grid(team_cells, args.workers)
     wall = time.perf_counter() - start
@@ -129,8 +150,11 @@ def main(argv: list[str] | None = None) -> int:
             f" --team-reps {args.team_reps}" if args.team_reps else "")
         info = run_info(cells, results, wall, args.workers, command, team)
         SVG.write_text(chart_svg(res), encoding="utf-8")
+        # The settle rows are --teams-write-docs' own: kept from their last run.
+        settle = json.loads(JSON.read_text(encoding="utf-8")).get("settle") if JSON.exists() else None
         JSON.write_text(json.dumps({"seed": SEED, "wall_seconds": round(wall, 1), "cells": results,
-                                    "teams": team}, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+                                    "teams": team, **({"settle": settle} if settle else {})}, indent=1,
+                                   sort_keys=True) + "\n", encoding="utf-8")
         write_doc(DOC, res, info)
         DOC.write_text(replace_blocks(DOC.read_text(encoding="utf-8"), teams_blocks(team, list(POLICY_ARGS))),
                        encoding="utf-8")

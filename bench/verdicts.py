@@ -22,11 +22,15 @@ cases; the other eight share the rest equally), one run per release unless said.
   case's latent outcome with probability rho and is otherwise a fresh draw at p0 (rho set so that two runs of
   the same release disagree on the churn's share of cases); the rerun is the baseline's latent outcomes run
   again. Every release is decided with and without the rerun.
+- *the critical test's ceiling* (``--study ceiling``): the exact power of the critical category's one-sided exact
+  McNemar test on this generator's 20-point drop at levels 0.04-0.10, what no critical_weight can exceed (the
+  budget never gives one member more than alpha): ``releasegate.stats.power.exact_mcnemar_power`` beside an
+  enumeration with scipy's binomial.
 - *plan against this study* (``--study plan``): harmless releases with 5 runs and case-level churn decided
   here, beside what ``releasegate plan`` predicts for the same design (its own generator), from the true
   churn figures and from the figures it measures on one release pair drawn here.
 
-    PYTHONPATH=src python bench/verdicts.py [--study grid|rerun|plan] [--reps 300] [--workers 1]
+    PYTHONPATH=src python bench/verdicts.py [--study grid|rerun|plan|ceiling] [--reps 300] [--workers 1]
                                             [--critical-weight 4]
 
 prints the tables (markdown) with one Monte Carlo standard error per rate.
@@ -267,9 +271,32 @@ def plan_study(reps: int) -> None:
                   f"{100 * measured.run_share:.1f}% |", flush=True)
 
 
+def critical_cells(churn: float = 0.10, drop: float = 0.20) -> tuple[float, float]:
+    """P(broke), P(fixed) of a critical case under ``draw``: the churn's cells, then the candidate's passes broken
+    with probability drop / p0."""
+    q = drop / P0
+    return churn / 2 + (P0 - churn / 2) * q, churn / 2 * (1 - q)
+
+
+def ceiling_study() -> None:
+    from scipy.stats import binom
+
+    from releasegate.stats.power import exact_mcnemar_power
+
+    broke, fixed = critical_cells()
+    print("| critical cases | level | exact power (releasegate.stats.power) | enumeration with scipy |")
+    print("|--:|--:|--:|--:|")
+    for n in (30, 50, 100):
+        for level in (0.04, 0.05, 0.10):
+            total = sum(binom.pmf(m, n, broke + fixed) * binom.pmf(b, m, broke / (broke + fixed))
+                        for m in range(n + 1) for b in range(m + 1) if binom.sf(b - 1, m, 0.5) <= level)
+            print(f"| {n} | {level:g} | {100 * exact_mcnemar_power(n, broke, fixed, level).power:.1f}% | "
+                  f"{100 * total:.1f}% |")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--study", choices=("grid", "rerun", "plan"), default="grid")
+    parser.add_argument("--study", choices=("grid", "rerun", "plan", "ceiling"), default="grid")
     parser.add_argument("--reps", type=int, default=300)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--critical-weight", type=float, default=None)
@@ -279,6 +306,9 @@ def main(argv: list[str]) -> int:
         return 0
     if args.study == "plan":
         plan_study(args.reps)
+        return 0
+    if args.study == "ceiling":
+        ceiling_study()
         return 0
     grid = cells()
     start, cpu = time.perf_counter(), time.process_time()

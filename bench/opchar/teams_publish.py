@@ -55,6 +55,9 @@ class TeamResults:
     def rule(self, rule: str, policy: str = NEW, **want) -> float:
         return self.get(**want)["policies"][policy]["rules"].get(rule, 0.0)
 
+    def reps(self, **want) -> int | None:
+        return self.get(**want).get("reps")
+
     def labelled(self, label: str) -> list[tuple[dict, dict]]:
         """(cell, its scenario) for every cell of one part of the grid ("null", "regression", ...), in order."""
         return [(r, r["scenario"]) for r in self.results if r["label"] == label]
@@ -65,31 +68,44 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(["| " + " | ".join(header) + " |", align] + ["| " + " | ".join(r) + " |" for r in rows])
 
 
-def _mark(ok: bool) -> str:
-    return "met" if ok else "**missed**"
+def _mark(room: float, reps: int | None, rate: float) -> str:
+    """``room``: how far the rate is on the right side of its target (negative: the wrong side)."""
+    if room >= 0:
+        return "met"
+    return "within Monte Carlo error" if -room < 2 * _se(rate, reps) else "**missed**"
 
 
 def targets(res: TeamResults) -> str:
     """Issue 34's targets: all rules together, default policy, 400 cases in 9 categories of which one 50-case
     critical one. A harmless release is DON'T SHIP at most 5% of the time (NOT PROVEN beside it); a 5-point
-    regression is not SHIP at least 80%; a 20-point drop in the critical category is caught at least 90%."""
+    regression is not SHIP at least 80%; a 20-point drop in the critical category is caught at least 90%. Each
+    rate has its Monte Carlo standard error; a rate on the wrong side of its target by less than two of them is
+    marked as within Monte Carlo error, not as met or missed."""
     rows = []
     for churn, runs, size in ((0.05, 1, 50), (0.10, 1, 30), (0.10, 1, 50), (0.10, 1, 100), (0.17, 1, 50),
                               (0.17, 5, 50)):
         want = {"churn": churn, "runs": runs, "critical": [size]}
-        new = res.dont_ship(**want)
+        new, reps = res.dont_ship(**want), res.reps(**want)
         rows.append([f"harmless release, {churn:.0%} churn, {runs} run{'s' if runs > 1 else ''}, {size}-case critical "
-                     "category: DON'T SHIP", "<= 5%", pct(new), pct(res.not_proven(**want)),
-                     pct(res.blocked(OLD, **want)), _mark(new <= 0.05)])
-    det = res.blocked(churn=0.10, drop=0.05)
-    rows.append(["5-point regression added on top of 10% churn, 1 run: not SHIP", ">= 80%", pct(det),
+                     "category: DON'T SHIP", "<= 5%", _with_se(new, reps), pct(res.not_proven(**want)),
+                     pct(res.blocked(OLD, **want)), _mark(0.05 - new, reps, new)])
+    det, reps = res.blocked(churn=0.10, drop=0.05), res.reps(churn=0.10, drop=0.05)
+    rows.append(["5-point regression added on top of 10% churn, 1 run: not SHIP", ">= 80%", _with_se(det, reps),
                  pct(res.not_proven(churn=0.10, drop=0.05)), pct(res.blocked(OLD, churn=0.10, drop=0.05)),
-                 _mark(det >= 0.8)])
-    crit = res.blocked(churn=0.10, critical_drop=0.20)
-    rows.append(["20 points in the 50-case critical category, 10% churn: not SHIP", ">= 90%", pct(crit),
+                 _mark(det - 0.8, reps, det)])
+    crit, reps = res.blocked(churn=0.10, critical_drop=0.20), res.reps(churn=0.10, critical_drop=0.20)
+    rows.append(["20 points in the 50-case critical category, 10% churn: not SHIP", ">= 90%", _with_se(crit, reps),
                  pct(res.not_proven(churn=0.10, critical_drop=0.20)),
-                 pct(res.blocked(OLD, churn=0.10, critical_drop=0.20)), _mark(crit >= 0.9)])
-    return _table(["target", "wanted", "new defaults", "new: NOT PROVEN", "old defaults (blocked)", ""], rows)
+                 pct(res.blocked(OLD, churn=0.10, critical_drop=0.20)), _mark(crit - 0.9, reps, crit)])
+    return _table(["target", "wanted", "new defaults (SE)", "new: NOT PROVEN", "old defaults (blocked)", ""], rows)
+
+
+def _se(rate: float, reps: int | None) -> float:
+    return math.sqrt(rate * (1 - rate) / reps) if reps else 0.0
+
+
+def _with_se(rate: float, reps: int | None) -> str:
+    return pct(rate) + (f" ({100 * _se(rate, reps):.1f})" if reps else "")
 
 
 def null_table(res: TeamResults) -> str:

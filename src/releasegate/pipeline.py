@@ -8,6 +8,7 @@ metrics (``metrics`` empty: the outcome column alone) and returns one Report wit
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 from releasegate import __version__
@@ -73,7 +74,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     from releasegate.decide.metrics import combine
     from releasegate.metric_tables import metric_tables
 
-    policy, loaded = recorded_baseline(policy, loaded)
+    policy, loaded = settled_level(*recorded_baseline(policy, loaded))
     # What loading dropped or recorded (e.g. a run store's holes) is said in the report.
     tables = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics, loaded.notes,
                            stated_directions(loaded))
@@ -135,4 +136,46 @@ def recorded_baseline(policy: Policy, loaded: LoadedResults) -> tuple[Policy, Lo
         return policy, loaded
     note = f"Baseline {loaded.baseline}: the one the sweep in the run store was ranked against (no --baseline given)."
     return (dataclasses.replace(policy, baseline=loaded.baseline),
+            dataclasses.replace(loaded, notes=(*loaded.notes, note)))
+
+
+def settled_level(policy: Policy, loaded: LoadedResults) -> tuple[Policy, LoadedResults]:
+    """A store that ``releasegate run --settle`` decided (load/settled.py) is decided as its last look was: on the
+    same cells (load/store.py checked them), under the same policy, at that look's alpha, said in the notes. Every
+    other reading is refused with what to run: another alpha, another policy or baseline, or a candidate an
+    earlier look settled (the store's runs now are the later look's)."""
+    record = loaded.settled
+    if record is None:
+        return policy, loaded
+    from releasegate.load.settled import policy_fingerprint
+    from releasegate.model import Decision
+    from releasegate.wording.settled import settled_note
+
+    last = record.last
+    again = "run `releasegate run CONFIG --settle` to decide it anew"
+    if not any(math.isclose(policy.alpha, level, rel_tol=1e-9) for level in (record.policy_alpha, last.alpha)):
+        raise InputError(f"this run store was settled at alpha {record.policy_alpha:g} (its last look at "
+                         f"{last.alpha:g}); deciding it at alpha {policy.alpha:g} would be a look the design did "
+                         f"not spend alpha on: drop --alpha, or {again}")
+    if policy.baseline not in (None, record.baseline):
+        raise InputError(f"this run store was settled against baseline {record.baseline}, not {policy.baseline}: "
+                         f"{again} with that baseline")
+    if policy_fingerprint(dataclasses.replace(policy, baseline=record.baseline).as_dict()) != record.policy:
+        raise InputError(f"the policy differs from the one this run store was settled under (a key other than "
+                         f"alpha or title changed): deciding it under another policy would be another look; {again}")
+    releases = [str(r) for r in dict.fromkeys(loaded.table["release"])]
+    compared = list(policy.candidates) or [r for r in releases if r != record.baseline]
+    for name in compared:
+        if name not in last.verdicts:
+            continue  # not a release of the store: validation names it
+        earlier = [i for i, look in enumerate(record.looks[:-1], 1) if look.verdicts.get(name) != "not_proven"]
+        if earlier:
+            others = [c for c in compared if c != name]
+            hint = f" (--candidate {' --candidate '.join(others)} for the others)" if others else ""
+            raise InputError(f"{name} was settled at look {earlier[0]} on its first runs, and this run store now "
+                             f"holds look {len(record.looks)}'s runs: its settled verdict is "
+                             f"{Decision(record.verdicts[name]).label} as `releasegate run --settle` printed it; check the "
+                             f"candidates the last look decided{hint}")
+    note = settled_note(record.policy_alpha, [(look.runs, look.alpha, dict(look.verdicts)) for look in record.looks])
+    return (dataclasses.replace(policy, alpha=last.alpha, baseline=record.baseline),
             dataclasses.replace(loaded, notes=(*loaded.notes, note)))

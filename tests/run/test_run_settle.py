@@ -5,6 +5,8 @@ chosen, once, for a look 1 that is NOT PROVEN."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -128,3 +130,87 @@ def test_an_interrupted_second_phase_resumes_from_the_store(tmp_path):
     assert "run: 800 system call(s)" in done.output  # phase two: cand's runs 1-4 only
     assert done.exit_code == 0 and "SHIP  cand (settled: look 1 NOT PROVEN, look 2 SHIP)" in done.output
     assert len(_cells(tmp_path)) == 2000
+
+
+# ---- the settled verdict in the store: check STORE and report STORE read it (load/settled.py) ----------------
+
+
+VALUE_OF = {d.label: d.value for d in Decision}
+
+
+def _settled_meta(tmp_path):
+    with Store(tmp_path / "store") as db:
+        return db.get_meta("settled")
+
+
+@pytest.mark.parametrize("accuracy, seed, final, status", [(0.8, 3, "SHIP", 0), (0.72, 4, "DON'T SHIP", 1),
+                                                           (0.72, 1, "NOT PROVEN", 3)])
+def test_check_on_a_settled_store_reads_the_last_look_at_its_alpha(tmp_path, accuracy, seed, final, status):
+    path = _config(tmp_path, accuracy, seed=seed)
+    done = run_cli("run", path, "--settle", cwd=tmp_path)
+    assert done.exit_code == status, done.output
+    meta = _settled_meta(tmp_path)
+    assert [(x["runs"], x["alpha"], x["verdicts"]["cand"]) for x in meta["looks"]] == [
+        (1, pytest.approx(0.04), "not_proven"), (5, pytest.approx(0.01), VALUE_OF[final])]
+    assert meta["verdicts"] == {"cand": meta["looks"][1]["verdicts"]["cand"]} and meta["policy_alpha"] == 0.05
+    checked = run_cli("check", tmp_path / "store", cwd=tmp_path)
+    assert checked.exit_code == status, checked.output
+    assert final in checked.output
+    # At the policy's full alpha the 5 runs could say otherwise (a third look); the check is look 2 at 0.01.
+    assert _look(tmp_path, 5, 0.01).label == final
+    out = tmp_path / "note.json"
+    run_cli("report", tmp_path / "store", "-o", out, cwd=tmp_path)
+
+    note = json.loads(out.read_text())
+    assert note["policy"]["alpha"] == pytest.approx(0.01) and note["parameters"]["alpha"] == pytest.approx(0.01)
+    said = " ".join(note["notes"])
+    assert "Settled by `releasegate run --settle`" in said and "look 2 on 5 runs a case at alpha 0.01" in said
+
+
+def test_a_store_settled_at_look_1_is_checked_at_look_1s_alpha(tmp_path):
+    path = _config(tmp_path, 0.5, seed=2)
+    assert run_cli("run", path, "--settle", cwd=tmp_path).exit_code == 1
+    meta = _settled_meta(tmp_path)
+    assert len(meta["looks"]) == 1 and meta["looks"][0]["alpha"] == pytest.approx(0.04)
+    checked = run_cli("check", tmp_path / "store", cwd=tmp_path)
+    assert checked.exit_code == 1 and "DON'T SHIP" in checked.output
+
+
+def test_a_settled_store_is_not_decided_another_way(tmp_path):
+    path = _config(tmp_path, 0.8, seed=3)
+    assert run_cli("run", path, "--settle", cwd=tmp_path).exit_code == 0
+    store = tmp_path / "store"
+    for args, said in ((("--alpha", "0.1"), "settled at alpha 0.05"), (("--margin", "0.1"), "the policy differs"),
+                       (("--baseline", "cand", "--candidate", "live"), "settled against baseline live")):
+        refused = run_cli("check", store, *args, cwd=tmp_path)
+        assert refused.exit_code == 2 and said in refused.output, refused.output
+        assert len(refused.output.strip().splitlines()) == 1
+        assert "releasegate run CONFIG --settle" in refused.output or "drop --alpha" in refused.output
+    # The look's own alpha given is that look again.
+    assert run_cli("check", store, "--alpha", "0.01", cwd=tmp_path).exit_code == 0
+    # A run since changed the cells the looks read (the config's one run again): refused, saying what to run.
+    assert run_cli("run", path, cwd=tmp_path).exit_code == 0
+    stale = run_cli("check", store, cwd=tmp_path)
+    assert stale.exit_code == 2 and "on other cells than it holds now" in stale.output, stale.output
+    assert "releasegate run CONFIG --settle" in stale.output
+    # Settling again decides it anew (look 1 on the first run, look 2 on all five: nothing called) and check reads it.
+    again = run_cli("run", path, "--settle", cwd=tmp_path)
+    assert again.exit_code == 0 and "run: 0 system call(s)" in again.output
+    assert run_cli("check", store, cwd=tmp_path).exit_code == 0
+
+
+def test_a_candidate_settled_by_an_earlier_look_is_not_checked_on_the_later_runs(tmp_path):
+    cases = write_cases(tmp_path / "cases.csv", N)
+    systems = [{"name": "live", "kind": "fake", "accuracy": 0.8},
+               {"name": "cand", "kind": "fake", "accuracy": 0.8, "seed": 3},
+               {"name": "good", "kind": "fake", "accuracy": 0.97, "seed": 5}]
+    path = write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store", "runs": 1, "max_attempts": 1},
+                        systems, {"name": "correct", "kind": "exact"})
+    done = run_cli("run", path, "--settle", cwd=tmp_path)
+    assert "SHIP  good (settled: look 1 SHIP, look 2 SHIP)" in done.output, done.output
+    assert "cand (settled: look 1 NOT PROVEN, look 2" in done.output
+    refused = run_cli("check", tmp_path / "store", cwd=tmp_path)
+    assert refused.exit_code == 2 and "good was settled at look 1" in refused.output, refused.output
+    assert "--candidate cand" in refused.output
+    only = run_cli("check", tmp_path / "store", "--candidate", "cand", cwd=tmp_path)
+    assert only.exit_code == done.exit_code, only.output

@@ -43,7 +43,7 @@ ALLOWED: dict[str, set[str]] = {
     "decide": BASE | {"model", "policy", "wording"},
     "render": BASE | {"model", "wording", "decide", "provenance"},
     "pipeline": BASE | {"load", "validate", "validate_gold", "metric_tables", "analyze", "decide", "model", "policy",
-                        "provenance"},
+                        "provenance", "wording"},  # wording: the settled store's note (pipeline.settled_level)
     "demo": BASE | {"load", "pipeline", "policy", "render"},
     "api": BASE | {"load", "pipeline", "policy", "render", "model", "plan", "validate"},
     "cli": BASE | {"load", "pipeline", "policy", "render", "demo", "api", "plan", "run", "process", "arguments",

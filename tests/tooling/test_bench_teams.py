@@ -85,11 +85,12 @@ def test_undeclared_clusters_drop_the_cluster_column():
 
 
 def test_targets_table_marks_what_is_missed():
-    def cell(label, dont_ship, not_proven=0.0, **sc):
+    def cell(label, dont_ship, not_proven=0.0, reps=1000, **sc):
         base = {"n": 400, "p0": 0.9, "drop": 0.0, "mode": "added", "critical": [50], "critical_drop": 0.0,
                 "runs": 1, "clusters": 0, "icc": 0.0, "categories": 9}
         pol = {"blocked": dont_ship + not_proven, "dont_ship": dont_ship, "not_proven": not_proven, "rules": {}}
-        return {"label": label, "scenario": base | sc, "policies": {"new defaults": pol, "old defaults": pol}}
+        return {"label": label, "scenario": base | sc, "policies": {"new defaults": pol, "old defaults": pol},
+                "reps": reps}
 
     # A NOT PROVEN share does not count against the false-block target (DON'T SHIP <= 5%); it does count as
     # not SHIP for detection.
@@ -102,6 +103,15 @@ def test_targets_table_marks_what_is_missed():
     table = teams_publish.targets(res)
     lines = table.splitlines()[2:]
     assert [line.endswith("| met |") for line in lines] == [True, True, False, True, True, True, True, False]
+    assert lines[2].endswith("| **missed** |") and "7.0% (0.8)" in lines[2]  # 2.5 standard errors above 5%
+    # 6.5% of 200 replications is within two standard errors (1.7 points) of 5%: not shown missed.
+    res.results[1] = cell("null", 0.065, churn=0.10, reps=200)
+    assert teams_publish.targets(res).splitlines()[4].endswith("| within Monte Carlo error |")
+    # 88.0% of 200 is too (2.3 points); of 2,000 it is missed (0.7 points).
+    res.results[-1] = cell("critical drop", 0.88, churn=0.10, critical_drop=0.20, reps=200)
+    assert teams_publish.targets(res).splitlines()[-1].endswith("| within Monte Carlo error |")
+    res.results[-1] = cell("critical drop", 0.88, churn=0.10, critical_drop=0.20, reps=2000)
+    assert teams_publish.targets(res).splitlines()[-1].endswith("| **missed** |")
 
 
 def test_published_teams_tables_match_the_json():

@@ -19,6 +19,7 @@ from releasegate.load import adapters, shapes
 from releasegate.load.cases import join_cases
 from releasegate.load.columns import COLUMN_FLAGS, check_columns, plausible_match, rename_columns, require_column
 from releasegate.load.sources import Source, check_file, sha256_of
+from releasegate.load.settled import SettledRecord
 from releasegate.load.store import read_store_input
 from releasegate.load.store_table import is_store
 from releasegate.model import InputFile
@@ -54,6 +55,7 @@ class LoadedResults:
     notes: tuple[str, ...] = field(default_factory=tuple)
     metrics: tuple[str, ...] = ()
     baseline: str | None = None  # a baseline the inputs record (a sweep's run store), used when none is given
+    settled: SettledRecord | None = None  # a settled run store's looks (load/settled.py; pipeline.settled_level)
     # Harness files read once per metric (load/per_metric.py): each metric's own records (its scorer, metric,
     # filter), for that metric's provenance; empty otherwise.
     metric_inputs: Mapping[str, tuple[InputFile, ...]] = field(default_factory=dict)
@@ -143,6 +145,7 @@ def load_results(
     read: list = []
     notes: list[str] = []
     recorded: set[str] = set()  # baselines recorded by run stores (a sweep's grid)
+    settled: list[tuple[Path, SettledRecord]] = []  # settled stores and what run --settle decided
     for one in resolve_inputs(sources, options) if resolved is None else resolved:
         source, fmt = one.source, one.format
         store_input = None
@@ -153,6 +156,7 @@ def load_results(
             fmt = store_input.format
             notes += stored.notes
             recorded.update([stored.baseline] if stored.baseline else [])
+            settled += [(source.path, stored.settled)] if stored.settled is not None else []
         else:
             # Hashed in a thread while the file is parsed: hashlib lets go of the GIL, so on two cores the
             # 0.15 s per 100 MB of hashing hides behind the parse.
@@ -214,10 +218,14 @@ def load_results(
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
     metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
     baseline = recorded.pop() if len(recorded) == 1 else None
+    if settled and (len(inputs) > 1 or cases is not None):
+        raise InputError(f"{settled[0][0]}: a store settled by `releasegate run --settle` is decided by its looks, "
+                         "on its own cells and cases: give it alone (no other input, no --cases)")
     by_metric = _judge_by_metric(inputs, [frame for _, frame, _, _ in read], metrics)
     if len(metrics) == 1 and by_metric:
         inputs = list(by_metric[metrics[0]])  # one metric read: the records say what that metric is
-    return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline, metric_inputs=by_metric)
+    return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline, metric_inputs=by_metric,
+                         settled=settled[0][1] if settled else None)
 
 
 def _judge_by_metric(inputs: list[InputFile], frames: list[pd.DataFrame],

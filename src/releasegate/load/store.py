@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.settled import SettledRecord, record_of, table_fingerprint
 from releasegate.model import InputFile
 
 # What the run recorded per answer but the gate does not compare.
@@ -33,6 +34,7 @@ class StoreInput:
     record: InputFile
     notes: tuple[str, ...]
     baseline: str | None = None
+    settled: SettledRecord | None = None  # what run --settle decided (load/settled.py), when it did
 
 
 def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> StoreInput:
@@ -43,6 +45,11 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
         raise InputError(f"{directory}: a run store names its own releases; give it without NAME=")
     result = read_store(directory, texts=False)
     table = result.table
+    settled = record_of(result.settled, str(directory))
+    if settled is not None and settled.table != table_fingerprint(table):
+        raise InputError(f"{directory}: `releasegate run --settle` decided this store on other cells than it holds "
+                         "now (a run changed it since); deciding them again would be a look the settle design did "
+                         "not spend alpha on: run `releasegate run CONFIG --settle` to decide it anew")
     notes: list[str] = []
     errored = [h for h in result.holes if h.errored]
     others = [h for h in result.holes if not h.errored]
@@ -87,7 +94,7 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
     metric = result.plan["metric"]
     judge = f"releasegate run judge metric {metric['name']}" if metric.get("kind") == "judge" else None
     record = InputFile(str(directory), sha256_of(path), int(table.shape[0]), "run-store", None, judge=judge)
-    return StoreInput(table.reset_index(drop=True), record, tuple(notes), result.baseline)
+    return StoreInput(table.reset_index(drop=True), record, tuple(notes), result.baseline, settled)
 
 
 def _errored_notes(errored: list, table: pd.DataFrame) -> list[str]:

@@ -63,6 +63,7 @@ class StoreTable:
     plan: dict[str, Any]
     ranking: tuple[str, ...] = ()  # a sweep's ranking, written by the run that completed it
     models: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)  # per release
+    settled: Any = None  # the settled verdict run --settle recorded (load/settled.py reads it), as stored
 
     @property
     def complete(self) -> bool:
@@ -155,7 +156,8 @@ def read_store(directory: Path, *, texts: bool = True) -> StoreTable:
         raise InputError(f"{path}: cannot read the run store: {exc}") from None
     table.attrs["metric"] = plan["metric"]["name"]
     return StoreTable(table, holes, plan, tuple(meta.get("sweep_ranking") or ()),
-                      {name: (tuple(sorted(m)), tuple(sorted(f))) for name, (m, f) in models.items()})
+                      {name: (tuple(sorted(m)), tuple(sorted(f))) for name, (m, f) in models.items()},
+                      meta.get("settled"))
 
 
 def _value_column(plan: dict[str, Any]) -> str:

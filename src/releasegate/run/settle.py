@@ -27,11 +27,13 @@ from releasegate.run.config import RunConfig
 
 @dataclass(frozen=True)
 class Look:
-    """One look: the runs it read, its level, each candidate's verdict and the gate's."""
+    """One look: the runs it read, its level, each candidate's verdict and the gate's; ``policy`` the policy it
+    decided under, as the report's provenance records it."""
 
     runs: int
     alpha: float
     verdicts: Mapping[str, Decision]
+    policy: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     @property
     def decision(self) -> Decision:
@@ -75,7 +77,8 @@ def look(config: RunConfig, policy: Mapping[str, Any], baseline: str, alpha: flo
     values = {k: v for k, v in policy.items() if k not in ("baseline", "alpha")}
     result = compare(str(config.store), policy=values, baseline=baseline, alpha=alpha)
     verdicts = {v.candidate: v.decision for v in result.verdicts}
-    return Look(config.runs, alpha, verdicts), bool(result.report.not_proven_allowed)
+    return (Look(config.runs, alpha, verdicts, result.report.provenance.policy),
+            bool(result.report.not_proven_allowed))
 
 
 def extra_runs_within(design: TwoPhase, config: RunConfig, cases: int, budget: int | None) -> int:
@@ -98,16 +101,17 @@ def settle(config: RunConfig, *, budget: int | None, execute: Callable[[RunConfi
     alpha = make_policy(policy).alpha
     design = TwoPhase.for_alpha(alpha)
     design.check(alpha)
+    forget_settled(config)  # this store is decided anew: look 1 reads it as any store
     first, warn = look(config, policy, baseline, design.first_alpha)
     echo(f"settle: look 1 ({config.runs} run(s) a case, alpha {design.first_alpha:g}): {first.decision.label}")
     if first.decision is not Decision.NOT_PROVEN:
-        return _settled(first, None, 0, budget, warn)
+        return record_settled(config, alpha, baseline, _settled(first, None, 0, budget, warn))
     added = extra_runs_within(design, config, cases, budget)
     per_run = cases * len(config.systems)
     if added == 0:
         echo(f"settle: the budget of {budget} call(s) cannot pay for one more run of every case ({per_run} "
              "calls): NOT PROVEN stays")
-        return _settled(first, None, 0, budget, warn)
+        return record_settled(config, alpha, baseline, _settled(first, None, 0, budget, warn))
     second_config = dataclasses.replace(config, runs=config.runs + added)
     echo(f"settle: {added} more run(s) of {cases} cases on {len(config.systems)} systems (at most {added * per_run} "
          f"call(s){'' if budget is None else f', budget {budget}'})")
@@ -117,7 +121,33 @@ def settle(config: RunConfig, *, budget: int | None, execute: Callable[[RunConfi
     second, _ = look(second_config, policy, baseline, design.second_alpha)
     echo(f"settle: look 2 ({second_config.runs} run(s) a case, alpha {design.second_alpha:g}): "
          f"{second.decision.label}")
-    return _settled(first, second, added, budget, warn)
+    return record_settled(second_config, alpha, baseline, _settled(first, second, added, budget, warn))
+
+
+def forget_settled(config: RunConfig) -> None:
+    """Remove the store's settled record (load/settled.py) before its looks are taken again."""
+    from releasegate.load.settled import META_KEY
+    from releasegate.run.store import Store
+
+    with Store(config.store, create=False) as store:
+        store.delete_meta(META_KEY)
+
+
+def record_settled(config: RunConfig, alpha: float, baseline: str, settled: Settled) -> Settled:
+    """Record the looks and the final verdicts in the store (meta ``settled``) with the fingerprints of the cells
+    and the policy they decided, so that ``check STORE`` reads the settled decision (pipeline.settled_level)."""
+    from releasegate.load.settled import META_KEY, SettledLook, SettledRecord, policy_fingerprint, table_fingerprint
+    from releasegate.load.store_table import read_store
+    from releasegate.run.store import Store
+
+    looks = tuple(SettledLook(one.runs, one.alpha, {name: d.value for name, d in one.verdicts.items()})
+                  for one in (settled.first, settled.second) if one is not None)
+    record = SettledRecord(alpha, baseline, looks, {name: d.value for name, d in settled.verdicts.items()},
+                           table_fingerprint(read_store(config.store, texts=False).table),
+                           policy_fingerprint({k: v for k, v in settled.first.policy.items() if k != "metric"}))
+    with Store(config.store, create=False) as store:
+        store.set_meta(META_KEY, record.as_meta())
+    return settled
 
 
 def _settled(first: Look, second: Look | None, added: int, budget: int | None, warn: bool) -> Settled:

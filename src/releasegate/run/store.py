@@ -141,6 +141,9 @@ class Store:
     def set_meta(self, key: str, value: Any) -> None:
         self._set_meta(key, value)
 
+    def delete_meta(self, key: str) -> None:
+        self.connection.execute("DELETE FROM meta WHERE key = ?", (key,))
+
     def _set_meta(self, key: str, value: Any) -> None:
         self.connection.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
                                 "value = excluded.value", (key, json.dumps(value, sort_keys=True)))
