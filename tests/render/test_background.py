@@ -13,13 +13,20 @@ from conftest import build_report
 from releasegate.render import chart_worker, html, rendering
 
 
-def _report(example):
-    return build_report(example["eval_results.csv"], example["eval_cases.csv"], example["releasegate.toml"])
+@pytest.fixture(scope="module")
+def example_page() -> tuple:
+    """The example's Report and its HTML page with the charts drawn in process (no chart owner), built once."""
+    from releasegate.demo import example_files
+
+    example = example_files()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOURCE_DATE_EPOCH", "1796000000")  # built before the autouse fixture sets it
+        report = build_report(example["eval_results.csv"], example["eval_cases.csv"], example["releasegate.toml"])
+        return report, html.render_html(report)
 
 
-def test_worker_draws_the_same_html_as_in_process(example):
-    report = _report(example)
-    inline = html.render_html(report)  # no chart owner: drawn here
+def test_worker_draws_the_same_html_as_in_process(example_page):
+    report, inline = example_page
     with rendering([Path("note.pdf")]) as charts:
         worker = charts.worker
         assert isinstance(worker, chart_worker.ChartWorker), "an HTML or PDF output starts the worker"
@@ -43,14 +50,13 @@ def test_text_outputs_start_no_worker():
         assert charts is None
 
 
-def test_a_worker_that_dies_is_replaced_by_drawing_in_process(example):
+def test_a_worker_that_dies_is_replaced_by_drawing_in_process(example_page):
     worker = chart_worker.ChartWorker()
     worker._process.kill()
     worker._process.wait()
     with pytest.raises(chart_worker.WorkerLost):
         worker.result()
-    report = _report(example)
-    inline = html.render_html(report)
+    report, inline = example_page
     with rendering([Path("note.html")]) as charts:
         charts.worker._process.kill()
         assert html.render_html(report, charts=charts) == inline  # same page, drawn here instead

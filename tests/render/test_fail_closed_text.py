@@ -11,7 +11,7 @@ from releasegate.pipeline import run
 from releasegate.policy import make_policy
 from releasegate.render import render
 from releasegate.render.charts import _scope_ids
-from releasegate.render.filters import md_escape
+from releasegate.render.filters import environment, md_escape
 
 TROJAN = "refund-\u202egnp.exe"
 
@@ -31,6 +31,16 @@ def test_markdown_defuses_mentions_references_and_links(text, expected):
 
 def test_plain_text_is_left_alone():
     assert md_escape("GHz-1 wwwx 10:30 user@ 5 @") == "GHz-1 wwwx 10:30 user@ 5 @"
+
+
+def test_each_kind_keeps_its_own_escaping_in_its_shared_environment():
+    # One environment per kind and process (templates compiled once): the kinds must not share one.
+    assert environment("md") is environment("md") and environment("html") is environment("html")
+    hostile = "<b>@octocat</b>"
+    for _ in range(2):  # a second render through the cached environment escapes as the first
+        assert environment("html").from_string("{{ x }}").render(x=hostile) == "&lt;b&gt;@octocat&lt;/b&gt;"
+        assert environment("md").from_string("{{ x }}").render(x=hostile) == md_escape(hostile)
+    assert md_escape(hostile) != hostile and "<b>" not in md_escape(hostile)
 
 
 def test_chart_id_rewrite_takes_captured_text_literally():

@@ -317,30 +317,29 @@ def _fonts(reader) -> dict[str, bool]:
     return found
 
 
-def test_pdf_same_input_same_bytes(rendered, tmp_path):
+def test_pdf_and_html_same_input_same_bytes(rendered, tmp_path):
+    # One second run writes both: a second PDF and a second HTML of the same input, each compared to the first.
     example = rendered["example"]
-    again = tmp_path / "again.pdf"
+    again_pdf, again_html = tmp_path / "again.pdf", tmp_path / "again.html"
     result = run_cli("report", example["eval_results.csv"], "--cases", example["eval_cases.csv"],
-                     "--policy", example["releasegate.toml"], "-o", again)
+                     "--policy", example["releasegate.toml"], "-o", again_pdf, "-o", again_html)
     assert result.exit_code == 0, result.output
-    assert again.read_bytes() == rendered["pdf"]
+    assert again_pdf.read_bytes() == rendered["pdf"]
+    assert again_html.read_text(encoding="utf-8") == rendered["html"]
 
 
-def test_html_same_input_same_bytes(rendered, tmp_path):
-    example = rendered["example"]
-    again = tmp_path / "again.html"
-    result = run_cli("report", example["eval_results.csv"], "--cases", example["eval_cases.csv"],
-                     "--policy", example["releasegate.toml"], "-o", again)
-    assert result.exit_code == 0, result.output
-    assert again.read_text(encoding="utf-8") == rendered["html"]
-
-
-def test_pdf_letter_and_hostile_text(hostile):
-    from pypdf import PdfReader
-
+@pytest.fixture(scope="module")
+def hostile_audit_pdf(hostile) -> bytes:
+    """The hostile report as a Letter PDF/A-3b, typeset once for the paper, text and attachment checks."""
     from releasegate.render.pdf import render_pdf
 
-    pdf = render_pdf(hostile, paper="Letter")
+    return render_pdf(hostile, paper="Letter", pdf_variant="pdf/a-3b")
+
+
+def test_pdf_letter_and_hostile_text(hostile_audit_pdf):
+    from pypdf import PdfReader
+
+    pdf = hostile_audit_pdf
     box = PdfReader(io.BytesIO(pdf)).pages[0].mediabox
     assert (round(float(box.width)), round(float(box.height))) == (612, 792)
     text = words(pdf_text(pdf))
@@ -348,19 +347,20 @@ def test_pdf_letter_and_hostile_text(hostile):
     assert words(HOSTILE_CATEGORY) in text and words(HOSTILE_INPUT) in text
 
 
-def test_pdf_a3b_attaches_the_json_analysis(hostile):
+def test_pdf_a3b_attaches_the_json_analysis(hostile, hostile_audit_pdf):
     from pypdf import PdfReader
 
     from releasegate.render.json_out import render_json
     from releasegate.render.pdf import render_pdf
 
-    pdf = render_pdf(hostile, pdf_variant="pdf/a-3b")
+    pdf = hostile_audit_pdf
     reader = PdfReader(io.BytesIO(pdf))
     assert list(reader.attachments) == ["analysis.json"]
     assert reader.attachments["analysis.json"][0].decode("utf-8") == render_json(hostile)
     xmp = reader.trailer["/Root"]["/Metadata"].get_object().get_data()
     assert b'pdfaid:part="3"' in xmp and b'pdfaid:conformance="B"' in xmp
-    assert render_pdf(hostile, pdf_variant="pdf/a-3b") == pdf  # the audit variant is reproducible too
+    # The audit variant is reproducible too.
+    assert render_pdf(hostile, paper="Letter", pdf_variant="pdf/a-3b") == pdf
 
 
 def test_pdf_fetches_only_data_urls(hostile, tmp_path, monkeypatch):
@@ -400,11 +400,12 @@ def test_pdf_rejects_unknown_options(hostile):
         render_pdf(hostile, pdf_variant="pdf/x-4")
 
 
-def test_cli_writes_letter_audit_pdf_and_interactive_html(tmp_path, example):
+def test_cli_writes_letter_audit_pdf_and_interactive_html(tmp_path):
+    # The options' way through the command line; the small hostile input keeps the typesetting short.
+    results, cases = hostile_inputs(tmp_path)
     html, pdf = tmp_path / "n.html", tmp_path / "n.pdf"
-    result = run_cli("report", example["eval_results.csv"], "--cases", example["eval_cases.csv"],
-                     "--policy", example["releasegate.toml"], "-o", html, "-o", pdf,
-                     "--paper", "letter", "--pdf-variant", "pdf/a-3b", "--interactive")
+    result = run_cli("report", results, "--cases", cases, "--baseline", "base", "--margin", "0.1",
+                     "-o", html, "-o", pdf, "--paper", "letter", "--pdf-variant", "pdf/a-3b", "--interactive")
     assert result.exit_code == 0, result.output
     assert "window.vegaEmbed" in html.read_text(encoding="utf-8")
     from pypdf import PdfReader

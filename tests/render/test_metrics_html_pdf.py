@@ -38,6 +38,33 @@ def rendered(tmp_path_factory) -> dict:
             "json": json.loads((out / "r.json").read_text(encoding="utf-8"))}
 
 
+@pytest.fixture(scope="module")
+def report(rendered):
+    """The three-metric file's Report through the library (frozen: the tests share it)."""
+    from releasegate.load import parse_source
+    from releasegate.pipeline import run
+    from releasegate.policy import make_policy
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)  # a module fixture is built before the autouse one sets it
+        return run([parse_source(str(rendered["path"]))], make_policy(baseline="r1"), metrics=METRICS)
+
+
+@pytest.fixture(scope="module")
+def single_page(rendered):
+    """The HTML page of one metric of the three-metric file run alone, each built once for the module."""
+    from releasegate.render.html import render_html
+
+    pages: dict[str, str] = {}
+
+    def page(metric: str) -> str:
+        if metric not in pages:
+            pages[metric] = render_html(build_report(rendered["path"], baseline="r1", columns={"passed": metric}))
+        return pages[metric]
+
+    return page
+
+
 def _section(html: str, start: str, end: str) -> str:
     """The page from the tag that holds ``id=start`` to the tag that holds ``id=end``."""
     return html[html.rindex("<", 0, html.index(f'id="{start}"')):html.rindex("<", 0, html.index(f'id="{end}"'))]
@@ -128,10 +155,8 @@ def test_html_is_self_contained_with_ids_unique(rendered):
     assert "DON&#39;T SHIP" in title and ": correct" not in title
 
 
-def test_single_metric_pages_carry_nothing_of_the_several_metric_page(tmp_path):
-    from releasegate.render.html import render_html
-
-    html = render_html(build_report(three_metrics(tmp_path), baseline="r1", columns={"passed": "safe"}))
+def test_single_metric_pages_carry_nothing_of_the_several_metric_page(single_page):
+    html = single_page("safe")
     assert "table.grid" not in html and 'id="metric-1-' not in html and 'id="summary"' in html
 
 
@@ -139,10 +164,8 @@ def test_single_metric_pages_carry_nothing_of_the_several_metric_page(tmp_path):
 
 
 @pytest.mark.parametrize("index,metric", list(enumerate(METRICS, start=1)))
-def test_each_metric_section_shows_the_single_metric_figures(rendered, index, metric):
-    from releasegate.render.html import render_html
-
-    single = render_html(build_report(rendered["path"], baseline="r1", columns={"passed": metric}))
+def test_each_metric_section_shows_the_single_metric_figures(rendered, single_page, index, metric):
+    single = single_page(metric)
     html, a = rendered["html"], f"metric-{index}-"
     # The summary (rates, difference, interval, fixed, broke, p, verdict) is the single run's, word for word.
     assert _text(_section(html, f"{a}summary", f"{a}rules")) == _text(_section(single, "summary", "rules"))
@@ -259,13 +282,9 @@ def test_a_promptfoo_file_with_named_metrics_gives_html(tmp_path):
 # ------------------------------------------------------------------------------------------------ interactive
 
 
-def test_interactive_has_one_bundle_and_every_metrics_specs(rendered):
-    from releasegate.load import parse_source
-    from releasegate.pipeline import run
-    from releasegate.policy import make_policy
+def test_interactive_has_one_bundle_and_every_metrics_specs(report):
     from releasegate.render.html import render_html
 
-    report = run([parse_source(str(rendered["path"]))], make_policy(baseline="r1"), metrics=METRICS)
     html = render_html(report, interactive=True)
     assert html.count("<script>") == 2  # the bundle, then the one script that embeds every chart
     specs = json.loads(re.search(r"var specs = (\{.*?\});\n", html, flags=re.DOTALL).group(1))
@@ -294,23 +313,25 @@ def test_chromium_renders_the_page_offline_without_console_messages(rendered, tm
 # ------------------------------------------------------------------------------------------------ PDF variants
 
 
-def test_the_audit_pdf_attaches_the_several_metric_json_and_is_reproducible(rendered):
+def test_the_audit_pdf_attaches_the_several_metric_json_and_is_reproducible(report):
     import io
 
     from pypdf import PdfReader
 
-    from releasegate.load import parse_source
-    from releasegate.pipeline import run
-    from releasegate.policy import make_policy
+    from releasegate.render import rendering
     from releasegate.render.json_out import render_json
     from releasegate.render.pdf import render_pdf
 
-    report = run([parse_source(str(rendered["path"]))], make_policy(baseline="r1"), metrics=METRICS)
     pdf = render_pdf(report, pdf_variant="pdf/a-3b", paper="Letter")
     attached = PdfReader(io.BytesIO(pdf)).attachments["analysis.json"][0]
     assert attached == render_json(report).encode("utf-8")
     assert json.loads(attached)["kind"] == "several_metrics"
-    assert render_pdf(report, pdf_variant="pdf/a-3b", paper="Letter") == pdf
+    # Typeset again, with the chart worker drawing every metric's charts: the same bytes, so the note is
+    # reproducible and the worker's charts are those drawn in process.
+    with rendering([Path("note.pdf")]) as owner:
+        worker = owner.worker
+        assert render_pdf(report, pdf_variant="pdf/a-3b", paper="Letter", charts=owner) == pdf
+    assert worker._process.returncode == 0  # it replied (plan, then charts) and ended
 
 
 def test_pdf_page_one_holds_the_whole_grid_with_several_candidates(tmp_path):
@@ -348,13 +369,9 @@ def test_metric_names_with_markup_are_shown_as_text(tmp_path):
     assert f"Blocking metric: {hostile}" in _text(html)
 
 
-def test_the_chart_worker_draws_every_metric_as_in_process(rendered):
-    from releasegate.load import parse_source
-    from releasegate.pipeline import run
-    from releasegate.policy import make_policy
+def test_the_chart_worker_draws_every_metric_as_in_process(report):
     from releasegate.render.chart_worker import Charts, draw_charts
 
-    report = run([parse_source(str(rendered["path"]))], make_policy(baseline="r1"), metrics=METRICS)
     charts = Charts(start_worker=True)
     try:
         assert charts.worker is not None
@@ -371,19 +388,12 @@ def test_the_chart_worker_draws_every_metric_as_in_process(rendered):
     assert [[c.svg for c in main] for main, _ in drawn] == [[c.svg for c in main] for main, _ in here]
 
 
-def test_the_pdf_names_every_metrics_charts_and_the_worker_gives_the_same_bytes(rendered):
-    from pathlib import Path
-
-    from releasegate.load import parse_source
-    from releasegate.pipeline import run
-    from releasegate.policy import make_policy
-    from releasegate.render import rendering
+def test_the_pdf_names_every_metrics_charts(report):
+    # The same PDF bytes with the chart worker as without it: the audit PDF's test above typesets both.
     from releasegate.render.chart_url import CHART_URL
     from releasegate.render.chart_worker import Charts
     from releasegate.render.html import render_html
-    from releasegate.render.pdf import render_pdf
 
-    report = run([parse_source(str(rendered["path"]))], make_policy(baseline="r1"), metrics=METRICS)
     charts = Charts()
     page = render_html(report, charts=charts, pdf_page=True)
     named = re.findall(re.escape(CHART_URL) + r'([^"]+)"', page)
@@ -393,6 +403,3 @@ def test_the_pdf_names_every_metrics_charts_and_the_worker_gives_the_same_bytes(
     appendix = render_html(report, charts=charts, pdf_page=True, appendix=True)
     assert set(re.findall(re.escape(CHART_URL) + r'([^"]+)"', appendix)) == set(drawn)
     assert {name.split("-chart")[0] for name in named} == {f"metric-{i}" for i in range(1, len(METRICS) + 1)}
-    in_process = render_pdf(report)
-    with rendering([Path("note.pdf")]) as owner:
-        assert render_pdf(report, charts=owner) == in_process
