@@ -21,8 +21,10 @@ setup-test: $(BIN)/python
 demo: setup
 	$(BIN)/releasegate demo releasegate-demo
 
+# The workers write the test modules' bytecode (a machine may set PYTHONDONTWRITEBYTECODE): each worker
+# compiled every test module again otherwise, about 6 s of a two-worker run.
 test: setup-test
-	$(BIN)/python -m pytest -n auto --dist worksteal
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist worksteal
 
 bench: setup-test
 	$(BIN)/python bench/run.py
