@@ -142,15 +142,21 @@ def test_raw_shows_a_gain_the_corrected_figure_shows_the_regression_and_blocks_i
     assert [r.rule for r in raw.reasons] == ["judge_unreliable"] and raw.decision is Decision.NOT_PROVEN
 
 
-def test_the_issue_example_through_the_pipeline_both_ways(tmp_path):
-    """The issue's example at 150 paired labels of 400 cases, through the command line: not SHIP with the
-    corrected figure read (too wide to show r2 no worse), and the JSON says which figure the rules read."""
+def _issue_example_files(tmp_path):
+    """The issue's example at 150 paired labels of 400 cases, written as a results file and a gold file."""
     fb, fc, gb, gc = _unequal_suite(10, 400, 150)
     rows = [{"release": r, "case_id": f"c{i:03d}", "passed": int(v)} for r, f in (("r1", fb), ("r2", fc))
             for i, v in enumerate(f)]
     gold = [{"release": r, "case_id": f"c{i:03d}", "label": int(v)} for r, g in (("r1", gb), ("r2", gc))
             for i, v in enumerate(g) if v == v]
     res, gold_path = _write(tmp_path, pd.DataFrame(rows), pd.DataFrame(gold))
+    return res, gold_path
+
+
+def test_the_issue_example_through_the_pipeline_both_ways(tmp_path):
+    """The issue's example at 150 paired labels of 400 cases, through the command line: not SHIP with the
+    corrected figure read (too wide to show r2 no worse), and the JSON says which figure the rules read."""
+    res, gold_path = _issue_example_files(tmp_path)
     notes = {}
     for reading in ("ppi", "none"):
         (tmp_path / f"{reading}.toml").write_text(f'judge_correction = "{reading}"\n')
@@ -285,12 +291,7 @@ def test_the_overall_chart_names_the_corrected_difference(tmp_path):
     named so, beside a summary table of the judge's own figures."""
     from releasegate.render.charts_overall import overall_chart
 
-    fb, fc, gb, gc = _unequal_suite(10, 400, 150)
-    rows = [{"release": r, "case_id": f"c{i:03d}", "passed": int(v)} for r, f in (("r1", fb), ("r2", fc))
-            for i, v in enumerate(f)]
-    gold = [{"release": r, "case_id": f"c{i:03d}", "label": int(v)} for r, g in (("r1", gb), ("r2", gc))
-            for i, v in enumerate(g) if v == v]
-    res, gold_path = _write(tmp_path, pd.DataFrame(rows), pd.DataFrame(gold))
+    res, gold_path = _issue_example_files(tmp_path)
     labels = {}
     for reading in ("ppi", "none"):
         analysis = build_report(res, baseline="r1", gold=str(gold_path),
