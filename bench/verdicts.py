@@ -131,10 +131,12 @@ def gate(policy, base_runs: np.ndarray, cand_runs: np.ndarray, rerun, codes, nam
     return tuple(c.rule for c in decide_candidate(cand_a, analysis, policy).checks if c.fired)
 
 
-def run_cell(cell: Cell, reps: int, critical_weight: float | None = None) -> dict:
+def run_cell(cell: Cell, reps: int, critical_weight: float | None = None, critical_test: str | None = None) -> dict:
     args = {"baseline": "baseline", "critical": (CRITICAL,)}
     if critical_weight is not None:
         args["critical_weight"] = critical_weight
+    if critical_test is not None:
+        args["critical_test"] = critical_test
     policy = make_policy(**args)
     # Simulated releases have no latency or cost (no guardrail to measure) and no error column.
     policy = replace(policy, guardrails={})
@@ -300,6 +302,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--reps", type=int, default=300)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--critical-weight", type=float, default=None)
+    parser.add_argument("--critical-test", choices=("unconditional", "conditional"), default=None)
+    parser.add_argument("--cells", default=None, help="comma-separated indices of the grid's cells (default: all)")
     args = parser.parse_args(argv)
     if args.study == "rerun":
         rerun_study(args.reps)
@@ -311,14 +315,17 @@ def main(argv: list[str]) -> int:
         ceiling_study()
         return 0
     grid = cells()
+    if args.cells:
+        grid = [grid[int(k)] for k in args.cells.split(",")]
     start, cpu = time.perf_counter(), time.process_time()
     if args.workers > 1:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(args.workers) as pool:
-            results = list(pool.map(run_cell, grid, [args.reps] * len(grid), [args.critical_weight] * len(grid)))
+            results = list(pool.map(run_cell, grid, [args.reps] * len(grid), [args.critical_weight] * len(grid),
+                                    [args.critical_test] * len(grid)))
     else:
-        results = [run_cell(c, args.reps, args.critical_weight) for c in grid]
+        results = [run_cell(c, args.reps, args.critical_weight, args.critical_test) for c in grid]
     print("| churn | critical cases | regression | DON'T SHIP | NOT PROVEN | SHIP | not SHIP | rules that fired |")
     print("|--:|--:|---|--:|--:|--:|--:|---|")
     for r in results:

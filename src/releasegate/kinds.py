@@ -18,6 +18,9 @@ class OutcomeKind(StrEnum):
 
 # How a critical category blocks: by its own one-sided exact test, or on any broken case (zero tolerance).
 CriticalRule = Literal["test", "any"]
+# A critical category's own test on pass/fail outcomes: the exact unconditional test (Suissa-Shuster), or the exact
+# McNemar test conditional on the changed cases (the test before issue 34's last figure).
+CriticalTestKind = Literal["unconditional", "conditional"]
 # What a NOT PROVEN verdict does to the gate: blocks it (check exits 3) or is allowed (exit 0, the note says so).
 NotProvenMode = Literal["block", "warn"]
 # With gold labels, the overall figure the rules read: the PPI++ corrected difference, or the judge's own (issue 35).
@@ -33,6 +36,7 @@ Direction = Literal["higher", "lower"]
 NotJudgedReason = Literal["not_a_candidate", "baseline_rerun"]
 
 CRITICAL_RULES: tuple[str, ...] = get_args(CriticalRule)
+CRITICAL_TESTS: tuple[str, ...] = get_args(CriticalTestKind)
 MISSING_MODES: tuple[str, ...] = get_args(MissingMode)
 NOT_PROVEN_MODES: tuple[str, ...] = get_args(NotProvenMode)
 JUDGE_CORRECTIONS: tuple[str, ...] = get_args(JudgeCorrection)

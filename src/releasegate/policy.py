@@ -14,6 +14,7 @@ from typing import Any
 from releasegate.errors import InputError
 from releasegate.kinds import (
     CRITICAL_RULES,
+    CRITICAL_TESTS,
     DIRECTIONS,
     JUDGE_CORRECTIONS,
     MCNEMAR_VARIANTS,
@@ -21,6 +22,7 @@ from releasegate.kinds import (
     MISSING_MODES,
     NOT_PROVEN_MODES,
     CriticalRule,
+    CriticalTestKind,
     JudgeCorrection,
     McNemarVariant,
     MissingMode,
@@ -72,6 +74,10 @@ class Policy:
     # A critical category blocks by its own one-sided exact test ("test"), or on any broken case ("any", zero
     # tolerance); docs/operating-characteristics.md measured both (issue 21).
     critical_rule: CriticalRule = "test"
+    # Which exact test a critical category's "test" is on pass/fail outcomes: "unconditional" (Suissa-Shuster: it
+    # reaches smaller p-values on few changed cases, at the same level) or "conditional" (the exact McNemar test on
+    # the changed cases alone). docs/policy.md has what each catches (issue 34).
+    critical_test: CriticalTestKind = "unconditional"
     # Each critical category's own test is a member of the one error budget (analyze/budget.py) with this
     # weight, beside 1 for the overall test, each category and the error-rate test (issue 34 item 5).
     critical_weight: float = 10.0
@@ -178,6 +184,7 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "mcnemar": ("text", lambda x: isinstance(x, str)),
     "critical_rule": ("text (\"test\" or \"any\")", lambda x: isinstance(x, str)),
     "critical_weight": ("a number", _is_number),
+    "critical_test": ("text (\"unconditional\" or \"conditional\")", lambda x: isinstance(x, str)),
     "not_proven": ("text (\"block\" or \"warn\")", lambda x: isinstance(x, str)),
     "judge_min_youden": ("a number from -1 to 1 (the lowest J the judge may show)", _is_number),
     "judge_rate_tolerance": ("a number from 0 to 1 (points of TPR or FPR, as a share)", _is_number),
@@ -291,6 +298,9 @@ def _check(p: Policy) -> None:
                          "PPI++ corrected difference, or the judge's own)")
     if p.critical_rule not in CRITICAL_RULES:
         raise InputError(f"unknown critical_rule {p.critical_rule!r}; expected one of {', '.join(CRITICAL_RULES)}")
+    if p.critical_test not in CRITICAL_TESTS:
+        raise InputError(f"unknown critical_test {p.critical_test!r}; expected one of {', '.join(CRITICAL_TESTS)} "
+                         "(a critical category's own exact test: unconditional, or conditional on the changed cases)")
     # The intervals' bootstrap reads (1 - confidence) / 2 of its resamples beyond each bound: past 99.9% that is
     # a handful of the 10,000, and the interval would be the extreme resamples, not the level it names.
     if not _is_number(p.confidence) or not 0.5 <= p.confidence <= 0.999:

@@ -15,6 +15,7 @@ from releasegate.plan.evaluate import operating_characteristics
 from releasegate.plan.gate import plan_gate
 from releasegate.plan.simulate import ReleaseScenario
 from releasegate.policy import Policy, make_policy
+from releasegate.stats.unconditional import unconditional_mcnemar
 
 
 def _fraud(broke: int, fixed: int, passing: int = 45, failing: int = 5) -> tuple[np.ndarray, np.ndarray]:
@@ -33,9 +34,36 @@ def _section(base, cand, **policy):
 
 
 def test_the_lesson_fraud_case_blocks_at_one_in_64():
-    (t,) = _section(*_fraud(6, 0)).tests
+    # critical_test = "conditional": the exact McNemar test of the changed cases alone.
+    (t,) = _section(*_fraud(6, 0), critical_test="conditional").tests
     assert t.method == "exact McNemar" and (t.worse, t.better, t.cases) == (6, 0, 50)
     assert t.p_regression == pytest.approx(1 / 64, abs=1e-15) and t.blocks
+
+
+def test_the_lesson_fraud_case_blocks_by_the_unconditional_test():
+    # The default: the exact unconditional test of 6 broke, none fixed among the category's 50 cases, 0.0076733
+    # (R, tests/stats/test_stats_unconditional.py), half the conditional 1/64.
+    (t,) = _section(*_fraud(6, 0)).tests
+    assert t.method == "exact unconditional McNemar" and (t.worse, t.better, t.cases) == (6, 0, 50)
+    assert t.p_regression == pytest.approx(0.007673338916, rel=1e-9) and t.blocks and t.trials is None
+
+
+@pytest.mark.parametrize(("broke", "fixed", "p"), [
+    (2, 0, 0.107785120406),
+    (3, 0, 0.049488044154),  # under 0.05, where the conditional test's 1/8 is far above
+    (4, 0, 0.023921587714),
+    (5, 0, 0.016419568782),
+    (5, 3, 0.267929918045),
+])
+def test_the_unconditional_test_and_its_place_in_the_budget(broke, fixed, p):
+    # R's values (tests/stats/test_stats_unconditional.py). The category is the data's only one, so its McNemar
+    # member and the overall member hold the same cases: the critical member (weight 1 + 10) is adjusted against
+    # the overall test (weight 1), which can spend: adjusted at most 12/11 p.
+    (t,) = _section(*_fraud(broke, fixed)).tests
+    assert t.p_regression == pytest.approx(p, rel=1e-9)
+    assert t.p_regression <= t.p_adjusted <= 12 / 11 * t.p_regression + 1e-12
+    assert t.blocks == (t.p_adjusted < 0.05)
+    assert t.floor == pytest.approx(unconditional_mcnemar(broke + fixed, 0, 50).p_regression)
 
 
 @pytest.mark.parametrize(("broke", "fixed", "p"), [
@@ -46,19 +74,19 @@ def test_the_lesson_fraud_case_blocks_at_one_in_64():
     (5, 3, 0.36328125),  # P(Bin(8, 1/2) >= 5) = 93/256
 ])
 def test_the_test_is_the_exact_binomial_tail(broke, fixed, p):
-    (t,) = _section(*_fraud(broke, fixed)).tests
+    (t,) = _section(*_fraud(broke, fixed), critical_test="conditional").tests
     assert t.p_regression == pytest.approx(p, abs=1e-15)
     assert t.p_adjusted >= t.p_regression and t.blocks == (t.p_adjusted < 0.05) == (p < 0.05)
     assert t.floor == pytest.approx(2.0 ** -(broke + fixed))
     # Zero tolerance blocks on any broken case, whatever the test says.
-    (z,) = _section(*_fraud(broke, fixed), critical_rule="any").tests
+    (z,) = _section(*_fraud(broke, fixed), critical_rule="any", critical_test="conditional").tests
     assert z.blocks and z.worse == broke
 
 
 def test_majority_outcomes_with_runs_and_the_sign_test_on_scores():
     base = np.array([1.0, 1.0, 1.0, 0.6, 0.4, 0.0])
     cand = np.array([0.8, 0.4, 0.0, 0.4, 0.6, 0.0])  # majority: case 2, 3 and 4 broke, case 5 fixed
-    pol = Policy(critical=("Fraud",))
+    pol = Policy(critical=("Fraud",), critical_test="conditional")
     codes = np.zeros(6, dtype=np.int64)
     (t,) = critical_section(base, cand, pol, mcnemar=False, rates=True, category_codes=codes,
                             category_labels=["Fraud"]).tests
@@ -68,6 +96,16 @@ def test_majority_outcomes_with_runs_and_the_sign_test_on_scores():
                             category_labels=["Fraud"]).tests
     assert (s.method, s.worse, s.better) == ("exact sign test on per-case scores", 4, 1)
     assert s.p_regression == pytest.approx(6 / 32)  # P(Bin(5, 1/2) >= 4)
+    # The default, unconditional on the 6 cases: R's 0.279774840577 (3 against 1) and 0.133841501946 (4 against 1).
+    pol = Policy(critical=("Fraud",))
+    (t,) = critical_section(base, cand, pol, mcnemar=False, rates=True, category_codes=codes,
+                            category_labels=["Fraud"]).tests
+    assert (t.method, t.worse, t.better) == ("exact unconditional McNemar on majority outcomes", 3, 1)
+    assert t.p_regression == pytest.approx(0.279774840577, rel=1e-9)
+    (s,) = critical_section(base, cand, pol, mcnemar=False, rates=False, category_codes=codes,
+                            category_labels=["Fraud"]).tests
+    assert (s.method, s.worse, s.better) == ("exact unconditional sign test on per-case scores", 4, 1)
+    assert s.p_regression == pytest.approx(0.133841501946, rel=1e-9)
 
 
 def test_a_critical_category_without_cases_blocks():
@@ -94,7 +132,7 @@ def test_policy_refuses_bad_critical_settings(values, message):
 def test_the_lesson_blocks_r2_for_fraud_and_names_every_broken_case(example_report):
     r2 = next(v for v in example_report.verdicts if v.candidate == "r2-new-prompt")
     assert r2.reasons[0].rule == "critical_broken"
-    assert "6 of 45 passing Fraud cases (fixed none), one-sided exact McNemar p = 0.016" in r2.reasons[0].message
+    assert "6 of 45 passing Fraud cases (fixed none), one-sided exact unconditional McNemar p = 0.008" in r2.reasons[0].message
     assert r2.warnings[0].startswith("Fraud (critical): 6 broken cases: ")
     r3 = next(v for v in example_report.verdicts if v.candidate == "r3-small-model")
     assert not r3.ship

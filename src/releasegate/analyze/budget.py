@@ -78,10 +78,14 @@ class Budgeted:
 
 
 def _same_test(test: CriticalTest, comparison: Comparison) -> bool:
-    """A critical test that is its comparison's own exact McNemar test (one run, exact p), or that test
-    confirmed by the rerun's exchangeability test (its p the larger of the two)."""
-    if not (test.method.startswith("exact McNemar") and "majority" not in test.method
-            and comparison.method == "McNemar exact" and comparison.trials is not None
+    """A critical test of its category's own changed cases (one run, pass/fail): the comparison's exact McNemar
+    test, or the exact unconditional test of the same broke and fixed counts; either confirmed, with a rerun,
+    by the exchangeability test (its p the larger of the two)."""
+    if "majority" in test.method or comparison.method != "McNemar exact":
+        return False
+    if test.method.startswith("exact unconditional McNemar"):
+        return (test.worse, test.better) == (comparison.broke, comparison.fixed)
+    if not (test.method.startswith("exact McNemar") and comparison.trials is not None
             and comparison.trials == test.trials):
         return False
     if test.rerun_p == test.rerun_p:  # with a rerun: max(McNemar p, exchangeability p)
@@ -90,7 +94,7 @@ def _same_test(test: CriticalTest, comparison: Comparison) -> bool:
 
 
 def _in_budget(test: CriticalTest) -> bool:
-    return test.trials is not None  # zero tolerance and "no case" are no tests
+    return test.cases > 0  # "no case" is no test (it blocks of its own); zero tolerance has no member at all
 
 
 def _members(overall: Comparison, categories: list[Comparison], critical: CriticalSection | None,
@@ -121,14 +125,18 @@ def _members(overall: Comparison, categories: list[Comparison], critical: Critic
 
 def _add(out: list[_Member], merge_into: int | None, test: CriticalTest, weight: float, target: Target) -> None:
     if merge_into is not None:
-        # One member serving both rules; with a rerun its p is the larger (the exchangeability test must agree),
-        # so the family is the same with and without a rerun and a rerun can only raise a p: the step-down is
-        # monotone in every p, so it never blocks what the release without a rerun would not.
+        # One member serving both rules, read by both at the critical test's p: the category's McNemar p (with a
+        # rerun the larger of it and the exchangeability test's, which must agree), or the unconditional test's
+        # of the same cases, a valid p of the same hypothesis that can reach smaller values (its attainable set
+        # is bounded by t: trials None). The family is the same with and without a rerun and a rerun can only
+        # raise a p: the step-down is monotone in every p, so it never blocks what the release without a rerun
+        # would not.
         member = out[merge_into]
         member.weight += weight
         member.kinds += ("critical",)
         member.targets.append(target)
-        member.p = max(member.p, test.p_regression)
+        member.p = test.p_regression
+        member.trials = test.trials
     else:
         out.append(_Member(test.label, ("critical",), test.p_regression, test.trials, weight, [target]))
 
@@ -255,7 +263,10 @@ def apply_budget(overall: Comparison, categories: list[Comparison], policy: Poli
                 powerless = flags and c.method.startswith("McNemar") and \
                     not _best_case(family, i, c.fixed + c.broke, method, midp) < policy.alpha
                 needed = _pairs_needed(family, i, method, policy) if powerless else None
-                new_categories[k] = replace(c, p_adjusted=value, p_value_adjusted=float(two_sided[k + 1]),
+                # A critical category's member is read by both rules at the critical test's p (_add): the row
+                # shows that p, so its adjusted p is never below the one shown.
+                new_categories[k] = replace(c, p_one_sided=float(member.p), p_adjusted=value,
+                                            p_value_adjusted=float(two_sided[k + 1]),
                                             powerless=powerless, discordant_needed=needed)
             elif target[0] == "critical":
                 tests[target[1]] = replace(tests[target[1]], p_adjusted=value, blocks=value < policy.alpha)

@@ -2,12 +2,18 @@
 (issue 34 item 5: analyze/budget.py adjusts them with the overall test, the categories and the error-rate
 test, each critical test with the policy's ``critical_weight``, and sets ``blocks`` from the adjusted p).
 
-- Pass/fail, one run: the exact McNemar test of broke against fixed (the lesson's Fraud: 6 broke, none fixed,
-  p = 1/64).
+- Pass/fail, one run: the exact unconditional test of broke against fixed among the category's cases
+  (Suissa-Shuster, stats.unconditional; the lesson's Fraud: 6 broke of 45, none fixed, p = 0.0080), or with
+  ``critical_test = "conditional"`` the exact McNemar test on the changed cases alone (p = 1/64). On few
+  changed cases the conditional test cannot reach small p-values: on a 50-case category with a 20-point drop
+  it catches 84.0% at 0.05 where the unconditional test catches 89.4%, both at their level. Above
+  ``UNCONDITIONAL_MAX_CASES`` cases the conditional test is used (the two agree there, and the sup over the
+  nuisance costs time in the number of cases).
 - Pass/fail over several runs: the same test on each case's majority outcome (a case passes when more than
   half its runs pass); the simulation study (docs/operating-characteristics.md) measured it at <= 0.4% false
   blocks where "any drop of a case's mean" blocked 90-100% of releases that change nothing.
-- Scores: the exact sign test of the cases whose mean went down against those whose mean went up.
+- Scores: the same test of the cases whose mean went down against those whose mean went up (the exact sign
+  test when conditional).
 - ``critical_rule = "any"`` (zero tolerance, the opt-in, outside the budget): any broken or worsened case
   blocks.
 - With a baseline rerun (``baseline_rerun``, pass/fail with one run): the exact McNemar test and the exact
@@ -22,11 +28,18 @@ A critical category with no case in the data cannot be measured, so it blocks (f
 from __future__ import annotations
 
 from collections.abc import Sequence
+
 import numpy as np
 
 from releasegate.model import CriticalSection, CriticalTest
 from releasegate.policy import Policy
+from releasegate.stats.critical import CriticalTest as RawTest
 from releasegate.stats.critical import critical_mcnemar, exchangeability_test
+from releasegate.stats.unconditional import unconditional_mcnemar
+
+# Up to this many cases in a critical category its pass/fail test is the unconditional one (0.02 s at 400
+# cases, 0.1 s at 1,000); above, the conditional test, which the unconditional one approaches as cases grow.
+UNCONDITIONAL_MAX_CASES = 1000
 
 
 def _sign_counts(base: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
@@ -34,7 +47,7 @@ def _sign_counts(base: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
 
 
 def _one(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool,
-         rates: bool, rerun: np.ndarray | None = None) -> CriticalTest:
+         rates: bool, rerun: np.ndarray | None = None, conditional: bool = False) -> CriticalTest:
     """The category's raw test; ``blocks`` is the budget's to set for a test (False until then)."""
     if base.size == 0:
         return CriticalTest(label, "no case in the data", 0, 0, 0, 1.0, 1.0, True)
@@ -53,18 +66,34 @@ def _one(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
         method = "exact sign test on per-case scores"
     test = critical_mcnemar(b, c, policy.alpha)
     worse, better = test.count, test.trials - test.count
+    unconditional = (not conditional and policy.critical_test == "unconditional"
+                     and base.size <= UNCONDITIONAL_MAX_CASES)
+    if unconditional:
+        test = _unconditional(test, worse, better, int(base.size))
+        method = method.replace("exact sign test", "exact unconditional sign test").replace(
+            "exact McNemar", "exact unconditional McNemar")
     if policy.critical_rule == "any":
         # Zero tolerance counts every drop of a case's outcome (any run), as the rule did before the test.
         worse, better = _sign_counts(base, cand)
         return CriticalTest(label, "any broken case (zero tolerance)", int(base.size), worse, better,
                             test.p_regression, test.floor, worse > 0)
+    # The unconditional test's p-values are no binomial tail: in the budget it counts as a test that can reach
+    # any p (its attainable set is bounded above by t), so its trials are None.
+    trials = None if unconditional else test.trials
     if mcnemar and rerun is not None:
         again = exchangeability_test(base, rerun, cand, policy.alpha)
-        return CriticalTest(label, "exact McNemar, and the exact exchangeability test with the baseline rerun",
+        return CriticalTest(label, f"{method}, and the exact exchangeability test with the baseline rerun",
                             int(base.size), worse, better, max(test.p_regression, again.p_regression), test.floor,
-                            False, trials=test.trials, rerun_p=again.p_regression)
+                            False, trials=trials, rerun_p=again.p_regression)
     return CriticalTest(label, method, int(base.size), worse, better, test.p_regression, test.floor, False,
-                        trials=test.trials)
+                        trials=trials)
+
+
+def _unconditional(test: RawTest, worse: int, better: int, cases: int) -> RawTest:
+    """The exact unconditional test of the same counts; its floor is every changed case one way."""
+    result = unconditional_mcnemar(worse, better, cases)
+    floor = unconditional_mcnemar(worse + better, 0, cases).p_regression if worse + better else 1.0
+    return RawTest("exact unconditional McNemar", result.p_regression, worse, worse + better, floor, test.alpha)
 
 
 def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool,
@@ -79,7 +108,11 @@ def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
     and the overall test blocked 14-25% of harmless releases (bench/critical_metric.py). analyze/budget.py
     adjusts them and sets ``blocks``."""
     split = 1 + len(policy.critical) if whole and policy.critical_rule == "test" else 1
-    overall = _one("overall", base, cand, policy, mcnemar=mcnemar, rates=rates, rerun=rerun) if whole else None
+    # A critical metric's tests (overall and every category) share one weight: there the conditional test's
+    # discreteness is what lets the tests that cannot reach small p-values spend nothing of it, so they keep it
+    # (an unconditional test spends its share at every step of the budget).
+    overall = _one("overall", base, cand, policy, mcnemar=mcnemar, rates=rates, rerun=rerun,
+                   conditional=True) if whole else None
     if not policy.critical and overall is None:
         return None
     labels = [str(x) for x in category_labels]
@@ -90,6 +123,6 @@ def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
         else:
             inside = category_codes == labels.index(label)
         tests.append(_one(label, base[inside], cand[inside], policy, mcnemar=mcnemar, rates=rates,
-                          rerun=None if rerun is None else rerun[inside]))
+                          rerun=None if rerun is None else rerun[inside], conditional=whole))
     return CriticalSection(policy.critical_rule, policy.alpha, tuple(tests), overall, split,
                            policy.critical_weight / split)
