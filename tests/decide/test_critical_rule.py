@@ -197,3 +197,19 @@ def test_a_rerun_never_blocks_a_release_the_gate_would_pass_without_it(churn):
             assert without or not with_rerun
             removed += without and not with_rerun
     assert removed > 0 or churn < 0.1  # and where the baseline churns, the rerun does remove blocks
+
+
+@pytest.mark.parametrize("test, powerless", [("conditional", True), ("unconditional", False)])
+def test_a_critical_category_is_powerless_by_its_own_test_floor(test, powerless):
+    # 2 broke and 2 fixed among the category's 50 cases: all 4 broken would give the conditional test 2^-4 =
+    # 0.0625, never below 0.05 (powerless), and the unconditional test 0.0239 (stats/unconditional.py), which
+    # the category's member (weight 1 + 10 of 12, the overall test with 4 changed cases spends nothing) reaches.
+    base, cand = _fraud(2, 2)
+    codes = np.r_[np.zeros(50, dtype=np.int64), np.ones(50, dtype=np.int64)]
+    base, cand = np.r_[base, np.ones(50)], np.r_[cand, np.ones(50)]
+    result = plan_arrays(base, cand, Policy(critical=("Fraud",), critical_test=test), mcnemar=True,
+                         category_codes=codes, category_labels=["Fraud", "Other"])
+    fraud = result.categories[0]
+    assert (fraud.broke, fraud.fixed, fraud.powerless) == (2, 2, powerless)
+    assert unconditional_mcnemar(4, 0, 50).p_regression == pytest.approx(0.023921587713788356, rel=1e-9)
+    assert fraud.discordant_needed == (5 if powerless else None)

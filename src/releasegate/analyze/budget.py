@@ -31,6 +31,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from releasegate.analyze.critical import UNCONDITIONAL_MAX_CASES
 from releasegate.model import Comparison, CriticalSection, CriticalTest
 from releasegate.model.budget import ErrorBudget, FamilyMember
 from releasegate.policy import Policy
@@ -43,6 +44,7 @@ from releasegate.stats.step_down import (
     weighted_holm,
     weighted_step_up,
 )
+from releasegate.stats.unconditional import unconditional_mcnemar
 
 DISCRETE_HOLM = "discrete-holm"
 # The discrete step-down costs O(m^2) look-ups per adjustment (and the powerless flags m of them): above this
@@ -63,6 +65,9 @@ class _Member:
     trials: int | None
     weight: float
     targets: list[Target]
+    # A category member read at its critical test's exact unconditional p: the category's cases, whose
+    # unconditional test gives the member's floor (all its changed cases broke), not the binomial 2^-n.
+    unconditional_cases: int | None = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +142,8 @@ def _add(out: list[_Member], merge_into: int | None, test: CriticalTest, weight:
         member.targets.append(target)
         member.p = test.p_regression
         member.trials = test.trials
+        if test.method.startswith("exact unconditional"):
+            member.unconditional_cases = test.cases
     else:
         out.append(_Member(test.label, ("critical",), test.p_regression, test.trials, weight, [target]))
 
@@ -169,14 +176,21 @@ class _Family:
     w: NDArray[np.float64]
     trials: list[int | None]  # each member's trials under discrete-holm, else None
     total_weight: float
+    unconditional_cases: list[int | None]  # _Member.unconditional_cases of each member
 
 
 def _best_case(family: _Family, i: int, n_disc: int, method: str, midp: bool) -> float:
     """Member i's adjusted p if all its ``n_disc`` discordant pairs broke, the others as observed."""
     floor = 2.0 ** -(n_disc + (1 if midp else 0)) if n_disc > 0 else 1.0
+    cases = family.unconditional_cases[i]
+    unconditional = cases is not None and n_disc > 0 and max(cases, n_disc) <= UNCONDITIONAL_MAX_CASES
+    if unconditional:
+        # The unconditional test of n_disc broke cases among the category's (at least n_disc) cases: never above
+        # the conditional floor, so a category it can still show is not called powerless.
+        floor = unconditional_mcnemar(n_disc, 0, max(cases, n_disc)).p_regression
     if method == DISCRETE_HOLM:
         trials = list(family.trials)
-        trials[i] = n_disc
+        trials[i] = None if unconditional else n_disc
         return weighted_best_case(i, floor, family.p, family.w, trials)
     if method in ("holm", "bonferroni"):
         return min(1.0, floor * family.total_weight / float(family.w[i]))  # the first step, O(1) per member
@@ -240,7 +254,7 @@ def apply_budget(overall: Comparison, categories: list[Comparison], policy: Poli
     p = np.array([m.p for m in members])
     w = np.array([m.weight for m in members])
     adjusted = _adjust(p, w, trials, method)
-    family = _Family(p, w, trials, float(w.sum()))
+    family = _Family(p, w, trials, float(w.sum()), [m.unconditional_cases for m in members])
     if method != DISCRETE_HOLM:
         for m in members:
             m.trials = None

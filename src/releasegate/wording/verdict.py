@@ -189,7 +189,10 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
     if powerless:
         reachable = [c.discordant_needed for c in powerless if c.discordant_needed is not None]
         names = ", ".join(f"{c.label} {c.fixed + c.broke}" for c in powerless)
-        need = (f"each needs at least {min(reachable)} changed cases" if reachable
+        # A critical category read at its unconditional test needs fewer changed cases than the others: the range.
+        span = (f"{min(reachable)}" if min(reachable, default=0) == max(reachable, default=0)
+                else f"{min(reachable)} to {max(reachable)}")
+        need = (f"each needs at least {span} changed cases" if reachable
                 else "no number of changed cases would be enough")
         out.append(f"{len(powerless)} categor{'y is' if len(powerless) == 1 else 'ies are'} too small to show a "
                    f"regression on their own: {need} (has: {names})")
