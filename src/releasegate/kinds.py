@@ -18,7 +18,7 @@ class OutcomeKind(StrEnum):
 
 # How a critical category blocks: by its own one-sided exact test, or on any broken case (zero tolerance).
 CriticalRule = Literal["test", "any"]
-# A critical category's own test on pass/fail outcomes: the exact unconditional test (Suissa-Shuster), or the exact
+# A critical category's own test on one run's pass/fail outcomes: the exact unconditional test (Suissa-Shuster), or the exact
 # McNemar test conditional on the changed cases (the test before issue 34's last figure).
 CriticalTestKind = Literal["unconditional", "conditional"]
 # What a NOT PROVEN verdict does to the gate: blocks it (check exits 3) or is allowed (exit 0, the note says so).

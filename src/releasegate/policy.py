@@ -74,7 +74,7 @@ class Policy:
     # A critical category blocks by its own one-sided exact test ("test"), or on any broken case ("any", zero
     # tolerance); docs/operating-characteristics.md measured both (issue 21).
     critical_rule: CriticalRule = "test"
-    # Which exact test a critical category's "test" is on pass/fail outcomes: "unconditional" (Suissa-Shuster: it
+    # Which exact test a critical category's "test" is on one run's pass/fail outcomes: "unconditional" (Suissa-Shuster: it
     # reaches smaller p-values on few changed cases, at the same level) or "conditional" (the exact McNemar test on
     # the changed cases alone). docs/policy.md has what each catches (issue 34).
     critical_test: CriticalTestKind = "unconditional"

@@ -261,7 +261,7 @@ def test_critical_case_worsened_over_runs_blocks_only_under_zero_tolerance(tmp_p
     assert not check["fired"]
     test = c["critical"]["tests"][0]
     assert (test["method"], test["worse"], test["better"], test["p_regression"]) == (
-        "exact unconditional McNemar on majority outcomes", 0, 0, 1.0)
+        "exact McNemar on majority outcomes", 0, 0, 1.0)
     assert c["warnings"][0].startswith("Fraud (critical): 1 worsened case: q003; the critical test does not block")
 
 

@@ -182,12 +182,13 @@ class _Family:
 def _best_case(family: _Family, i: int, n_disc: int, method: str, midp: bool) -> float:
     """Member i's adjusted p if all its ``n_disc`` discordant pairs broke, the others as observed."""
     floor = 2.0 ** -(n_disc + (1 if midp else 0)) if n_disc > 0 else 1.0
-    cases = family.unconditional_cases[i]
-    unconditional = cases is not None and n_disc > 0 and max(cases, n_disc) <= UNCONDITIONAL_MAX_CASES
+    known = family.unconditional_cases[i]
+    cases = max(known, n_disc) if known is not None else 0
+    unconditional = known is not None and n_disc > 0 and cases <= UNCONDITIONAL_MAX_CASES
     if unconditional:
         # The unconditional test of n_disc broke cases among the category's (at least n_disc) cases: never above
         # the conditional floor, so a category it can still show is not called powerless.
-        floor = unconditional_mcnemar(n_disc, 0, max(cases, n_disc)).p_regression
+        floor = unconditional_mcnemar(n_disc, 0, cases).p_regression
     if method == DISCRETE_HOLM:
         trials = list(family.trials)
         trials[i] = None if unconditional else n_disc
