@@ -42,6 +42,22 @@ def _reproducible_time(monkeypatch):
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _charts_in_process(request, monkeypatch):
+    """A command run in this process draws its charts here, not in a worker process: a worker costs about 1 s of
+    CPU (its interpreter, altair, vl-convert's engine) where this process, its engine already started, draws in
+    0.4 s, and the suite's two workers have no core to spare for it. The SVGs are the same bytes either way
+    (tests/render/test_pdf_charts.py); the tests of the worker itself are marked ``chart_worker``, and every
+    command a test runs as a subprocess still starts one."""
+    if request.node.get_closest_marker("chart_worker") is None:
+        from releasegate.render import chart_worker
+
+        def no_worker() -> None:
+            raise OSError("tests/conftest.py: charts drawn in process")
+
+        monkeypatch.setattr(chart_worker, "ChartWorker", no_worker)
+
+
 @pytest.fixture
 def example() -> dict[str, Path]:
     """The bundled bank-assistant example: eval_results.csv, eval_cases.csv, releasegate.toml."""

@@ -12,6 +12,8 @@ import pytest
 from conftest import build_report
 from releasegate.render import chart_worker, html, rendering
 
+pytestmark = pytest.mark.chart_worker  # these tests run the worker process itself (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def example_page() -> tuple:

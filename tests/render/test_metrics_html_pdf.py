@@ -313,6 +313,7 @@ def test_chromium_renders_the_page_offline_without_console_messages(rendered, tm
 # ------------------------------------------------------------------------------------------------ PDF variants
 
 
+@pytest.mark.chart_worker
 def test_the_audit_pdf_attaches_the_several_metric_json_and_is_reproducible(report):
     import io
 
@@ -369,6 +370,7 @@ def test_metric_names_with_markup_are_shown_as_text(tmp_path):
     assert f"Blocking metric: {hostile}" in _text(html)
 
 
+@pytest.mark.chart_worker
 def test_the_chart_worker_draws_every_metric_as_in_process(report):
     from releasegate.render.chart_worker import Charts, draw_charts
 

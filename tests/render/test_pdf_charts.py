@@ -26,6 +26,7 @@ def in_process(report):
     return render_pdf(report)  # no chart owner: charts drawn here when the page reaches them
 
 
+@pytest.mark.chart_worker
 def test_worker_charts_give_the_same_bytes_as_in_process(report, in_process):
     with rendering([Path("note.pdf")]) as charts:
         worker = charts.worker
@@ -33,6 +34,7 @@ def test_worker_charts_give_the_same_bytes_as_in_process(report, in_process):
     assert worker._process.returncode == 0  # it replied (plan, then charts) and ended
 
 
+@pytest.mark.chart_worker
 def test_a_worker_that_dies_after_its_plan_is_replaced_by_drawing_in_process(report, in_process, monkeypatch):
     def lost(self):
         raise chart_worker.WorkerLost("gone")
@@ -42,6 +44,7 @@ def test_a_worker_that_dies_after_its_plan_is_replaced_by_drawing_in_process(rep
         assert render_pdf(report, charts=charts) == in_process
 
 
+@pytest.mark.chart_worker
 def test_charts_that_cannot_be_drawn_stop_the_pdf(report, monkeypatch):
     def broken(self):
         raise RuntimeError("drawing the charts failed: ValueError: no engine")

@@ -147,14 +147,35 @@ def exact_mcnemar_power(n: int, broke_prob: float, fixed_prob: float, alpha: flo
     if n == 0 or d <= 0:
         return ExactPower(0.0, n, broke_prob, fixed_prob, alpha, floor)
     share = broke_prob / d
-    crit = _critical_counts(n, float(alpha), bool(midp))
+    crit = np.array(_critical_counts(n, float(alpha), bool(midp)))
     lf = _log_factorials(n)
     weights = _binom_pmf(n, min(d, 1.0), lf)
-    power = 0.0
-    for m in range(1, n + 1):
-        if weights[m] > 1e-300 and crit[m] <= m:
-            power += weights[m] * float(_binom_pmf(m, share, lf)[crit[m]:].sum())
-    return ExactPower(min(1.0, float(power)), n, broke_prob, fixed_prob, alpha, floor)
+    m = np.arange(n + 1)
+    used = np.nonzero((m >= 1) & (weights > 1e-300) & (crit <= m))[0]
+    power = float(weights[used] @ _upper_tails(used, crit[used], share)) if used.size else 0.0
+    return ExactPower(min(1.0, power), n, broke_prob, fixed_prob, alpha, floor)
+
+
+def _upper_tails(m: NDArray[np.int64], k: NDArray[np.int64], p: float) -> NDArray[np.float64]:
+    """P(Bin(m_i, p) >= k_i) for each i (m ascending, 0 <= k_i <= m_i) by the recurrence T(m + 1, j) = p T(m, j - 1)
+    + (1 - p) T(m, j), T(m, 0) = 1: one array step per m, each a convex combination (rounding does not grow),
+    where a pmf from log factorials per m took the power search about 6 ms a call at 400 cases."""
+    if p <= 0.0:
+        return (k <= 0).astype(float)
+    if p >= 1.0:
+        return np.ones(m.size)
+    q = 1.0 - p
+    top = int(m[-1])
+    tail = np.zeros(top + 1)
+    tail[0] = 1.0
+    out = np.empty(m.size)
+    i = 0
+    for size in range(1, top + 1):
+        tail[1:size + 1] = p * tail[:size] + q * tail[1:size + 1]
+        while i < m.size and m[i] == size:
+            out[i] = tail[k[i]]
+            i += 1
+    return out
 
 
 @dataclass(frozen=True)
