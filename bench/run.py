@@ -177,18 +177,21 @@ def run_once(row: Row, env: dict[str, str], cwd: Path) -> tuple[float, float, in
     return seconds, cpu, rss, stdout, proc.returncode, lines[-1] if lines else ""
 
 
-def measure(row: Row, runs: int, env: dict[str, str], cwd: Path, yardstick: Row | None = None) -> Result:
-    """``runs`` recorded runs of the row; a row with a ``target_ratio`` is paired run by run with a run of
-    ``yardstick`` (A B A B ...), so that the ratio holds while the machine's speed drifts."""
+def measure(row: Row, runs: int, env: dict[str, str], cwd: Path, yardstick: Row | None = None,
+            warmups: int = 1) -> Result:
+    """``runs`` recorded runs of the row after ``warmups`` unrecorded ones (none for a large row); a row with a
+    ``target_ratio`` is paired run by run with a run of ``yardstick`` (A B A B ...), so that the ratio holds
+    while the machine's speed drifts."""
     result = Result(row)
-    # One unrecorded run first: compiled bytecode and the page cache are then warm for every recorded run.
-    for attempt in range(runs + (0 if row.large else 1)):
+    # Unrecorded runs first: compiled bytecode and the page cache are then warm for every recorded run.
+    skip = 0 if row.large else warmups
+    for attempt in range(runs + skip):
         seconds, cpu, rss, stdout, code, last_err = run_once(row, env, cwd)
         # check exits 1 for DON'T SHIP; 2 and above is an error.
         if code not in (0, 1):
             result.status = f"failed (exit {code}: {last_err[:120]})"
             return result
-        if attempt == 0 and not row.large:
+        if attempt < skip:
             continue
         figure = seconds
         if row.in_process:
@@ -305,13 +308,18 @@ def verdict(result: Result) -> tuple[str, str | None]:
     return cell, (f"{row.what}: " + "; ".join(gaps)) if gaps else None
 
 
+def _warmup_words(warmups: int) -> str:
+    return {0: "no warm-up run", 1: "one warm-up run"}.get(warmups, f"{warmups} warm-up runs")
+
+
 def table(results: list[Result], header: list[str], command: str, runs: tuple[int, int], started: str,
-          load: tuple[str, str], installed: bool = False) -> str:
+          load: tuple[str, str], installed: bool = False, warmups: int = 1) -> str:
     tree = "as installed" if installed else "with this checkout's `src` first on the path"
     lines = [
         "# releasegate benchmark",
         "",
-        (f"Generated {started} by `{command}` ({runs[0]} runs of each small command after one warm-up run, "
+        (f"Generated {started} by `{command}` ({runs[0]} runs of each small command after "
+         f"{_warmup_words(warmups)}, "
          f"{runs[1]} of each large one; medians)."),
         "",
         f"- Machine: {header[0]}",
@@ -381,6 +389,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="3 runs of small commands, 1 of large ones.")
     parser.add_argument("--runs", type=int, help="Runs of each small command (default 5).")
     parser.add_argument("--large-runs", type=int, help="Runs of each large command (default 3).")
+    parser.add_argument("--warmups", type=int, default=1, metavar="N",
+                        help="Unrecorded runs of each small command before its recorded ones (default 1).")
     parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "releasegate-bench",
                         help="Where the synthetic inputs are generated (and reused) and outputs written.")
     parser.add_argument("--out", type=Path, default=BENCH / "RESULTS.md", help="Markdown table written here.")
@@ -416,9 +426,10 @@ def main(argv: list[str] | None = None) -> int:
             continue
         print(f"timing: {row.what} ...", file=sys.stderr)
         wait_for_quiet(args.wait_for_quiet)
-        results.append(measure(row, runs[1] if row.large else runs[0], env, ROOT, yardsticks.get(row.paired_with)))
+        results.append(measure(row, runs[1] if row.large else runs[0], env, ROOT, yardsticks.get(row.paired_with),
+                               args.warmups))
     command = " ".join(["python bench/run.py", *(argv if argv is not None else sys.argv[1:])])
-    text = table(results, machine(), command, runs, started, (load_start, _load()), args.installed)
+    text = table(results, machine(), command, runs, started, (load_start, _load()), args.installed, args.warmups)
     print(text)
     args.out.write_text(text + _scaling_section(args.out), encoding="utf-8")
     print(f"wrote {args.out}", file=sys.stderr)

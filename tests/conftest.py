@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,6 +57,30 @@ def _charts_in_process(request, monkeypatch):
             raise OSError("tests/conftest.py: charts drawn in process")
 
         monkeypatch.setattr(chart_worker, "ChartWorker", no_worker)
+
+
+_SVG_OF_SPEC: dict[str, str] = {}
+
+
+@pytest.fixture(autouse=True)
+def _each_chart_drawn_once(monkeypatch):
+    """vl-convert draws a spec it has drawn before in this test process from memory: it is a pure function of
+    the spec (the SVGs are compared byte for byte elsewhere), and the suite drew the bundled example's few
+    charts some 250 times at 0.1 s each. Every spec still goes through the engine the first time, a test that
+    replaces ``vegalite_to_svg`` replaces this too, and vl_convert is not imported here (the import-cost tests
+    watch what a command loads)."""
+    vl_convert = sys.modules.get("vl_convert")
+    if vl_convert is None:
+        return
+    draw = vl_convert.vegalite_to_svg
+
+    def remembered(spec, **options):
+        key = json.dumps([spec, options], sort_keys=True, default=repr)
+        if key not in _SVG_OF_SPEC:
+            _SVG_OF_SPEC[key] = draw(spec, **options)
+        return _SVG_OF_SPEC[key]
+
+    monkeypatch.setattr(vl_convert, "vegalite_to_svg", remembered)
 
 
 @pytest.fixture
