@@ -377,10 +377,10 @@ def _scaling_section(path: Path) -> str:
     and bench/run_store.py's for ``releasegate run``."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     kept = ""
-    for name in ("internals", "run-engine", "scaling", "install"):
+    present = [name for name in ("internals", "run-engine", "scaling", "install") if f"<!-- {name}:start -->" in old]
+    for name in sorted(present, key=lambda name: old.index(f"<!-- {name}:start -->")):  # in the file's order
         start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-        if start in old:
-            kept += "\n\n" + start + old.split(start, 1)[1].split(end, 1)[0] + end + "\n"
+        kept += "\n\n" + start + old.split(start, 1)[1].split(end, 1)[0] + end + "\n"
     return kept
 
 

@@ -64,6 +64,11 @@ def test_run_keeps_the_scaling_section(tmp_path):
     assert run._scaling_section(results) == ""
     results.write_text("old table\n\n<!-- scaling:start -->\ncurve\n<!-- scaling:end -->\n")
     assert run._scaling_section(results) == "\n\n<!-- scaling:start -->\ncurve\n<!-- scaling:end -->\n"
+    # kept in the order the file has them, so that rewriting the table leaves the other sections where they were
+    results.write_text("old\n<!-- scaling:start -->\ncurve\n<!-- scaling:end -->\n"
+                       "<!-- internals:start -->\nwhere\n<!-- internals:end -->\n")
+    kept = run._scaling_section(results)
+    assert kept.index("scaling:start") < kept.index("internals:start") and "where" in kept and "curve" in kept
 
 
 def test_the_ratio_is_the_median_of_each_rounds_own_ratio():
