@@ -237,7 +237,7 @@ def _load(results: Any, policy: Policy, cases: Path | None, options, metrics: tu
         raise InputError("results must be a DataFrame, a path, a list of paths, or a mapping of release name to "
                          "DataFrame or path (not a mix)")
     loaded = load_gated(sources, columns=policy.columns, cases=cases, options=options, metrics=metrics)
-    return loaded, default_title(sources)
+    return loaded, default_title(sources, loaded.names)
 
 
 def _call_text(results: Any, **arguments: Any) -> str:

@@ -11,6 +11,7 @@ from input_cases import ROOT, Case
 
 THIRD = ROOT / "tests" / "fixtures" / "harness" / "third"
 LM = THIRD / "lm-eval-0.4.13"
+CATEGORY_LOGS = ROOT / "tests" / "fixtures" / "harness" / "issue44" / "inspect-0.3.285" / "metadata-category"
 
 
 def _lm_folder(model: str, graded: bool) -> dict[str, bytes]:
@@ -35,4 +36,9 @@ HARNESS_44_CASES: tuple[Case, ...] = (
          ("base=base", "cand=cand", "--baseline", "base"),
          ("words_wrong (wrong) scored (values other than 0 and 1)", "words_two_filters (exact_match) pass/fail",
           "samples_words_wrong_*.jsonl", "--metric words_wrong=METRIC")),
+    Case("inspect-category-col-not-in-metadata", "`--category-col` naming no column of an Inspect log",
+         "`--category-col topic` on logs whose samples' metadata hold `category` and `subject`",
+         {f"logs/{p.name}": p.read_bytes() for p in sorted(CATEGORY_LOGS.glob("*.eval"))},
+         ("logs", "--baseline", "mockllm/base", "--category-col", "topic"),
+         ("column 'topic' (--category-col) is in none of the files", "the cases' metadata fields: category, subject")),
 )
