@@ -21,8 +21,6 @@ from releasegate.errors import InputError
 from releasegate.load.adapters.inspect_ai import _convert
 from releasegate.text import clip as _clip
 
-KEY_COLUMNS = frozenset({"sample_id", "eval_id", "id", "epoch"})
-
 
 def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | None = None,
                        category_field: str | None = None) -> pd.DataFrame:
