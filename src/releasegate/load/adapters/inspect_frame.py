@@ -23,12 +23,6 @@ from releasegate.load.adapters.inspect_ai import _RESERVED, _convert
 from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
 from releasegate.text import clip as _clip
 
-KEY_COLUMNS = frozenset({"sample_id", "eval_id", "id", "epoch"})
-
-
-def is_samples_frame(columns: set[str]) -> bool:
-    return KEY_COLUMNS <= columns and any(c.startswith("score_") for c in columns)
-
 
 def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | None = None,
                        category_field: str | None = None) -> pd.DataFrame:
