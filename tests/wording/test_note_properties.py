@@ -240,7 +240,26 @@ def direction_disagrees(r: Read) -> list[str]:
     return out
 
 
-PROPERTIES = [fired_rule_called_not_significant, nothing_worse_beside_worse, critical_down_off_the_check_line,
+def interval_against_its_test(r: Read) -> list[str]:
+    """A category named a significant regression shows the bound of an interval that inverts its test, below
+    zero, or the sentence names the two methods where they disagree."""
+    out = []
+    for check in r.verdict.checks:
+        if check.rule != "category_regression" or not check.fired:
+            continue
+        sentence = next(x.message for x in r.verdict.reasons if x.rule == check.rule)
+        for f in check.figures:
+            part = sentence[sentence.index(f.subject):]
+            bound = getattr(f, "bound", None)  # a figure without one shows no bound
+            agrees = bound is not None and bound < 0 and "bound" in part
+            if not agrees and "two methods" not in part:
+                out.append(f"{f.subject}: {sentence}")
+            if agrees and f.ci_high is not None and f.ci_high >= 0 and "includes zero" not in part:
+                out.append(f"{f.subject}: an interval across zero beside its test, unexplained: {sentence}")
+    return out
+
+
+PROPERTIES = [fired_rule_called_not_significant, interval_against_its_test, nothing_worse_beside_worse, critical_down_off_the_check_line,
               warning_that_blocks, missing_clause, direction_disagrees]
 
 
