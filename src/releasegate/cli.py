@@ -169,7 +169,7 @@ def check(outputs, paper, pdf_variant, appendix, no_step_summary, comment, comme
     """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any is DON'T SHIP, 3 if
     any is NOT PROVEN (the data cannot show it no worse; 0 with --not-proven warn), 2 on bad input.
 
-    In GitHub Actions the verdict and the rules are appended to the job summary.
+    In GitHub Actions each verdict in plain words, then the rules collapsed, is appended to the job summary.
     """
     paths = list(outputs)
     if paths or comment:

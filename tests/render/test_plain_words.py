@@ -94,3 +94,24 @@ def test_report_writes_the_comment(tmp_path, example):
     assert done.exit_code == 0, done.output
     text = out.read_text(encoding="utf-8")
     assert len(text) <= 6000 and "EV264" in text
+
+
+def test_the_txt_output_is_each_verdict_in_plain_words_a_line_per_candidate(report):
+    from releasegate.render.summary import render_plain_text
+
+    lines = render_plain_text(report).splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("DON'T SHIP r2-new-prompt: Against r1-live on 400 cases: 12 fixed, 6 broken.")
+    assert lines[1].startswith("DON'T SHIP r3-small-model: Against r1-live on 400 cases: 1 fixed, 14 broken.")
+    assert render(report, ".txt").decode("utf-8") == render_plain_text(report)
+
+
+def test_the_job_summary_opens_with_the_plain_paragraphs_and_folds_the_statistics(report):
+    from releasegate.render.summary import render_summary
+
+    text = render_summary(report)
+    body = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    assert body[0].startswith("Against r1-live on 400 cases: 12 fixed, 6 broken.")
+    folded = text[text.index("<details><summary>"):]
+    assert "McNemar" not in text[:text.index("<details><summary>")] and "`critical_broken`" in folded
+    assert folded.rstrip().endswith("</details>")
