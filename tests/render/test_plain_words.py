@@ -80,7 +80,7 @@ def test_the_category_table_shows_the_p_the_rule_reads(report):
 
 def test_the_comment_is_short_and_names_the_worst_cases(report):
     text = render_comment(report, "https://example.invalid/run/1")
-    assert text.startswith("<!-- releasegate -->\n") and len(text) <= 6000
+    assert text.startswith("<!-- releasegate -->\n") and len(text) < 8000
     assert "r2-new-prompt" in text and "r3-small-model" in text and "EV264" in text
     assert text.count("**(critical)**") == 2 * MAX_CASES  # five per candidate, critical first
     assert "5 of 14" in text and "https://example.invalid/run/1" in text
@@ -93,7 +93,7 @@ def test_report_writes_the_comment(tmp_path, example):
                    "--policy", example["releasegate.toml"], "--comment", out)
     assert done.exit_code == 0, done.output
     text = out.read_text(encoding="utf-8")
-    assert len(text) <= 6000 and "EV264" in text
+    assert len(text) < 8000 and "EV264" in text
 
 
 def test_the_txt_output_is_each_verdict_in_plain_words_a_line_per_candidate(report):
