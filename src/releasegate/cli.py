@@ -94,7 +94,8 @@ def main() -> None:
 
     \b
     releasegate report results.csv --cases cases.csv --baseline r1 -o note.html -o note.md
-    releasegate check  results.csv --policy releasegate.toml      (exit 0 ship, 1 don't ship, 2 bad input)
+    releasegate check  results.csv --policy releasegate.toml      (exit 0 ship, 1 don't ship, 3 not proven,
+                                                                   2 bad input)
     releasegate demo   [DIR]                                      (the bundled example and its reports)
     releasegate run    CONFIG.toml                                (call the systems into a store; resumable)
     releasegate verify note.json results.csv --cases cases.csv    (does an archived note follow from its inputs?)
