@@ -254,8 +254,8 @@ def plan_suite(results, debug, **kw) -> None:
     """How often this suite's gate says SHIP, NOT PROVEN or DON'T SHIP, harmless or regressed (simulated)."""
     from releasegate.plan.command import plan_command
 
-    if kw.get("output") is not None:  # refused before the simulation, as report refuses before the analysis
-        _check_not_inputs([kw["output"]], {**kw, "results": results})
+    if kw.get("output"):  # refused before the simulation, as report refuses before the analysis
+        _check_not_inputs(list(kw["output"]), {**kw, "results": results})
     inputs = read_inputs({**kw, "results": results})
     if kw.get("found_policy"):
         click.echo(kw["found_policy"])
