@@ -125,7 +125,7 @@ def load_results(
     sources: list[Source],
     *,
     columns: Mapping[str, str] | None = None,
-    cases: Path | None = None,
+    cases: Path | pd.DataFrame | None = None,
     options: AdapterOptions | None = None,
     metrics: tuple[str, ...] = (),
     resolved: tuple[ResolvedInput, ...] | None = None,

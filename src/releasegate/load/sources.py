@@ -5,8 +5,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from releasegate.errors import FileError
+
+if TYPE_CHECKING:  # pandas only for the annotation: reading a source's name needs no pandas
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,12 @@ def default_title(sources: list[Source], names: tuple[str, ...] = ()) -> str:
         return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     first = sources[0].path if sources else None
     return first.stem if first is not None and first.suffix and first.stem else "release comparison"
+
+
+def frame_sha256(frame: pd.DataFrame) -> str:
+    """sha256 of a DataFrame's canonical CSV text (no index, UTF-8): saving the same frame with
+    ``frame.to_csv(index=False)`` gives a file of the same hash."""
+    return hashlib.sha256(frame.to_csv(index=False).encode("utf-8")).hexdigest()
 
 
 def sha256_of(path: Path) -> str:

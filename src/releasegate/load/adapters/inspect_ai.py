@@ -176,7 +176,8 @@ def _check_finished(path: Path, header: dict, n_samples: int, spec: dict) -> Non
     epochs = config.get("epochs") or 1
     of = f" of {planned * epochs}" if isinstance(planned, int) and isinstance(epochs, int) else ""
     error = header.get("error") if isinstance(header.get("error"), dict) else {}
-    why = f" ({str(error.get('message'))[:120]})" if error.get("message") else ""
+    # The whole message on one line: cut, "Max retries exceeded" read "Max retries e".
+    why = f" ({' '.join(str(error.get('message')).split())})" if error.get("message") else ""
     raise InputError(f"{path}: the Inspect log stopped with status {status!r}{why}, {n_samples}{of} sample(s) logged; "
                      "its results are incomplete: finish it with `inspect eval-retry` and pass the new log")
 
