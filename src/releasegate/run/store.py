@@ -40,7 +40,7 @@ CREATE TABLE IF NOT EXISTS cells (
     model TEXT, fingerprint TEXT, finish_reason TEXT,
     error_kind TEXT, error TEXT, attempts TEXT NOT NULL,
     started_at TEXT NOT NULL, finished_at TEXT NOT NULL,
-    PRIMARY KEY (release, case_id, run)) WITHOUT ROWID;
+    PRIMARY KEY (release, case_id, run));
 CREATE TABLE IF NOT EXISTS scores (
     output_hash TEXT NOT NULL, metric_hash TEXT NOT NULL, metric TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('ok', 'unparseable', 'error')),
