@@ -39,6 +39,7 @@ from releasegate.run.writer import ONE_OK_ATTEMPT, ONE_OK_ATTEMPT_JSON, Statemen
 
 JUDGE = "\0judge"
 JUDGE_QUEUE = 1024  # outputs waiting for the judge; beyond, whoever asks waits
+RECENT_SCORES = 4096
 _json_text = json.encoder.encode_basestring  # the JSON string of a text, as json.dumps(ensure_ascii=False) writes it
 SCORED_OK = "SELECT 1 FROM scores WHERE output_hash = ? AND metric_hash = ? AND status = 'ok'"
 
@@ -117,6 +118,7 @@ class Runner:
         self.judged = is_judged(config.metric)
         self.judge_queue: asyncio.Queue[tuple[Case, str, str] | None] = asyncio.Queue(JUDGE_QUEUE)
         self.asked: set[str] = set()  # output hashes queued for the judge in this run
+        self.recent: dict[str, None] = {}  # the last RECENT_SCORES output hashes a local metric scored, in order
         self.writer: StoreWriter | None = None
 
     # -- the whole plan -------------------------------------------------------------------------------
@@ -220,12 +222,17 @@ class Runner:
             self.stats.cells_failed += 1
             if error.stop:
                 self.stats.stopped = f"{release}: {message}; the run stopped (fix the key or access, then resume)"
-        # A local score is committed with its cell (one transaction, half the commits); a judge's comes later.
+        # A local score is committed with its cell (one transaction, half the commits), unless the same output of
+        # the same case was scored a moment ago (another run or release answered alike): that score is queued or
+        # committed before this cell. A judge's comes later.
         statements: list[Statement] = [(UPSERT_CELL, values)]
-        if output is not None and not self.judged:
+        if output is not None and not self.judged and out_hash not in self.recent:
             assert out_hash is not None
             statements.append(self._score_statement(
                 local_score(self.config.metric, output, case.fields, self.config.reference_field), out_hash))
+            self.recent[out_hash] = None
+            if len(self.recent) > RECENT_SCORES:
+                del self.recent[next(iter(self.recent))]
         await self._put(statements)
         if self.progress is not None:
             self.progress.cell(release, ok=reply is not None, cost=cost or 0.0)
