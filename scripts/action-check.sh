@@ -140,13 +140,18 @@ if { [ $rc -eq 1 ] && ! grep -q "^DON'T SHIP " "$stdout"; } || { [ $rc -eq 3 ] &
   rc=2
 fi
 why=""
+code=""
 if [ "$verdict" = error ]; then
-  why=$(grep '^releasegate: error: ' "$stderr" | tail -n 1)
+  why=$(grep '^releasegate: error\[[a-z-]*\]: ' "$stderr" | tail -n 1)
+  # The kind of error (releasegate.errors: file, column, value, policy, pairing, runs, ...), for a later step.
+  code=$(printf '%s' "$why" | sed -n 's/^releasegate: error\[\([a-z-]*\)\]: .*/\1/p')
   [ -n "$why" ] || why="releasegate check ended without a verdict (exit status $status); see the job log"
+  [ -n "$code" ] || code=internal
 fi
 output verdict "$verdict"
 output exit-code "$rc"
 output error "$(one_line "$why")"
+output error-code "$code"
 output report-dir "$dir"
 for format in md html pdf json; do
   path=""

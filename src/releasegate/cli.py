@@ -27,10 +27,11 @@ def exit_status(report) -> int:
     return EXIT_SHIP if report.passes else EXIT_NOT_PROVEN
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, code: str = "input") -> None:
+    """One line on stderr, ``releasegate: error[<code>]: <message>`` (the kinds of releasegate.errors), exit 2."""
     from releasegate.text import one_line
 
-    click.echo(f"releasegate: error: {one_line(message)}", err=True)
+    click.echo(f"releasegate: error[{code}]: {one_line(message)}", err=True)
     sys.exit(EXIT_BAD_INPUT)
 
 
@@ -52,9 +53,9 @@ def guarded(function):
             from releasegate.errors import InputError
 
             if isinstance(exc, InputError):
-                _fail(str(exc))
+                _fail(str(exc), exc.code)
             first = " ".join(str(exc).split())[:300]
-            _fail(f"internal error ({type(exc).__name__}: {first}); rerun with --debug and report it")
+            _fail(f"internal error ({type(exc).__name__}: {first}); rerun with --debug and report it", "internal")
 
     return wrapper
 

@@ -72,7 +72,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     from releasegate.analyze.metrics import across_metrics
     from releasegate.decide import decide
     from releasegate.decide.metrics import combine
-    from releasegate.metric_tables import metric_tables
+    from releasegate.validate.metric_tables import metric_tables
 
     policy, loaded = settled_level(*recorded_baseline(policy, loaded))
     # What loading dropped or recorded (e.g. a run store's holes) is said in the report.
@@ -85,7 +85,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
             raise InputError("gold labels grade one judged metric; with several metrics (--metric) they are not "
                              "read yet: gate the judged metric on its own with --gold")
         from releasegate.load.gold import load_gold
-        from releasegate.validate_gold import validate_gold
+        from releasegate.validate.gold import validate_gold
 
         loaded_gold = load_gold(policy.gold)
         gold = validate_gold(loaded_gold.table, tables[0].data, policy.gold, policy.judge_correction)

@@ -45,7 +45,7 @@ from releasegate.model.judge import CorrectedFigures
 from releasegate.policy import Policy
 from releasegate.stats.mcnemar import mcnemar_test
 from releasegate.validate import ValidatedResults
-from releasegate.validate_gold import ValidatedGold
+from releasegate.validate.gold import ValidatedGold
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from releasegate.load.columns import rename_columns, require_column
 from releasegate.load.results import LoadedResults
 from releasegate.load.tidy import TEXT_COLUMNS, as_text
 from releasegate.model import InputFile
+from releasegate.load.fingerprint import PAIRING_COLUMNS
 from releasegate.policy import CANONICAL_COLUMNS
 
 FRAME_PATH = "<DataFrame>"
@@ -80,5 +81,6 @@ def load_frame(
     if "passed" not in table.columns and "score" not in table.columns and not metrics:
         present = ", ".join(str(c) for c in table.columns)
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}")
-    metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
+    metadata = tuple(str(c) for c in table.columns
+                     if c not in CANONICAL_COLUMNS and c != "doc_hash" and c not in PAIRING_COLUMNS)
     return LoadedResults(table, tuple(inputs), metadata)

@@ -1,5 +1,5 @@
 """The metrics gated (``--metric NAME``, repeatable; the API's ``metric=[...]``) as one column each, whatever the
-layout that holds them, so that validation (releasegate/metric_tables.py) hands the analysis one table per metric:
+layout that holds them, so that validation (releasegate/validate/metric_tables.py) hands the analysis one table per metric:
 
 - tidy outcome columns (``correct``, ``safe``): read as they are;
 - a long layout (one row per release, case[, run] and metric, the outcome in passed or score, the metric's name

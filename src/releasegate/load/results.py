@@ -23,6 +23,7 @@ from releasegate.load.settled import SettledRecord
 from releasegate.load.store import read_store_input
 from releasegate.load.store_table import is_store
 from releasegate.model import InputFile
+from releasegate.load.fingerprint import PAIRING_COLUMNS
 from releasegate.policy import CANONICAL_COLUMNS
 
 
@@ -216,7 +217,8 @@ def load_results(
         close = plausible_match("passed", [str(c) for c in table.columns])
         hint = f"; closest match {close!r} (use --passed-col {close})" if close else ""
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
-    metadata = tuple(str(c) for c in table.columns if c not in CANONICAL_COLUMNS and c != "doc_hash")
+    metadata = tuple(str(c) for c in table.columns
+                     if c not in CANONICAL_COLUMNS and c != "doc_hash" and c not in PAIRING_COLUMNS)
     baseline = recorded.pop() if len(recorded) == 1 else None
     if settled and (len(inputs) > 1 or cases is not None):
         raise InputError(f"{settled[0][0]}: a store settled by `releasegate run --settle` is decided by its looks, "

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from releasegate.errors import InputError
+from releasegate.errors import FileError
 
 
 @dataclass(frozen=True)
@@ -43,8 +43,8 @@ def sha256_of(path: Path) -> str:
 
 def check_file(path: Path) -> None:
     if not path.exists():
-        raise InputError(f"file not found: {path}")
+        raise FileError(f"file not found: {path}")
     if path.is_dir():
-        raise InputError(f"{path} is a directory; give the results file(s) inside it")
+        raise FileError(f"{path} is a directory; give the results file(s) inside it")
     if path.stat().st_size == 0:
-        raise InputError(f"{path}: the file is empty")
+        raise FileError(f"{path}: the file is empty")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import FileError, RunConfigError
 from releasegate.run.config import MAX_CELLS, RunConfig, stable_hash
 from releasegate.run.judge import rubric_case_fields
 from releasegate.run.store import SCHEMA, Store
@@ -223,16 +223,16 @@ def read_cases(path: Path) -> CaseTable:
     from releasegate.load.tidy import read_tidy
 
     if not Path(path).is_file():
-        raise InputError(f"case file not found: {path}")
+        raise FileError(f"case file not found: {path}")
     frame = read_tidy(Path(path), text_columns=("case_id", "category", "cluster"))
     if "case_id" not in frame.columns:
-        raise InputError(f"{path}: the case table needs a case_id column; columns present: {', '.join(frame.columns)}")
+        raise RunConfigError(f"{path}: the case table needs a case_id column; columns present: {', '.join(frame.columns)}")
     ids = frame["case_id"]
     if ids.isna().any() or (ids.astype(str).str.strip() == "").any():
-        raise InputError(f"{path}: blank case_id in the case table")
+        raise RunConfigError(f"{path}: blank case_id in the case table")
     dup = ids[ids.duplicated()]
     if len(dup):
-        raise InputError(f"{path}: case table lists {len(dup)} case_id(s) twice, e.g. {', '.join(map(str, dup[:3]))}")
+        raise RunConfigError(f"{path}: case table lists {len(dup)} case_id(s) twice, e.g. {', '.join(map(str, dup[:3]))}")
     return CaseTable(frame)
 
 
@@ -251,18 +251,18 @@ def check_cases(config: RunConfig, cases: CaseTable, only: str | None = None) ->
     systems = [s for s in config.systems if only is None or s.name == only]
     cells = len(cases) * config.runs * len(systems)
     if cells > MAX_CELLS:
-        raise InputError(f"the plan has {cells:,} cells ({len(cases):,} cases x {config.runs:,} runs x {len(systems)} "
+        raise RunConfigError(f"the plan has {cells:,} cells ({len(cases):,} cases x {config.runs:,} runs x {len(systems)} "
                          f"systems); at most {MAX_CELLS:,} are run at once: fewer runs, cases or systems")
     columns = set(cases.columns) if len(cases) else set()
     for system in systems:
         for name in system.spec.get("fields", ()):
             if name not in columns:
-                raise InputError(f"system {system.name!r}: user_template uses {{{name}}}, which the case table does "
+                raise RunConfigError(f"system {system.name!r}: user_template uses {{{name}}}, which the case table does "
                                  f"not have; columns: {', '.join(sorted(columns))}")
     if config.metric.kind == "judge":
         for name in rubric_case_fields(config.metric):
             if name not in columns:
-                raise InputError(f"[run.metric]: the rubric uses {{{name}}}, which the case table does not have; "
+                raise RunConfigError(f"[run.metric]: the rubric uses {{{name}}}, which the case table does not have; "
                                  f"columns: {', '.join(sorted(columns))} (and output, reference)")
 
 
@@ -287,7 +287,7 @@ def make_plan(store: Store | None, config: RunConfig, cases: CaseTable, only: st
     same queries run on an empty database in memory)."""
     systems = [s for s in config.systems if only is None or s.name == only]
     if only is not None and not systems:
-        raise InputError(f"--only {only!r}: no such system; systems: {', '.join(s.name for s in config.systems)}")
+        raise RunConfigError(f"--only {only!r}: no such system; systems: {', '.join(s.name for s in config.systems)}")
     if store is None:
         connection = sqlite3.connect(":memory:", isolation_level=None)
         connection.executescript(SCHEMA)
@@ -299,12 +299,9 @@ def make_plan(store: Store | None, config: RunConfig, cases: CaseTable, only: st
     window = {"metric": metric, "first_case": 0, "last_case": len(cases), "first_run": 0, "last_run": config.runs}
     counts = dict.fromkeys(STATES, 0)
     calls_by_system = {s.name: 0 for s in systems}
-    done_everywhere = 0
     cached_expression = ANSWERED if _has_answers(connection) else "0"
     query = COUNTS.format(cached=f"CASE WHEN x.state < 3 THEN {cached_expression} ELSE 0 END")
     for release, planned, state, cached, count in connection.execute(query, window):
-        if state == DONE:
-            done_everywhere += count
         if not planned:
             continue
         counts[STATE_NAMES[state]] += count  # a cached cell is also counted as what it is (stale, ...)
@@ -318,7 +315,6 @@ def make_plan(store: Store | None, config: RunConfig, cases: CaseTable, only: st
     return Plan(counts, len(cases) * config.runs * len(systems), judge=config.metric.kind == "judge",
                 calls=sum(calls_by_system.values()), cached=counts["cached"], calls_by_system=calls_by_system,
                 judge_keys=judge_keys, connection=connection if store is not None else None, shape=shape)
-
 
 
 def fill_tables(connection: sqlite3.Connection, config: RunConfig, cases: CaseTable, only: str | None) -> None:
