@@ -94,6 +94,7 @@ def main() -> None:
         for _ in range(args.rounds):
             for python in pythons:
                 figures.setdefault(shape, {}).setdefault(python, []).append(measure(python, config))
+                print(shape, python, figures[shape][python][-1], file=sys.stderr, flush=True)
     for shape in figures.values():
         for runs in shape.values():
             for one in runs:
