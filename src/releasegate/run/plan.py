@@ -65,7 +65,7 @@ COUNTS = f"""SELECT x.release, x.planned, x.state, {{cached}} AS cached, count(*
 GROUP BY 1, 2, 3, 4"""
 JUDGE_KEYS = f"SELECT count(DISTINCT x.output_hash) FROM ({CELLS}) x WHERE x.planned AND x.state = 4"
 BATCH = f"""SELECT x.rank, x.run, x.release, x.state, {{cached}} AS cached, x.output, x.output_hash FROM ({CELLS}) x
-WHERE x.planned AND x.state != 3 ORDER BY x.rank, x.run, x.system"""
+WHERE x.planned AND x.state != 3{{only}} ORDER BY x.rank, x.run, x.system"""
 RESTORE = f"""INSERT INTO cells (release, case_id, run, input_hash, system_hash, status, output, output_hash,
     input_tokens, output_tokens, cost, latency_ms, model, fingerprint, finish_reason, error_kind, error, attempts,
     started_at, finished_at)
@@ -157,21 +157,23 @@ class Plan:
                 f"{c['new']} new, {c['unscored']} to score{cached}; would make {self.calls} system call(s)"
                 f"{judge} (first attempts; retries come on top)")
 
-    def batches(self, releases: set[str] | None = None) -> Iterator[list[Cell]]:
-        """The planned cells that are not done, in the planned order, :data:`BATCH_CELLS` at a time, each
-        batch classified when it is reached (so the cells of a batch reflect the store as it is then)."""
+    def batches(self, releases: set[str] | None = None, *, calls: bool = False) -> Iterator[list[Cell]]:
+        """The planned cells that are not done (of these ``releases``; only those to call, with ``calls``), in
+        the planned order, :data:`BATCH_CELLS` at a time, each batch classified when it is reached (so the cells
+        of a batch reflect the store as it is then)."""
         assert self.connection is not None, "a plan made without a store has nothing to run"
         import json
 
         n_cases, runs, systems, metric = self.shape
         per_case = runs * systems
-        query = BATCH.format(cached=ANSWERED if _has_answers(self.connection) else "0")
+        named = {f"release{i}": name for i, name in enumerate(sorted(releases or ()))}
+        only = (f" AND x.release IN ({', '.join(':' + key for key in named)})" if releases is not None else "") + (
+            " AND x.state < 3" if calls else "")
+        query = BATCH.format(cached=ANSWERED if _has_answers(self.connection) else "0", only=only)
         for first_case, last_case, first_run, last_run in _slices(n_cases, runs, per_case):
             rows = self.connection.execute(query, {"metric": metric, "first_case": first_case,
                                                    "last_case": last_case, "first_run": first_run,
-                                                   "last_run": last_run}).fetchall()
-            if releases is not None:
-                rows = [row for row in rows if row[2] in releases]
+                                                   "last_run": last_run, **named}).fetchall()
             if not rows:
                 continue
             cases = {rank: Case(case_id, input_hash, json.loads(fields)) for rank, case_id, input_hash, fields in
@@ -182,8 +184,8 @@ class Plan:
 
     def calls_of(self, releases: set[str]) -> Iterator[Cell]:
         """The cells these releases' systems must call, in the planned order (cached ones are restored first)."""
-        for batch in self.batches(releases):
-            yield from (cell for cell in batch if cell.state in CALLED and not cell.cached)
+        for batch in self.batches(releases, calls=True):
+            yield from (cell for cell in batch if not cell.cached)
 
     def restore_cached(self) -> int:
         """The cached cells become their answers again, in one statement: how many."""
