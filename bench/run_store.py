@@ -30,8 +30,10 @@ RUNS = 5
 
 def build_store(workdir: Path, n_cells: int):
     """n_cells ok, scored cells (2 releases, 5 runs), as a run would leave them; the config and its cases."""
+    import pandas as pd
+
     from releasegate.run.config import parse_config
-    from releasegate.run.plan import Case, save_expected
+    from releasegate.run.plan import CaseTable, make_plan, save_expected
     from releasegate.run.runner import output_hash
     from releasegate.run.store import Store
 
@@ -39,17 +41,20 @@ def build_store(workdir: Path, n_cells: int):
     config = parse_config({"cases": "unused.csv", "store": str(workdir / "big"), "runs": RUNS, "system": systems,
                            "metric": {"kind": "exact"}})
     n_cases = n_cells // (2 * RUNS)
-    cases = [Case(f"C{i:06d}", f"h{i}", {"case_id": f"C{i:06d}", "category": f"cat{i % 9}",
-                                         "input": f"question {i}", "reference": "x"}) for i in range(n_cases)]
+    cases = CaseTable(pd.DataFrame({"case_id": [f"C{i:06d}" for i in range(n_cases)],
+                                    "category": [f"cat{i % 9}" for i in range(n_cases)],
+                                    "input": [f"question {i}" for i in range(n_cases)], "reference": "x"}))
     with Store(config.store) as db:
-        save_expected(db, config, cases)
+        make_plan(db, config, cases)
+        save_expected(db, config)
+        hashes = db.connection.execute("SELECT case_id, input_hash FROM cases ORDER BY position").fetchall()
         rows = []
         for s, system in enumerate(config.systems):
-            for i, case in enumerate(cases):
+            for i, (case_id, input_hash) in enumerate(hashes):
                 for run in range(RUNS):
                     output = "x" if (i * 7 + run + s) % 10 else "y"
-                    rows.append((system.name, case.case_id, run, case.input_hash, system.system_hash, "ok", output,
-                                 output_hash(case.input_hash, output), 20, 5, 1e-5, 600.0 + i % 300, "fake",
+                    rows.append((system.name, case_id, run, input_hash, system.system_hash, "ok", output,
+                                 output_hash(input_hash, output), 20, 5, 1e-5, 600.0 + i % 300, "fake",
                                  "fp", "stop", '[{"n": 1, "kind": "ok", "status": null, "message": ""}]',
                                  "2026-12-01T00:00:00.000000Z", "2026-12-01T00:00:01.000000Z"))
         db.connection.execute("BEGIN")

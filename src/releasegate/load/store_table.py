@@ -13,7 +13,9 @@ holes.
 
 from __future__ import annotations
 
+import itertools
 import json
+import operator
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,35 +86,47 @@ def is_store(directory: Path) -> bool:
     return Path(directory).is_dir() and db_path(directory).is_file()
 
 
-# The stored cells of the plan's releases and cases (the expected cells that have one), with only what a
-# done cell needs: where it sits in the expected grid (release, case position, run: the table's order), whether
-# it is errored (2) or stale (3), the output hash of a current ok cell (its score is looked up by it) and its
-# figures. What a hole record says (the status, error and number of attempts; SQLite counts the attempts: each
-# attempt record holds one "n": key) is read by a second query, only when a stored cell is a hole: each value
-# fetched through sqlite3 costs, and at 100,000 cells those five columns were 0.06 s of the 0.2 s query. The
-# scores are read by one scan and matched by hash with a pandas index (an SQL join on the scores' key took
-# 0.1 s more), and the rows are taken apart by column, with no other per-cell Python code.
+# The stored cells of the plan's releases and cases (the expected cells that have one), in one query: where each
+# sits in the expected grid (release, case position, run: the table's order), its state (done 0, errored 2,
+# stale 3, unscored 4, a score that is a hole 5; missing cells, 1, have no row), the score's value and its
+# figures, SQLite joining the cells to the releases, the cases and the scores. Only numbers come back, and they
+# are taken into arrays in one pass over all of them (:func:`_columns`): at 100,000 cells the per-value Python
+# work of fetching hashes and texts, matching scores by hash and taking rows apart by column was most of a
+# check on a store (1.69x the same cells as CSV). What a hole record says (the status, error and number of
+# attempts; SQLite counts the attempts: each attempt record holds one "n": key) is read by a second query, only
+# when a stored cell is a hole; the texts (output, model, fingerprint) by a third, only when asked for.
 STATES = ("done", "missing", "errored", "stale", "unscored", "score")
 CURRENT = "c.input_hash = k.input_hash AND c.system_hash = releases.system_hash"
 CELLS = """
-FROM cells c JOIN releases ON releases.name = c.release JOIN cases k ON k.case_id = c.case_id
+FROM cells c JOIN releases ON releases.name = c.release JOIN cases k ON k.case_id = c.case_id{scores}
 WHERE c.run < ?
 """
+SCORED = "\nLEFT JOIN scores s ON s.output_hash = c.output_hash AND s.metric_hash = ?"
+GRID = "(releases.position * ? + k.position) * ? + c.run"
 CELL_QUERY = f"""
 WITH releases(position, name, system_hash) AS (VALUES {{releases}})
-SELECT (releases.position * ? + k.position) * ? + c.run,
-       CASE WHEN c.status != 'ok' THEN 2 WHEN NOT ({CURRENT}) THEN 3 ELSE 0 END,
-       CASE WHEN c.status = 'ok' AND {CURRENT} THEN c.output_hash END,
-       c.latency_ms, c.input_tokens, c.output_tokens, c.cost{{texts}}{CELLS}"""
+SELECT {GRID}, CASE WHEN c.status != 'ok' THEN 2 WHEN NOT ({CURRENT}) THEN 3 ELSE 0 END,
+       ifnull(c.latency_ms, {{null}}), ifnull(c.input_tokens, {{null}}), ifnull(c.output_tokens, {{null}}),
+       ifnull(c.cost, {{null}}), CASE WHEN c.status = 'ok' AND {CURRENT} THEN c.output_hash END{CELLS.format(scores="")}"""
+# NULL comes back as minus infinity (a float: every number of a row is then a float, taken in one pass) unless
+# the store holds a minus infinity of its own; then as NULL, read by column.
+NULL_AS_NUMBER = "-9e999"
+MINUS_INFINITY = ("SELECT EXISTS (SELECT 1 FROM cells WHERE latency_ms = -9e999 OR input_tokens = -9e999 OR "
+                  "output_tokens = -9e999 OR cost = -9e999)")
 DETAILS_QUERY = f"""
 WITH releases(position, name, system_hash) AS (VALUES {{releases}})
-SELECT (releases.position * ? + k.position) * ? + c.run, c.status, CASE WHEN c.status != 'ok' THEN c.error_kind END,
+SELECT {GRID}, c.status, CASE WHEN c.status != 'ok' THEN c.error_kind END,
        CASE WHEN c.status != 'ok' THEN c.error END,
-       (length(c.attempts) - length(replace(c.attempts, '"n":', ''))) / 4{CELLS}"""
+       (length(c.attempts) - length(replace(c.attempts, '"n":', ''))) / 4, s.status, s.error{CELLS.format(scores=SCORED)}
+       AND (c.status != 'ok' OR NOT ({CURRENT}) OR s.status IS NOT 'ok')"""
+TEXTS_QUERY = f"""
+WITH releases(position, name, system_hash) AS (VALUES {{releases}})
+SELECT {GRID}, c.output, c.model, c.fingerprint{CELLS.format(scores="")}"""
+AT, STATE_AT, LATENCY, INPUT_TOKENS, OUTPUT_TOKENS, COST, OUTPUT_HASH = range(7)
+FIGURES = (("latency_ms", LATENCY), ("input_tokens", INPUT_TOKENS), ("output_tokens", OUTPUT_TOKENS), ("cost", COST))
+STATUS, ERROR_KIND, ERROR, ATTEMPTS, SCORE_STATUS, SCORE_ERROR = range(1, 7)  # of a details row
+SCORES_QUERY = "SELECT output_hash, status, value FROM scores WHERE metric_hash = ?"
 TEXTS = ("output", "model", "fingerprint")
-AT, STATE, OUTPUT_HASH, LATENCY, INPUT_TOKENS, OUTPUT_TOKENS, COST, OUTPUT, MODEL, FINGERPRINT = range(10)
-STATUS, ERROR_KIND, ERROR, ATTEMPTS = range(1, 5)  # of a details row
-SCORES_QUERY = "SELECT output_hash, status, value, error FROM scores WHERE metric_hash = ?"
 # The models each release answered with (the notes name them), from its current ok cells.
 MODELS_QUERY = "SELECT DISTINCT release, system_hash, model, fingerprint FROM cells WHERE status = 'ok'"
 
@@ -135,13 +149,21 @@ def read_store(directory: Path, *, texts: bool = True) -> StoreTable:
             cases = connection.execute("SELECT case_id, fields FROM cases ORDER BY position").fetchall()
             releases = plan["releases"]
             values = ", ".join("(?, ?, ?)" for _ in releases)
-            query = CELL_QUERY.format(releases=values, texts="".join(f", c.{t}" for t in TEXTS) if texts else "")
-            parameters = [*(x for i, r in enumerate(releases) for x in (i, r["name"], r["system_hash"])),
-                          len(cases), plan["runs"], plan["runs"]]
-            rows = connection.execute(query, parameters).fetchall() if releases else []
+            cell_parameters = [*(x for i, r in enumerate(releases) for x in (i, r["name"], r["system_hash"])),
+                               len(cases), plan["runs"], plan["runs"]]
+            scored_parameters = [*cell_parameters[:-1], plan["metric"]["hash"], plan["runs"]]
+
+            def query(sql: str, null: str = "NULL", parameters: list[Any] = cell_parameters) -> Any:
+                return connection.execute(sql.format(releases=values, null=null), parameters) if releases else iter(())
+
+            rows = query(CELL_QUERY, NULL_AS_NUMBER).fetchall()
+            minus_infinity = connection.execute(MINUS_INFINITY).fetchone()[0] == 1
+            columns = _columns(rows, lambda: query(CELL_QUERY).fetchall(), minus_infinity)
             scores = connection.execute(SCORES_QUERY, (plan["metric"]["hash"],)).fetchall()
-            table, holes = _table(rows, scores, cases, releases, plan["runs"], _value_column(plan), texts,
-                                  lambda: connection.execute(DETAILS_QUERY.format(releases=values), parameters))
+            texts_of = (lambda: query(TEXTS_QUERY)) if texts else None
+            table, holes = _table(columns, [row[OUTPUT_HASH] for row in rows], scores, cases, releases, plan["runs"],
+                                  _value_column(plan), lambda: query(DETAILS_QUERY, parameters=scored_parameters),
+                                  texts_of)
             hashes = {r["name"]: r["system_hash"] for r in releases}
             models: dict[str, tuple[set[str], set[str]]] = {name: (set(), set()) for name in hashes}
             for release, system_hash, model, fingerprint in connection.execute(MODELS_QUERY):
@@ -172,21 +194,45 @@ def _numbers(values: list[Any]) -> np.ndarray:
     return np.array(values, dtype=float)
 
 
-def _table(rows: list[tuple[Any, ...]], scores: list[tuple[Any, ...]], cases: list[tuple[str, str]],
-           releases: list[dict[str, Any]], n_runs: int, value_column: str, texts: bool,
-           details: Callable[[], Iterable[tuple[Any, ...]]]) -> tuple[pd.DataFrame, tuple[Hole, ...]]:
+def _columns(rows: list[tuple[Any, ...]], again: Callable[[], list[tuple[Any, ...]]],
+             minus_infinity: bool) -> list[np.ndarray]:
+    """The cells' numbers (the place in the grid, the state, the four figures) as one float array per column
+    (NULL = NaN), in one C pass over all of them when they are all numbers (the common case: NULL fetched as
+    minus infinity, unless the store holds one of its own); by column otherwise, the rows fetched ``again`` with
+    their NULLs (a hand-edited store's texts read as pandas reads them)."""
+    width = COST + 1
+    if not minus_infinity:
+        try:
+            flat = np.fromiter(itertools.chain.from_iterable(map(_NUMBERS, rows)), dtype=float,
+                               count=len(rows) * width)
+        except (TypeError, ValueError):  # a text among them
+            pass
+        else:
+            flat[np.isneginf(flat)] = np.nan
+            return list(flat.reshape(len(rows), width).T)
+        rows = again()
+    elif rows:
+        rows = again()
+    return [_numbers([np.nan if row[i] is None else row[i] for row in rows]) for i in range(width)]
+
+
+_NUMBERS = operator.itemgetter(slice(0, COST + 1))
+
+
+def _table(columns: list[np.ndarray], output_hashes: list[Any], scores: list[tuple[Any, ...]],
+           cases: list[tuple[str, str]], releases: list[dict[str, Any]], n_runs: int, value_column: str,
+           details: Callable[[], Iterable[tuple[Any, ...]]],
+           texts: Callable[[], Iterable[tuple[Any, ...]]] | None) -> tuple[pd.DataFrame, tuple[Hole, ...]]:
     n_cases = len(cases)
     expected = len(releases) * n_cases * n_runs
-    # By column with a comprehension each: zip(*rows) made an iterator per row, 100,000 objects the cyclic
-    # collector passed over (two full collections, 0.08 s, when it runs: the library leaves it on).
-    width = len(rows[0]) if rows else FINGERPRINT + 1
-    columns = [[row[i] for row in rows] for i in range(width)]
-    at = np.array(columns[AT], dtype=np.int64)
-    # A current ok cell is done if its output has an ok score, unscored without one, else the score's hole.
+    at = columns[AT].astype(np.int64)
+    # A current ok cell is done if its output has an ok score, unscored without one, else the score's hole; the
+    # scores are read by one scan and matched by hash with a pandas index (SQLite's join on the scores' key cost
+    # more than the whole rest of the query).
     score_hashes, score_status, score_value = ([score[i] for score in scores] for i in range(3))
-    found = pd.Index(score_hashes, dtype=object).get_indexer(np.array(columns[OUTPUT_HASH], dtype=object))
+    found = pd.Index(score_hashes, dtype=object).get_indexer(np.array(output_hashes, dtype=object))
     found_ok = np.append(np.array(score_status, dtype=object) == "ok", False)[found]  # found -1: the False
-    cell_state = np.array(columns[STATE], dtype=np.int64)
+    cell_state = columns[STATE_AT].astype(np.int64)
     cell_state[(cell_state == 0) & (found < 0)] = 4
     cell_state[(cell_state == 0) & ~found_ok] = 5
     state = np.ones(expected, dtype=np.int64)  # missing unless stored
@@ -198,31 +244,29 @@ def _table(rows: list[tuple[Any, ...]], scores: list[tuple[Any, ...]], cases: li
     grid = np.arange(expected, dtype=np.int64)
     release_at, case_at, runs = grid // (n_cases * n_runs), (grid // n_runs) % n_cases, grid % n_runs
     error = np.full(expected, None, dtype=object)
-    row_of = np.full(expected, -1, dtype=np.int64)
-    row_of[at] = np.arange(len(rows))
-    detail_of = {row[AT]: row for row in details()} if (cell_state != 0).any() else {}
+    detail_of = {int(row[AT]): row for row in details()} if (cell_state != 0).any() else {}
     holes = []
     for i in np.flatnonzero(state != 0):
-        k = row_of[i]
-        score = scores[found[k]] if k >= 0 and found[k] >= 0 else None
-        hole = _hole(int(state[i]), detail_of.get(int(i)), score, str(names[release_at[i]]),
-                     str(case_ids[case_at[i]]), int(runs[i]))
+        hole = _hole(int(state[i]), detail_of.get(int(i)), str(names[release_at[i]]), str(case_ids[case_at[i]]),
+                     int(runs[i]))
         holes.append(hole)
         error[i] = hole.message or hole.reason
     frame: dict[str, Any] = {"release": names[release_at], "case_id": case_ids[case_at], "run": runs,
                              value_column: value, "error": error}
     answered = (cell_state != 1) & (cell_state != 2)  # an errored cell has no figures
-    for name, index in (("latency_ms", LATENCY), ("input_tokens", INPUT_TOKENS), ("output_tokens", OUTPUT_TOKENS),
-                        ("cost", COST)):
+    for name, index in FIGURES:
         column = np.full(expected, np.nan)
-        column[at] = np.where(answered, _numbers(columns[index]), np.nan)
+        column[at] = np.where(answered, columns[index], np.nan)
         frame[name] = column
-    if texts:
-        for name, index in (("output", OUTPUT), ("model", MODEL), ("fingerprint", FINGERPRINT)):
+    if texts is not None:
+        text_rows = list(texts())
+        where = np.array([row[0] for row in text_rows], dtype=np.int64)
+        kept = (state[where] != 1) & (state[where] != 2)
+        for offset, name in enumerate(TEXTS, start=1):
             column = np.full(expected, None, dtype=object)
-            values = np.empty(len(rows), dtype=object)
-            values[:] = columns[index]
-            column[at] = np.where(answered, values, None)
+            stored = np.empty(len(text_rows), dtype=object)
+            stored[:] = [row[offset] for row in text_rows]
+            column[where] = np.where(kept, stored, None)
             frame[name] = column
     table = pd.DataFrame(frame)
     extras = _case_fields(cases)
@@ -244,8 +288,7 @@ def _case_fields(cases: list[tuple[str, str]]) -> pd.DataFrame | None:
     return frame[kept] if kept else None
 
 
-def _hole(state: int, row: tuple[Any, ...] | None, score: tuple[Any, ...] | None, release: str, case_id: str,
-          run: int) -> Hole:
+def _hole(state: int, row: tuple[Any, ...] | None, release: str, case_id: str, run: int) -> Hole:
     what = STATES[state]
     if what == "missing" or row is None:
         return Hole(release, case_id, run, "missing")
@@ -254,6 +297,6 @@ def _hole(state: int, row: tuple[Any, ...] | None, score: tuple[Any, ...] | None
         return Hole(release, case_id, run, row[STATUS], row[ERROR_KIND], attempts, row[ERROR])
     if what == "stale":
         return Hole(release, case_id, run, "stale", None, attempts, "the config changed since this cell ran")
-    if what == "unscored" or score is None:
+    if what == "unscored" or row[SCORE_STATUS] is None:
         return Hole(release, case_id, run, "unscored", None, attempts, "not scored by the current metric")
-    return Hole(release, case_id, run, score[1], None, attempts, score[3])
+    return Hole(release, case_id, run, row[SCORE_STATUS], None, attempts, row[SCORE_ERROR])

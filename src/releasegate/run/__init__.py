@@ -12,7 +12,8 @@ import os
 import sys
 import types
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     from releasegate.load.store_table import Hole
     from releasegate.run.attempts import RunStats
     from releasegate.run.config import RunConfig
-    from releasegate.run.plan import Case, Plan
+    from releasegate.load.store_table import StoreTable
+    from releasegate.run.plan import Plan
     from releasegate.run.store import Store
 
 __all__ = ["RunResult", "run", "run_config"]
@@ -32,21 +34,34 @@ __all__ = ["RunResult", "run", "run_config"]
 
 @dataclass(frozen=True)
 class RunResult:
-    """What a run left: the tidy table (every expected cell; holes have no outcome), the holes, the plan
-    it executed and the counts of what it did. ``complete`` is False while any cell is missing or errored.
-    A dry run has the plan only (no table, no stats)."""
+    """What a run left: the plan it executed, the counts of what it did, how many expected cells are holes, and
+    (read from the store when first asked for, so that a run that needs neither never holds a table of every
+    cell) the tidy table (every expected cell; holes have no outcome) and the holes. ``complete`` is False
+    while any cell is missing or errored. A dry run has the plan only (no table, no stats)."""
 
-    table: pd.DataFrame | None
-    holes: tuple[Hole, ...]
     plan: Plan
     stats: RunStats | None
     store: Path
+    hole_count: int = 0
     dry_run: bool = False
     ranking: tuple[str, ...] = ()  # a sweep's ranking lines ([run.grid]), once every cell is done
+    _read: Callable[[], StoreTable] | None = field(default=None, repr=False, compare=False)
 
     @property
     def complete(self) -> bool:
-        return not self.holes
+        return self.hole_count == 0
+
+    @cached_property
+    def _stored(self) -> StoreTable | None:
+        return None if self._read is None else self._read()
+
+    @property
+    def table(self) -> pd.DataFrame | None:
+        return None if self._stored is None else self._stored.table
+
+    @property
+    def holes(self) -> tuple[Hole, ...]:
+        return () if self._stored is None else self._stored.holes
 
 
 def run(config: str | Path | Mapping[str, Any] | None = None, *, systems: Mapping[str, Any] | None = None,
@@ -94,7 +109,7 @@ def run_config(config: RunConfig, *, dry_run: bool = False, only: str | None = N
     ``clock``, ``sleep``, ``callers`` and ``environ`` are for tests (an injected clock makes retries cost no
     real time)."""
     from releasegate.run.lock import StoreLock
-    from releasegate.run.plan import check_cases, make_plan, read_cases, save_expected
+    from releasegate.run.plan import check_cases, count_done, make_plan, read_cases, save_expected
     from releasegate.run.store import Store, is_store
     from releasegate.run.table import read_store
 
@@ -102,22 +117,23 @@ def run_config(config: RunConfig, *, dry_run: bool = False, only: str | None = N
     check_cases(config, cases, only)
     if dry_run:
         if not is_store(config.store):
-            return RunResult(None, (), make_plan(None, config, cases, only=only), None, config.store, dry_run=True)
+            return RunResult(make_plan(None, config, cases, only=only), None, config.store, dry_run=True)
         with Store(config.store, read_only=True) as db:
-            return RunResult(None, (), make_plan(db, config, cases, only=only), None, config.store, dry_run=True)
+            return RunResult(make_plan(db, config, cases, only=only), None, config.store, dry_run=True)
     environ = os.environ if environ is None else environ
     with StoreLock(config.store), Store(config.store, fresh=fresh) as db:
         plan = make_plan(db, config, cases, only=only)
         keys = check_keys(config, plan, environ, callers or {})
         if announce is not None and plan.counts["stale"]:
             announce(f"{plan.counts['stale']} cell(s) are stale (their system or case changed) and run again")
-        save_expected(db, config, cases)
-        stats = _execute(config, db, cases, plan, progress=progress, clock=clock, sleep=sleep, callers=callers,
+        save_expected(db, config)
+        stats = _execute(config, db, plan, progress=progress, clock=clock, sleep=sleep, callers=callers,
                          environ=environ, keys=keys)
-        result = read_store(config.store)
-        ranking = _sweep_ranking(config, result)
+        holes = len(cases) * config.runs * len(config.systems) - count_done(db.connection, config, len(cases))
+        ranking = _sweep_ranking(config, holes)
         db.set_meta("sweep_ranking", list(ranking))  # what report / check on the store put in the notes
-    return RunResult(result.table, result.holes, plan, stats, config.store, ranking=ranking)
+    store = config.store
+    return RunResult(plan, stats, store, hole_count=holes, ranking=ranking, _read=lambda: read_store(store))
 
 
 def check_keys(config: RunConfig, plan: Plan, environ: Mapping[str, str], callers: Mapping[str, Any]) -> list[str]:
@@ -125,9 +141,9 @@ def check_keys(config: RunConfig, plan: Plan, environ: Mapping[str, str], caller
     stop the run at its first call and leave a cell behind); returns the keys, for the redactor."""
     from releasegate.run.runner import JUDGE
 
-    needed = {key[0] for key in plan.calls}
+    needed = {name for name, count in plan.calls_by_system.items() if count}
     systems = [(s.name, s) for s in config.systems if s.name in needed]
-    if config.metric.judge is not None and (plan.calls or plan.rescore or plan.cached):
+    if config.metric.judge is not None and (plan.calls or plan.counts["unscored"] or plan.cached):
         systems.append((JUDGE, config.metric.judge))
     keys = []
     for name, system in systems:
@@ -143,18 +159,19 @@ def check_keys(config: RunConfig, plan: Plan, environ: Mapping[str, str], caller
     return keys
 
 
-def _sweep_ranking(config: RunConfig, result: Any) -> tuple[str, ...]:
+def _sweep_ranking(config: RunConfig, holes: int) -> tuple[str, ...]:
     """A complete sweep's candidates ranked against the baseline (Holm across them); none while holes remain."""
-    if not config.grid_candidates or result.holes or config.grid_baseline is None:
+    if not config.grid_candidates or holes or config.grid_baseline is None:
         return ()
     from releasegate.run.sweep import describe_ranking, rank_candidates
+    from releasegate.run.table import read_store
 
     value = "passed" if config.metric.value == "passed" else "score"
-    ranked = rank_candidates(result.table, config.grid_baseline, config.grid_candidates, value)
+    ranked = rank_candidates(read_store(config.store).table, config.grid_baseline, config.grid_candidates, value)
     return tuple(describe_ranking(ranked, config.grid_baseline))
 
 
-def _execute(config: RunConfig, db: Store, cases: list[Case], plan: Plan, *, progress: bool,
+def _execute(config: RunConfig, db: Store, plan: Plan, *, progress: bool,
              clock: Callable[[], float] | None, sleep: Callable[[float], Any] | None,
              callers: Mapping[str, Any] | None, environ: Mapping[str, str], keys: list[str]) -> RunStats:
     import time
@@ -163,10 +180,10 @@ def _execute(config: RunConfig, db: Store, cases: list[Case], plan: Plan, *, pro
     from releasegate.run.runner import Runner
     from releasegate.run.secrets import Redactor
 
-    bar = Progress(total=len(plan.calls)) if progress else None
+    bar = Progress(total=plan.calls) if progress else None
 
     async def execute() -> RunStats:
-        runner = Runner(config, db, cases, clock=clock or time.monotonic, sleep=sleep or asyncio.sleep,
+        runner = Runner(config, db, clock=clock or time.monotonic, sleep=sleep or asyncio.sleep,
                         progress=bar, callers=callers, environ=environ, redactor=Redactor(keys))
         return await runner.execute(plan)
 

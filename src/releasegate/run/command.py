@@ -67,13 +67,13 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
         echo(f"dry run: {result.plan.describe()}")
         return EXIT_DONE
     stats = result.stats
-    assert stats is not None and result.table is not None
+    assert stats is not None
     if not progress:
         echo(summary_line(stats))
     if output is not None:
         write_table(result.table, output)
         echo(f"wrote {output}")
-    if sheet is not None and not result.holes:
+    if sheet is not None and result.complete:
         from releasegate.run.labelling import DEFAULT_LABELS, labelling_sheet
 
         rows = labelling_sheet(result.table, DEFAULT_LABELS if labels is None else labels, config.seed)
@@ -81,12 +81,12 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
         echo(f"wrote {sheet}: {rows['case_id'].nunique()} cases to label on every release (fill the label "
              "column with pass or fail, then give it to report or check with --gold)")
     elif sheet is not None:
-        echo(f"no labelling sheet: {len(result.holes)} cells are holes; run again to fill them first")
+        echo(f"no labelling sheet: {result.hole_count} cells are holes; run again to fill them first")
     for line in result.ranking:
         echo(line)
     if stats.stopped:
         raise InputError(stats.stopped)
-    if result.holes:
+    if not result.complete:
         shown = "; ".join(h.describe() for h in result.holes[:5])
         more = f" and {len(result.holes) - 5} more" if len(result.holes) > 5 else ""
         echo(f"{len(result.holes)} cells missing or errored ({shown}{more}): run again to resume")
@@ -110,8 +110,8 @@ def settle_command(config, budget: int | None, echo: Callable[[str], None], say:
             echo(summary_line(result.stats))
         if result.stats.stopped:
             raise InputError(result.stats.stopped)
-        if result.holes:
-            echo(f"{len(result.holes)} cells of the second phase missing or errored: run again with --settle to "
+        if not result.complete:
+            echo(f"{result.hole_count} cells of the second phase missing or errored: run again with --settle to "
                  "resume (look 1 is read from the first runs again, so nothing is decided twice)")
         elif output is not None:
             write_table(result.table, output)

@@ -75,7 +75,6 @@ class FakeProvider:
     def __init__(self, system: SystemConfig, reference_field: str = "reference", sleep: Any = None) -> None:
         self.system, self.reference_field, self.sleep = system, reference_field, sleep
         self.calls = 0
-        self.log: list[tuple[str, str, int, int]] = []
 
     async def close(self) -> None:
         return None
@@ -84,7 +83,6 @@ class FakeProvider:
         self.calls += 1
         spec = self.system.spec
         case_id = str(request.case.get("case_id"))
-        self.log.append((request.release, case_id, request.run, request.attempt))
         if spec["latency_s"]:
             if self.sleep is None:
                 import asyncio

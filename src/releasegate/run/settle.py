@@ -116,7 +116,7 @@ def settle(config: RunConfig, *, budget: int | None, execute: Callable[[RunConfi
     echo(f"settle: {added} more run(s) of {cases} cases on {len(config.systems)} systems (at most {added * per_run} "
          f"call(s){'' if budget is None else f', budget {budget}'})")
     result = execute(second_config)
-    if result.holes:
+    if not result.complete:
         return None
     second, _ = look(second_config, policy, baseline, design.second_alpha)
     echo(f"settle: look 2 ({second_config.runs} run(s) a case, alpha {design.second_alpha:g}): "

@@ -1,20 +1,24 @@
-"""The run store: one SQLite file (WAL) per store directory; cells, answers and scores, each cell committed on its own.
+"""The run store: one SQLite file (WAL) per store directory; cells, answers and scores, committed in bounded batches.
 
 WAL with synchronous=NORMAL: a commit survives a killed process (the log is written before the commit
 returns); only a power loss may drop the last commits, which a resume re-runs. Writing a cell twice is an
 upsert on (release, case_id, run), so a late duplicate answer leaves one row.
 
-``cells`` is the current state of each expected cell; ``answers`` keeps every answer ever received, by content
-(release, system hash, case input hash, run: the request sent, seed included, is a function of these), so that a
-config changed and changed back finds its answers again instead of calling. The release is part of the key:
-the same system under two names is called twice (that is how a rerun measures run-to-run churn).
+``cells`` is the current state of each expected cell and holds its answer; ``answers`` keeps the answers a cell
+no longer holds, by content (release, system hash, case input hash, run: the request sent, seed included, is a
+function of these), so that a config changed and changed back finds its answers again instead of calling. A
+trigger moves an ok cell's answer there when a write replaces it with another answer or an error, so every
+answer ever received is in one of the two tables and each is stored once: a store is about one cell row per
+cell (earlier stores copied every answer into ``answers`` as it came, twice the bytes, and an index of two
+64-character hashes on top). The release is part of the key: the same system under two names is called twice
+(that is how a rerun measures run-to-run churn).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
@@ -48,7 +52,17 @@ CREATE TABLE IF NOT EXISTS answers (
     input_tokens INTEGER, output_tokens INTEGER, cost REAL, latency_ms REAL,
     model TEXT, fingerprint TEXT, finish_reason TEXT, attempts TEXT NOT NULL,
     started_at TEXT NOT NULL, finished_at TEXT NOT NULL,
-    PRIMARY KEY (release, system_hash, input_hash, run));
+    PRIMARY KEY (release, system_hash, input_hash, run)) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS keep_replaced_answer BEFORE UPDATE ON cells
+WHEN old.status = 'ok' AND old.output IS NOT NULL
+     AND NOT (new.status = 'ok' AND new.system_hash = old.system_hash AND new.input_hash = old.input_hash)
+BEGIN
+    INSERT OR REPLACE INTO answers (release, system_hash, input_hash, run, output, output_hash, input_tokens,
+        output_tokens, cost, latency_ms, model, fingerprint, finish_reason, attempts, started_at, finished_at)
+    VALUES (old.release, old.system_hash, old.input_hash, old.run, old.output, old.output_hash, old.input_tokens,
+        old.output_tokens, old.cost, old.latency_ms, old.model, old.fingerprint, old.finish_reason, old.attempts,
+        old.started_at, old.finished_at);
+END;
 """
 
 CELL_COLUMNS = ("release", "case_id", "run", "input_hash", "system_hash", "status", "output", "output_hash",
@@ -56,9 +70,6 @@ CELL_COLUMNS = ("release", "case_id", "run", "input_hash", "system_hash", "statu
                 "error_kind", "error", "attempts", "started_at", "finished_at")
 SCORE_COLUMNS = ("output_hash", "metric_hash", "metric", "status", "value", "judge_prompt", "judge_reply", "error",
                  "scored_at")
-ANSWER_COLUMNS = ("release", "system_hash", "input_hash", "run", "output", "output_hash", "input_tokens",
-                  "output_tokens", "cost", "latency_ms", "model", "fingerprint", "finish_reason", "attempts",
-                  "started_at", "finished_at")
 # Writing a cell or a score twice is an upsert: a late duplicate answer overwrites, leaving one row.
 UPSERT_CELL = (f"INSERT INTO cells ({', '.join(CELL_COLUMNS)}) VALUES ({', '.join('?' * len(CELL_COLUMNS))}) "
                "ON CONFLICT(release, case_id, run) DO UPDATE SET "
@@ -66,20 +77,6 @@ UPSERT_CELL = (f"INSERT INTO cells ({', '.join(CELL_COLUMNS)}) VALUES ({', '.joi
 UPSERT_SCORE = (f"INSERT INTO scores ({', '.join(SCORE_COLUMNS)}) VALUES ({', '.join('?' * len(SCORE_COLUMNS))}) "
                 "ON CONFLICT(output_hash, metric_hash) DO UPDATE SET "
                 + ", ".join(f"{c} = excluded.{c}" for c in SCORE_COLUMNS[2:]))
-PUT_ANSWER = (f"INSERT OR REPLACE INTO answers ({', '.join(ANSWER_COLUMNS)}) "
-              f"VALUES ({', '.join('?' * len(ANSWER_COLUMNS))})")
-# A cached answer becomes the cell again (no call): the cell's columns from the answer's.
-RESTORE_CELL = (f"INSERT INTO cells ({', '.join(CELL_COLUMNS)}) SELECT release, ?, run, input_hash, system_hash, "
-                "'ok', output, output_hash, input_tokens, output_tokens, cost, latency_ms, model, fingerprint, "
-                "finish_reason, NULL, NULL, attempts, started_at, finished_at FROM answers "
-                "WHERE release = ? AND system_hash = ? AND input_hash = ? AND run = ? "
-                "ON CONFLICT(release, case_id, run) DO UPDATE SET "
-                + ", ".join(f"{c} = excluded.{c}" for c in CELL_COLUMNS[3:]))
-# Version 1 had no answers table: its ok cells are the first answers.
-MIGRATE_1 = (f"INSERT OR IGNORE INTO answers ({', '.join(ANSWER_COLUMNS)}) SELECT {', '.join(ANSWER_COLUMNS)} "
-             "FROM cells WHERE status = 'ok' AND output IS NOT NULL")
-
-AnswerKey = tuple[str, str, str, int]  # release, system_hash, input_hash, run
 
 
 class Store:
@@ -114,12 +111,8 @@ class Store:
             raise StoreError(f"{path}: store schema version {version}, this releasegate reads up to {SCHEMA_VERSION}")
         if not read_only and version != SCHEMA_VERSION:
             with self.connection:
-                self.connection.execute("BEGIN")
-                if version == 1:
-                    self.connection.execute(MIGRATE_1)
+                self.connection.execute("BEGIN")  # a version 1 store's ok cells hold its answers already
                 self._set_meta("schema_version", SCHEMA_VERSION)
-        self.has_answers = self.connection.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'answers'").fetchone() is not None
 
     def __enter__(self) -> Self:
         return self
@@ -148,80 +141,34 @@ class Store:
         self.connection.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
                                 "value = excluded.value", (key, json.dumps(value, sort_keys=True)))
 
-    def save_plan(self, plan: Mapping[str, Any], cases: Iterable[tuple[str, str, Mapping[str, Any]]]) -> None:
-        """The expected cells (releases x cases x runs, metric): what "complete" is judged against."""
+    def save_plan(self, plan: Mapping[str, Any]) -> None:
+        """The expected cells (releases x cases x runs, metric): what "complete" is judged against. The cases
+        are the ones :func:`releasegate.run.plan.make_plan` put in this connection's ``temp.plan_cases``."""
         with self.connection:
             self.connection.execute("BEGIN")
             self.connection.execute("DELETE FROM cases")
-            self.connection.executemany(
-                "INSERT INTO cases (case_id, position, input_hash, fields) VALUES (?, ?, ?, ?)",
-                ((case_id, i, input_hash, json.dumps(fields, default=str)) for i, (case_id, input_hash, fields)
-                 in enumerate(cases)))
+            self.connection.execute("INSERT INTO cases (case_id, position, input_hash, fields) "
+                                    "SELECT case_id, position, input_hash, fields FROM temp.plan_cases")
             self._set_meta("plan", plan)
 
     def plan(self) -> dict[str, Any] | None:
         return self.get_meta("plan")
 
-    def cases(self) -> list[tuple[str, str, dict[str, Any]]]:
-        rows = self.connection.execute("SELECT case_id, input_hash, fields FROM cases ORDER BY position")
-        return [(case_id, input_hash, json.loads(fields)) for case_id, input_hash, fields in rows]
-
     # -- cells ----------------------------------------------------------------------------------------
     def put_cell(self, cell: Mapping[str, Any], score: Mapping[str, Any] | None = None) -> None:
-        """Upsert one cell (and its score, if given; and its answer, if ok) and commit: one transaction."""
+        """Upsert one cell (and its score, if given) and commit: one transaction."""
         values = [cell.get(c) for c in CELL_COLUMNS]
-        values[CELL_COLUMNS.index("attempts")] = attempts = json.dumps(list(cell.get("attempts") or ()))
+        values[CELL_COLUMNS.index("attempts")] = json.dumps(list(cell.get("attempts") or ()))
         connection = self.connection
         connection.execute("BEGIN")
         try:
             connection.execute(UPSERT_CELL, values)
-            if cell.get("status") == "ok":
-                connection.execute(PUT_ANSWER, [attempts if c == "attempts" else cell.get(c) for c in ANSWER_COLUMNS])
             if score is not None:
                 connection.execute(UPSERT_SCORE, [score.get(c) for c in SCORE_COLUMNS])
             connection.execute("COMMIT")
         except BaseException:
             connection.execute("ROLLBACK")
             raise
-
-    def restore_answers(self, cells: Iterable[tuple[str, AnswerKey]]) -> int:
-        """Cached answers become their cells again, in one transaction: (case_id, answer key) pairs."""
-        with self.connection:
-            self.connection.execute("BEGIN")
-            cursor = self.connection.executemany(RESTORE_CELL, ((case_id, *key) for case_id, key in cells))
-        return cursor.rowcount
-
-    def cell_states(self, metric_hash: str = "") -> dict[tuple[str, str, int], tuple[str, str, str, bool]]:
-        """(release, case_id, run) -> (status, input_hash, system_hash, scored ok under metric_hash); plain
-        tuples and the join done by SQLite, since a resume of 100,000 cells builds one per cell."""
-        rows = self.connection.execute(
-            "SELECT c.release, c.case_id, c.run, c.status, c.input_hash, c.system_hash, s.status IS 'ok' "
-            "FROM cells c LEFT JOIN scores s ON s.output_hash = c.output_hash AND s.metric_hash = ?", (metric_hash,))
-        return {row[:3]: row[3:] for row in rows}
-
-    def answered(self, keys: list[AnswerKey]) -> set[AnswerKey]:
-        """Which of these (release, system hash, input hash, run) have an answer stored."""
-        if not keys or not self.has_answers:
-            return set()
-        if len(keys) > 2000:  # many: one scan of the releases' answers beats a lookup each
-            found: set[AnswerKey] = set()
-            for release, system_hash in {(k[0], k[1]) for k in keys}:
-                found.update((release, system_hash, h, r) for h, r in self.connection.execute(
-                    "SELECT input_hash, run FROM answers WHERE release = ? AND system_hash = ?",
-                    (release, system_hash)))
-            return found & set(keys)
-        query = "SELECT 1 FROM answers WHERE release = ? AND system_hash = ? AND input_hash = ? AND run = ?"
-        return {key for key in keys if self.connection.execute(query, key).fetchone() is not None}
-
-    def distinct_outputs(self, keys: list[tuple[str, str, int]]) -> int:
-        """How many distinct outputs these cells hold (a judge is asked once per output)."""
-        wanted = set(keys)
-        rows = self.connection.execute("SELECT release, case_id, run, output_hash FROM cells WHERE status = 'ok'")
-        return len({row[3] for row in rows if row[:3] in wanted})
-
-    def cell_output(self, key: tuple[str, str, int]) -> tuple[str, str] | None:
-        return self.connection.execute(
-            "SELECT output, output_hash FROM cells WHERE release = ? AND case_id = ? AND run = ?", key).fetchone()
 
     def cells(self) -> list[dict[str, Any]]:
         cursor = self.connection.execute(f"SELECT {', '.join(CELL_COLUMNS)} FROM cells")
@@ -253,11 +200,6 @@ class Store:
         cursor = self.connection.execute(
             f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores WHERE metric_hash = ?", (metric_hash,))
         return {row[0]: dict(zip(SCORE_COLUMNS, row, strict=True)) for row in cursor}
-
-    def scored_ok(self, metric_hash: str) -> set[str]:
-        rows = self.connection.execute("SELECT output_hash FROM scores WHERE metric_hash = ? AND status = 'ok'",
-                                       (metric_hash,))
-        return {row[0] for row in rows}
 
     # -- health ---------------------------------------------------------------------------------------
     def integrity(self) -> str:

@@ -4,10 +4,13 @@ A commit costs 150-250 microseconds of wall time here (the WAL append and, every
 checkpoint with its fsync). One commit per cell on the event loop's thread held up every request in flight
 for that long; a writer thread woken for every cell fought the loop for the interpreter lock (0.3 ms a cell,
 measured). So the writes of a turn of the loop are handed, together, to one writer thread; while it commits,
-the next batch gathers: one commit per cell while cells come slowly, one for several when they come fast. A
-killed process loses only the cells in flight and those waiting for the commit under way (milliseconds'
-worth); a resume calls them again. Each cell is written with its answer and, for a local
-metric, its score, in the same transaction, so a stored cell is never without them.
+the next batch gathers: one commit per cell while cells come slowly, one for several when they come fast. The
+batch is bounded: past :data:`MAX_PENDING` rows waiting, the cells that finish wait for the commit under way
+(:meth:`StoreWriter.room`) instead of piling up, so a run's memory does not grow with its plan when the calls
+outpace the disk. A killed process loses only the cells in flight, those in the commit under way and at most
+:data:`MAX_PENDING` rows waiting for the next (a fraction of a second's worth); a resume calls them again. Each
+cell is written with its answer and, for a local metric, its score, in the same transaction, so a stored cell
+is never without them.
 
 A write that fails (a full disk, a store deleted under the run) stops the run with one line: the error is
 raised by the next :meth:`StoreWriter.put` and by :meth:`StoreWriter.close`.
@@ -23,21 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import StoreError
-from releasegate.run.store import ANSWER_COLUMNS, CELL_COLUMNS, PUT_ANSWER, SCORE_COLUMNS, UPSERT_CELL, UPSERT_SCORE
+from releasegate.run.store import CELL_COLUMNS, SCORE_COLUMNS, UPSERT_CELL, UPSERT_SCORE
 
 Statement = tuple[str, Sequence[Any]]
-
-
-def cell_statements(cell: Mapping[str, Any], score: Mapping[str, Any] | None) -> list[Statement]:
-    """The upserts of one cell: the cell, its answer when ok (the content cache), its score if given."""
-    attempts = json.dumps(list(cell.get("attempts") or ()))
-    values = [attempts if c == "attempts" else cell.get(c) for c in CELL_COLUMNS]
-    statements: list[Statement] = [(UPSERT_CELL, values)]
-    if cell.get("status") == "ok":
-        statements.append((PUT_ANSWER, [attempts if c == "attempts" else cell.get(c) for c in ANSWER_COLUMNS]))
-    if score is not None:
-        statements.append(score_statement(score))
-    return statements
+MAX_PENDING = 2048  # rows waiting for the next commit; beyond, finished cells wait for the commit under way
+ONE_OK_ATTEMPT = [{"n": 1, "kind": "ok", "status": None, "message": ""}]
+ONE_OK_ATTEMPT_JSON = json.dumps(ONE_OK_ATTEMPT)  # most cells: encoded once, not once a cell
 
 
 def score_statement(score: Mapping[str, Any]) -> Statement:
@@ -65,6 +59,20 @@ class StoreWriter:
         self._raise()
         self.pending.extend(statements)
         self._schedule()
+
+    @property
+    def full(self) -> bool:
+        return len(self.pending) >= MAX_PENDING
+
+    async def room(self) -> None:
+        """Wait while :data:`MAX_PENDING` rows or more wait for a commit (the one under way ends, the next
+        starts with them)."""
+        while self.full and self.error is None:
+            if self.committing is None:
+                self._flush()
+                continue
+            await asyncio.wait([self.committing])
+        self._raise()
 
     def _schedule(self) -> None:
         if not self.scheduled and self.committing is None:
