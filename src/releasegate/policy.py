@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import PolicyError
+from releasegate.files import TEXT_CAP, read_text_capped
 from releasegate.kinds import (
     CRITICAL_RULES,
     CRITICAL_TESTS,
@@ -137,13 +138,8 @@ POLICY_KEYS = frozenset(f.name for f in dataclasses.fields(Policy))
 
 def load_policy_file(path: Path) -> dict[str, Any]:
     """Read a releasegate.toml into a plain dict of policy keys (not yet validated)."""
-    try:
-        # utf-8-sig: a byte-order mark (Windows editors write one) is read as nothing, as in a results CSV.
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise PolicyError(f"policy file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PolicyError(f"cannot read policy file {path}: {exc}") from None
+    # utf-8-sig: a byte-order mark (Windows editors write one) is read as nothing, as in a results CSV.
+    text = read_text_capped(path, "policy file", cap=TEXT_CAP, error=PolicyError, encoding="utf-8-sig")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -379,8 +379,9 @@ from input_cases_fail_closed import FAIL_CLOSED_CASES  # noqa: E402
 from input_cases_gold import GOLD_CASES  # noqa: E402
 from input_cases_harness import HARNESS_CASES  # noqa: E402
 from input_cases_issue28 import ISSUE_28_CASES  # noqa: E402
+from input_cases_round4 import ROUND_4_CASES  # noqa: E402
 
-CASES += FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES + HARNESS_CASES
+CASES += FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES + HARNESS_CASES + ROUND_4_CASES
 
 
 @dataclass(frozen=True)
@@ -398,6 +399,9 @@ def prepare(case: Case, work: Path) -> None:
     for name, content in case.files.items():
         if name.endswith("/"):
             (work / name).mkdir()
+            continue
+        if name.endswith("|"):  # a FIFO (named pipe) that nothing writes to
+            os.mkfifo(work / name[:-1])
             continue
         data = content() if callable(content) else content
         (work / name).parent.mkdir(parents=True, exist_ok=True)  # a harness's folder of files

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.files import TABLE_CAP
 from releasegate.load.columns import rename_columns, require_column
 from releasegate.load.sources import check_file, sha256_of
 from releasegate.load.tidy import identity_names, read_tidy
@@ -17,7 +18,7 @@ from releasegate.model import InputFile
 def join_cases(table: pd.DataFrame, path: Path, columns: Mapping[str, str],
                 seen: set[str]) -> tuple[pd.DataFrame, InputFile]:
     """Join a case table (case_id plus attributes such as category, cluster, input) onto the results."""
-    check_file(path)
+    check_file(path, "case file", TABLE_CAP)
     cases = read_tidy(path, identity_names(columns))
     seen.update(map(str, cases.columns))
     cases = rename_columns(cases, {k: v for k, v in columns.items() if k not in ("release",)}, path, ("case_id",))
