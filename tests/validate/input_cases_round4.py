@@ -6,9 +6,12 @@ Kept beside tests/validate/input_cases.py, which appends them to its CASES.
 
 from __future__ import annotations
 
-from input_cases import BASE, GOOD, Case
+from input_cases import BASE, GOOD, Case, csv
 
 OVER_A_MIB = b"# a comment\n" * (1 + (1 << 20) // 12)
+# Scores of 0.1 to 0.9 written in units where they sit on top of 1e12: only the last few digits differ.
+OFFSET_SCORES = csv(*(f"{r},c{i},{1e12 + (i + (r == 'r2')) / 10!r}" for r in ("r1", "r2") for i in range(1, 9)),
+                    header="release,case_id,score")
 
 ROUND_4_CASES: tuple[Case, ...] = (
     # --- files are regular files, read within a cap --------------------------------------------------------
@@ -30,4 +33,8 @@ ROUND_4_CASES: tuple[Case, ...] = (
     Case("policy-over-cap", "a policy file over its cap", "`--policy p.toml` of 1 MiB of comments",
          {"results.csv": GOOD, "p.toml": OVER_A_MIB}, ("results.csv", *BASE, "--policy", "p.toml"),
          ("policy file p.toml is 1,048,584 bytes", "over the cap of 1 MiB"), kind="policy"),
+    # --- scores at any scale --------------------------------------------------------------------------------
+    Case("scores-lost-digits", "scores that differ only in their last digits",
+         "scores of 1e12 + 0.1 to 1e12 + 0.9", {"results.csv": OFFSET_SCORES}, ("results.csv", *BASE),
+         ("agree in their first nine digits", "subtract a constant"), kind="value"),
 )

@@ -121,7 +121,26 @@ def outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, OutcomeKind
     finite = score.dropna()
     if len(finite) and finite.isin([0.0, 1.0]).all():
         return score, OutcomeKind.BINARY
+    _refuse_lost_digits(finite)
     return score, OutcomeKind.CONTINUOUS
+
+
+# Scores whose spread is below this share of their magnitude differ only in digits a 64-bit float barely holds
+# (about 16): the differences would be rounding, and the comparison would depend on the units chosen.
+MIN_RELATIVE_SPREAD = 1e-9
+
+
+def _refuse_lost_digits(scores: pd.Series) -> None:
+    """Refuse scores that all agree in their first nine digits but not in all of them (1e12 + a small score):
+    the analysis is the same in any units only where the differences are well above the floats' rounding."""
+    if len(scores) < 2:
+        return
+    low, high = float(scores.min()), float(scores.max())
+    magnitude = max(abs(low), abs(high))
+    if 0 < high - low < MIN_RELATIVE_SPREAD * magnitude:
+        raise BadValueError(f"'score' values span {high - low:.3g} at a magnitude of {magnitude:.3g}: they agree "
+                            "in their first nine digits, and their differences are at the rounding of 64-bit floats;"
+                            " subtract a constant from every score (e.g. the smallest) and compare again")
 
 
 def _check_threshold(score: pd.Series, policy: Policy) -> None:
