@@ -87,7 +87,42 @@ def _check_not_inputs(paths: list[Path], kw: dict) -> None:
     check_outputs_are_not_inputs(paths, inputs)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineUsage(click.ClickException):
+    """A usage error (an unknown option, a flag's value of the wrong type) as the one line every bad input gets."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def show(self, file=None) -> None:
+        from releasegate.text import one_line
+
+        click.echo(f"releasegate: error[input]: {one_line(self.message)}", err=True)
+
+
+class Commands(click.Group):
+    """The command group: click's several-line usage errors become one line and exit status 2."""
+
+    @staticmethod
+    def _one_line(error: click.UsageError) -> click.UsageError:
+        if type(error).__name__ == "NoArgsIsHelpError":  # no arguments at all: click shows the help, as asked
+            return error
+        words = error.ctx.command_path.split()[1:] if error.ctx is not None else []
+        command = " ".join(["releasegate", *words])  # the program's name whatever it was started as
+        return OneLineUsage(f"{error.format_message()} (see {command} --help)")
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:
+            raise self._one_line(error) from error.__cause__
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise self._one_line(error) from error.__cause__
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="releasegate")
 def main() -> None:
     """Decide whether a release may ship: paired statistics on per-case eval results, written as a release note.

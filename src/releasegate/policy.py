@@ -56,6 +56,7 @@ GUARDRAILS = ("max_latency_p95_ratio", "max_latency_mean_ratio", "max_cost_ratio
 # [prices."RELEASE"]: what a million input and a million output tokens cost that release (dollars).
 PRICE_KEYS = ("input_per_million", "output_per_million")
 MAX_RESAMPLES = 1_000_000
+MIN_ALPHA = 1e-6
 
 
 @dataclass(frozen=True)
@@ -273,8 +274,11 @@ def _check(p: Policy) -> None:
                 or not (0 < value < high):
             raise PolicyError(f"{name} must be a number between 0 and {high:g} (both excluded), got {value!r}")
 
-    # Above 0.5 the "1 - 2 alpha" interval of the non-inferiority test has a negative level.
+    # Above 0.5 the "1 - 2 alpha" interval of the non-inferiority test has a negative level; below one in a
+    # million it is not a level a release is judged at, and below about 1e-17 that interval's level is 1.
     unit("alpha", p.alpha, 0.5)
+    if p.alpha < MIN_ALPHA:
+        raise PolicyError(f"alpha must be at least {MIN_ALPHA:g} (0.05 is usual, 0.01 strict), got {p.alpha!r}")
     if isinstance(p.critical_weight, bool) or not isinstance(p.critical_weight, (int, float)) \
             or not math.isfinite(p.critical_weight) or not 0 < p.critical_weight <= 1000:
         raise PolicyError(f"critical_weight must be a number above 0 and at most 1000, got {p.critical_weight!r}")
