@@ -289,6 +289,9 @@ def plan_suite(results, debug, **kw) -> None:
     from releasegate.plan.command import plan_command
 
     if kw.get("output") is not None:  # refused before the simulation, as report refuses before the analysis
+        from releasegate.render.output_guard import check_output_places
+
+        check_output_places([kw["output"]])
         _check_not_inputs([kw["output"]], {**kw, "results": results})
     inputs = read_inputs({**kw, "results": results})
     if kw.get("found_policy"):

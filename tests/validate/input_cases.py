@@ -362,15 +362,16 @@ CASES: tuple[Case, ...] = (
     # --- outputs -----------------------------------------------------------------------------------------
     Case("output-missing-dir", "-o into a missing directory", "`-o missing/report.md`",
          {"results.csv": GOOD}, ("results.csv", *BASE), ("output directory does not exist: missing",),
-         outputs=(EXISTING, "missing/report.md")),
+         outputs=(EXISTING, "missing/report.md"), kind="output"),
     Case("output-unknown-suffix", "-o with an unknown suffix", "`-o report.docx`",
          {"results.csv": GOOD}, ("results.csv", *BASE), ("cannot tell the output format of report.docx",),
          outputs=(EXISTING, "report.docx")),
     Case("output-twice", "the same -o given twice", "`-o existing.md -o ./existing.md`",
-         {"results.csv": GOOD}, ("results.csv", *BASE), ("given twice",), outputs=(EXISTING, "./existing.md")),
+         {"results.csv": GOOD}, ("results.csv", *BASE), ("given twice",), outputs=(EXISTING, "./existing.md"),
+         kind="output"),
     Case("output-is-directory", "-o naming a directory", "`-o out.md` where `out.md/` is a directory",
          {"results.csv": GOOD, "out.md/": ""}, ("results.csv", *BASE), ("output path is a directory",),
-         outputs=(EXISTING, "out.md")),
+         outputs=(EXISTING, "out.md"), kind="output"),
 )
 
 # Run as a script, this file is __main__; the added rows import it by name and must find this same module.
