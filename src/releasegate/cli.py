@@ -175,7 +175,7 @@ def report(outputs, archive, paper, pdf_variant, interactive, appendix, comment,
     from releasegate.text import one_line
 
     if kw.get("found_policy"):
-        say(one_line(kw["found_policy"]))
+        say(one_line(kw["found_policy"]), err=True)
     for verdict in result.verdicts:  # release names come from the input: one line each, controls shown
         say(f"{verdict.label:<10}  {one_line(verdict.candidate)}")
     from releasegate.render.console import not_judged
@@ -222,7 +222,7 @@ def check(outputs, paper, pdf_variant, appendix, no_step_summary, comment, comme
     from releasegate.text import one_line
 
     if kw.get("found_policy"):
-        say(one_line(kw["found_policy"]))
+        say(one_line(kw["found_policy"]), err=True)
     from releasegate.render.console import verdict_lines
 
     for line in verdict_lines(result):
@@ -295,7 +295,7 @@ def plan_suite(results, debug, **kw) -> None:
         _check_not_inputs([kw["output"]], {**kw, "results": results})
     inputs = read_inputs({**kw, "results": results})
     if kw.get("found_policy"):
-        say(kw["found_policy"])
+        say(kw["found_policy"], err=True)
     sys.exit(plan_command(tuple(results), kw, echo=say, **inputs))
 
 

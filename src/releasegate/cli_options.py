@@ -57,7 +57,7 @@ def input_options(function, skip: tuple[str, ...] = ()):
                "and the critical test uses it (never a candidate)."),
         option("--candidate", "candidates", multiple=True, help="A candidate to compare (default: every other release)."),
         option("--policy", "policy_path", type=click.Path(path_type=Path),
-               help="Policy TOML file; flags win over it (default: releasegate.toml beside the results or here)."),
+               help="Policy TOML file; flags win over it (default: releasegate.toml beside the results)."),
         option("--no-policy", is_flag=True, help="Use no policy file, even if a releasegate.toml is found."),
         option("--critical", multiple=True,
                help="A critical category: its own exact test (or, with --critical-rule any, any broken case) blocks."),
