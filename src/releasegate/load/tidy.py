@@ -73,7 +73,17 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
     for column in text_columns:
         if column in frame.columns:
             frame[column] = as_text(frame[column])
-    return frame
+    return consolidated(frame)
+
+
+# pandas' parsers give each column a block of its own; past 100 blocks every later column added (the outcome, a
+# metric's column) warns on stderr (PerformanceWarning: "DataFrame is highly fragmented") and copies them all.
+_MANY_COLUMNS = 100
+
+
+def consolidated(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame of many columns as one block per type (a copy); a narrow one as it is (nothing copied)."""
+    return frame.copy() if frame.shape[1] > _MANY_COLUMNS else frame
 
 
 def _read_delimited(path: Path, sep: str, text_columns: tuple[str, ...]) -> pd.DataFrame:

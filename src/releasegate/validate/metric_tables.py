@@ -157,7 +157,10 @@ def _metric_table(table, metadata_columns: tuple[str, ...], metric: str, others:
     policy of a single-metric run of it."""
     spec: Mapping[str, Any] = policy.metrics.get(metric, {})
     values = table[metric]
-    one = table.drop(columns=[c for c in ("passed", "score", metric, *others) if c in table.columns])
+    # Selected, not dropped: a drop leaves a block per column (thousands for a wide file), and adding the
+    # outcome to that warned on stderr (pandas' PerformanceWarning).
+    gone = {"passed", "score", metric, *others}
+    one = table[[c for c in table.columns if c not in gone]]
     kind: MetricKind = spec.get("kind", "auto")
     if kind == "auto":
         try:
