@@ -43,8 +43,9 @@ ALLOWED: dict[str, set[str]] = {
     "api": BASE | {"load", "pipeline", "policy", "render", "model", "plan", "validate"},
     "cli": BASE | {"load", "pipeline", "policy", "render", "demo", "api", "plan", "run", "process", "arguments",
                    "audit", "cli_options"},
-    # The command line's option declarations (shared by report, check, plan, verify): the adapters' options.
-    "cli_options": BASE | {"load"},
+    # The command line's option declarations (shared by report, check, plan, verify): the adapters' options and
+    # the policy keys' flags, each read from its table.
+    "cli_options": BASE | {"load", "policy"},
     # What the options of report, check and verify mean: the pipeline's arguments.
     "arguments": BASE | {"load", "pipeline", "policy"},
     # Notes read back (verify, history, --archive): reruns through the pipeline, renders as the note does.
