@@ -231,7 +231,7 @@ class Policy:
                            "bootstrap resamples and random sign flips", flag="--resamples",
                            section="seed-and-n_resamples")
     title: str | None = key(None, Text(json="string or null"), "the report's title", flag=True,
-                            shown="the first results file's folder name")
+                            shown="the task or description the data names, else the first file's name")
     metrics: Mapping[str, MetricSpec] = key({}, Table(expected="a table per metric", read=read_metrics),
                                             "per-metric kind, direction, critical, and the keys marked per metric",
                                             shown="`{}`", flag_doc="`--metric NAME` (repeatable) names the metrics",
