@@ -18,35 +18,35 @@ COLUMN_FLAGS = (
 )
 
 
-# The policy keys that are one flag each (their option's name is the key).
-POLICY_FLAGS = ("baseline", "baseline_rerun", "critical_rule", "critical_weight", "not_proven", "margin", "alpha",
-                "correction", "mcnemar", "pass_threshold", "min_change", "missing", "allow_missing", "seed",
-                "n_resamples", "title", "gold")
 
 
 def read_inputs(kw: dict, note=None) -> dict:
     """Options -> what the pipeline reads: sources, policy, adapter options, metrics and the policy file. For
     `verify`, ``note`` (a note read back, audit/notes.py) gives the policy and the reading of the inputs that
     its flags do not (no releasegate.toml is looked for: the note holds its policy)."""
-    from releasegate.load.policy_file import find_policy, policy_record, shown
+    from releasegate.load.policy_file import find_policy, policy_record, shown, stray_policy
     from releasegate.load.sources import parse_source
     from releasegate.pipeline import rerun_arguments
-    from releasegate.policy import load_policy_file, make_policy
+    from releasegate.policy import KEYS, load_policy_file, make_policy
 
     sources = [parse_source(text) for text in kw["results"]]
     policy_path = kw.get("policy_path")
     found = policy_path is None and not kw.get("no_policy") and bool(sources) and note is None
     if found:
-        policy_path = find_policy([s.path for s in sources], Path.cwd())
+        policy_path = find_policy([s.path for s in sources])
+        stray = stray_policy([s.path for s in sources], Path.cwd())
+        # Said on stderr after the verdicts, so that a run refused for bad input prints one line.
         if policy_path is not None:
-            # Said with the verdicts, so that a run refused for bad input prints one line.
-            kw["found_policy"] = (f"policy: {shown(policy_path, Path.cwd())} (found; --policy FILE for another, "
-                                  "--no-policy for none)")
+            kw["found_policy"] = (f"policy: {shown(policy_path, Path.cwd())} (found beside the results; --policy "
+                                  "FILE for another, --no-policy for none)")
+        elif stray is not None:
+            kw["found_policy"] = (f"policy: none read; {shown(stray, Path.cwd())} in the working directory is not "
+                                  f"beside the results (--policy {shown(stray, Path.cwd())} to read it)")
     file_values = load_policy_file(policy_path) if policy_path else note.policy_values if note else {}
     columns = {canonical: kw[flag] for flag, canonical in COLUMN_FLAGS if kw.get(flag)}
-    policy = make_policy(file_values, candidates=tuple(kw.get("candidates") or ()),
-                         critical=tuple(kw.get("critical") or ()), columns=columns,
-                         **{key: kw.get(key) for key in POLICY_FLAGS})  # None: not given
+    # Every key with a flag, by its row of the table (its option's name is the key); None or (): not given.
+    flags = {row.name: kw.get(row.name) for row in KEYS if row.flag}
+    policy = make_policy(file_values, columns=columns, **flags)
     recorded = rerun_arguments(note.loading if note else {})
     base = recorded["options"]
     values = {**base.values, **{o.name: kw[o.name] for o in ADAPTER_OPTIONS

@@ -13,7 +13,7 @@ from click.core import ParameterSource
 from releasegate import __version__
 from releasegate.cli_options import OneValued, input_options, option  # noqa: F401 (OneValued: tests build with it)
 from releasegate.plan.options import PLAN_OPTIONS, PLAN_SKIPS
-from releasegate.process import cyclic_gc_paused
+from releasegate.process import cyclic_gc_paused, say
 from releasegate.render import SUFFIXES, formats_help
 
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT, EXIT_NOT_PROVEN = 0, 1, 2, 3
@@ -31,7 +31,7 @@ def _fail(message: str, code: str = "input") -> None:
     """One line on stderr, ``releasegate: error[<code>]: <message>`` (the kinds of releasegate.errors), exit 2."""
     from releasegate.text import one_line
 
-    click.echo(f"releasegate: error[{code}]: {one_line(message)}", err=True)
+    say(f"releasegate: error[{code}]: {one_line(message)}", err=True)
     sys.exit(EXIT_BAD_INPUT)
 
 
@@ -87,7 +87,42 @@ def _check_not_inputs(paths: list[Path], kw: dict) -> None:
     check_outputs_are_not_inputs(paths, inputs)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class OneLineUsage(click.ClickException):
+    """A usage error (an unknown option, a flag's value of the wrong type) as the one line every bad input gets."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def show(self, file=None) -> None:
+        from releasegate.text import one_line
+
+        say(f"releasegate: error[input]: {one_line(self.message)}", err=True)
+
+
+class Commands(click.Group):
+    """The command group: click's several-line usage errors become one line and exit status 2."""
+
+    @staticmethod
+    def _one_line(error: click.UsageError) -> click.UsageError:
+        if type(error).__name__ == "NoArgsIsHelpError":  # no arguments at all: click shows the help, as asked
+            return error
+        words = error.ctx.command_path.split()[1:] if error.ctx is not None else []
+        command = " ".join(["releasegate", *words])  # the program's name whatever it was started as
+        return OneLineUsage(f"{error.format_message()} (see {command} --help)")
+
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:
+            raise self._one_line(error) from error.__cause__
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise self._one_line(error) from error.__cause__
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="releasegate")
 def main() -> None:
     """Decide whether a release may ship: paired statistics on per-case eval results, written as a release note.
@@ -141,15 +176,15 @@ def report(outputs, archive, paper, pdf_variant, interactive, appendix, comment,
     from releasegate.text import one_line
 
     if kw.get("found_policy"):
-        click.echo(one_line(kw["found_policy"]))
+        say(one_line(kw["found_policy"]), err=True)
     for verdict in result.verdicts:  # release names come from the input: one line each, controls shown
-        click.echo(f"{verdict.label:<10}  {one_line(verdict.candidate)}")
+        say(f"{verdict.label:<10}  {one_line(verdict.candidate)}")
     from releasegate.render.console import not_judged
 
     for line in not_judged(result):
-        click.echo(line)
+        say(line)
     for path in [*paths, *([comment] if comment else []), *archived]:
-        click.echo(f"wrote {path}", err=True)
+        say(f"wrote {path}", err=True)
 
 
 @main.command()
@@ -188,16 +223,16 @@ def check(outputs, paper, pdf_variant, appendix, no_step_summary, comment, comme
     from releasegate.text import one_line
 
     if kw.get("found_policy"):
-        click.echo(one_line(kw["found_policy"]))
+        say(one_line(kw["found_policy"]), err=True)
     from releasegate.render.console import verdict_lines
 
     for line in verdict_lines(result):
-        click.echo(line)
+        say(line)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary and not no_step_summary:
         _append_summary(result, Path(summary))
     for path in paths:
-        click.echo(f"wrote {path}", err=True)
+        say(f"wrote {path}", err=True)
     sys.exit(exit_status(result))
 
 
@@ -208,7 +243,7 @@ def _append_summary(result, path: Path) -> None:
     try:
         append_step_summary(result, path)
     except OSError as exc:
-        click.echo(f"releasegate: warning: cannot append to $GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}",
+        say(f"releasegate: warning: cannot append to $GITHUB_STEP_SUMMARY ({path}): {exc.strerror or exc}",
                    err=True)
 
 
@@ -237,8 +272,8 @@ def run_systems(config, dry_run, only, fresh, output, sheet, labels, settle, set
     from releasegate.run.command import run_command
 
     sys.exit(run_command(config, dry_run=dry_run, only=only, fresh=fresh, output=output, sheet=sheet,
-                         labels=labels, echo=lambda line: click.echo(line, err=True), settle=settle,
-                         settle_budget=settle_budget, say=click.echo))
+                         labels=labels, echo=lambda line: say(line, err=True), settle=settle,
+                         settle_budget=settle_budget, say=say))
 
 
 def _options(table):
@@ -255,11 +290,14 @@ def plan_suite(results, debug, **kw) -> None:
     from releasegate.plan.command import plan_command
 
     if kw.get("output"):  # refused before the simulation, as report refuses before the analysis
+        from releasegate.render.output_guard import check_output_places
+
+        check_output_places(list(kw["output"]))
         _check_not_inputs(list(kw["output"]), {**kw, "results": results})
     inputs = read_inputs({**kw, "results": results})
     if kw.get("found_policy"):
-        click.echo(kw["found_policy"])
-    sys.exit(plan_command(tuple(results), kw, echo=click.echo, **inputs))
+        say(kw["found_policy"], err=True)
+    sys.exit(plan_command(tuple(results), kw, echo=say, **inputs))
 
 
 @main.command()
@@ -283,7 +321,7 @@ def verify(ctx, note, debug, **kw) -> None:
     recorded = read_note(note)
     result = verify(recorded, **run_arguments(kw, recorded))
     for line in verification_lines(result):
-        click.echo(line)
+        say(line)
     sys.exit(result.exit_code)
 
 
@@ -298,7 +336,7 @@ def history(notes, outputs, debug) -> None:
     from releasegate.audit.history_render import history_command
 
     for line in history_command(list(notes), list(outputs)):
-        click.echo(line, err=True)
+        say(line, err=True)
 
 
 @main.command()
@@ -313,19 +351,19 @@ def demo(directory, run_example, debug) -> None:
         from releasegate.demo import write_run_demo
 
         written = write_run_demo(directory)
-        click.echo(f"Wrote the run example to {directory}/; from the systems to a release note:")
-        click.echo(f"  releasegate run {written[0]}")
-        click.echo(f"  releasegate check {directory}/store --baseline r1-live")
-        click.echo(f"  releasegate report {directory}/store --baseline r1-live -o note.html -o note.md")
+        say(f"Wrote the run example to {directory}/; from the systems to a release note:")
+        say(f"  releasegate run {written[0]}")
+        say(f"  releasegate check {directory}/store --baseline r1-live")
+        say(f"  releasegate report {directory}/store --baseline r1-live -o note.html -o note.md")
         return
     from releasegate.demo import write_demo
 
     written = write_demo(directory)
-    click.echo(f"Wrote the bank-assistant example to {directory}/:")
+    say(f"Wrote the bank-assistant example to {directory}/:")
     for path in written:
-        click.echo(f"  {path}")
-    click.echo("Open the .html report in a browser, or read the .md one; the .json holds every figure.")
-    click.echo(f"Check a note against its inputs: releasegate verify {directory}/report.pdf "
+        say(f"  {path}")
+    say("Open the .html report in a browser, or read the .md one; the .json holds every figure.")
+    say(f"Check a note against its inputs: releasegate verify {directory}/report.pdf "
                f"{directory}/eval_results.csv --cases {directory}/eval_cases.csv")
 
 

@@ -9,8 +9,10 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
+from releasegate.kinds import LATENCY_UNITS
 from releasegate.load.adapters import FORMATS
 from releasegate.load.adapters import OPTIONS as ADAPTER_OPTIONS
+from releasegate.policy.keys import KEYS, Key
 
 
 # Click keeps the last of `--passed-col a --passed-col b` silently; a user who wrote both meant something the
@@ -45,41 +47,41 @@ def option(*names, **kwargs):
     return click.option(*names, cls=OneValued, **kwargs)
 
 
+def _default_text(row: Key) -> str:
+    if row.shown:
+        return row.shown.replace("`", "")
+    return "none" if row.default is None else str(row.default).lower() if isinstance(row.default, bool) \
+        else str(row.default)
+
+
+def policy_option(row: Key):
+    """The flag of one policy key, from its row of the table (releasegate.policy.keys): its type, its choices
+    (the kinds.py tuple), repeatable for names, on/off for a switch; the help is the row's doc line."""
+    kind = row.value.flag
+    help_text = f"{row.doc[0].upper()}{row.doc[1:]} (default: {_default_text(row)}).".replace("`", "")
+    if kind == "names":
+        return option(row.flag, row.name, multiple=True, help=help_text)
+    if kind == "switch":
+        return option(row.flag, row.name, is_flag=True, default=None, help=help_text)
+    parsed = click.Choice(row.value.options) if kind == "choice" else kind  # type: ignore[attr-defined]
+    return option(row.flag, row.name, type=parsed, help=help_text)
+
+
+def policy_options() -> list:
+    """Every policy key that has a flag, in the table's order."""
+    return [policy_option(row) for row in KEYS if row.flag]
+
+
 def input_options(function, skip: tuple[str, ...] = ()):
     """The options of every command that reads results (report, check, plan): inputs, columns, adapters and
     policy; ``skip`` leaves out the named ones (plan's --seed is its simulation's)."""
     decorators = [
         click.argument("results", nargs=-1, required=True),
         option("--cases", type=click.Path(path_type=Path), help="Case table joined on case_id (category, cluster, input, ...)."),
-        option("--gold", help="Human labels of the judged outcomes (release, case_id, label[, run]): the judge is measured and the comparison corrected."),
-        option("--baseline", help="The live release (default: the policy's)."),
-        option("--baseline-rerun", help="The live release run again on the same cases: churn is measured from it "
-               "and the critical test uses it (never a candidate)."),
-        option("--candidate", "candidates", multiple=True, help="A candidate to compare (default: every other release)."),
         option("--policy", "policy_path", type=click.Path(path_type=Path),
-               help="Policy TOML file; flags win over it (default: releasegate.toml beside the results or here)."),
+               help="Policy TOML file; flags win over it (default: releasegate.toml beside the results)."),
         option("--no-policy", is_flag=True, help="Use no policy file, even if a releasegate.toml is found."),
-        option("--critical", multiple=True,
-               help="A critical category: its own exact test (or, with --critical-rule any, any broken case) blocks."),
-        option("--critical-rule", type=click.Choice(["test", "any"]),
-               help="How a critical category blocks: by its exact test (default) or on any broken case."),
-        option("--critical-weight", type=float, help="Weight of each critical category's own test in the one error "
-               "budget (default 10; the overall test and each category weigh 1)."),
-        option("--not-proven", type=click.Choice(["block", "warn"]), help="What NOT PROVEN does to check: block "
-               "(exit 3, the default) or warn (exit 0, the note says it is allowed by the policy)."),
-        option("--margin", type=float, help="Non-inferiority margin in pass-rate or score units (0 turns it off)."),
-        option("--alpha", type=float, help="Significance level (default 0.05)."),
-        option("--correction", type=click.Choice(["discrete-holm", "holm", "hochberg", "bh", "bonferroni", "none"]),
-                     help="Multiplicity correction (default discrete-holm)."),
-        option("--mcnemar", type=click.Choice(["exact", "midp"]), help="McNemar p used by the gate (default exact)."),
-        option("--pass-threshold", type=float, help="Scores at or above this count as passed."),
-        option("--min-change", type=float, help="A score case counts as improved or worsened only when it moves by "
-               "more than this (default 1% of the score range; the tests read every move)."),
-        option("--missing", type=click.Choice(["refuse", "fail", "drop"]), help="Rows without an outcome (default refuse)."),
-        option("--allow-missing", is_flag=True, default=None, help="Compare shared cases only when case sets differ."),
-        option("--seed", type=int, help="Random seed of every resampling."),
-        option("--resamples", "n_resamples", type=int, help="Bootstrap resamples (default 10,000)."),
-        option("--title", help="Report title (default: the input's folder name)."),
+        *policy_options(),
         option("--case-col", help="Column holding the case id."),
         option("--release-col", help="Column holding the release name."),
         option("--passed-col", help="Column holding pass/fail."),
@@ -89,7 +91,7 @@ def input_options(function, skip: tuple[str, ...] = ()):
         option("--run-col", help="Column holding the run (seed / epoch) index."),
         option("--error-col", help="Column holding an error message (a non-empty value marks the cell errored)."),
         option("--latency-col", help="Column holding the latency (default latency_ms, or latency_s in seconds)."),
-        option("--latency-unit", type=click.Choice(["ms", "s"]), default="ms", show_default=True,
+        option("--latency-unit", type=click.Choice(LATENCY_UNITS), default="ms", show_default=True,
                help="Unit of the latency column."),
         option("--wide", is_flag=True, help="One row per case, one outcome column per release (--release-cols)."),
         option("--release-cols", help="With --wide: the release columns, comma-separated (r1,r2)."),

@@ -37,14 +37,15 @@ def pct(x: float, digits: int = 1) -> str:
     return f"{x * 100:.{digits}f}%" if is_number(x) else "n/a"
 
 
+def _with_sign(x: float, scaled: float, digits: int) -> str:
+    """The sign rule of every signed figure: "+" at or above zero, "-" below it, even when the figure rounds to
+    zero (-0.0004 -> "-0.000": a loss too small to show is still a loss, never "+0.000")."""
+    return f"{'-' if x < 0 else '+'}{abs(scaled):.{digits}f}"
+
+
 def points(x: float, digits: int = 1) -> str:
-    """A difference of rates in percentage points with its sign: 0.015 -> +1.5."""
-    if not is_number(x):
-        return "n/a"
-    value = round(x * 100, digits)
-    if value == 0:
-        value = 0.0  # no "-0.0"
-    return f"{value:+.{digits}f}"
+    """A difference of rates in percentage points with its sign: 0.015 -> +1.5; -0.0001 -> -0.0."""
+    return _with_sign(x, x * 100, digits) if is_number(x) else "n/a"
 
 
 def size_points(x: float, digits: int = 1) -> str:
@@ -68,13 +69,9 @@ def number(x: float, digits: int = 3) -> str:
 
 
 def signed(x: float, digits: int = 3) -> str:
-    """A difference of scores with its sign, as the verdict sentences print it: 0.057 -> +0.057; never "-0.000"."""
-    if not is_number(x):
-        return "n/a"
-    value = round(x, digits)
-    if value == 0:
-        value = 0.0
-    return f"{value:+.{digits}f}"
+    """A difference of scores with its sign, as the verdict sentences print it: 0.057 -> +0.057; -0.0004 ->
+    -0.000 (the sign rule of :func:`_with_sign`)."""
+    return _with_sign(x, x, digits) if is_number(x) else "n/a"
 
 
 def interval_signed(low: float, high: float, digits: int = 3) -> str:

@@ -1,5 +1,5 @@
 """The kinds and modes every stage names, as enums and Literals rather than free strings: what an outcome is
-(validate decides it; analyze, decide and render read it) and the policy's modes (policy.py checks a value is
+(validate decides it; analyze, decide and render read it) and the policy's modes (policy/keys.py checks a value is
 one of them; the stages that read them compare against these names). A StrEnum member is its value as text,
 so the JSON and the templates write "binary" as before."""
 
@@ -29,6 +29,11 @@ JudgeCorrection = Literal["ppi", "none"]
 MissingMode = Literal["refuse", "fail", "drop"]
 # The McNemar p the gate reads.
 McNemarVariant = Literal["exact", "midp"]
+# The multiplicity correction of the error budget: "discrete-holm" (Holm on each exact test's attainable
+# p-values, analyze/family.py) or one of the p-value corrections of stats/multiplicity.py (a test checks they agree).
+Correction = Literal["discrete-holm", "holm", "hochberg", "bh", "bonferroni", "none"]
+# The unit of a latency column.
+LatencyUnit = Literal["ms", "s"]
 # A metric's outcome ([metrics.NAME] kind): detected, pass/fail, or a score; and which way is better.
 MetricKind = Literal["auto", "pass_fail", "score"]
 Direction = Literal["higher", "lower"]
@@ -41,5 +46,7 @@ MISSING_MODES: tuple[str, ...] = get_args(MissingMode)
 NOT_PROVEN_MODES: tuple[str, ...] = get_args(NotProvenMode)
 JUDGE_CORRECTIONS: tuple[str, ...] = get_args(JudgeCorrection)
 MCNEMAR_VARIANTS: tuple[str, ...] = get_args(McNemarVariant)
+CORRECTIONS: tuple[str, ...] = get_args(Correction)
+LATENCY_UNITS: tuple[str, ...] = get_args(LatencyUnit)
 METRIC_KINDS: tuple[str, ...] = get_args(MetricKind)
 DIRECTIONS: tuple[str, ...] = get_args(Direction)

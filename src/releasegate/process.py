@@ -1,16 +1,23 @@
-"""How a command's process runs: Python's cyclic garbage collector paused while it builds and writes a report.
+"""How a command's process runs: Python's cyclic garbage collector paused while it builds and writes a report,
+and its lines written to a reader that may stop reading.
 
 A report is made of acyclic objects (dataclasses, tuples, arrays); reference counting frees them. At 1,000,000
 cases the cyclic collector ran three full passes over some 300,000 live objects (the changed cases and their
 JSON rows) and took 0.2 s to find 859 objects to free. The command line pauses it for ``report`` and
 ``check``; the library (``releasegate.compare``, a notebook) leaves the caller's collector alone.
+
+``releasegate check ... | head -1`` closes the pipe after the first line; the next write fails with EPIPE. The
+verdict's exit status is what a CI step reads, so a closed stdout (or stderr) ends the writing, never the
+command: the stream is pointed at the null device and the command goes on to its exit status.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import os
+import sys
 from collections.abc import Iterator
 
 
@@ -26,3 +33,27 @@ def cyclic_gc_paused() -> Iterator[None]:
     finally:
         if pause:
             gc.enable()
+
+
+def say(line: str = "", err: bool = False) -> None:
+    """One line on stdout (stderr with ``err``); a reader that closed the pipe is not an error."""
+    stream = sys.stderr if err else sys.stdout
+    try:
+        stream.write(f"{line}\n")
+        stream.flush()
+    except BrokenPipeError:
+        _to_null_device(stream)
+
+
+def _to_null_device(stream) -> None:
+    """Point the closed stream's descriptor at the null device: what is still buffered, and every later line,
+    goes nowhere instead of failing again (at exit too)."""
+    try:
+        fd = stream.fileno()
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        return  # not a file (a test's captured stream): nothing is written to a closed pipe again
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, fd)
+    finally:
+        os.close(null)

@@ -252,3 +252,28 @@ def test_a_policy_file_given_is_compared_by_its_hash(demo, tmp_path):
     assert result.exit_code == 1
     lines = result.output.splitlines()
     assert len(lines) == 2 and lines[1].startswith("text policy_file.sha256: ")
+
+
+def test_without_policy_the_answer_says_the_notes_policy_went_unchecked(tmp_path, example):
+    """Issue 45 item 6: a note verified without --policy stands on its own policy record, which nothing checks;
+    the answer's line says so, and names a releasegate.toml beside the inputs whose sha256 differs."""
+    import shutil
+
+    from conftest import run_cli
+
+    for name in ("eval_results.csv", "eval_cases.csv"):
+        shutil.copy(example[name], tmp_path / name)
+    inputs = (tmp_path / "eval_results.csv", "--cases", tmp_path / "eval_cases.csv")
+    made = run_cli("report", *inputs, "--policy", example["releasegate.toml"], "-o", tmp_path / "note.json")
+    assert made.exit_code == 0, made.output
+    alone = run_cli("verify", tmp_path / "note.json", *inputs)
+    assert alone.exit_code == 0 and alone.output.startswith("reproduced: ")
+    assert alone.output.rstrip().endswith("the policy was taken from the note and not checked (give --policy FILE "
+                                          "to check it)")
+    (tmp_path / "releasegate.toml").write_text('baseline = "r1-live"\n')  # not the policy the note records
+    beside = run_cli("verify", tmp_path / "note.json", *inputs)
+    assert beside.exit_code == 0
+    assert (f"the policy was taken from the note and not checked: {tmp_path / 'releasegate.toml'} beside the "
+            "inputs differs from the note's record") in beside.output
+    checked = run_cli("verify", tmp_path / "note.json", *inputs, "--policy", example["releasegate.toml"])
+    assert checked.exit_code == 0 and "not checked" not in checked.output

@@ -123,7 +123,7 @@ def test_policy_as_dict_toml_or_policy_object(example):
 
 
 def test_bad_input_raises_input_error(tmp_path, example):
-    with pytest.raises(InputError, match="unknown policy key"):
+    with pytest.raises(InputError, match="unknown key"):
         releasegate.compare(example["eval_results.csv"], policy={"baseline": "r1-live", "alpah": 0.1})
     with pytest.raises(InputError, match="unknown baseline"):
         releasegate.compare(example["eval_results.csv"], baseline="r0")

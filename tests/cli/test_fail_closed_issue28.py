@@ -47,11 +47,12 @@ def test_a_stray_policy_is_named_with_its_sha256_and_the_release_it_left_out(tmp
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "summary.md"))
     result = run_cli("check", "evals/r.csv", "-o", "n.md", "-o", "n.json", "-o", "n.html", cwd=tmp_path)
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[0].startswith("policy: evals/releasegate.toml (found;")
+    assert result.stderr.splitlines()[0].startswith("policy: evals/releasegate.toml (found beside the results;")
     assert "not judged: r3, not among the policy's candidates (r2)" in result.stdout.splitlines()
     markdown = (tmp_path / "n.md").read_text()
     assert "Not judged: r3, not among the policy's candidates (r2)" in markdown
     assert f"Policy file: evals/releasegate.toml (found, not named with --policy) · sha256 `{digest}`" in markdown
+    assert "Policy: read from evals/releasegate.toml, found beside the results, not named with --policy" in markdown
     note = json.loads((tmp_path / "n.json").read_text())
     assert note["policy_file"] == {"path": "evals/releasegate.toml", "sha256": digest, "found": True}
     assert note["not_judged"] == [{"release": "r3", "reason": "not_a_candidate"}]

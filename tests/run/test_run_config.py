@@ -30,7 +30,7 @@ def _write(tmp_path, run=None, systems=None, metric=None):
     ({}, [FAKE, FAKE], None, "system name(s) used twice: r1"),
     ({}, [{"name": "r1", "kind": "openai", "base_url": "localhost:1", "model": "m"}], None, "base_url must start"),
     ({}, [{"name": "r1", "kind": "openai", "base_url": "http://127.0.0.1:1", "model": "m", "system_prompt_file": "x.txt"}],
-     None, "cannot read system_prompt_file"),
+     None, "system_prompt_file not found"),
     ({}, [{"name": "r1", "kind": "python", "entry": "no_such_module_xyz:f"}], None, "cannot import 'no_such_module_xyz'"),
     ({}, [{"name": "r1", "kind": "python", "entry": "os"}], None, "entry must look like 'package.module:function'"),
     ({}, None, {"kind": "bleu"}, "kind must be one of exact, contains, regex, python, judge"),

@@ -85,3 +85,12 @@ def test_degenerate_inputs():
         noninferiority_reach_binary(10, 11, 0.05)
     with pytest.raises(ValueError):
         noninferiority_reach(10, -1.0, 0.05)
+
+
+def test_a_margin_no_count_of_cases_reaches_has_no_count():
+    """A margin a googol times below the spread: the chance is the test's level alone (the bound at -margin is
+    at 0), and the cases it would take are no float."""
+    reach = noninferiority_reach(400, 0.3, 1e-300)
+    assert reach.power == pytest.approx(0.05) and reach.n_even is None and reach.n_target is None
+    finite = noninferiority_reach(400, 0.3, 1e-9)
+    assert finite.n_even is not None and finite.n_target > finite.n_even

@@ -17,16 +17,18 @@ MAX_LINES = 420
 
 # Each stage and the stages it may import (besides itself). Order follows the data: load -> validate ->
 # analyze -> decide -> render; the entry points (pipeline, api, cli, demo) sit on top.
-BASE = {"errors", "text", "fmt", "kinds"}
+BASE = {"errors", "text", "fmt", "kinds", "files"}
 ALLOWED: dict[str, set[str]] = {
     "errors": {"text"},
     "text": set(),
     "fmt": set(),
     # The kinds every stage names (OutcomeKind): the standard library only.
     "kinds": set(),
+    # The files a user names, checked regular and read within a cap: the errors only.
+    "files": {"errors", "text"},
     "stats": set(),
     "model": {"stats", "kinds"},
-    "policy": {"errors", "kinds", "stats"},
+    "policy": {"errors", "files", "kinds", "stats"},
     "provenance": {"errors"},
     "load": BASE | {"model", "policy"},
     # Validation (the gold-label check inside it): the tidy table checked, one per metric gated.
@@ -41,8 +43,9 @@ ALLOWED: dict[str, set[str]] = {
     "api": BASE | {"load", "pipeline", "policy", "render", "model", "plan", "validate"},
     "cli": BASE | {"load", "pipeline", "policy", "render", "demo", "api", "plan", "run", "process", "arguments",
                    "audit", "cli_options"},
-    # The command line's option declarations (shared by report, check, plan, verify): the adapters' options.
-    "cli_options": BASE | {"load"},
+    # The command line's option declarations (shared by report, check, plan, verify): the adapters' options and
+    # the policy keys' flags, each read from its table.
+    "cli_options": BASE | {"load", "policy"},
     # What the options of report, check and verify mean: the pipeline's arguments.
     "arguments": BASE | {"load", "pipeline", "policy"},
     # Notes read back (verify, history, --archive): reruns through the pipeline, renders as the note does.

@@ -345,16 +345,16 @@ CASES: tuple[Case, ...] = (
          kind="policy"),
     Case("policy-bad-value", "policy value out of range", "`alpha = 2`",
          {"results.csv": GOOD, "policy.toml": "alpha = 2\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
-         ("alpha must be a number between 0 and 0.5", "2"), kind="policy"),
+         ("alpha must be a number from 0.000001 up to 0.5 (excluded)", "2"), kind="policy"),
     Case("policy-wrong-type", "policy value of the wrong type", "`critical = 5`",
          {"results.csv": GOOD, "policy.toml": "critical = 5\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
          ("critical must be a list of category names", "got 5"), kind="policy"),
     Case("policy-bad-range", "score_range that is not two numbers", '`score_range = ["a", "b"]`',
          {"results.csv": GOOD, "policy.toml": 'score_range = ["a", "b"]\n'},
-         ("results.csv", *BASE, "--policy", "policy.toml"), ("score_range must be two numbers",),
+         ("results.csv", *BASE, "--policy", "policy.toml"), ("score_range must be two finite numbers",),
          kind="policy"),
     Case("flag-bad-value", "flag value out of range", "`--alpha 1.5`",
-         {"results.csv": GOOD}, ("results.csv", *BASE, "--alpha", "1.5"), ("alpha must be a number between 0 and 0.5",),
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--alpha", "1.5"), ("alpha must be a number from 0.000001 up to 0.5 (excluded)",),
          kind="policy"),
     Case("source-date-epoch", "SOURCE_DATE_EPOCH that is not a number", "`SOURCE_DATE_EPOCH=yesterday`",
          {"results.csv": GOOD}, ("results.csv", *BASE), ("SOURCE_DATE_EPOCH must be an integer", "'yesterday'"),
@@ -362,15 +362,16 @@ CASES: tuple[Case, ...] = (
     # --- outputs -----------------------------------------------------------------------------------------
     Case("output-missing-dir", "-o into a missing directory", "`-o missing/report.md`",
          {"results.csv": GOOD}, ("results.csv", *BASE), ("output directory does not exist: missing",),
-         outputs=(EXISTING, "missing/report.md")),
+         outputs=(EXISTING, "missing/report.md"), kind="output"),
     Case("output-unknown-suffix", "-o with an unknown suffix", "`-o report.docx`",
          {"results.csv": GOOD}, ("results.csv", *BASE), ("cannot tell the output format of report.docx",),
          outputs=(EXISTING, "report.docx")),
     Case("output-twice", "the same -o given twice", "`-o existing.md -o ./existing.md`",
-         {"results.csv": GOOD}, ("results.csv", *BASE), ("given twice",), outputs=(EXISTING, "./existing.md")),
+         {"results.csv": GOOD}, ("results.csv", *BASE), ("given twice",), outputs=(EXISTING, "./existing.md"),
+         kind="output"),
     Case("output-is-directory", "-o naming a directory", "`-o out.md` where `out.md/` is a directory",
          {"results.csv": GOOD, "out.md/": ""}, ("results.csv", *BASE), ("output path is a directory",),
-         outputs=(EXISTING, "out.md")),
+         outputs=(EXISTING, "out.md"), kind="output"),
 )
 
 # Run as a script, this file is __main__; the added rows import it by name and must find this same module.
@@ -380,8 +381,9 @@ from input_cases_gold import GOLD_CASES  # noqa: E402
 from input_cases_harness import HARNESS_CASES  # noqa: E402
 from input_cases_harness44 import HARNESS_44_CASES  # noqa: E402
 from input_cases_issue28 import ISSUE_28_CASES  # noqa: E402
+from input_cases_round4 import ROUND_4_CASES  # noqa: E402
 
-CASES += FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES + HARNESS_CASES + HARNESS_44_CASES
+CASES += FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES + HARNESS_CASES + HARNESS_44_CASES + ROUND_4_CASES
 
 
 @dataclass(frozen=True)
@@ -399,6 +401,9 @@ def prepare(case: Case, work: Path) -> None:
     for name, content in case.files.items():
         if name.endswith("/"):
             (work / name).mkdir()
+            continue
+        if name.endswith("|"):  # a FIFO (named pipe) that nothing writes to
+            os.mkfifo(work / name[:-1])
             continue
         data = content() if callable(content) else content
         (work / name).parent.mkdir(parents=True, exist_ok=True)  # a harness's folder of files

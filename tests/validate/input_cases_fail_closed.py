@@ -59,7 +59,7 @@ FAIL_CLOSED_CASES: tuple[Case, ...] = (
          ("--release-by applies to promptfoo files only", "the inputs are lm-eval")),
     Case("alpha-above-half", "alpha of 0.5 or more", "`--alpha 0.6`",
          {"results.csv": GOOD}, ("results.csv", *BASE, "--alpha", "0.6"),
-         ("alpha must be a number between 0 and 0.5", "0.6"), kind="policy"),
+         ("alpha must be a number from 0.000001 up to 0.5 (excluded)", "0.6"), kind="policy"),
     # --- outputs (item 9) ---------------------------------------------------------------------------------
     Case("output-is-input", "-o naming the input file", "`report results.json -o results.json`",
          {"results.json": RESULTS_JSON}, ("results.json", *BASE),

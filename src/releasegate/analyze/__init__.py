@@ -74,6 +74,9 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
     of the judged outcomes) adds each candidate's judge section (analyze/judge.py) and, under judge_correction =
     "ppi", the corrected figures in its overall test's place (analyze/judge_gated.py)."""
     data = split_errored(data, policy)
+    if critical_whole:  # every category of a critical metric is a critical category (docs/policy.md, metrics)
+        found = [str(c) for c in data.table["category"].cat.categories] if data.has_categories else []
+        policy = replace(policy, critical=tuple(dict.fromkeys((*policy.critical, *found))))
     # Built once only with runs, where each is a group-by over every row; a single run's table is a cheap
     # re-indexing, and holding every release's at once cost 230 MB more at 1,000,000 cases.
     tables = case_tables(data) if data.has_runs else None

@@ -2,8 +2,8 @@
 
 A 0-1 ``faithfulness`` score listed 104 worsened cases, identical answers among them that dropped by 0.2 or
 less: every move counted, however small. The case lists and the improved / worsened counts now count a case
-only when its per-case difference exceeds ``min_change`` (policy-wide, ``[metrics.NAME] min_change`` or
-``--min-change``); by default 1% of the score range: the declared ``score_range`` when there is one, else the
+only when its per-case difference exceeds ``min_change`` (policy-wide, per metric in ``[metrics.NAME]``, or
+its flag); by default 1% of the score range: the declared ``score_range`` when there is one, else the
 range observed over every release's scores of the metric (one tolerance for every candidate). The statistical
 tests (paired t, sign flip, the clustered figures) read every difference, as before; pass/fail outcomes (0/1,
 or pass rates over runs) have no tolerance: a change there is a whole pass.

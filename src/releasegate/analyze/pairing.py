@@ -103,10 +103,14 @@ def join_cases(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
 
 
 def paired_difference(base: np.ndarray, cand: np.ndarray) -> np.ndarray:
-    """d = cand - base per case, with differences at the level of floating-point rounding set to exactly 0."""
+    """d = cand - base per case, with differences at the level of floating-point rounding set to exactly 0.
+
+    The rounding is relative to the largest score of the comparison, never to a fixed unit: the same scores
+    in other units (x 1e-12) keep every difference, and give the same verdict."""
     d = np.asarray(cand, dtype=np.float64) - np.asarray(base, dtype=np.float64)
-    scale = np.maximum(1.0, np.maximum(np.abs(base), np.abs(cand)))
-    d[np.abs(d) <= _RELATIVE_TOLERANCE * scale] = 0.0
+    if d.size:
+        scale = max(float(np.max(np.abs(base))), float(np.max(np.abs(cand))))
+        d[np.abs(d) <= _RELATIVE_TOLERANCE * scale] = 0.0
     return d
 
 

@@ -21,13 +21,16 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def check_archive(directory: Path) -> None:
-    """Before any work: DIR is a folder, or can be made as one in a folder that exists."""
+    """Before any work: DIR is a folder, or can be made as one in a folder that exists, and can be written."""
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
         raise InputError(f"--archive {directory}: not a directory")
     parent = directory.parent if str(directory.parent) else Path(".")
     if not directory.exists() and not parent.is_dir():
         raise InputError(f"--archive {directory}: its parent folder {parent} does not exist")
+    from releasegate.render.output_guard import check_writable
+
+    check_writable(directory if directory.exists() else parent, f"--archive {directory}")
 
 
 def folder_name(generated_at: str, title: str) -> str:

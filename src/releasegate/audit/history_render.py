@@ -124,20 +124,12 @@ RENDERERS = {".html": render_history_html, ".md": render_history_markdown, ".jso
 
 def check_history_outputs(outputs: list[Path], inputs: list[Path]) -> None:
     """Before reading any note: a known suffix, an existing folder, each output once, and never an input."""
-    from releasegate.render.output_guard import check_outputs_are_not_inputs
+    from releasegate.render.output_guard import check_output_places, check_outputs_are_not_inputs
 
-    seen = set()
     for path in outputs:
         if path.suffix.lower() not in RENDERERS:
             raise InputError(f"cannot tell the history's format of {path}: use one of {', '.join(SUFFIXES)}")
-        parent = path.parent if str(path.parent) else Path(".")
-        if not parent.is_dir():
-            raise InputError(f"output directory does not exist: {parent} (for {path})")
-        if path.is_dir():
-            raise InputError(f"output path is a directory: {path}")
-        if path.resolve() in seen:
-            raise InputError(f"output {path} is given twice")
-        seen.add(path.resolve())
+    check_output_places(outputs)
     check_outputs_are_not_inputs(outputs, [p for p in inputs if not p.is_dir()])
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import InputError
+from releasegate.files import TABLE_CAP, read_capped
 
 ATTACHMENT = "analysis.json"  # the name render/pdf.py gives the attached JSON
 
@@ -118,17 +119,10 @@ def read_note(path: Path) -> Note:
     """A note from a ``.json`` file or a PDF/A-3b note's attachment; InputError (one line) when the file is not a
     releasegate note, is a note of a schema this version cannot read, or is a PDF without the attachment."""
     path = Path(path)
-    if not path.exists():
-        raise InputError(f"note not found: {path}")
-    if path.is_dir():
-        raise InputError(f"{path} is a directory; give a note (.json, or .pdf written with --pdf-variant pdf/a-3b)")
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(5)
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    container = "pdf" if head == b"%PDF-" else "json"
-    text = _attached_json(path) if container == "pdf" else path.read_bytes()
+    raw = read_capped(path, "note", cap=TABLE_CAP,
+                      hint="; give a note (.json, or .pdf written with --pdf-variant pdf/a-3b)")
+    container = "pdf" if raw[:5] == b"%PDF-" else "json"
+    text = _attached_json(path) if container == "pdf" else raw
     where = f"{path}" + (f" (its attachment {ATTACHMENT})" if container == "pdf" else "")
     try:
         data = json.loads(text.decode("utf-8"))

@@ -40,6 +40,9 @@ class Verification:
     inputs: int  # input records compared
     figures: int  # numbers compared
     values: int  # other values compared (verdicts, names, flags, sentences)
+    # How the policy was checked: "" when a policy file was given (its sha256 is compared with the note's record);
+    # else the clause the answer ends with, that the note's own policy was used and not checked.
+    policy_unchecked: str = ""
 
     @property
     def reproduced(self) -> bool:
@@ -82,7 +85,33 @@ def verify(note: Note, *, sources: list, policy, cases: Path | None = None, opti
                        and d.path.rpartition(".")[2] != "schema_version"]
     differences.sort(key=lambda d: _ORDER.get(d.kind, len(_ORDER)))  # stable: the note's order within a kind
     figures, values = count_leaves(note.data, ignore)
-    return Verification(note, tuple(differences), __version__, len(_inputs(note.data)), figures, values)
+    unchecked = "" if policy_file is not None else unchecked_policy(note, [s.path for s in sources])
+    return Verification(note, tuple(differences), __version__, len(_inputs(note.data)), figures, values, unchecked)
+
+
+def unchecked_policy(note: Note, inputs: list[Path]) -> str:
+    """The clause of an answer whose policy came from the note, not from a file given with --policy: what was
+    used is the note's own record, which nothing checked. A ``releasegate.toml`` beside the inputs whose sha256
+    is not the one the note records is named, since it may be the policy the note should have been made with."""
+    from releasegate.load.policy_file import POLICY_NAME
+    from releasegate.load.sources import sha256_of
+
+    recorded = note.data.get("policy_file")
+    recorded = recorded if isinstance(recorded, dict) else {}
+    beside = next((p for p in dict.fromkeys(Path(i).parent / POLICY_NAME for i in inputs) if p.is_file()), None)
+    unchecked = "the policy was taken from the note and not checked"
+    if beside is None:
+        return f"{unchecked} (give --policy FILE to check it)"
+    try:
+        digest = sha256_of(beside)
+    except OSError:
+        return f"{unchecked} (give --policy FILE to check it)"
+    if digest == recorded.get("sha256"):
+        return (f"{unchecked}: {beside} beside the inputs has the sha256 the note records, but the note's values "
+                f"were used (give --policy {beside} to check them against it)")
+    noted = f"sha256 {str(recorded['sha256'])[:12]}…" if recorded.get("sha256") else "no policy file"
+    return (f"{unchecked}: {beside} beside the inputs differs from the note's record (sha256 {digest[:12]}…, the "
+            f"note records {noted}); give --policy {beside} to verify the note against it")
 
 
 def _ignored(note: Note):
@@ -208,16 +237,20 @@ def difference_line(d: Difference) -> str:
     return f"{d.kind} {d.path}: {_shown(d.note)} in the note, {_shown(d.rerun)} in the rerun"
 
 
+def _policy_clause(v: Verification) -> str:
+    return f"; {v.policy_unchecked}" if v.policy_unchecked else ""
+
+
 def verification_lines(v: Verification) -> list[str]:
     """What `releasegate verify` prints: one line of answer, then one line per difference."""
     if v.reproduced:
         return [one_line(f"reproduced: {v.note.path} follows from its inputs: {v.inputs} input(s) with the sha256 the note "
                 f"records, {v.figures:,} figures and {v.values:,} other values (verdicts, cases, sentences) the same, "
-                f"rerun with {_version_clause(v)}{_older(v)}")]
+                f"rerun with {_version_clause(v)}{_older(v)}{_policy_clause(v)}")]
     counts: dict[str, int] = {}
     for d in v.differences:
         counts[d.kind] = counts.get(d.kind, 0) + 1
     summary = ", ".join(f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in counts.items())
     head = (f"differs: {v.note.path} does not follow from the inputs given ({len(v.differences)} differences: "
-            f"{summary}); rerun with {_version_clause(v)}{_older(v)}")
+            f"{summary}); rerun with {_version_clause(v)}{_older(v)}{_policy_clause(v)}")
     return [one_line(line) for line in (head, *(difference_line(d) for d in v.differences))]

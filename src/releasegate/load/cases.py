@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.files import TABLE_CAP
 from releasegate.load.columns import rename_columns, require_column
 from releasegate.load.sources import check_file, frame_sha256, sha256_of
 from releasegate.load.tidy import as_text, identity_names, read_tidy
@@ -39,7 +40,7 @@ def join_cases(table: pd.DataFrame, source: Path | pd.DataFrame, columns: Mappin
         record = InputFile(CASES_FRAME, frame_sha256(source), int(source.shape[0]), "cases")
     else:
         path = source
-        check_file(source)
+        check_file(source, "case file", TABLE_CAP)
         cases = read_tidy(source, identity_names(columns))
         record = InputFile(str(source), sha256_of(source), int(cases.shape[0]), "cases")
     seen.update(map(str, cases.columns))

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.files import TABLE_CAP
 from releasegate.load.sources import check_file, sha256_of
 from releasegate.load.tidy import read_tidy
 from releasegate.model import InputFile
@@ -35,7 +36,7 @@ class LoadedGold:
 def load_gold(path: Path | str) -> LoadedGold:
     """Read the gold file; a missing file, an unreadable one or a missing column is one line naming it."""
     path = Path(path)
-    check_file(path)
+    check_file(path, "gold file", TABLE_CAP)
     frame = read_tidy(path, GOLD_TEXT_COLUMNS)
     missing = [c for c in GOLD_COLUMNS if c not in frame.columns]
     if missing:

@@ -41,6 +41,18 @@ def refuse_harness_export(path: Path, frame) -> None:
                          "that file")
 
 
+# A column's name is shown in reports and messages; beyond this it is data written in the header by mistake.
+MAX_NAME_LENGTH = 1_000
+
+
+def check_name_lengths(path: Path, names: Iterable[object]) -> None:
+    """Refuse a column name longer than :data:`MAX_NAME_LENGTH` characters."""
+    for position, name in enumerate(map(str, names), start=1):
+        if len(name) > MAX_NAME_LENGTH:
+            raise ColumnError(f"{path}: column {position}'s name is {len(name):,} characters long (starting "
+                              f"{name[:20]!r}); a column name may have at most {MAX_NAME_LENGTH:,}")
+
+
 def check_unique_columns(path: Path, names: Iterable[object]) -> None:
     """Refuse a column name given twice, or twice up to leading and trailing spaces."""
     seen: dict[str, tuple[int, str]] = {}

@@ -1,7 +1,9 @@
-"""Which policy file applies when the command names none: ``releasegate.toml`` beside the results, else in the
-working directory (the way a project keeps its gate next to its eval results). The command says on stdout
-which file it used, so a verdict is never read against a policy nobody knew was there; ``--no-policy``
-compares with the defaults and the flags alone."""
+"""Which policy file applies when the command names none: ``releasegate.toml`` beside the results (the way a
+project keeps its gate next to its eval results). Never one from the working directory when the results are
+elsewhere: a stray file there must not change the gate (drop a release from it, weaken a rule), so it is only
+named, as not read. The command says on stderr which file it read, and the note's method section says it too,
+so a verdict is never read against a policy nobody knew was there; ``--no-policy`` compares with the defaults
+and the flags alone, ``--policy FILE`` reads any file."""
 
 from __future__ import annotations
 
@@ -14,14 +16,23 @@ from releasegate.model import PolicyFile
 POLICY_NAME = "releasegate.toml"
 
 
-def find_policy(result_paths: Sequence[Path], cwd: Path) -> Path | None:
-    """The first ``releasegate.toml`` in the folder of each results file, in order, then in ``cwd``."""
-    folders = [p.parent for p in result_paths] + [cwd]
-    for folder in dict.fromkeys(f.resolve() for f in folders):
+def _folders(result_paths: Sequence[Path]) -> list[Path]:
+    return list(dict.fromkeys(Path(p).parent.resolve() for p in result_paths))
+
+
+def find_policy(result_paths: Sequence[Path]) -> Path | None:
+    """The first ``releasegate.toml`` in the folder of each results file, in order."""
+    for folder in _folders(result_paths):
         candidate = folder / POLICY_NAME
         if candidate.is_file():
             return candidate
     return None
+
+
+def stray_policy(result_paths: Sequence[Path], cwd: Path) -> Path | None:
+    """A ``releasegate.toml`` in the working directory when the results are elsewhere: not read, only named."""
+    candidate = Path(cwd).resolve() / POLICY_NAME
+    return candidate if candidate.is_file() and candidate.parent not in _folders(result_paths) else None
 
 
 def shown(path: Path, cwd: Path) -> str:

@@ -6,6 +6,7 @@ the case table (:mod:`releasegate.load.cases`)."""
 
 from __future__ import annotations
 
+import json
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from releasegate.errors import InputError
+from releasegate.errors import InputError, StoreError
 from releasegate.load import adapters, shapes
 from releasegate.load.cases import join_cases
 from releasegate.load.columns import COLUMN_FLAGS, check_columns, plausible_match, rename_columns, require_column
@@ -155,7 +156,11 @@ def load_results(
         store_input = None
         digest = None
         if fmt == STORE:
-            stored = read_store_input(source.path, source.release, options.drop_holes)
+            try:
+                stored = read_store_input(source.path, source.release, options.drop_holes)
+            except json.JSONDecodeError as exc:  # the meta table's values are JSON the run wrote; an edit breaks it
+                raise StoreError(f"{source.path}: the store's records are not the JSON a run writes ({exc.msg}); was "
+                                 "the store edited? run `releasegate run CONFIG` again") from None
             frame, store_input = stored.table, stored.record
             fmt = store_input.format
             notes += stored.notes

@@ -80,7 +80,35 @@ def record_of(meta: Any, where: str) -> SettledRecord | None:
     if not looks:
         raise StoreError(f"{where}: the store's settled record holds no look; run `releasegate run CONFIG --settle` "
                          "again to decide it anew")
+    problem = _implausible(record)
+    if problem:
+        raise StoreError(f"{where}: the store's settled record was edited or damaged ({problem}); run `releasegate "
+                         "run CONFIG --settle` again to decide it anew")
     return record
+
+
+def _implausible(record: SettledRecord) -> str:
+    """What in a readable record no `run --settle` writes: a level outside (0, 0.5), looks that spend more than
+    the policy's alpha or read fewer runs than the look before, a verdict that is no Decision's value."""
+    from releasegate.model import Decision
+
+    known = {d.value for d in Decision}
+    if not 0 < record.policy_alpha < 0.5:
+        return f"policy alpha {record.policy_alpha!r}"
+    spent = 0.0
+    for i, look in enumerate(record.looks, 1):
+        if not 0 < look.alpha < 0.5:
+            return f"look {i} at alpha {look.alpha!r}"
+        if look.runs < 1 or (i > 1 and look.runs <= record.looks[i - 2].runs):
+            return f"look {i} on {look.runs} run(s)"
+        spent += look.alpha
+        bad = [str(v) for v in look.verdicts.values() if v not in known]
+        if bad:
+            return f"look {i}'s verdict {bad[0]!r}"
+    if spent > record.policy_alpha * (1 + 1e-9):
+        return f"looks spending alpha {spent:g}, more than the policy's {record.policy_alpha:g}"
+    bad = [str(v) for v in record.verdicts.values() if v not in known]
+    return f"verdict {bad[0]!r}" if bad else ""
 
 
 def table_fingerprint(table: pd.DataFrame) -> str:

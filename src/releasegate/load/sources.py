@@ -54,10 +54,11 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
-def check_file(path: Path) -> None:
-    if not path.exists():
-        raise FileError(f"file not found: {path}")
-    if path.is_dir():
-        raise FileError(f"{path} is a directory; give the results file(s) inside it")
-    if path.stat().st_size == 0:
+def check_file(path: Path, what: str = "results file", cap: int | None = None) -> None:
+    """A results file, a case table or a gold file: a regular file (files.check_regular), within ``cap`` bytes
+    when one is given, and not empty."""
+    from releasegate.files import check_regular
+
+    hint = "; give the results file(s) inside it" if what == "results file" else ""
+    if check_regular(path, what, cap=cap, hint=hint) == 0:
         raise FileError(f"{path}: the file is empty")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from pandas._libs.parsers import STR_NA_VALUES
 
-from releasegate.errors import FileError, InputError
+from releasegate.errors import BadValueError, FileError, InputError
 
 TIDY_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
 
@@ -58,8 +58,14 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
         raise FileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if frame.shape[0] == 0:
         raise FileError(f"{path}: the file has a header but no rows")
-    from releasegate.load.headers import check_unique_columns, delimited_header, refuse_harness_export
+    from releasegate.load.headers import (
+        check_name_lengths,
+        check_unique_columns,
+        delimited_header,
+        refuse_harness_export,
+    )
 
+    check_name_lengths(path, frame.columns)
     refuse_harness_export(path, frame)
     check_unique_columns(path, delimited_header(path, "\t" if suffix == ".tsv" else ",")
                          if suffix in (".csv", ".tsv") else frame.columns)
@@ -67,7 +73,17 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
     for column in text_columns:
         if column in frame.columns:
             frame[column] = as_text(frame[column])
-    return frame
+    return consolidated(frame)
+
+
+# pandas' parsers give each column a block of its own; past 100 blocks every later column added (the outcome, a
+# metric's column) warns on stderr (PerformanceWarning: "DataFrame is highly fragmented") and copies them all.
+_MANY_COLUMNS = 100
+
+
+def consolidated(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame of many columns as one block per type (a copy); a narrow one as it is (nothing copied)."""
+    return frame.copy() if frame.shape[1] > _MANY_COLUMNS else frame
 
 
 def _read_delimited(path: Path, sep: str, text_columns: tuple[str, ...]) -> pd.DataFrame:
@@ -203,6 +219,7 @@ def as_text(series: pd.Series) -> pd.Series:
         # 3.0 read from JSON is case 3, not "3.0".
         whole = series.dropna()
         if (whole == whole.round()).all():
+            _refuse_inexact_ids(series.name, whole)
             series = series.astype("Int64")
     # pandas' own string dtype (Arrow-backed in pandas 3), not object: comparing, hashing and copying a million
     # identity values is then several times faster in every later stage.
@@ -212,6 +229,19 @@ def as_text(series: pd.Series) -> pd.Series:
     if mask.any():
         out[mask] = None
     return out
+
+
+# A float holds every whole number up to 2^53 exactly; beyond it two ids can be read as one number.
+_EXACT_WHOLE = 2.0 ** 53
+
+
+def _refuse_inexact_ids(name, whole: pd.Series) -> None:
+    """Identity values read as numbers beyond 2^53 (a JSON ``1e300``, a 20-digit id) are refused: the file's
+    digits are already gone, and two cases could be paired as one."""
+    big = whole[whole.abs() >= _EXACT_WHOLE]
+    if len(big):
+        raise BadValueError(f"{name!r} holds {len(big)} number(s) too large to be an exact id, e.g. {big.iloc[0]:g}; "
+                            f"numbers of {_EXACT_WHOLE:,.0f} and more lose digits: write the ids as text (quoted)")
 
 
 def may_need_strip(series: pd.Series) -> bool:

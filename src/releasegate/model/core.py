@@ -69,7 +69,7 @@ class InputFile:
 @dataclass(frozen=True)
 class PolicyFile:
     """The policy file a run read, for provenance: its path, its sha256, and whether it was found beside the
-    results or in the working directory (``releasegate.toml``) rather than named with ``--policy``."""
+    results (``releasegate.toml``) rather than named with ``--policy``."""
 
     path: str
     sha256: str

@@ -51,8 +51,8 @@ def design_of(data: ValidatedResults, policy: Policy, churn: float | None = None
     """The design of the validated suite; ``churn`` and ``run_churn`` (given) win over measured or assumed
     ones."""
     if data.outcome_kind != OutcomeKind.BINARY:
-        raise InputError("releasegate plan simulates pass/fail suites; these outcomes are scores (give "
-                         "--pass-threshold to gate on pass/fail)")
+        raise InputError("releasegate plan simulates pass/fail suites; these outcomes are scores (a pass "
+                         "threshold, the policy's pass_threshold or its flag, gates them on pass/fail)")
     data = split_errored(data, policy)
     rows = data.table[data.table["release"] == data.baseline]
     per_case = rows.groupby("case_id", observed=True, sort=True)

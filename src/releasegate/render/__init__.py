@@ -88,22 +88,14 @@ def formats_help() -> str:
 
 
 def check_output_paths(paths: list[Path], comment: Path | None = None) -> None:
-    """Refuse unknown suffixes and missing directories before any work is done (``comment``: the --comment
-    file, whatever its suffix)."""
-    seen = set()
-    for path in [*paths, *([comment] if comment is not None else [])]:
-        suffix = path.suffix.lower()
-        if suffix not in RENDERERS and path is not comment:
+    """Refuse unknown suffixes, missing or unwritable folders before any work is done (``comment``: the
+    --comment file, whatever its suffix)."""
+    from releasegate.render.output_guard import check_output_places
+
+    for path in paths:
+        if path.suffix.lower() not in RENDERERS:
             raise InputError(f"cannot tell the output format of {path}: use one of {', '.join(SUFFIXES)}")
-        parent = path.parent if str(path.parent) else Path(".")
-        if not parent.is_dir():
-            raise InputError(f"output directory does not exist: {parent} (for {path})")
-        if path.is_dir():
-            raise InputError(f"output path is a directory: {path}")
-        resolved = path.resolve()
-        if resolved in seen:
-            raise InputError(f"output {path} is given twice")
-        seen.add(resolved)
+    check_output_places([*paths, *([comment] if comment is not None else [])])
 
 
 def _drawn(paths: list[Path]) -> bool:

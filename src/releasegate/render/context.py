@@ -38,7 +38,7 @@ from releasegate.wording import judged as judged_words
 from releasegate.wording import plain as plain_words
 from releasegate.wording import sections as section_words
 from releasegate.wording import verdict as verdict_words
-from releasegate.wording.method import method_lines
+from releasegate.wording.method import found_policy_lines, method_lines
 
 
 def _case_rows(changes, limit: int | None) -> CaseRows:
@@ -226,7 +226,7 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
                               section_words.QUANTILE_METHOD, section_words.cost_notes(cost_table))
                     if cost_table is not None else None),
         ni_level=section_words.ni_level(analysis.parameters),
-        method_lines=method_lines(analysis, verdicts, typographic),
+        method_lines=method_lines(analysis, verdicts, typographic) + found_policy_lines(prov.policy_file),
         candidates_total=len(candidates),
         rule_verdicts=list(verdicts),
     )

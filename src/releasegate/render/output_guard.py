@@ -1,8 +1,11 @@
-"""Outputs never overwrite inputs: ``-o results.json`` on the input results.json would destroy the data."""
+"""Outputs never overwrite inputs (``-o results.json`` on the input results.json would destroy the data), and
+their places are checked before any work: a folder that exists and can be written in, not a directory, each
+output once. A folder that cannot be written (read-only, no permission) was found only after the analysis."""
 
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -75,3 +78,33 @@ def check_outputs_are_not_inputs(outputs: Iterable[Path], inputs: Iterable[Path 
             where = (f"the input file {source}" if folder is None else f"a file of the input directory {folder}"
                      + ("" if Path(source) == Path(output) else f" ({source})"))
             raise OutputError(f"output {output} is {where}; write the report to another name")
+
+
+def check_output_places(paths: Iterable[Path]) -> None:
+    """Each output's folder exists and can be written in (a file is made there and removed: permissions alone
+    would not say a mount is read-only), the output is not a directory, and no output is named twice."""
+    seen: set[Path] = set()
+    writable: set[Path] = set()
+    for path in map(Path, paths):
+        parent = path.parent if str(path.parent) else Path(".")
+        if not parent.is_dir():
+            raise OutputError(f"output directory does not exist: {parent} (for {path})")
+        if path.is_dir():
+            raise OutputError(f"output path is a directory: {path}")
+        resolved = path.resolve()
+        if resolved in seen:
+            raise OutputError(f"output {path} is given twice")
+        seen.add(resolved)
+        if parent.resolve() not in writable:
+            check_writable(parent, f"for {path}")
+            writable.add(parent.resolve())
+
+
+def check_writable(folder: Path, what: str) -> None:
+    """Make a file in ``folder`` and remove it: OutputError, naming why, when the folder cannot be written."""
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".releasegate-probe-", dir=folder)
+    except OSError as exc:
+        raise OutputError(f"cannot write in {folder} ({what}): {exc.strerror or exc}") from None
+    os.close(handle)
+    os.unlink(probe)

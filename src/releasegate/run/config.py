@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import RunConfigError
+from releasegate.files import TABLE_CAP, TEXT_CAP, check_regular, read_text_capped
 from releasegate.run.http import DEFAULT_MAX_BYTES
 from releasegate.run.metric_kinds import METRIC_KINDS, parse_metric
 from releasegate.run.spec import (
@@ -94,16 +95,17 @@ class RunConfig:
 def load_config(path: Path) -> RunConfig:
     """Read and check CONFIG.toml; relative paths are relative to the file's folder."""
     path = Path(path)
-    if not path.is_file():
-        raise RunConfigError(f"config file not found: {path}")
+    text = read_text_capped(path, "config file", cap=TEXT_CAP, error=RunConfigError)
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise RunConfigError(f"{path}: not valid TOML: {exc}") from None
     unknown = set(raw) - {"run"}
     if unknown or "run" not in raw:
         raise RunConfigError(f"{path}: expected a [run] table and nothing else, found {', '.join(sorted(raw)) or 'nothing'}")
     config = parse_config(raw["run"], base_dir=path.parent, where=str(path))
+    # The case table is read when the plan is made; a device or FIFO named here is refused before that.
+    check_regular(config.cases_path, "case file", cap=TABLE_CAP, error=RunConfigError)
     return dataclasses.replace(config, source=path)
 
 

@@ -58,12 +58,12 @@ class Settled:
 
 
 def gate_inputs(config: RunConfig, cwd: Path) -> tuple[dict[str, Any], str, Path | None]:
-    """The policy ``check STORE`` would use (releasegate.toml beside the store, else in ``cwd``) and the
-    baseline: the policy's, else the sweep's, else the config's first system."""
+    """The policy ``check STORE`` would use (releasegate.toml beside the store; never one only in ``cwd``) and
+    the baseline: the policy's, else the sweep's, else the config's first system."""
     from releasegate.load.policy_file import find_policy
     from releasegate.policy import load_policy_file
 
-    path = find_policy([config.store], cwd)
+    path = find_policy([config.store])
     values = load_policy_file(path) if path is not None else {}
     baseline = values.get("baseline") or config.grid_baseline or config.systems[0].name
     return values, str(baseline), path

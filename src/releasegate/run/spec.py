@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import RunConfigError
+from releasegate.files import TEXT_CAP, read_text_capped
 
 # What is beyond sense is refused at once, with the limit (a format width of 4e8 fills 400 MB per prompt).
 MAX_FORMAT_WIDTH = 10_000
@@ -114,10 +115,7 @@ def text_or_file(raw: Mapping[str, Any], key: str, base_dir: Path, where: str, d
         raise RunConfigError(f"{where}: give {key} or {file_key}, not both")
     if file_key in raw:
         path = path_in(base_dir, text(raw, file_key, None, where))
-        try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RunConfigError(f"{where}: cannot read {file_key} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        return read_text_capped(path, f"{where}: {file_key}", cap=TEXT_CAP, error=RunConfigError)
     if key in raw:
         return text(raw, key, default, where)
     if default is None:

@@ -21,7 +21,7 @@ class NonInferiorityReach:
     """The chance to show non-inferiority at ``margin`` when the true difference is 0, on ``n`` cases whose
     per-case difference has standard deviation ``sd``; and the cases that would give an even chance
     (``n_even``) and a ``target`` chance (``n_target``). Both are None when no number of cases is needed
-    (``sd`` 0) or defined (margin 0: the rule is off)."""
+    (``sd`` 0), defined (margin 0: the rule is off) or a float (a margin a googol times below the spread)."""
 
     power: float
     n: int
@@ -34,10 +34,11 @@ class NonInferiorityReach:
     method: str = "normal approximation"
 
 
-def _cases_for(power: float, sd: float, margin: float, alpha: float) -> int:
-    # n such that margin sqrt(n) / sd - z_{1-alpha} = z_power, rounded up.
+def _cases_for(power: float, sd: float, margin: float, alpha: float) -> int | None:
+    # n such that margin sqrt(n) / sd - z_{1-alpha} = z_power, rounded up; None beyond any float (a margin of
+    # 1e-300 against a spread of 0.1), where no count of cases is a number.
     root = (_Z.inv_cdf(1 - alpha) + _Z.inv_cdf(power)) * sd / margin
-    return max(1, math.ceil(root * root - 1e-9))
+    return max(1, math.ceil(root * root - 1e-9)) if math.isfinite(root * root) else None
 
 
 def noninferiority_reach(n: int, sd: float, margin: float, alpha: float = 0.05,
@@ -60,8 +61,10 @@ def noninferiority_reach(n: int, sd: float, margin: float, alpha: float = 0.05,
     if sd == 0:
         return NonInferiorityReach(1.0 if n > 0 else 0.0, n, sd, margin, alpha, target, None, None)
     power = _Z.cdf(margin * math.sqrt(n) / sd - _Z.inv_cdf(1 - alpha)) if n > 0 else 0.0
-    return NonInferiorityReach(power, n, sd, margin, alpha, target, _cases_for(0.5, sd, margin, alpha),
-                               _cases_for(target, sd, margin, alpha))
+    even, more = _cases_for(0.5, sd, margin, alpha), _cases_for(target, sd, margin, alpha)
+    if even is None or more is None:
+        even = more = None
+    return NonInferiorityReach(power, n, sd, margin, alpha, target, even, more)
 
 
 def noninferiority_reach_binary(n: int, discordant: int, margin: float, alpha: float = 0.05,

@@ -4,9 +4,9 @@ own single-metric run.
 Without ``--metric`` the one metric is the table's outcome column (passed or score) and the run is validation's
 alone. With ``--metric NAME`` (repeatable) the loaded table holds one column per metric (load/per_metric.py); each
 becomes the outcome of its own table (pass/fail or score by its kind, negated when lower is better) under the
-policy's ``[metrics.NAME]`` overrides. The ``[metrics.NAME]`` tables are checked here, once, for every run: their
-keys and values (:data:`releasegate.policy.METRIC_RULES`, with the policy) and that each names a metric gated (a
-table for a metric that is not gated would change nothing silently, so it is refused).
+policy's ``[metrics.NAME]`` overrides. The ``[metrics.NAME]`` tables' keys and values are checked with the policy
+(:class:`releasegate.policy.MetricSpec`); here, that each names a metric gated (a table for a metric that is not
+gated would change nothing silently, so it is refused).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 from releasegate.errors import InputError
 from releasegate.kinds import MetricKind
-from releasegate.policy import Policy
+from releasegate.policy import KEYS, MetricSpec, Policy
 from releasegate.validate.outcomes import parse_passed, parse_score
 from releasegate.validate.results import ValidatedResults, validate
 
@@ -56,10 +56,13 @@ def assumed_direction(name: str, stated: bool, scored: bool, gated: bool) -> tup
     return (f"{name}: higher is better (assumed; nothing in the input or the policy says which way is better)",)
 
 
+NO_SPEC = MetricSpec()  # a metric the policy has no [metrics.NAME] table for
+
+
 @dataclass(frozen=True)
 class MetricTable:
     """One metric's validated table and the policy of its single-metric run; ``critical``: its every case and
-    category is tested by the critical test (``[metrics.NAME] critical = true``)."""
+    category is tested by the critical test (``[metrics.NAME] critical = true``, which the analysis reads)."""
 
     metric: str
     data: ValidatedResults
@@ -86,14 +89,12 @@ def metric_tables(table, metadata_columns: tuple[str, ...], policy: Policy, metr
     for metric in metrics:
         others = tuple(m for m in metrics if m != metric)
         one, metadata, single = _metric_table(table, metadata_columns, metric, others, policy)
-        chosen = policy.metrics.get(metric, {}).get("direction")
-        direction = ((f"{metric}: {chosen} is better (the policy's [metrics.{metric}] direction)",) if chosen else
+        spec = policy.metrics.get(metric, NO_SPEC)
+        direction = ((f"{metric}: {spec.direction} is better (the policy's [metrics.{metric}] direction)",)
+                     if spec.direction else
                      assumed_direction(metric, metric in stated, "score" in one.columns, gated=True))
         data = _with_notes(validate(one, single, metadata), (*notes, *direction))
-        critical = policy.metrics.get(metric, {}).get("critical") is True
-        if critical:  # every category of a critical metric is a critical category (docs/policy.md, metrics)
-            single = critical_metric_policy(single, data)
-        out.append(MetricTable(metric, data, single, critical))
+        out.append(MetricTable(metric, data, single, spec.critical is True))
     return tuple(out)
 
 
@@ -155,33 +156,33 @@ def check_metrics(metrics: tuple[str, ...], table, policy: Policy) -> None:
 def _metric_table(table, metadata_columns: tuple[str, ...], metric: str, others: tuple[str, ...], policy: Policy):
     """The table with ``metric`` as its one outcome (passed or score by its kind), its metadata columns, and the
     policy of a single-metric run of it."""
-    spec: Mapping[str, Any] = policy.metrics.get(metric, {})
+    spec = policy.metrics.get(metric, NO_SPEC)
     values = table[metric]
-    one = table.drop(columns=[c for c in ("passed", "score", metric, *others) if c in table.columns])
-    kind: MetricKind = spec.get("kind", "auto")
+    # Selected, not dropped: a drop leaves a block per column (thousands for a wide file), and adding the
+    # outcome to that warned on stderr (pandas' PerformanceWarning).
+    gone = {"passed", "score", metric, *others}
+    one = table[[c for c in table.columns if c not in gone]]
+    kind: MetricKind = spec.kind or "auto"
     if kind == "auto":
         try:
             parse_passed(values.rename(metric))
             kind = "pass_fail"
         except InputError:
             kind = "score"
-    lower = spec.get("direction", "higher") == "lower"
+    lower = spec.direction == "lower"
     if kind == "pass_fail":
         if lower:
             raise InputError(f"[metrics.{metric}]: direction = \"lower\" needs kind = \"score\" (a pass is better)")
         one["passed"] = values.to_numpy()
     else:
         one["score"] = (-values.astype(float) if lower else values).to_numpy()
-    overrides = {k: spec[k] for k in ("margin", "pass_threshold", "min_change") if k in spec}
-    if lower and "pass_threshold" in overrides:
-        overrides["pass_threshold"] = -overrides["pass_threshold"]  # scores are negated: lower is better
+    # The keys the table sets for this metric (their rows say per_metric); a level on the score axis (a
+    # threshold) is negated with the scores where lower is better, a size (a margin) is not.
+    levels = {row.name for row in KEYS if row.per_metric == "level"}
+    overrides = {k: -v if lower and k in levels and v is not None else v for k, v in spec.overrides.items()}
     columns = {k: v for k, v in policy.columns.items() if k not in ("passed", "score")}
     single = dataclasses.replace(policy, metrics={}, columns=columns, **overrides)
     metadata = tuple(c for c in metadata_columns if c != metric and c not in others)
     return one, metadata, single
 
 
-def critical_metric_policy(single: Policy, data: ValidatedResults) -> Policy:
-    """A critical metric's policy: the named critical categories and every category of its data."""
-    found = [str(c) for c in data.table["category"].cat.categories] if data.has_categories else []
-    return dataclasses.replace(single, critical=tuple(dict.fromkeys((*single.critical, *found))))

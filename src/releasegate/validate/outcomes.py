@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from releasegate.errors import BadValueError
+from releasegate.errors import BadValueError, PolicyError
 from releasegate.kinds import OutcomeKind
 from releasegate.policy import Policy
 
@@ -107,6 +107,7 @@ def outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, OutcomeKind
     """The table's outcome as floats and its kind: binary (0/1: pass/fail, 0/1 scores, or scores turned into
     pass/fail by ``pass_threshold``) or continuous (scores)."""
     if outcome_column(table.columns, policy) == "passed":
+        _check_margin(policy, 1.0)
         return parse_passed(table["passed"]), OutcomeKind.BINARY
     score = parse_score(table["score"].rename("score"))
     if policy.score_range is not None:
@@ -117,11 +118,42 @@ def outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, OutcomeKind
                              f"{examples(outside.unique())}")
     if policy.pass_threshold is not None:
         _check_threshold(score, policy)
+        _check_margin(policy, 1.0)
         return (score >= policy.pass_threshold).astype(float).where(score.notna()), OutcomeKind.BINARY
     finite = score.dropna()
     if len(finite) and finite.isin([0.0, 1.0]).all():
+        _check_margin(policy, 1.0)
         return score, OutcomeKind.BINARY
+    _refuse_lost_digits(finite)
+    _check_margin(policy, float(finite.max() - finite.min()) if len(finite) else 0.0)
     return score, OutcomeKind.CONTINUOUS
+
+
+def _check_margin(policy: Policy, spread: float) -> None:
+    """Refuse a margin above 0 but below a billionth of the outcomes' range (1 for pass rates): no suite could
+    show a candidate no worse by it, and the cases it would take are beyond any count."""
+    if 0 < policy.margin < MIN_RELATIVE_SPREAD * spread:
+        raise PolicyError(f"margin {policy.margin:g} is below a billionth of the outcomes' range ({spread:.3g}): no "
+                          "suite could show a candidate no worse by it; set margin = 0 to turn the non-inferiority "
+                          "rule off, or a margin in the outcomes' units")
+
+
+# Scores whose spread is below this share of their magnitude differ only in digits a 64-bit float barely holds
+# (about 16): the differences would be rounding, and the comparison would depend on the units chosen.
+MIN_RELATIVE_SPREAD = 1e-9
+
+
+def _refuse_lost_digits(scores: pd.Series) -> None:
+    """Refuse scores that all agree in their first nine digits but not in all of them (1e12 + a small score):
+    the analysis is the same in any units only where the differences are well above the floats' rounding."""
+    if len(scores) < 2:
+        return
+    low, high = float(scores.min()), float(scores.max())
+    magnitude = max(abs(low), abs(high))
+    if 0 < high - low < MIN_RELATIVE_SPREAD * magnitude:
+        raise BadValueError(f"'score' values span {high - low:.3g} at a magnitude of {magnitude:.3g}: they agree "
+                            "in their first nine digits, and their differences are at the rounding of 64-bit floats;"
+                            " subtract a constant from every score (e.g. the smallest) and compare again")
 
 
 def _check_threshold(score: pd.Series, policy: Policy) -> None:

@@ -8,7 +8,7 @@ typesetter's minus sign and quotes (HTML, PDF) or plain ASCII (Markdown, read as
 from __future__ import annotations
 
 from releasegate import fmt
-from releasegate.model import Analysis, Power, Verdict
+from releasegate.model import Analysis, PolicyFile, Power, Verdict
 from releasegate.model.costs import GUARDRAIL_RATIOS
 from releasegate.model.judge import CORRECTED_POWER_METHOD
 from releasegate.wording.sections import ni_level
@@ -104,3 +104,13 @@ def power_sentence(power: Power, drop: str, level: str) -> str:
            CORRECTED_POWER_METHOD: " (on the corrected difference's standard error)",
            }.get(power.method, "")
     return f"at {pct}% power{level} the overall test detects a true drop of {drop}{how}"
+
+
+def found_policy_lines(policy_file: PolicyFile | None) -> list[Line]:
+    """The method section's line on a policy file found beside the results rather than named with --policy:
+    which one was read, and from where (none for a policy named, or for flags and defaults alone)."""
+    if policy_file is None or not policy_file.found:
+        return []
+    return [[("text", "Policy: read from "), ("name", policy_file.path),
+             ("text", (", found beside the results, not named with --policy (its sha256 is in the provenance); "
+                       "--no-policy compares without it."))]]
