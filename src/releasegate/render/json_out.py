@@ -39,7 +39,7 @@ from releasegate.wording import sections as words
 
 # 1.1: provenance ``loading`` (how the inputs were read), so that `releasegate verify` can rerun a note, and
 # ``policy_file`` (the policy file read, with its sha256).
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 
 _INPUT_FIELDS = ("path", "sha256", "rows", "format", "release")
@@ -258,8 +258,8 @@ def errors_json(e: ErroredCases) -> dict[str, Any]:
     r = e.rate
     return {
         "n_cases": e.n_cases, "compared": e.compared, "excluded": e.excluded,
-        "baseline_errored": e.baseline_errored, "candidate_errored": e.candidate_errored,
-        "both_errored": e.both_errored,
+        # Three disjoint counts (schema 1.2; 1.1 wrote each side's total under the first two).
+        "baseline_errored": e.baseline_only, "candidate_errored": e.candidate_only, "both_errored": e.both,
         "error_rate": {"baseline": r.baseline_rate, "candidate": r.candidate_rate, "increase": r.increase,
                        "ci_low": r.ci_low, "ci_high": r.ci_high, "confidence": r.confidence,
                        "method": "Newcombe paired (method 10) on the error indicators",

@@ -19,8 +19,8 @@ def _cases(k: int) -> str:
 def error_line(e: ErroredCases, baseline: str, candidate: str) -> str:
     """One sentence beside the verdict: how many cases errored, on which side, and how many were compared."""
     return (f"{e.excluded} of {e.n_cases} cases errored and left the comparison of {candidate} with {baseline} "
-            f"({e.baseline_errored} on the baseline, {e.candidate_errored} on the candidate, "
-            f"{e.both_errored} of them on both); {e.compared} compared, and no errored case counts as fixed or broken.")
+            f"({e.baseline_only} on the baseline only, {e.candidate_only} on the candidate only, {e.both} on both); "
+            f"{e.compared} compared, and no errored case counts as fixed or broken.")
 
 
 def matters(e: ErroredCases | None) -> bool:
