@@ -20,8 +20,8 @@ COLUMN_FLAGS = (
 
 # The policy keys that are one flag each (their option's name is the key).
 POLICY_FLAGS = ("baseline", "baseline_rerun", "critical_rule", "critical_weight", "not_proven", "margin", "alpha",
-                "correction", "mcnemar", "pass_threshold", "min_change", "missing", "allow_missing", "seed",
-                "n_resamples", "title", "gold")
+                "correction", "mcnemar", "pass_threshold", "min_change", "missing", "allow_missing", "allow_changed",
+                "allow_incomplete_runs", "seed", "n_resamples", "title", "gold")
 
 
 def read_inputs(kw: dict, note=None) -> dict:

@@ -34,6 +34,12 @@ MetricKind = Literal["auto", "pass_fail", "score"]
 Direction = Literal["higher", "lower"]
 # Why a release of the data is not judged: the policy names other candidates, or it is the baseline run again.
 NotJudgedReason = Literal["not_a_candidate", "baseline_rerun"]
+# Why a case of one comparison is set apart (validate/pairing.py): on one side only, its content changed between
+# the releases, it errored, or it lacks runs its release holds for other cases (then counted as failures).
+ExclusionReason = Literal["only_baseline", "only_candidate", "content_changed", "errored", "runs_incomplete"]
+# How the cases of a comparison were matched: by id and content fingerprint, by id alone (no content given),
+# or by id with the content a case table (--cases) gave both releases alike.
+PairingBasis = Literal["content", "id", "case_table"]
 
 CRITICAL_RULES: tuple[str, ...] = get_args(CriticalRule)
 CRITICAL_TESTS: tuple[str, ...] = get_args(CriticalTestKind)
@@ -43,3 +49,4 @@ JUDGE_CORRECTIONS: tuple[str, ...] = get_args(JudgeCorrection)
 MCNEMAR_VARIANTS: tuple[str, ...] = get_args(McNemarVariant)
 METRIC_KINDS: tuple[str, ...] = get_args(MetricKind)
 DIRECTIONS: tuple[str, ...] = get_args(Direction)
+EXCLUSION_REASONS: tuple[str, ...] = get_args(ExclusionReason)

@@ -94,6 +94,12 @@ class Policy:
     min_change: float | None = None
     missing: MissingMode = "refuse"
     allow_missing: bool = False
+    # A case whose content differs between the releases is another question under the same id: refused, or with
+    # this left out of the comparison and counted (validate/pairing.py).
+    allow_changed: bool = False
+    # A case lacking runs its release holds for other cases: refused, or with this each missing run counted as a
+    # failure (never dropped: the runs a crashed or filtered job loses are not a random sample of them).
+    allow_incomplete_runs: bool = False
     confidence: float = 0.95
     power: float = 0.8
     seed: int = 20240501
@@ -196,6 +202,8 @@ _TYPES: dict[str, tuple[str, Any]] = {
     "min_change": ("a finite number >= 0", lambda x: _is_number(x) and math.isfinite(x) and x >= 0),
     "seed": ("an integer", lambda x: isinstance(x, int) and not isinstance(x, bool)),
     "allow_missing": ("true or false", lambda x: isinstance(x, bool)),
+    "allow_changed": ("true or false", lambda x: isinstance(x, bool)),
+    "allow_incomplete_runs": ("true or false", lambda x: isinstance(x, bool)),
     "score_range": ("two numbers [low, high]",
                     lambda x: isinstance(x, (list, tuple)) and len(x) == 2 and all(map(_is_number, x))),
     "columns": ("a table of column names ([columns] case_id = \"id\")",

@@ -60,6 +60,8 @@ class LoadedResults:
     # Harness files read once per metric (load/per_metric.py): each metric's own records (its scorer, metric,
     # filter), for that metric's provenance; empty otherwise.
     metric_inputs: Mapping[str, tuple[InputFile, ...]] = field(default_factory=dict)
+    # The columns a case table (--cases) joined: the same for every release, so content there pairs nothing.
+    case_columns: tuple[str, ...] = ()
 
 
 STORE = "store"  # the format of a `releasegate run` store (load/store.py), beside the adapters' and "tidy"
@@ -204,9 +206,12 @@ def load_results(
         if fmt in adapters.ADAPTERS:
             adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])
     table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
+    case_columns: tuple[str, ...] = ()
     if cases is not None:
+        before = set(table.columns)
         table, case_input = join_cases(table, cases, columns, seen)
         inputs.append(case_input)
+        case_columns = tuple(str(c) for c in table.columns if c not in before)
     for role in ("category", "cluster"):
         given = columns.get(role)
         if given and given != role and given not in seen:
@@ -227,6 +232,7 @@ def load_results(
     if len(metrics) == 1 and by_metric:
         inputs = list(by_metric[metrics[0]])  # one metric read: the records say what that metric is
     return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline, metric_inputs=by_metric,
+                         case_columns=case_columns,
                          settled=settled[0][1] if settled else None)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from releasegate.decide.rules import detail
 from releasegate.model import (
+    LEFT_OUT,
     CaseChange,
     ClusterAnalysis,
     Comparison,
@@ -21,6 +22,7 @@ from releasegate.model import (
     CostTable,
     CriticalSection,
     ErroredCases,
+    Exclusions,
     ItemAxis,
     MetricSection,
     Parameters,
@@ -176,8 +178,9 @@ def section_dict(section: MetricSection, prov: Provenance) -> dict[str, Any]:
             ],
             "broken_cases": _cases(cand.broken_cases),
             "fixed_cases": _cases(cand.fixed_cases),
-            "excluded_cases": {"only_baseline": list(cand.exclusions.only_baseline),
-                               "only_candidate": list(cand.exclusions.only_candidate)},
+            "excluded_cases": {"only_baseline": list(cand.exclusions.ids("only_baseline")),
+                               "only_candidate": list(cand.exclusions.ids("only_candidate"))},
+            "exclusions": exclusions_json(cand.exclusions, v.excluded),
             "power": dataclasses.asdict(cand.power),
         }
         entry.update(_sections(cand, a.parameters, a.baseline))
@@ -250,6 +253,15 @@ def churn_json(c, baseline: str) -> dict[str, Any]:
             "definition": churn_words.definition(c), "summary": churn_words.churn_summary(c, baseline),
             "by_category": [dataclasses.asdict(g) for g in c.by_category],
             "fragile": [dataclasses.asdict(f) for f in c.fragile]}
+
+
+def exclusions_json(x: Exclusions, clause: str) -> dict[str, Any]:
+    """What the comparison set apart, as the pairing decided it (docs/json.md, "exclusions"), with the clause
+    every format shows beside the verdict."""
+    return {"baseline_cases": x.baseline_cases, "compared": x.compared, "left_out": x.left_out,
+            "pairing": x.basis, "paired_by_id_only": x.by_id_only, "clause": clause,
+            "reasons": [{"reason": r.reason, "count": r.count, "left_out": r.reason in LEFT_OUT,
+                         "case_ids": list(r.case_ids)} for r in x.reasons]}
 
 
 def errors_json(e: ErroredCases) -> dict[str, Any]:
