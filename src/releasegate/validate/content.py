@@ -1,10 +1,11 @@
-"""A case's content as integer codes, and dataset positions paired by content (SPEC 3.2, pairing).
+"""A case's content, compared row against row, and dataset positions paired by content (SPEC 3.2, pairing).
 
-Where the results carry what a case asks (the ``content_hash`` column the adapters fill, load/fingerprint.py; a
-tidy file's own ``input``, ``reference``, ``target`` and ``expected`` columns), two rows are the same case only
-when that content agrees. Equal text gets an equal integer code (pandas.factorize, once over every row), so the
-comparison of a million cases is a comparison of integers; only cases whose raw text differs are compared again
-as a reader would read them (load.fingerprint's normalisation: Unicode NFC, line endings, surrounding space).
+Where the results carry what a case asks (the ``content_hash`` column the adapters fill, load/fingerprint.py; else
+a tidy file's own ``input``, ``reference``, ``target`` and ``expected`` columns), two rows are the same case only
+when that content agrees. Rows are compared where they are: each case's row on one side against its row on the
+other, column by column, as Arrow compares strings (a million pairs in a few hundredths of a second; hashing
+every text into codes first took a second). Only rows whose raw text differs are compared again as a reader
+would read them (load.fingerprint's normalisation: Unicode NFC, line endings, surrounding space).
 
 Ids that are positions in a dataset (Inspect's default 1..N, OpenAI evals' ``split.n``) name another question as
 soon as the dataset changes: each other release's rows take the id of the baseline's case with the same content,
@@ -30,62 +31,82 @@ SHOWN_TEXT = 60  # characters of a case's text in a refusal line
 
 @dataclass(frozen=True)
 class Content:
-    """Per row an integer naming its content (-1 where the row carries none): equal content, equal code.
-    ``columns`` are the tidy columns read (the text a refusal shows), ``hashed`` whether some rows carry the
-    adapters' ``content_hash`` (which wins over the columns in its row)."""
+    """Which columns hold the rows' content (``content_hash`` when the adapters filled it, else the tidy
+    columns) and which rows carry any (``given``)."""
 
-    codes: np.ndarray
     columns: tuple[str, ...]
-    hashed: np.ndarray  # per row: the code is the row's content_hash's
+    given: np.ndarray
 
     def take(self, mask: np.ndarray) -> Content:
-        return Content(self.codes[mask], self.columns, self.hashed[mask])
+        return Content(self.columns, self.given[mask])
 
 
 def _given(values: pd.Series) -> np.ndarray:
+    """Which rows hold a value: not missing, not the empty text."""
     blank = values.isna().to_numpy(bool)
     if values.dtype == object or isinstance(values.dtype, pd.StringDtype):
-        blank = blank | (values.astype("string").str.strip() == "").fillna(True).to_numpy(bool)
+        blank = blank | np.asarray((values == "").fillna(True), dtype=bool)
     return ~blank
 
 
 def content_of(table: pd.DataFrame, case_columns: tuple[str, ...] = ()) -> Content | None:
-    """The content codes of every row, or None when no row carries content. Columns a case table joined
+    """Where the rows' content is, or None when no row carries any. Columns a case table joined
     (``case_columns``) are left out: they give both releases the same text by construction."""
-    tidy = tuple(c for c in CONTENT_COLUMNS if c in table.columns and c not in case_columns)
-    has_hash = CONTENT_COLUMN in table.columns
-    if not tidy and not has_hash:
-        return None
-    codes = np.full(len(table), -1, dtype=np.int64)
-    hashed = np.zeros(len(table), dtype=bool)
-    offset = 0
-    if has_hash:
-        given = _given(table[CONTENT_COLUMN])
-        found, uniques = pd.factorize(table[CONTENT_COLUMN].astype("string"), use_na_sentinel=True)
-        codes[given] = found[given]
-        hashed = given & (found >= 0)
-        offset = len(uniques)
-    if tidy:
-        any_given = np.zeros(len(table), dtype=bool)
-        parts = []
-        for column in tidy:
-            any_given |= _given(table[column])
-            found, uniques = pd.factorize(table[column], use_na_sentinel=False)  # missing: a value of its own
-            parts.append(keycodes.Codes(found.astype(np.int64, copy=False), len(uniques)))
-        key = keycodes.combined(*parts).codes
-        use = ~hashed & any_given
-        codes[use] = key[use] + offset
-    if not (codes >= 0).any():
-        return None
-    return Content(codes, tidy, hashed)
+    if CONTENT_COLUMN in table.columns and _given(table[CONTENT_COLUMN]).any():
+        columns: tuple[str, ...] = (CONTENT_COLUMN,)
+    else:
+        columns = tuple(c for c in CONTENT_COLUMNS if c in table.columns and c not in case_columns)
+    given = np.zeros(len(table), dtype=bool)
+    for column in columns:
+        given |= _given(table[column])
+    return Content(columns, given) if given.any() else None
+
+
+def _run_of(rows: np.ndarray) -> slice | None:
+    """``rows`` as one slice when they are consecutive rows in order, else None."""
+    if rows.size and rows[-1] - rows[0] == rows.size - 1 and bool(np.all(np.diff(rows) == 1)):
+        return slice(int(rows[0]), int(rows[-1]) + 1)
+    return None
+
+
+def _equal(values: pd.Series, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Whether the values at rows ``left`` equal those at rows ``right`` (missing equals missing). When both are
+    runs of consecutive rows in the same order (each release written as one block, its cases alike: the common
+    layout), the two blocks are compared as they lie, without copying a million texts first."""
+    ordered = left.size < 2 or bool(np.all(left[1:] > left[:-1]))
+    order = np.arange(left.size) if ordered else np.argsort(left, kind="stable")
+    first, second = _run_of(left[order]), _run_of(right[order])
+    if first is not None and second is not None:
+        a, b = values.iloc[first].array, values.iloc[second].array
+    else:
+        order = np.arange(left.size)
+        a, b = values.iloc[left].array, values.iloc[right].array
+    same = np.asarray(pd.array(a == b, dtype="boolean").fillna(False), dtype=bool)
+    same |= np.asarray(pd.isna(a) & pd.isna(b), dtype=bool)
+    out = np.empty(left.size, dtype=bool)
+    out[order] = same
+    return out
 
 
 def fingerprint_of_row(table: pd.DataFrame, row: int, content: Content) -> str:
-    """The normalised fingerprint of one row's content (its content_hash, else its tidy columns')."""
-    if content.hashed[row]:
+    """The normalised fingerprint of one row's content (the harness's own when it is a content_hash)."""
+    if content.columns == (CONTENT_COLUMN,):
         return str(table[CONTENT_COLUMN].iat[row])
     values = [table[c].iat[row] for c in content.columns]
-    return content_fingerprint({c: (None if pd.isna(v) else v) for c, v in zip(content.columns, values)})
+    # A blank text is no content, as a missing value is.
+    return content_fingerprint({c: (None if pd.isna(v) or (isinstance(v, str) and not v.strip()) else v)
+                                for c, v in zip(content.columns, values)})
+
+
+def same_content(table: pd.DataFrame, content: Content, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Whether row ``left[k]`` asks what row ``right[k]`` asks: equal raw values in every content column, or, where
+    they differ, equal normalised fingerprints."""
+    same = np.ones(left.size, dtype=bool)
+    for column in content.columns:
+        same &= _equal(table[column], left, right)
+    for k in np.flatnonzero(~same):
+        same[k] = fingerprint_of_row(table, int(left[k]), content) == fingerprint_of_row(table, int(right[k]), content)
+    return same
 
 
 def text_of_row(table: pd.DataFrame, row: int, content: Content) -> str:
@@ -98,18 +119,21 @@ def text_of_row(table: pd.DataFrame, row: int, content: Content) -> str:
 
 
 def check_one_content_per_case(table: pd.DataFrame, content: Content, group: keycodes.Codes) -> None:
-    """A case whose rows in one release (its runs) carry two contents is refused: which question was asked?"""
-    known = content.codes >= 0
-    values = keycodes.Codes(content.codes, int(content.codes.max()) + 1)
-    if not keycodes.varies_within(group.take(known), values.take(known)):
+    """A case whose rows in one release (its runs) carry two contents is refused: which question was asked?
+    ``group`` is the (release, case) of every row."""
+    if group.n == len(table):  # one row per case and release: nothing to agree
         return
-    frame = pd.DataFrame({"g": group.codes[known], "c": content.codes[known]}, index=np.flatnonzero(known))
-    firsts = frame.drop_duplicates()
-    clash = firsts["g"][firsts["g"].duplicated()]
-    row = int(firsts.index[firsts["g"] == clash.iloc[0]][0])
-    raise PairingError(f"{clash.nunique()} case(s) carry two different contents within one release (e.g. case "
-                       f"{table['case_id'].iat[row]!r} of {table['release'].iat[row]!r}): its runs asked different "
-                       "questions under one id; give each question its own case_id")
+    rows = np.flatnonzero(content.given & (group.codes >= 0))
+    first = np.full(group.n, -1, dtype=np.int64)
+    first[group.codes[rows][::-1]] = rows[::-1]
+    other = first[group.codes[rows]]
+    differ = rows[~same_content(table, content, rows, other)]
+    if differ.size:
+        row = int(differ[0])
+        cases = np.unique(group.codes[differ]).size
+        raise PairingError(f"{cases} case(s) carry two different contents within one release (e.g. case "
+                           f"{table['case_id'].iat[row]!r} of {table['release'].iat[row]!r}): its runs asked "
+                           "different questions under one id; give each question its own case_id")
 
 
 def _positional(table: pd.DataFrame) -> set[str]:
@@ -124,9 +148,13 @@ def _positional(table: pd.DataFrame) -> set[str]:
     return set(map(str, pd.unique(table.loc[flags.to_numpy(bool), "release"].astype(str))))
 
 
-def _contents(ids: pd.Series, codes: np.ndarray, release: str) -> pd.Series:
-    """One content code per case id of one release; two cases with one content are refused (ambiguous)."""
-    per_case = pd.Series(codes, index=ids.to_numpy()).groupby(level=0, sort=False).first()
+def _contents(table: pd.DataFrame, content: Content, rows: np.ndarray, release: str) -> pd.Series:
+    """One normalised fingerprint per case id of one release (its rows ``rows``); two cases with one content are
+    refused (ambiguous). A Python pass per row: dataset positions come from harness logs of a few thousand."""
+    at = np.flatnonzero(rows)
+    keys = [fingerprint_of_row(table, int(k), content) for k in at]
+    ids = table["case_id"].astype(str).to_numpy()[at]
+    per_case = pd.Series(keys, index=ids, dtype=object).groupby(level=0, sort=False).first()
     twice = per_case[per_case.duplicated(keep=False)]
     if len(twice):
         shown = examples(pd.Index(twice.index[:2]))
@@ -154,17 +182,16 @@ def rekey_positions(table: pd.DataFrame, baseline: str, content: Content | None)
         which = next(r for r in (release, baseline) if r in positional)
         rows = releases == release
         for side, mask in ((baseline, at_base), (release, rows)):
-            missing = content is None or bool((content.codes[mask] < 0).any())
-            if missing:
-                count = int(mask.sum()) if content is None else int((content.codes[mask] < 0).sum())
+            if content is None or not content.given[mask].all():
+                count = int(mask.sum()) if content is None else int((~content.given[mask]).sum())
                 raise PairingError(f"the case ids of {which!r} are positions in its dataset (an Inspect log's "
                                    f"default ids, OpenAI evals' sample ids), and {count} row(s) of {side!r} carry no "
                                    "content to pair them by: the same id may name another question in each release; "
                                    "give the samples ids of their own")
         assert content is not None
         if base_contents is None:
-            base_contents = _contents(table.loc[at_base, "case_id"].astype(str), content.codes[at_base], baseline)
-        own = _contents(table.loc[rows, "case_id"].astype(str), content.codes[rows], release)
+            base_contents = _contents(table, content, at_base, baseline)
+        own = _contents(table, content, rows, release)
         by_content = pd.Series(base_contents.index, index=base_contents.to_numpy())
         matched = own.map(by_content)
         renamed = pd.Series(np.where(matched.isna(), release + ":" + own.index.to_series().astype(str),

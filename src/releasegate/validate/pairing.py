@@ -26,7 +26,7 @@ from releasegate.kinds import ExclusionReason, PairingBasis
 from releasegate.model import Excluded, Exclusions
 from releasegate.policy import Policy
 from releasegate.validate import keycodes
-from releasegate.validate.content import Content, fingerprint_of_row, text_of_row
+from releasegate.validate.content import Content, same_content, text_of_row
 from releasegate.validate.outcomes import examples
 
 LISTED = 200  # case ids kept per reason; the counts are whole
@@ -51,8 +51,7 @@ class _Release:
     errored: np.ndarray | None  # by case code: has an errored row that leaves the comparison
     short: np.ndarray | None  # by case code: fewer runs than the release holds for another case
     runs: np.ndarray | None  # by case code: its runs as read (before rows without an outcome were dropped)
-    content: np.ndarray | None  # by case code: its content code (-1 none)
-    content_row: np.ndarray | None  # by case code: a row carrying that content
+    content_row: np.ndarray | None  # by case code: a row of this release carrying the case's content (-1 none)
 
 
 def run_counts(codes: dict[str, keycodes.Codes], table: pd.DataFrame, releases: list[str]) -> dict[str, np.ndarray]:
@@ -76,15 +75,12 @@ def _release(name: str, table: pd.DataFrame, codes: dict[str, keycodes.Codes], c
     if counts is not None:
         expected = keycodes.column_max(counts)
         short = (counts > 0) & (counts < expected) & present
-    case_content = content_row = None
+    content_row = None
     if content is not None:
-        carried = rows & (content.codes >= 0)
-        at = np.flatnonzero(carried)
-        case_content = np.full(cases.n, -1, dtype=np.int64)
+        at = np.flatnonzero(rows & content.given)
         content_row = np.full(cases.n, -1, dtype=np.int64)
-        case_content[cases.codes[at]] = content.codes[at]
         content_row[cases.codes[at]] = at
-    return _Release(rows, present, wrong, short, counts, case_content, content_row)
+    return _Release(rows, present, wrong, short, counts, content_row)
 
 
 def _excluded(reason: ExclusionReason, mask: np.ndarray, ids: pd.Index) -> Excluded | None:
@@ -115,16 +111,12 @@ def _check_case_sets(base: _Release, cand: _Release, baseline: str, candidate: s
 
 
 def _changed(table: pd.DataFrame, content: Content, base: _Release, cand: _Release, shared: np.ndarray) -> np.ndarray:
-    """By case code: shared cases whose content differs on the two sides, read as a reader would (the codes
-    compare raw text; a case whose raw text differs is compared again on its normalised fingerprint)."""
-    assert base.content is not None and cand.content is not None
+    """By case code: shared cases whose content differs on the two sides, read as a reader would
+    (content.same_content: raw values, then the normalised fingerprint where they differ)."""
     assert base.content_row is not None and cand.content_row is not None
-    both = shared & (base.content >= 0) & (cand.content >= 0)
-    changed = both & (base.content != cand.content)
-    for k in np.flatnonzero(changed):
-        b, c = int(base.content_row[k]), int(cand.content_row[k])
-        if fingerprint_of_row(table, b, content) == fingerprint_of_row(table, c, content):
-            changed[k] = False
+    both = np.flatnonzero(shared & (base.content_row >= 0) & (cand.content_row >= 0))
+    changed = np.zeros_like(shared)
+    changed[both] = ~same_content(table, content, base.content_row[both], cand.content_row[both])
     return changed
 
 
@@ -192,8 +184,8 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
                 incomplete |= kept & side.short
                 fills[name] = fills.get(name, np.zeros_like(shared)) | (kept & side.short)
         if content is not None:
-            assert base.content is not None and cand.content is not None
-            by_id = int((kept & ((base.content < 0) | (cand.content < 0))).sum())
+            assert base.content_row is not None and cand.content_row is not None
+            by_id = int((kept & ((base.content_row < 0) | (cand.content_row < 0))).sum())
             if by_id:
                 notes.append(f"{candidate}: {by_id} of the cases compared paired by id only: their content was not "
                              "given on both sides.")
