@@ -181,3 +181,17 @@ def test_allow_missing_is_named_on_the_check_line_the_job_summary_and_the_pr_com
     clause = "60 of 300 cases left out: missing on r2"
     assert f"r2 ({clause}): " in result.output.splitlines()[0]
     assert clause in summary.read_text() and clause in comment.read_text()
+
+
+def test_the_notebook_api_takes_the_keys_as_keywords():
+    import pandas as pd
+
+    import releasegate
+
+    frame = pd.DataFrame({"release": ["r1"] * 4 + ["r2"] * 4, "case_id": ["c1", "c2", "c3", "c4"] * 2,
+                          "passed": [1, 1, 0, 1, 1, 0, 1, 1],
+                          "input": ["a", "b", "c", "d", "a", "B?", "c", "d"]})
+    with pytest.raises(PairingError, match="other content"):
+        releasegate.compare(frame, baseline="r1")
+    note = releasegate.compare(frame, baseline="r1", allow_changed=True)
+    assert note.verdicts[0].excluded == "1 of 4 cases left out: content changed"

@@ -199,6 +199,8 @@ def rekey_positions(table: pd.DataFrame, baseline: str, content: Content | None)
         new_ids[rows] = renamed.reindex(new_ids[rows]).to_numpy(dtype=object)
         moved = int((matched.notna() & (matched != own.index)).sum())
         new = int(matched.isna().sum())
+        if not moved and not new:
+            continue  # every case under its own id: pairing by content changed nothing worth a note
         named = f" (named {release}:id)" if new else ""
         notes.append(f"{release}: the case ids of {which} are positions in its dataset, so {release}'s cases were "
                      f"paired with {baseline}'s by content: {int(matched.notna().sum())} found ({moved} under another "
