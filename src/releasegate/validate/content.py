@@ -120,9 +120,7 @@ def text_of_row(table: pd.DataFrame, row: int, content: Content) -> str:
 
 def check_one_content_per_case(table: pd.DataFrame, content: Content, group: keycodes.Codes) -> None:
     """A case whose rows in one release (its runs) carry two contents is refused: which question was asked?
-    ``group`` is the (release, case) of every row."""
-    if group.n == len(table):  # one row per case and release: nothing to agree
-        return
+    ``group`` is the (release, case) of every row (asked only with runs: otherwise a case has one row)."""
     rows = np.flatnonzero(content.given & (group.codes >= 0))
     first = np.full(group.n, -1, dtype=np.int64)
     first[group.codes[rows][::-1]] = rows[::-1]

@@ -214,7 +214,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         raise BadValueError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
     codes = {k: keycodes.encode(table[k]) for k in ("release", "case_id", *(["run"] if has_runs else []))}
     _check_keys(table, has_runs, codes)
-    if content is not None:
+    if content is not None and has_runs:
         check_one_content_per_case(table, content, keycodes.combined(codes["release"], codes["case_id"]))
     # A non-empty error marks an errored row: a third state, neither pass nor fail, for analyze.errors.
     errored = table["error"].astype("string").fillna("").str.strip() != "" if "error" in table.columns else None
