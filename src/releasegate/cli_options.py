@@ -79,8 +79,8 @@ def input_options(function, skip: tuple[str, ...] = ()):
         option("--allow-missing", is_flag=True, default=None, help="Compare shared cases only when case sets differ."),
         option("--allow-changed", is_flag=True, default=None, help="Leave out (and count) the cases whose content "
                "differs between the releases, instead of refusing."),
-        option("--allow-incomplete-runs", is_flag=True, default=None, help="Count each run a case lacks (its "
-               "release has it for other cases) as a failure, instead of refusing."),
+        option("--allow-incomplete-runs", is_flag=True, default=None, help="Count each run a case lacks (other "
+               "cases have it) as a failure, instead of refusing."),
         option("--seed", type=int, help="Random seed of every resampling."),
         option("--resamples", "n_resamples", type=int, help="Bootstrap resamples (default 10,000)."),
         option("--title", help="Report title (default: the input's folder name)."),

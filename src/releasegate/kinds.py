@@ -35,7 +35,7 @@ Direction = Literal["higher", "lower"]
 # Why a release of the data is not judged: the policy names other candidates, or it is the baseline run again.
 NotJudgedReason = Literal["not_a_candidate", "baseline_rerun"]
 # Why a case of one comparison is set apart (validate/pairing.py): on one side only, its content changed between
-# the releases, it errored, or it lacks runs its release holds for other cases (then counted as failures).
+# the releases, it errored, or it lacks runs other cases have (then counted as failures).
 ExclusionReason = Literal["only_baseline", "only_candidate", "content_changed", "errored", "runs_incomplete"]
 # How the cases of a comparison were matched: by id and content fingerprint, by id alone (no content given),
 # or by id with the content a case table (--cases) gave both releases alike.

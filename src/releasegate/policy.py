@@ -97,8 +97,8 @@ class Policy:
     # A case whose content differs between the releases is another question under the same id: refused, or with
     # this left out of the comparison and counted (validate/pairing.py).
     allow_changed: bool = False
-    # A case lacking runs its release holds for other cases: refused, or with this each missing run counted as a
-    # failure (never dropped: the runs a crashed or filtered job loses are not a random sample of them).
+    # A case with fewer runs than other cases have: refused, or with this each missing run counted as a failure
+    # (never dropped: the runs a crashed or filtered job loses are not a random sample of them).
     allow_incomplete_runs: bool = False
     confidence: float = 0.95
     power: float = 0.8

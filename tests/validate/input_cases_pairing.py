@@ -27,6 +27,8 @@ RUNS = "release,case_id,run,passed"
 SHORT_RUNS = csv(*(f"r1,c{i},{k},1" for i in range(1, 5) for k in range(1, 4)),
                  *(f"r2,c{i},{k},{int(i != 2)}" for i in range(1, 5) for k in range(1, 4) if i != 2 or k == 1),
                  header=RUNS)
+FEWER_RUNS = csv(*(f"{r},c{i},{k},1" for r, n in (("r1", 3), ("r2", 2)) for i in range(1, 5) for k in range(1, n + 1)),
+                 header=RUNS)
 TWO_CONTENTS = csv("r1,c1,1,1,Question one.", "r1,c1,2,1,Question two.", "r1,c2,1,1,Q.", "r1,c2,2,1,Q.",
                    "r2,c1,1,1,Question one.", "r2,c1,2,1,Question one.", "r2,c2,1,1,Q.", "r2,c2,2,1,Q.",
                    header="release,case_id,run,passed,input")
@@ -55,10 +57,13 @@ PAIRING_CASES: tuple[Case, ...] = (
     Case("two-contents-in-one-case", "a case whose runs carry two contents", "`c1` run 2 asks another question",
          {"results.csv": TWO_CONTENTS}, ("results.csv", *BASE),
          ("carry two different contents within one release", "case 'c1' of 'r1'"), kind="pairing"),
-    Case("runs-incomplete", "a case with fewer runs than its release holds for other cases",
+    Case("runs-incomplete", "a case with fewer runs than other cases have",
          "r2's two failing runs of `c2` absent (3 runs elsewhere)", {"results.csv": SHORT_RUNS},
-         ("results.csv", *BASE), ("1 case(s) of 'r2' have fewer runs than the 3", "'c2': 1 of 3",
+         ("results.csv", *BASE), ("1 case(s) of 'r2' have fewer runs than the 3 other cases have", "'c2': 1 of 3",
                                   "--allow-incomplete-runs"), kind="runs"),
+    Case("runs-fewer-in-a-release", "a release run fewer times than the baseline",
+         "r1 3 runs of every case, r2 2", {"results.csv": FEWER_RUNS}, ("results.csv", *BASE),
+         ("4 case(s) of 'r2' have fewer runs than the 3 other cases have (every case of it",), kind="runs"),
     Case("allow-incomplete-runs", "runs missing, with --allow-incomplete-runs", "as above, `--allow-incomplete-runs`",
          {"results.csv": SHORT_RUNS}, ("results.csv", *BASE, "--allow-incomplete-runs"),
          ("2 missing run(s) of 1 case(s) counted as failures",), exit=0,

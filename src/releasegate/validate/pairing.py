@@ -4,7 +4,7 @@ it is compared on and why every other case is set apart, as one frozen :class:`P
 
 A case is compared when it is on both sides, with the same content where the results carry it
 (validate/content.py), errored on neither side (unless ``missing = "fail"`` counts errors as failures), and with
-every run its release holds for other cases. Each departure is refused in one line, or set apart under its reason
+every run other cases have (the run axis). Each departure is refused in one line, or set apart under its reason
 when the policy allows it: ``allow_missing`` (a case on one side only), ``allow_changed`` (content changed: another
 question under the same id), ``allow_incomplete_runs`` (each missing run counted as a failure, never dropped:
 the runs a crashed or filtered job loses are not a random sample of them). Errored cases leave the comparison as
@@ -49,7 +49,7 @@ class _Release:
     rows: np.ndarray  # which rows are this release's
     present: np.ndarray  # by case code: has a row
     errored: np.ndarray | None  # by case code: has an errored row that leaves the comparison
-    short: np.ndarray | None  # by case code: fewer runs than the release holds for another case
+    short: np.ndarray | None  # by case code: fewer runs than another case of the releases judged
     runs: np.ndarray | None  # by case code: its runs as read (before rows without an outcome were dropped)
     content_row: np.ndarray | None  # by case code: a row of this release carrying the case's content (-1 none)
 
@@ -64,6 +64,11 @@ def run_counts(codes: dict[str, keycodes.Codes], table: pd.DataFrame, releases: 
     return out
 
 
+def expected_runs(runs: dict[str, np.ndarray]) -> int:
+    """The runs every case must have: the most any case has in any release judged (the run axis)."""
+    return max(keycodes.column_max(counts) for counts in runs.values())
+
+
 def _release(name: str, table: pd.DataFrame, codes: dict[str, keycodes.Codes], content: Content | None,
              errored: np.ndarray | None, runs: dict[str, np.ndarray] | None) -> _Release:
     cases = codes["case_id"]
@@ -73,8 +78,8 @@ def _release(name: str, table: pd.DataFrame, codes: dict[str, keycodes.Codes], c
     short = None
     counts = runs.get(name) if runs else None
     if counts is not None:
-        expected = keycodes.column_max(counts)
-        short = (counts > 0) & (counts < expected) & present
+        assert runs is not None
+        short = (counts > 0) & (counts < expected_runs(runs)) & present
     content_row = None
     if content is not None:
         at = np.flatnonzero(rows & content.given)
@@ -131,14 +136,15 @@ def _refuse_changed(table: pd.DataFrame, content: Content, base: _Release, cand:
                        "of the comparison")
 
 
-def _refuse_short(side: _Release, name: str, incomplete: np.ndarray, ids: pd.Index) -> None:
-    assert side.runs is not None
-    expected = keycodes.column_max(side.runs)
-    cases = np.flatnonzero(incomplete & side.short) if side.short is not None else np.array([], dtype=np.int64)
+def _refuse_short(side: _Release, name: str, incomplete: np.ndarray, ids: pd.Index, expected: int) -> None:
+    assert side.runs is not None and side.short is not None
+    cases = np.flatnonzero(incomplete & side.short)
     k = int(cases[0])
     missing = int((expected - side.runs[cases]).sum())
-    raise IncompleteRunsError(f"{cases.size} case(s) of {name!r} have fewer runs than the {expected} it holds for "
-                              f"other cases (e.g. {str(ids[k])!r}: {int(side.runs[k])} of {expected}; {missing} "
+    every = (" (every case of it: a release run fewer times than another is refused too, since a design cannot be "
+             "told from a crash; give the releases the same runs)") if cases.size == int(side.present.sum()) else ""
+    raise IncompleteRunsError(f"{cases.size} case(s) of {name!r} have fewer runs than the {expected} other cases "
+                              f"have{every} (e.g. {str(ids[k])!r}: {int(side.runs[k])} of {expected}; {missing} "
                               "run(s) missing in all): a missing run would be left out unseen; rerun them, or use "
                               "--allow-incomplete-runs to count each missing run as a failure")
 
@@ -180,7 +186,8 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
         for side, name in ((base, baseline), (cand, candidate)):
             if side.short is not None and (kept & side.short).any():
                 if not policy.allow_incomplete_runs:
-                    _refuse_short(side, name, kept, ids)
+                    assert runs is not None
+                    _refuse_short(side, name, kept, ids, expected_runs(runs))
                 incomplete |= kept & side.short
                 fills[name] = fills.get(name, np.zeros_like(shared)) | (kept & side.short)
         if content is not None:
@@ -202,17 +209,18 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
 
 def fill_runs(table: pd.DataFrame, fills: dict[str, np.ndarray], runs: dict[str, np.ndarray]
               ) -> tuple[pd.DataFrame, list[str]]:
-    """The table with a failing row (outcome 0) for each run a case lacks, taking the labels its release holds for
-    other cases in their order; the case's category and cluster are its own, everything else is empty."""
+    """The table with a failing row (outcome 0) for each run a case lacks, taking the run labels the releases judged
+    hold (``runs``' releases) in their order; the case's category and cluster are its own, everything else is
+    empty."""
     ids = table["case_id"].cat.categories
     frames, notes = [], []
+    expected = expected_runs(runs)
+    labels = pd.unique(table.loc[table["release"].isin(list(runs)), "run"])
     for release, mask in fills.items():
         counts = runs[release]
-        expected = keycodes.column_max(counts)
         mine = table["release"] == release
         held = table.loc[mine, ["case_id", "run"]].astype({"case_id": str})
         need = pd.Index(ids[np.flatnonzero(mask)]).astype(str)
-        labels = pd.unique(held["run"])
         grid = pd.MultiIndex.from_product([need, labels], names=["case_id", "run"]).to_frame(index=False)
         grid = grid.merge(held.drop_duplicates(), how="left", on=["case_id", "run"], indicator=True)
         grid = grid[grid["_merge"] == "left_only"].drop(columns="_merge")
