@@ -61,7 +61,7 @@ PAIRING_CASES: tuple[Case, ...] = (
          "r2's two failing runs of `c2` absent (3 runs elsewhere)", {"results.csv": SHORT_RUNS},
          ("results.csv", *BASE), ("1 case(s) of 'r2' have fewer runs than the 3 other cases have", "'c2': 1 of 3",
                                   "--allow-incomplete-runs"), kind="runs"),
-    Case("runs-fewer-in-a-release", "a release run fewer times than the baseline",
+    Case("runs-fewer-in-a-release", "a release repeated fewer times than the baseline",
          "r1 3 runs of every case, r2 2", {"results.csv": FEWER_RUNS}, ("results.csv", *BASE),
          ("4 case(s) of 'r2' have fewer runs than the 3 other cases have (every case of it",), kind="runs"),
     Case("allow-incomplete-runs", "runs missing, with --allow-incomplete-runs", "as above, `--allow-incomplete-runs`",
