@@ -296,7 +296,8 @@ def plan_suite(results: Any = None, *, cases: str | os.PathLike | None = None,
             raise InputError(f"this suite cannot be simulated: {exc}") from None
     else:
         loaded, _ = _load(results, resolved, Path(cases) if cases is not None else None, AdapterOptions())
-        design = design_of(validate(loaded.table, resolved, loaded.metadata_columns), resolved, churn, run_churn)
+        validated = validate(loaded.table, resolved, loaded.metadata_columns, loaded.case_columns)
+        design = design_of(validated, resolved, churn, run_churn)
     reps = DEFAULT_REPLICATIONS if replications is None else int(replications)
     if reps < 1:
         raise InputError(f"replications must be at least 1, got {reps}")

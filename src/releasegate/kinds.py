@@ -39,6 +39,12 @@ MetricKind = Literal["auto", "pass_fail", "score"]
 Direction = Literal["higher", "lower"]
 # Why a release of the data is not judged: the policy names other candidates, or it is the baseline run again.
 NotJudgedReason = Literal["not_a_candidate", "baseline_rerun"]
+# Why a case of one comparison is set apart (validate/pairing.py): on one side only, its content changed between
+# the releases, it errored, or it lacks runs other cases have (then counted as failures).
+ExclusionReason = Literal["only_baseline", "only_candidate", "content_changed", "errored", "runs_incomplete"]
+# How the cases of a comparison were matched: by id and content fingerprint, by id alone (no content given),
+# or by id with the content a case table (--cases) gave both releases alike.
+PairingBasis = Literal["content", "id", "case_table"]
 
 CRITICAL_RULES: tuple[str, ...] = get_args(CriticalRule)
 CRITICAL_TESTS: tuple[str, ...] = get_args(CriticalTestKind)
@@ -50,3 +56,4 @@ CORRECTIONS: tuple[str, ...] = get_args(Correction)
 LATENCY_UNITS: tuple[str, ...] = get_args(LatencyUnit)
 METRIC_KINDS: tuple[str, ...] = get_args(MetricKind)
 DIRECTIONS: tuple[str, ...] = get_args(Direction)
+EXCLUSION_REASONS: tuple[str, ...] = get_args(ExclusionReason)

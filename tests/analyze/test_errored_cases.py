@@ -39,7 +39,7 @@ def test_twelve_baseline_errors_are_counted_listed_and_never_fixed(tmp_path):
     cand = report.analysis.candidates[0]
     e = cand.sections.errors
     assert (e.n_cases, e.excluded, e.compared) == (N, 12, 288)
-    assert (e.baseline_errored, e.candidate_errored, e.both_errored) == (12, 0, 0)
+    assert (e.baseline_only, e.candidate_only, e.both) == (12, 0, 0)
     errored = {c.case_id for c in e.cases}
     assert errored == {f"c{i:03d}" for i in range(12)}
     assert all(c.side == "baseline" and c.baseline_error.startswith("TimeoutError") and c.candidate_error == ""
@@ -72,9 +72,9 @@ def test_shown_next_to_the_verdict_in_stdout_markdown_html_and_summary(tmp_path)
     result = run_cli("check", path, "--baseline", "r1", "-o", out_md, "-o", out_html, "-o", out_json)
     lines = result.output.splitlines()
     assert lines[0].startswith("DON'T SHIP r2") or lines[0].startswith("SHIP r2")
-    assert "12 of 300 cases errored (4.0%) and were left out" in lines[0]  # large enough: in the headline
+    assert " r2 (12 of 300 cases left out: errored): " in lines[0]
     assert lines[1].strip().startswith("12 of 300 cases errored and left the comparison of r2 with r1 "
-                                       "(12 on the baseline, 0 on the candidate")
+                                       "(12 on the baseline only, 0 on the candidate only")
     md = out_md.read_text()
     verdict_table_end = md.index("### Summary")
     assert "**Errored cases, r2:** 12 of 300 cases errored" in md[:verdict_table_end]
@@ -89,11 +89,11 @@ def test_shown_next_to_the_verdict_in_stdout_markdown_html_and_summary(tmp_path)
     assert "**Errored cases, r2:** 12 of 300 cases errored" in summary
 
 
-def test_few_errors_stay_out_of_the_headline_but_not_out_of_stdout(tmp_path):
+def test_few_errors_are_counted_in_the_headline_and_told_apart_below_it(tmp_path):
     result = run_cli("check", _write(tmp_path, base_errors=[0], cand_errors=[1]), "--baseline", "r1")
     first, second = result.output.splitlines()[:2]
-    assert "errored" not in first  # 2 of 300 is below 1%
-    assert "2 of 300 cases errored" in second and "1 on the baseline, 1 on the candidate" in second
+    assert " r2 (2 of 300 cases left out: errored): " in first
+    assert "2 of 300 cases errored" in second and "1 on the baseline only, 1 on the candidate only" in second
 
 
 def test_no_error_column_or_no_errors_changes_nothing(tmp_path):
@@ -175,3 +175,14 @@ def test_a_release_whose_every_row_errored_is_refused(tmp_path):
     result = run_cli("check", path, "--baseline", "r1")
     assert result.exit_code == 2
     assert "release 'r1' has no rows left to compare: every row errored" in result.output
+
+
+def test_the_three_error_counts_are_disjoint_and_sum_to_the_errored_cases(tmp_path):
+    # Two cases errored on both sides, three on the baseline only, one on the candidate only: 6 errored cases.
+    path = _write(tmp_path, base_errors=[0, 1, 2, 3, 4], cand_errors=[0, 1, 5])
+    out = tmp_path / "note.json"
+    result = run_cli("report", path, "--baseline", "r1", "-o", out)
+    assert result.exit_code == 0, result.output
+    errors = json.loads(out.read_text())["candidates"][0]["errors"]
+    assert (errors["baseline_errored"], errors["candidate_errored"], errors["both_errored"]) == (3, 1, 2)
+    assert errors["baseline_errored"] + errors["candidate_errored"] + errors["both_errored"] == errors["excluded"] == 6

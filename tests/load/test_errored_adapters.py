@@ -25,7 +25,7 @@ def test_an_errored_inspect_sample_leaves_the_comparison(tmp_path):
     report = build_report([f"live={live}", f"new={edited}"], baseline="live", margin=0)
     cand = report.analysis.candidates[0]
     e = cand.sections.errors
-    assert (e.excluded, e.candidate_errored, e.baseline_errored) == (1, 1, 0)
+    assert (e.excluded, e.candidate_only, e.baseline_only) == (1, 1, 0)
     assert e.cases[0].case_id == "2" and e.cases[0].candidate_error.startswith("RateLimitError")
     assert cand.overall.n == 2
     assert "2" not in {c.case_id for c in (*cand.broken_cases, *cand.fixed_cases)}

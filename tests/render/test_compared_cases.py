@@ -32,7 +32,7 @@ def test_summary_rates_are_over_the_compared_cases(tmp_path):
     assert float(rows["limited"]) == round(overall["candidate_rate"] * 100, 1)
     assert round(overall["candidate_rate"] - overall["baseline_rate"], 12) == round(overall["diff"], 12)
     assert overall["baseline_rate"] == 0.4  # not 0.7, the baseline over its own 120 cases
-    assert "on their 60 shared cases (60 only in full, 0 only in limited, not compared)" in text
+    assert "on their 60 shared cases (60 of 120 cases left out: missing on limited)" in text
 
 
 def test_without_unpaired_cases_the_summary_says_nothing_more(tmp_path, example):

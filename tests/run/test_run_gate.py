@@ -65,7 +65,9 @@ def test_holes_give_exit_4_and_the_gate_refuses_them_unless_dropped(tmp_path):
     cand = report["candidates"][0]
     either = {case for _, case in errored}
     assert cand["case_view"]["errored_total"] == cand["errors"]["excluded"] == len(either) > 0
-    assert cand["errors"]["candidate_errored"] == len({c for r, c in errored if r == "cand"})
+    on = {release: {c for r, c in errored if r == release} for release in ("live", "cand")}
+    assert cand["errors"]["candidate_errored"] == len(on["cand"] - on["live"])
+    assert cand["errors"]["both_errored"] == len(on["cand"] & on["live"])
     notes = json.dumps(report)
     for release in ("live", "cand"):
         count = sum(1 for r, _ in errored if r == release)

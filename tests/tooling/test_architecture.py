@@ -31,8 +31,9 @@ ALLOWED: dict[str, set[str]] = {
     "policy": {"errors", "files", "kinds", "stats"},
     "provenance": {"errors"},
     "load": BASE | {"model", "policy"},
-    # Validation (the gold-label check inside it): the tidy table checked, one per metric gated.
-    "validate": BASE | {"policy"},
+    # Validation (the gold-label check inside it): the tidy table checked, one per metric gated; its pairing
+    # builds the Exclusions record (model) and reads the content fingerprint the adapters write (load.fingerprint).
+    "validate": BASE | {"policy", "model", "load"},
     "analyze": BASE | {"model", "policy", "stats", "validate"},
     "wording": {"fmt", "kinds", "model"},
     "decide": BASE | {"model", "policy", "wording"},

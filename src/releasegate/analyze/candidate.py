@@ -174,7 +174,8 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         # With ``errored`` the family always holds the error-rate member, so both of its figures are set.
         assert result.error_p is not None and result.error_p_adjusted is not None
         errors = replace(errors, p_one_sided=result.error_p, p_adjusted=result.error_p_adjusted)
-    all_paired = exclusions.count == 0 and (errors is None or errors.excluded == 0)
+    # Every row of both releases is in the pairing: the run axis needs no filter (missing runs were filled in).
+    all_paired = all(r.reason == "runs_incomplete" for r in exclusions.reasons) and (errors is None or errors.excluded == 0)
     runs = run_axis(data, candidate, paired, judged, policy, all_paired) if data.has_runs else None
     d = paired_difference(base, cand)
     # Scores: a case is listed only when it moved by more than min_change (analyze/min_change.py).

@@ -1,9 +1,9 @@
 """Errored cases (SPEC 3.1, the error column): which cases of a comparison errored, on which side, with which
 message, and the paired error-rate increase the ``max_error_rate_increase`` guardrail reads.
 
-By default a case errored on either side leaves the comparison (:func:`errored_ids` is what the pairing drops),
-so a baseline error can never read as a candidate fix, nor a candidate error as a break. With several runs a
-case errored in any run leaves it: its other runs' mean would be a different measurement.
+By default a case errored on either side leaves the comparison (validation's pairing counts it, the analysis's
+join drops it), so a baseline error can never read as a candidate fix, nor a candidate error as a break. With
+several runs a case errored in any run leaves it: its other runs' mean would be a different measurement.
 """
 
 from __future__ import annotations
@@ -55,15 +55,6 @@ def _messages(errors: pd.DataFrame, release: str) -> pd.Series:
     return rows.groupby("case_id", sort=False)["error"].first()
 
 
-def errored_ids(data: ValidatedResults, baseline: str, candidate: str) -> pd.Index:
-    """Case ids errored on either side of the comparison (empty without an error column)."""
-    if data.errors is None or data.errors.empty:
-        return pd.Index([])
-    sides = data.errors[data.errors["release"].isin([baseline, candidate])]
-    ids: pd.Index = pd.Index(sides["case_id"].unique())
-    return ids
-
-
 def errored_cases(data: ValidatedResults, candidate: str, policy: Policy) -> ErroredCases | None:
     """The errored cases of one comparison over every case present on both sides; None without an error
     column (errors then cannot be measured)."""
@@ -77,7 +68,11 @@ def errored_cases(data: ValidatedResults, candidate: str, policy: Policy) -> Err
         present_ids: pd.Index = pd.Index(ids, dtype=object).union(pd.Index(messages.index, dtype=object))
         return present_ids
 
-    cases = present(data.baseline, base_msg).intersection(present(candidate, cand_msg)).sort_values()
+    cases = present(data.baseline, base_msg).intersection(present(candidate, cand_msg))
+    pairing = data.pairing_of(candidate)
+    if pairing is not None and len(pairing.changed):  # another question under the same id: not errored, changed
+        cases = cases.difference(pd.Index(pairing.changed.astype(str), dtype=object))
+    cases = cases.sort_values()
     in_base = cases.isin(base_msg.index)
     in_cand = cases.isin(cand_msg.index)
     rate = error_rate_increase(in_base.astype(float), in_cand.astype(float), rule_confidence(policy))
@@ -96,9 +91,9 @@ def errored_cases(data: ValidatedResults, candidate: str, policy: Policy) -> Err
         n_cases=int(cases.size),
         compared=int(cases.size) - excluded,
         excluded=excluded,
-        baseline_errored=int(in_base.sum()),
-        candidate_errored=int(in_cand.sum()),
-        both_errored=int((in_base & in_cand).sum()),
+        baseline_only=int((in_base & ~in_cand).sum()),
+        candidate_only=int((in_cand & ~in_base).sum()),
+        both=int((in_base & in_cand).sum()),
         rate=rate,
         cases=tuple(listed),
         listed_cut=max(0, excluded - MAX_LISTED),

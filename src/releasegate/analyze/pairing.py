@@ -13,7 +13,6 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from releasegate.analyze.errors import errored_ids
 from releasegate.model import CaseChange, Exclusions
 from releasegate.validate import ValidatedResults
 
@@ -53,24 +52,22 @@ def cases_of(data: ValidatedResults, release: str, tables: Mapping[str, pd.DataF
 
 def pair(data: ValidatedResults, candidate: str,
          tables: Mapping[str, pd.DataFrame] | None = None) -> tuple[pd.DataFrame, Exclusions]:
-    """Inner join of the baseline and one candidate on case_id (SPEC 4.1); excluded cases are listed.
-    ``tables`` are the releases' case tables when the caller has them (:func:`case_tables`). A case errored on
-    either side leaves the join (it is listed with the errored cases, not as an exclusion)."""
+    """Inner join of the baseline and one candidate on case_id (SPEC 4.1), without the cases validation's pairing
+    set apart (validate/pairing.py: content changed, errored); its Exclusions say what was and why.
+    ``tables`` are the releases' case tables when the caller has them (:func:`case_tables`)."""
     base = cases_of(data, data.baseline, tables)
     cand = cases_of(data, candidate, tables)
-    errored = errored_ids(data, data.baseline, candidate)
-    if len(errored):
-        base, cand = base[~base.index.isin(errored)], cand[~cand.index.isin(errored)]
+    pairing = data.pairing_of(candidate)
+    if pairing is None:
+        raise ValueError(f"no pairing for {candidate!r}: validation decides what is compared")
+    if len(pairing.left_out):
+        base, cand = base[~base.index.isin(pairing.left_out)], cand[~cand.index.isin(pairing.left_out)]
     texts = [c for c in data.per_release_columns if c in base.columns]  # the baseline's answers ride along
     # Sorted by case_id: a stable order makes every later listing and every resample reproducible.
     joined = join_cases(base[["outcome", *texts]].rename(columns={"outcome": "base",
                                                                   **{c: baseline_column(c) for c in texts}}),
                         cand.rename(columns={"outcome": "cand"}))
-    if len(joined) == len(base) == len(cand):  # every case on both sides: nothing excluded
-        return joined, Exclusions((), ())
-    only_base = tuple(sorted(map(str, base.index.difference(cand.index))))
-    only_cand = tuple(sorted(map(str, cand.index.difference(base.index))))
-    return joined, Exclusions(only_base, only_cand)
+    return joined, pairing.exclusions
 
 
 def join_cases(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:

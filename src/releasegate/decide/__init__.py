@@ -10,7 +10,7 @@ from releasegate.decide.rules import RULE_NAMES, RULES, decision_of, detail
 from releasegate.model import Analysis, CandidateAnalysis, Decision, Reason, Verdict
 from releasegate.policy import Policy
 from releasegate.wording import churn as churn_words
-from releasegate.wording import errors as error_words
+from releasegate.wording import exclusions as exclusion_words
 from releasegate.wording import sections as section_words
 from releasegate.wording import verdict as words
 
@@ -42,10 +42,12 @@ def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy
                             section_words.cost_clause(costs) if costs is not None else "",
                             settle=cand.sections.settle if decision is Decision.NOT_PROVEN else None,
                             allowed=decision is Decision.NOT_PROVEN and policy.not_proven == "warn")
+    # What the comparison set apart is named in the headline's first words (wording/exclusions.py).
+    excluded = exclusion_words.clause(cand.exclusions, cand.name)
     return Verdict(
         candidate=cand.name,
         decision=decision,
-        headline=error_words.with_errors(words.headline(decision.label, cand.name, because), cand.sections.errors),
+        headline=words.headline(decision.label, cand.name, because, excluded),
         because=because,
         reasons=reasons,
         # Every broken critical case is named first, whatever the critical rule decided (issue 21).
@@ -54,6 +56,7 @@ def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy
         checks=checks,
         smallest_margin_ruled_out=cand.overall.ni_low,
         metric=metric,
+        excluded=excluded,
     )
 
 

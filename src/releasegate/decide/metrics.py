@@ -16,7 +16,8 @@ def combine(sections: tuple[MetricSection, ...]) -> tuple[CandidateVerdict, ...]
         per_metric = tuple(s.verdicts[i] for s in sections)
         blocking = tuple(v.metric for v in per_metric if not v.ship)
         decision = Decision.worst(v.decision for v in per_metric)
+        excluded = words.excluded(per_metric)
         headline = (first.headline if len(sections) == 1
-                    else words.headline(first.candidate, per_metric, blocking, decision.label))
-        out.append(CandidateVerdict(first.candidate, decision, headline, per_metric))
+                    else words.headline(first.candidate, per_metric, blocking, decision.label, excluded))
+        out.append(CandidateVerdict(first.candidate, decision, headline, per_metric, excluded))
     return tuple(out)

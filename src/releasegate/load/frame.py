@@ -70,13 +70,16 @@ def load_frame(
     for column in TEXT_COLUMNS:
         if column in table.columns:
             table[column] = as_text(table[column])
+    case_columns: tuple[str, ...] = ()
     if cases is not None:
+        before = set(table.columns)
         table, case_input = join_cases(table, cases if isinstance(cases, pd.DataFrame) else Path(cases), columns,
                                        set(map(str, table.columns)))
         inputs.append(case_input)
+        case_columns = tuple(str(c) for c in table.columns if c not in before)
     if "passed" not in table.columns and "score" not in table.columns and not metrics:
         present = ", ".join(str(c) for c in table.columns)
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}")
     metadata = tuple(str(c) for c in table.columns
                      if c not in CANONICAL_COLUMNS and c != "doc_hash" and c not in PAIRING_COLUMNS)
-    return LoadedResults(table, tuple(inputs), metadata)
+    return LoadedResults(table, tuple(inputs), metadata, case_columns=case_columns)

@@ -61,6 +61,8 @@ class LoadedResults:
     # Harness files read once per metric (load/per_metric.py): each metric's own records (its scorer, metric,
     # filter), for that metric's provenance; empty otherwise.
     metric_inputs: Mapping[str, tuple[InputFile, ...]] = field(default_factory=dict)
+    # The columns a case table (--cases) joined: the same for every release, so content there pairs nothing.
+    case_columns: tuple[str, ...] = ()
     # What the inputs name the thing evaluated (an Inspect task, lm-eval tasks, a promptfoo description, an OpenAI
     # evals eval), in the order read: the default title (load.sources.default_title).
     names: tuple[str, ...] = ()
@@ -213,9 +215,12 @@ def load_results(
         if fmt in adapters.ADAPTERS:
             adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])
     table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
+    case_columns: tuple[str, ...] = ()
     if cases is not None:
+        before = set(table.columns)
         table, case_input = join_cases(table, cases, columns, seen)
         inputs.append(case_input)
+        case_columns = tuple(str(c) for c in table.columns if c not in before)
     fields = sorted({f for _, frame, _, _ in read for f in frame.attrs.get("metadata_fields", ())})
     for role in ("category", "cluster"):
         given = columns.get(role)
@@ -240,7 +245,7 @@ def load_results(
     names = tuple(dict.fromkeys(str(frame.attrs["task"]) for _, frame, fmt, _ in read
                                 if fmt in adapters.ADAPTERS and frame.attrs.get("task")))
     return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline, metric_inputs=by_metric,
-                         settled=settled[0][1] if settled else None, names=names)
+                         case_columns=case_columns, settled=settled[0][1] if settled else None, names=names)
 
 
 def _conditional_notes(frame: pd.DataFrame, columns: Mapping[str, str]) -> list[str]:

@@ -11,11 +11,13 @@ from releasegate.model.cases import CaseChange
 from releasegate.model.checks import Figure, RuleCheck
 from releasegate.model.churn import ChurnGroup, ChurnSection, FragileComparison
 from releasegate.model.core import (
+    LEFT_OUT,
     Analysis,
     CandidateAnalysis,
     CandidateSections,
     Comparison,
     Decision,
+    Excluded,
     Exclusions,
     InputFile,
     NotJudged,
@@ -64,7 +66,9 @@ __all__ = [
     "ErroredCase",
     "ErroredCases",
     "Figure",
+    "Excluded",
     "Exclusions",
+    "LEFT_OUT",
     "FragileComparison",
     "InputFile",
     "NotJudged",

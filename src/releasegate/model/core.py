@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
-from releasegate.kinds import NotJudgedReason, OutcomeKind
+from releasegate.kinds import ExclusionReason, NotJudgedReason, OutcomeKind, PairingBasis
 from releasegate.model.budget import ErrorBudget, Settle
 from releasegate.model.cases import CaseChange
 from releasegate.model.checks import RuleCheck
@@ -141,15 +141,56 @@ class Comparison:
 
 
 @dataclass(frozen=True)
-class Exclusions:
-    """Cases present on one side only, dropped from the pairing (with --allow-missing)."""
+class Excluded:
+    """The cases of one comparison set apart for one reason: how many, and the first of them by case id."""
 
-    only_baseline: tuple[str, ...] = ()
-    only_candidate: tuple[str, ...] = ()
+    reason: ExclusionReason
+    count: int
+    case_ids: tuple[str, ...]
+
+
+# Reasons whose cases are the baseline's and leave its comparison; a case only on the candidate's side is not one
+# of the baseline's, and a case whose missing runs were counted as failures stays compared.
+LEFT_OUT: frozenset[str] = frozenset({"only_baseline", "content_changed", "errored"})
+
+
+@dataclass(frozen=True)
+class Exclusions:
+    """What one comparison set apart, decided once by the pairing (validate/pairing.py): ``reasons`` in the order
+    of :data:`releasegate.kinds.EXCLUSION_REASONS`, only those with cases; ``baseline_cases`` is the baseline's
+    count, of which :attr:`compared` are compared; ``basis`` says how cases were matched and ``by_id_only`` how
+    many compared cases had no content on both sides to match."""
+
+    baseline_cases: int = 0
+    reasons: tuple[Excluded, ...] = ()
+    basis: PairingBasis = "id"
+    by_id_only: int = 0
+
+    def of(self, reason: ExclusionReason) -> Excluded | None:
+        return next((r for r in self.reasons if r.reason == reason), None)
+
+    def ids(self, reason: ExclusionReason) -> tuple[str, ...]:
+        found = self.of(reason)
+        return () if found is None else found.case_ids
+
+    @property
+    def left_out(self) -> int:
+        """The baseline's cases not compared."""
+        return sum(r.count for r in self.reasons if r.reason in LEFT_OUT)
+
+    @property
+    def compared(self) -> int:
+        return self.baseline_cases - self.left_out
 
     @property
     def count(self) -> int:
-        return len(self.only_baseline) + len(self.only_candidate)
+        """Every case set apart or counted for any reason: nothing to name when 0."""
+        return sum(r.count for r in self.reasons)
+
+    @property
+    def unpaired(self) -> int:
+        """Cases on one side only."""
+        return sum(r.count for r in self.reasons if r.reason in ("only_baseline", "only_candidate"))
 
 
 @dataclass(frozen=True)
@@ -346,6 +387,8 @@ class Verdict(Decided):
     checks: tuple[RuleCheck, ...]
     smallest_margin_ruled_out: float
     metric: str = ""
+    # What the comparison set apart, in the clause every format shows beside the verdict ("" for nothing).
+    excluded: str = ""
 
 
 @dataclass(frozen=True)

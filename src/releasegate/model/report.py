@@ -45,6 +45,9 @@ class CandidateVerdict(Decided):
     decision: Decision
     headline: str
     by_metric: tuple[Verdict, ...]
+    # What the comparisons set apart, as the headline names it first ("" for nothing): one metric's clause, or
+    # with several metrics the one clause they share, else each metric's.
+    excluded: str = ""
 
     def __repr__(self) -> str:
         # What a notebook prints for ``note.verdicts[0]``: the verdict and why, not the dataclass's every field.
@@ -62,7 +65,8 @@ class CandidateVerdict(Decided):
         """The headline without its "LABEL candidate: " start."""
         if len(self.by_metric) == 1:
             return self.by_metric[0].because
-        return self.headline.removeprefix(f"{self.label} {self.candidate}: ")
+        named = f" ({self.excluded})" if self.excluded else ""
+        return self.headline.removeprefix(f"{self.label} {self.candidate}{named}: ")
 
     @property
     def reasons(self) -> tuple[Reason, ...]:

@@ -226,7 +226,8 @@ class ErroredCase:
 @dataclass(frozen=True)
 class ErroredCases:
     """The errored cases of one comparison: out of the ``n_cases`` on both sides, ``excluded`` errored on
-    either side and left it (``compared`` remain). ``rate`` is the paired error-rate increase over all
+    either side and left it (``compared`` remain): ``baseline_only`` + ``candidate_only`` + ``both``, three
+    disjoint counts. ``rate`` is the paired error-rate increase over all
     ``n_cases``, which the ``max_error_rate_increase`` guardrail reads. ``cases`` lists the first
     ``len(cases)`` of them (baseline and both-side errors first, then by case id); ``listed_cut`` more exist.
     """
@@ -234,9 +235,9 @@ class ErroredCases:
     n_cases: int
     compared: int
     excluded: int
-    baseline_errored: int
-    candidate_errored: int
-    both_errored: int
+    baseline_only: int
+    candidate_only: int
+    both: int
     rate: ErrorRateIncrease
     cases: tuple[ErroredCase, ...]
     listed_cut: int

@@ -127,5 +127,6 @@ def design_from_files(sources: list[Source], policy: Policy, cases: Path | None 
     # The policy's [metrics.NAME] tables of other metrics are the gate's business, not this simulation's.
     policy = dataclasses.replace(policy, metrics={k: v for k, v in policy.metrics.items() if k in metrics})
     loaded = load_gated(sources, columns=policy.columns, cases=cases, options=options, metrics=metrics)
-    (table,) = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics)
+    (table,) = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics,
+                             case_columns=loaded.case_columns)
     return design_of(table.data, table.policy, churn, run_churn)

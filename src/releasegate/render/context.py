@@ -172,12 +172,12 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
     summary = []
     # With cases on one side only (--allow-missing) each rate is read over the cases compared, as the difference
     # is, never each release over its own cases; the unpaired cases are counted apart (summary_note).
-    excluded = [c for c in analysis.candidates if c.exclusions.count]
+    excluded = [c for c in analysis.candidates if c.exclusions.unpaired or c.exclusions.of("content_changed")]
     paired_bases = {(c.judged_overall.baseline.n, c.judged_overall.baseline.value) for c in excluded}
     for release in analysis.releases:
         cand = by_name.get(release.name)
         rate = release.rate
-        if cand is not None and cand.exclusions.count:
+        if cand is not None and cand.name in {c.name for c in excluded}:
             rate = cand.judged_overall.candidate
         elif release.is_baseline and len(paired_bases) == 1:
             rate = excluded[0].judged_overall.baseline

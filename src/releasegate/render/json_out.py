@@ -14,6 +14,7 @@ from typing import Any
 
 from releasegate.decide.rules import detail
 from releasegate.model import (
+    LEFT_OUT,
     CaseChange,
     ClusterAnalysis,
     Comparison,
@@ -21,6 +22,7 @@ from releasegate.model import (
     CostTable,
     CriticalSection,
     ErroredCases,
+    Exclusions,
     ItemAxis,
     MetricSection,
     Parameters,
@@ -39,7 +41,7 @@ from releasegate.wording import sections as words
 
 # 1.1: provenance ``loading`` (how the inputs were read), so that `releasegate verify` can rerun a note, and
 # ``policy_file`` (the policy file read, with its sha256).
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 
 _INPUT_FIELDS = ("path", "sha256", "rows", "format", "release")
@@ -176,8 +178,9 @@ def section_dict(section: MetricSection, prov: Provenance) -> dict[str, Any]:
             ],
             "broken_cases": _cases(cand.broken_cases),
             "fixed_cases": _cases(cand.fixed_cases),
-            "excluded_cases": {"only_baseline": list(cand.exclusions.only_baseline),
-                               "only_candidate": list(cand.exclusions.only_candidate)},
+            "excluded_cases": {"only_baseline": list(cand.exclusions.ids("only_baseline")),
+                               "only_candidate": list(cand.exclusions.ids("only_candidate"))},
+            "exclusions": exclusions_json(cand.exclusions, v.excluded),
             "power": dataclasses.asdict(cand.power),
         }
         entry.update(_sections(cand, a.parameters, a.baseline))
@@ -252,14 +255,23 @@ def churn_json(c, baseline: str) -> dict[str, Any]:
             "fragile": [dataclasses.asdict(f) for f in c.fragile]}
 
 
+def exclusions_json(x: Exclusions, clause: str) -> dict[str, Any]:
+    """What the comparison set apart, as the pairing decided it (docs/json.md, "exclusions"), with the clause
+    every format shows beside the verdict."""
+    return {"baseline_cases": x.baseline_cases, "compared": x.compared, "left_out": x.left_out,
+            "pairing": x.basis, "paired_by_id_only": x.by_id_only, "clause": clause,
+            "reasons": [{"reason": r.reason, "count": r.count, "left_out": r.reason in LEFT_OUT,
+                         "case_ids": list(r.case_ids)} for r in x.reasons]}
+
+
 def errors_json(e: ErroredCases) -> dict[str, Any]:
     """The errored cases of one comparison (docs/json.md, "errors"): counts, the paired error-rate increase
     with its interval, and the first cases with their messages."""
     r = e.rate
     return {
         "n_cases": e.n_cases, "compared": e.compared, "excluded": e.excluded,
-        "baseline_errored": e.baseline_errored, "candidate_errored": e.candidate_errored,
-        "both_errored": e.both_errored,
+        # Three disjoint counts (schema 1.2; 1.1 wrote each side's total under the first two).
+        "baseline_errored": e.baseline_only, "candidate_errored": e.candidate_only, "both_errored": e.both,
         "error_rate": {"baseline": r.baseline_rate, "candidate": r.candidate_rate, "increase": r.increase,
                        "ci_low": r.ci_low, "ci_high": r.ci_high, "confidence": r.confidence,
                        "method": "Newcombe paired (method 10) on the error indicators",

@@ -71,15 +71,17 @@ class MetricTable:
 
 
 def metric_tables(table, metadata_columns: tuple[str, ...], policy: Policy, metrics: tuple[str, ...],
-                  notes: tuple[str, ...] = (), stated: frozenset[str] = frozenset()) -> tuple[MetricTable, ...]:
+                  notes: tuple[str, ...] = (), stated: frozenset[str] = frozenset(),
+                  case_columns: tuple[str, ...] = ()) -> tuple[MetricTable, ...]:
     """The validated table of each metric gated, in the order given (``metrics`` empty: the outcome column's
     alone); every name and ``[metrics.NAME]`` table is checked before the first table is made. ``notes`` (what
     loading dropped or recorded) open each table's notes. ``stated``: the metrics whose direction the inputs
     state (a harness's higher_is_better, or its convention; ``""`` for the outcome column without --metric): a
     score whose direction nothing states is read as higher-is-better, said in its notes, unless its name says
-    lower is better, which is refused (:func:`assumed_direction`)."""
+    lower is better, which is refused (:func:`assumed_direction`). ``case_columns``: the columns a case table
+    joined (validate.validate)."""
     if not metrics:
-        data = _with_notes(validate(table, policy, metadata_columns), notes)
+        data = _with_notes(validate(table, policy, metadata_columns, case_columns), notes)
         refuse_ungated_tables(policy.metrics, ())
         column = policy.columns.get(data.outcome_column, data.outcome_column)
         direction = assumed_direction(column, "" in stated, data.outcome_column == "score", gated=False)
@@ -93,7 +95,7 @@ def metric_tables(table, metadata_columns: tuple[str, ...], policy: Policy, metr
         direction = ((f"{metric}: {spec.direction} is better (the policy's [metrics.{metric}] direction)",)
                      if spec.direction else
                      assumed_direction(metric, metric in stated, "score" in one.columns, gated=True))
-        data = _with_notes(validate(one, single, metadata), (*notes, *direction))
+        data = _with_notes(validate(one, single, metadata, case_columns), (*notes, *direction))
         out.append(MetricTable(metric, data, single, spec.critical is True))
     return tuple(out)
 

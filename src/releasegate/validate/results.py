@@ -15,9 +15,11 @@ import numpy as np
 import pandas as pd
 
 from releasegate.errors import BadValueError, InputError, PairingError, PolicyError
-from releasegate.kinds import NotJudgedReason, OutcomeKind
+from releasegate.kinds import NotJudgedReason, OutcomeKind, PairingBasis
 from releasegate.policy import Policy
-from releasegate.validate import keycodes
+from releasegate.validate import keycodes, pairing
+from releasegate.validate.content import CONTENT_COLUMNS, check_one_content_per_case, content_of, rekey_positions
+from releasegate.validate.pairing import Pairing
 from releasegate.validate.outcomes import MAX_MAGNITUDE, outcome, outcome_column, parse_score
 from releasegate.validate.outcomes import examples as _examples
 
@@ -29,6 +31,9 @@ MAX_LISTED = 20
 # One note judges at most this many candidates (the summary table's rows): 3,000 releases of 20 cases took
 # 35 s to judge each against the baseline, for a note nobody reads; --candidate names the ones to judge.
 MAX_CANDIDATES = 200
+# Said once in the notes when no content was there to pair cases by.
+BASIS_NOTES = {"id": "Pairing by id only: the cases' content was not given.",
+               "case_table": "Pairing by id: the cases' content came from the case table, the same for every release."}
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,11 @@ class ValidatedResults:
     errors: pd.DataFrame | None = None  # errored rows (release, case_id, error), indexed by their row in table
     # The releases of the data left out of the verdicts, and why: (release, "baseline_rerun" or "not_a_candidate").
     not_judged: tuple[tuple[str, NotJudgedReason], ...] = ()
+    # What each candidate is compared on, and what was set apart and why (validate/pairing.py), in candidate order.
+    pairings: tuple[Pairing, ...] = ()
+
+    def pairing_of(self, candidate: str) -> Pairing | None:
+        return next((p for p in self.pairings if p.candidate == candidate), None)
 
 
 def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
@@ -112,7 +122,13 @@ def _check_keys(table: pd.DataFrame, has_runs: bool, codes: dict[str, keycodes.C
                          f"{shown}{extra}")
 
 
-def _check_attribute_agrees(table: pd.DataFrame, column: str, cases: keycodes.Codes) -> None:
+def _check_attribute_agrees(table: pd.DataFrame, column: str, cases: keycodes.Codes,
+                            set_apart: pd.Index | None = None) -> None:
+    """A case's category (or cluster) must be one in every release and run; ``set_apart`` are cases whose content
+    changed between the releases, other questions under one id, whose attributes need not agree."""
+    if set_apart is not None and len(set_apart):
+        kept = ~table["case_id"].isin(set_apart).to_numpy(bool)
+        table, cases = table[kept], cases.take(kept)
     if not keycodes.varies_within(cases, keycodes.encode(table[column])):
         return
     pairs = table[["case_id", column]].drop_duplicates()
@@ -132,42 +148,6 @@ def _check_category_count(table: pd.DataFrame) -> None:
         raise InputError(f"the category column has {count} distinct values for {cases} cases (at most "
                          f"{MAX_CATEGORIES}); it looks like an id or free text: rename it, or name the real "
                          "category column with --category-col")
-
-
-def _same_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], cases: keycodes.Codes) -> bool:
-    """Whether every candidate has exactly the baseline's cases (the common case, answered on codes)."""
-    def of(release: str) -> np.ndarray:
-        return keycodes.present(cases, (table["release"] == release).to_numpy(bool))
-
-    base = of(baseline)
-    return bool(base.any()) and all(np.array_equal(of(c), base) for c in candidates)
-
-
-def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], allow: bool,
-                     cases: keycodes.Codes) -> list[str]:
-    if _same_case_sets(table, baseline, candidates, cases):
-        return []
-    notes = []
-    base_ids = pd.Index(table.loc[table["release"] == baseline, "case_id"].unique())
-    for candidate in candidates:
-        cand_ids = pd.Index(table.loc[table["release"] == candidate, "case_id"].unique())
-        if len(cand_ids) == 0:
-            raise InputError(f"release {candidate!r} has no rows")
-        only_base = base_ids.difference(cand_ids)
-        only_cand = cand_ids.difference(base_ids)
-        if len(only_base) == 0 and len(only_cand) == 0:
-            continue
-        shared = len(base_ids.intersection(cand_ids))
-        sides = [f"{len(ids)} case(s) only in {name!r} (e.g. {_examples(ids)})"
-                 for ids, name in ((only_base, baseline), (only_cand, candidate)) if len(ids)]
-        detail = ", ".join(sides)
-        if not allow:
-            raise PairingError(f"case sets differ between {baseline!r} and {candidate!r}: {detail}; "
-                             "use --allow-missing to compare the shared cases only")
-        if shared == 0:
-            raise PairingError(f"{baseline!r} and {candidate!r} share no case_id; nothing to compare")
-        notes.append(f"{candidate}: compared on {shared} shared cases; excluded {detail}.")
-    return notes
 
 
 # A critical name matching no category would check nothing and let a broken case SHIP (issue 15): refused.
@@ -206,15 +186,16 @@ def check_critical(critical: tuple[str, ...], categories: list[str] | None) -> N
                          f"categories: {listing}")
 
 
-def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, ...] = ()) -> ValidatedResults:
-    """Check the loaded table and return it with a float ``outcome`` column and the plan's choices."""
+def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, ...] = (),
+             case_columns: tuple[str, ...] = ()) -> ValidatedResults:
+    """Check the loaded table and return it with a float ``outcome`` column, the plan's choices and each
+    candidate's pairing (validate/pairing.py). ``case_columns`` are the columns a case table (--cases) joined:
+    content there is the same for every release by construction, so it pairs nothing."""
     # Shallow: only new or replaced columns are written below; a deep copy of a million rows costs more than all.
     table = table.copy(deep=False)
     # Factorized once, as categoricals: every check below counts integer codes instead of hashing strings,
     # and so do the analysis's group-bys, joins and sorts.
     keycodes.as_categories(table, ("release",))
-    # Releases written one after the other, each listing the same cases alike, are factorized without hashing.
-    keycodes.as_categories(table, ("case_id",), keycodes.release_blocks(table["release"].cat.codes.to_numpy()))
     releases, baseline, candidates = _choose_releases(table, policy)
     keep = [baseline, *candidates, *(r for r in releases if r == policy.baseline_rerun != baseline)]
     not_judged: tuple[tuple[str, NotJudgedReason], ...] = tuple(
@@ -222,17 +203,25 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         for r in releases if r != baseline and r not in candidates)
     if len(keep) < len(releases):
         table = table[table["release"].isin(keep)].copy(deep=False)
-        keycodes.drop_unused_categories(table, ("release", "case_id"))
+        keycodes.drop_unused_categories(table, ("release",))
+    content = content_of(table, case_columns)
+    # Ids that are dataset positions are the baseline's ids of the same content from here on.
+    table, notes = rekey_positions(table, baseline, content)
+    # Releases written one after the other, each listing the same cases alike, are factorized without hashing.
+    keycodes.as_categories(table, ("case_id",), keycodes.release_blocks(table["release"].cat.codes.to_numpy()))
     has_runs = "run" in table.columns and table["run"].notna().any()
     if has_runs and table["run"].isna().any():
         raise BadValueError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
     codes = {k: keycodes.encode(table[k]) for k in ("release", "case_id", *(["run"] if has_runs else []))}
     _check_keys(table, has_runs, codes)
+    if content is not None and has_runs:
+        check_one_content_per_case(table, content, keycodes.combined(codes["release"], codes["case_id"]))
     # A non-empty error marks an errored row: a third state, neither pass nor fail, for analyze.errors.
     errored = table["error"].astype("string").fillna("").str.strip() != "" if "error" in table.columns else None
     outcome_values, kind = outcome(table, policy)
     table["outcome"] = outcome_values
-    notes: list[str] = []
+    # Runs counted on the rows as read, before --missing drop (the user's choice, said in the notes) drops any.
+    runs = pairing.run_counts(codes, table, [baseline, *candidates]) if has_runs else None
     missing = table["outcome"].isna() if errored is None else table["outcome"].isna() & ~errored
     if missing.any():
         ids = table.loc[missing, "case_id"].unique()
@@ -245,17 +234,32 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         else:
             table = table[~missing]
             codes = {k: c.take(~missing.to_numpy()) for k, c in codes.items()}
+            content = content.take(~missing.to_numpy()) if content is not None else None
             notes.append(f"{int(missing.sum())} row(s) without an outcome dropped (--missing drop).")
     for release in keep:
         if not (table["release"] == release).any():
             raise InputError(f"release {release!r} has no rows left to compare")
+    # Errored cases leave the comparison unless --missing fail counts them as failures (analyze/errors.py).
+    leaving = None if errored is None or policy.missing == "fail" else errored.reindex(table.index).to_numpy(bool)
+    basis: PairingBasis = "case_table" if set(CONTENT_COLUMNS) & set(case_columns) else "id"
+    pairings, fills, pairing_notes = pairing.pair_releases(table, baseline, candidates, policy, codes, content,
+                                                           leaving, runs, basis)
+    notes += pairing_notes
+    if fills:
+        assert runs is not None
+        table, filled = pairing.fill_runs(table, fills, runs)
+        notes += filled
+        codes = {k: keycodes.encode(table[k]) for k in codes}
+    if content is None:
+        notes.append(BASIS_NOTES[basis])
+    changed = pd.Index([case for p in pairings for case in p.changed])
     has_categories = "category" in table.columns and table["category"].notna().any()
     has_clusters = "cluster" in table.columns and table["cluster"].notna().any()
     if has_categories:
         table["category"] = table["category"].fillna("(none)")
         keycodes.as_categories(table, ("category",))  # before the checks, which then count its codes
         _check_category_count(table)
-        _check_attribute_agrees(table, "category", codes["case_id"])
+        _check_attribute_agrees(table, "category", codes["case_id"], changed)
     check_critical(tuple(policy.critical),
                    sorted(map(str, pd.unique(table["category"]))) if has_categories else None)
     if has_clusters:
@@ -263,8 +267,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
             raise BadValueError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
                              "column is set")
         keycodes.as_categories(table, ("cluster",))
-        _check_attribute_agrees(table, "cluster", codes["case_id"])
-    notes += _check_case_sets(table, baseline, candidates, policy.allow_missing, codes["case_id"])
+        _check_attribute_agrees(table, "cluster", codes["case_id"], changed)
     runs_per_case = 1
     if has_runs:
         runs_per_case = keycodes.column_max(keycodes.counts(keycodes.combined(codes["release"], codes["case_id"])))
@@ -274,7 +277,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         # 1e308 ms is no latency, and would show as "inf" in every report.
         bound = MAX_MAGNITUDE if column == "latency_ms" else math.inf
         table[column] = parse_score(table[column].rename(column), bound).to_numpy()
-    errored = None if errored is None else errored.reindex(table.index).to_numpy(bool)
+    errored = None if errored is None else errored.reindex(table.index, fill_value=False).to_numpy(bool)
     table = table.reset_index(drop=True)
     keycodes.as_categories(table, ("category", "cluster"))
     metadata_columns = tuple(c for c in metadata_columns if c in table.columns)
@@ -294,6 +297,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         outcome_column=outcome_column(table.columns, policy),
         per_release_columns=per_release_columns(table, metadata_columns),
         not_judged=not_judged,
+        pairings=pairings,
     )
 
 

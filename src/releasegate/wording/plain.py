@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from releasegate import fmt
 from releasegate.model import CandidateAnalysis, MetricSection, Report, RuleCheck
+from releasegate.wording.exclusions import clause
 
 MAX_NAMED = 2  # categories named per direction; the rest counted
 MAX_IDS = 3  # broken critical cases named by id
@@ -58,10 +59,13 @@ def _listed(items: list[str]) -> str:
 
 def changed(cand: CandidateAnalysis, binary: bool, baseline: str) -> str:
     """What changed for users, e.g. "Against r1-live on 400 cases: 12 fixed, 6 broken. Worse: Fraud
-    (critical) -6. Better: Transfers +3, Account access +2 and 4 more." (net cases per category)."""
+    (critical) -6. Better: Transfers +3, Account access +2 and 4 more." (net cases per category); the cases set
+    apart are named in the first sentence ("Against r1 on 240 cases (60 of 300 cases left out: missing on r2)")."""
     o = cand.overall
     better_word, worse_word = ("fixed", "broken") if binary else ("improved", "worsened")
-    text = f"Against {baseline} on {_cases(o.n)}: {o.fixed:,} {better_word}, {o.broke:,} {worse_word}."
+    excluded = clause(cand.exclusions, cand.name)
+    named = f" ({excluded})" if excluded else ""
+    text = f"Against {baseline} on {_cases(o.n)}{named}: {o.fixed:,} {better_word}, {o.broke:,} {worse_word}."
     worse, better = _category_moves(cand, binary)
     if worse:
         text += f" Worse: {_listed(worse)}."

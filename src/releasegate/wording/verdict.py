@@ -14,6 +14,7 @@ from releasegate.model import CandidateAnalysis, Comparison, CriticalSection, Cr
 from releasegate.model.budget import Settle
 from releasegate.model.judge import CORRECTED_METHOD
 from releasegate.wording.checks import budget_test
+from releasegate.wording.exclusions import clause
 
 TINY_SAMPLE = 30
 
@@ -200,8 +201,9 @@ def _settles_a_measured_loss(settle: Settle, binary: bool) -> str:
             f"(it has {p.n:,}, {fmt.with_article(fmt.pct(observed.power, 0))} chance).")
 
 
-def headline(label: str, name: str, because_text: str) -> str:
-    return f"{label} {name}: {because_text}"
+def headline(label: str, name: str, because_text: str, excluded: str = "") -> str:
+    """"SHIP r2: ..."; with cases set apart, named first: "SHIP r2 (60 of 300 cases left out: missing on r2): ..."."""
+    return f"{label} {name}{f' ({excluded})' if excluded else ''}: {because_text}"
 
 
 def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
@@ -227,8 +229,6 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
         out.append(reach)
     if cand.overall.degenerate:
         out.append("no case changed outcome: every p-value is 1")
-    if cand.exclusions.count:
-        out.append(f"{cand.exclusions.count} case(s) excluded from the pairing (present on one side only)")
     if cand.overall.n < TINY_SAMPLE:
         out.append(f"only {cand.overall.n} paired cases: every figure is very uncertain")
     return out
@@ -258,8 +258,7 @@ def compared_cases_note(baseline: str, excluded: list[CandidateAnalysis], one_ba
     left apart ("" when every case is paired)."""
     if not excluded:
         return ""
-    parts = [f"{c.name} and {baseline} on their {c.overall.n:,} shared cases ({len(c.exclusions.only_baseline):,} "
-             f"only in {baseline}, {len(c.exclusions.only_candidate):,} only in {c.name}, not compared)"
+    parts = [f"{c.name} and {baseline} on their {c.overall.n:,} shared cases ({clause(c.exclusions, c.name)})"
              for c in excluded]
     base = ("" if one_baseline_basis else
             f" {baseline}'s own rate is over all its cases, since the candidates share different cases with it.")

@@ -35,7 +35,7 @@ def _error_rate(errors: ErroredCases | None, limit: float, alpha: float) -> Figu
     p below alpha) and by more than the limit as observed; without an error column no cell errored (every row
     has an outcome), the same as an error column that is empty: an increase of 0 and no test (``p`` None); an
     error column with no case on both sides cannot be measured."""
-    if errors is None or (errors.rate.n and errors.baseline_errored == errors.candidate_errored == 0):
+    if errors is None or (errors.rate.n and errors.excluded == 0):
         return Figure("guardrail", ERROR_RATE, value=0.0, limit=limit, alpha=alpha,
                       cases=None if errors is None else errors.rate.n, worse=0, better=0)
     r = errors.rate

@@ -1,0 +1,244 @@
+"""What is compared, decided once (SPEC 3.2, pairing; docs/inputs.md): for each candidate, the baseline's cases
+it is compared on and why every other case is set apart, as one frozen :class:`Pairing` that the analysis reads
+(analyze/pairing.pair) and every format names (wording/exclusions.py).
+
+A case is compared when it is on both sides, with the same content where the results carry it
+(validate/content.py), errored on neither side (unless ``missing = "fail"`` counts errors as failures), and with
+every run other cases have (the run axis). Each departure is refused in one line, or set apart under its reason
+when the policy allows it: ``allow_missing`` (a case on one side only), ``allow_changed`` (content changed: another
+question under the same id), ``allow_incomplete_runs`` (each missing run counted as a failure, never dropped:
+the runs a crashed or filtered job loses are not a random sample of them). Errored cases leave the comparison as
+before (analyze/errors.py lists them); here they are counted with the rest.
+
+Everything is counted on validation's integer codes (validate/keycodes.py): a release's cases are one bincount of
+its rows' case codes, so a million cases cost milliseconds when nothing is set apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from releasegate.errors import IncompleteRunsError, InputError, PairingError
+from releasegate.kinds import ExclusionReason, PairingBasis
+from releasegate.model import Excluded, Exclusions
+from releasegate.policy import Policy
+from releasegate.validate import keycodes
+from releasegate.validate.content import Content, same_content, text_of_row
+from releasegate.validate.outcomes import examples
+
+LISTED = 200  # case ids kept per reason; the counts are whole
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One candidate's comparison with the baseline: its :class:`Exclusions` (counts and first ids by reason),
+    and every id of a case on both sides that leaves the comparison (``left_out``: changed content or errored;
+    ``changed`` the first kind), which the analysis drops before its join."""
+
+    candidate: str
+    exclusions: Exclusions
+    left_out: pd.Index
+    changed: pd.Index
+
+
+@dataclass(frozen=True)
+class _Release:
+    rows: np.ndarray  # which rows are this release's
+    present: np.ndarray  # by case code: has a row
+    errored: np.ndarray | None  # by case code: has an errored row that leaves the comparison
+    short: np.ndarray | None  # by case code: fewer runs than another case of the releases judged
+    runs: np.ndarray | None  # by case code: its runs as read (before rows without an outcome were dropped)
+    content_row: np.ndarray | None  # by case code: a row of this release carrying the case's content (-1 none)
+
+
+def run_counts(codes: dict[str, keycodes.Codes], table: pd.DataFrame, releases: list[str]) -> dict[str, np.ndarray]:
+    """Per release, the runs of each case (its rows, by case code), counted on the rows as read: rows without an
+    outcome that ``--missing drop`` drops are the user's choice, said in the notes, not missing runs."""
+    out = {}
+    for release in releases:
+        rows = codes["release"].codes == table["release"].cat.categories.get_loc(release)
+        out[release] = np.bincount(codes["case_id"].codes[rows], minlength=codes["case_id"].n)
+    return out
+
+
+def expected_runs(runs: dict[str, np.ndarray]) -> int:
+    """The runs every case must have: the most any case has in any release judged (the run axis)."""
+    return max(keycodes.column_max(counts) for counts in runs.values())
+
+
+def _release(name: str, table: pd.DataFrame, codes: dict[str, keycodes.Codes], content: Content | None,
+             errored: np.ndarray | None, runs: dict[str, np.ndarray] | None) -> _Release:
+    cases = codes["case_id"]
+    rows = codes["release"].codes == table["release"].cat.categories.get_loc(name)
+    present = keycodes.present(cases, rows)
+    wrong = keycodes.present(cases, rows & errored) if errored is not None else None
+    short = None
+    counts = runs.get(name) if runs else None
+    # A release run once (no repeat asked: every harness's default) is compared as it is, its one outcome per case
+    # against the other's mean over runs; a release with repeats must hold every run the run axis shows.
+    if counts is not None and keycodes.column_max(counts) > 1:
+        assert runs is not None
+        short = (counts > 0) & (counts < expected_runs(runs)) & present
+    content_row = None
+    if content is not None:
+        at = np.flatnonzero(rows & content.given)
+        content_row = np.full(cases.n, -1, dtype=np.int64)
+        content_row[cases.codes[at]] = at
+    return _Release(rows, present, wrong, short, counts, content_row)
+
+
+def _excluded(reason: ExclusionReason, mask: np.ndarray, ids: pd.Index) -> Excluded | None:
+    count = int(mask.sum())
+    if not count:
+        return None
+    return Excluded(reason, count, tuple(map(str, ids[np.flatnonzero(mask)[:LISTED]])))
+
+
+def _check_case_sets(base: _Release, cand: _Release, baseline: str, candidate: str, ids: pd.Index,
+                     allow: bool) -> str:
+    """The note when the case sets differ and the policy allows it ("" when they agree); refused otherwise."""
+    if not cand.present.any():
+        raise InputError(f"release {candidate!r} has no rows")
+    only_base, only_cand = base.present & ~cand.present, cand.present & ~base.present
+    if not only_base.any() and not only_cand.any():
+        return ""
+    sides = [f"{int(mask.sum())} case(s) only in {name!r} (e.g. {examples(ids[np.flatnonzero(mask)])})"
+             for mask, name in ((only_base, baseline), (only_cand, candidate)) if mask.any()]
+    detail = ", ".join(sides)
+    if not allow:
+        raise PairingError(f"case sets differ between {baseline!r} and {candidate!r}: {detail}; "
+                           "use --allow-missing to compare the shared cases only")
+    shared = int((base.present & cand.present).sum())
+    if shared == 0:
+        raise PairingError(f"{baseline!r} and {candidate!r} share no case_id; nothing to compare")
+    return f"{candidate}: compared on {shared} shared cases; excluded {detail}."
+
+
+def _changed(table: pd.DataFrame, content: Content, base: _Release, cand: _Release, shared: np.ndarray) -> np.ndarray:
+    """By case code: shared cases whose content differs on the two sides, read as a reader would
+    (content.same_content: raw values, then the normalised fingerprint where they differ)."""
+    assert base.content_row is not None and cand.content_row is not None
+    both = np.flatnonzero(shared & (base.content_row >= 0) & (cand.content_row >= 0))
+    changed = np.zeros_like(shared)
+    changed[both] = ~same_content(table, content, base.content_row[both], cand.content_row[both])
+    return changed
+
+
+def _refuse_changed(table: pd.DataFrame, content: Content, base: _Release, cand: _Release, changed: np.ndarray,
+                    ids: pd.Index, baseline: str, candidate: str) -> None:
+    assert base.content_row is not None and cand.content_row is not None
+    first = np.flatnonzero(changed)[:2]
+    shown = "; ".join(f"{str(ids[k])!r}: {text_of_row(table, int(base.content_row[k]), content)!r} in {baseline!r}, "
+                      f"{text_of_row(table, int(cand.content_row[k]), content)!r} in {candidate!r}" for k in first)
+    raise PairingError(f"{int(changed.sum())} case(s) have other content in {candidate!r} than in {baseline!r} under "
+                       f"the same id (e.g. {shown}): they are other questions; use --allow-changed to leave them out "
+                       "of the comparison")
+
+
+def _refuse_short(side: _Release, name: str, incomplete: np.ndarray, ids: pd.Index, expected: int) -> None:
+    assert side.runs is not None and side.short is not None
+    cases = np.flatnonzero(incomplete & side.short)
+    k = int(cases[0])
+    missing = int((expected - side.runs[cases]).sum())
+    every = (" (every case of it: a release repeated fewer times than another is refused too, since a design "
+             "cannot be told from a crash; give the releases the same runs)") if cases.size == int(side.present.sum()) else ""
+    raise IncompleteRunsError(f"{cases.size} case(s) of {name!r} have fewer runs than the {expected} other cases "
+                              f"have{every} (e.g. {str(ids[k])!r}: {int(side.runs[k])} of {expected}; {missing} "
+                              "run(s) missing in all): a missing run would be left out unseen; rerun them, or use "
+                              "--allow-incomplete-runs to count each missing run as a failure")
+
+
+def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], policy: Policy,
+                  codes: dict[str, keycodes.Codes], content: Content | None, errored: np.ndarray | None,
+                  runs: dict[str, np.ndarray] | None, basis: PairingBasis
+                  ) -> tuple[tuple[Pairing, ...], dict[str, np.ndarray], list[str]]:
+    """Each candidate's :class:`Pairing`; the cases whose missing runs are to be counted as failures, by release
+    (case-code masks, for :func:`fill_runs`); and the notes. ``errored`` marks the errored rows that leave the
+    comparison (None when errors count as failures or none errored); ``runs`` are :func:`run_counts`' (None
+    without a run axis); ``basis`` is how cases are matched when ``content`` is None."""
+    ids = table["case_id"].cat.categories
+    releases = {r: _release(r, table, codes, content, errored, runs) for r in (baseline, *candidates)}
+    base = releases[baseline]
+    pairings, notes = [], []
+    fills: dict[str, np.ndarray] = {}
+    for candidate in candidates:
+        cand = releases[candidate]
+        note = _check_case_sets(base, cand, baseline, candidate, ids, policy.allow_missing)
+        notes += [note] if note else []
+        shared = base.present & cand.present
+        changed = np.zeros_like(shared)
+        by_id = 0
+        if content is not None:
+            changed = _changed(table, content, base, cand, shared)
+            if changed.any() and not policy.allow_changed:
+                _refuse_changed(table, content, base, cand, changed, ids, baseline, candidate)
+            if changed.any():
+                notes.append(f"{candidate}: {int(changed.sum())} case(s) left out: their content differs from "
+                             f"{baseline}'s under the same id (e.g. {examples(ids[np.flatnonzero(changed)])}).")
+        kept = shared & ~changed
+        wrong = np.zeros_like(shared)
+        for side in (base, cand):
+            if side.errored is not None:
+                wrong |= kept & side.errored
+        kept &= ~wrong
+        incomplete = np.zeros_like(shared)
+        for side, name in ((base, baseline), (cand, candidate)):
+            if side.short is not None and (kept & side.short).any():
+                if not policy.allow_incomplete_runs:
+                    assert runs is not None
+                    _refuse_short(side, name, kept, ids, expected_runs(runs))
+                incomplete |= kept & side.short
+                fills[name] = fills.get(name, np.zeros_like(shared)) | (kept & side.short)
+        if content is not None:
+            assert base.content_row is not None and cand.content_row is not None
+            by_id = int((kept & ((base.content_row < 0) | (cand.content_row < 0))).sum())
+            if by_id:
+                notes.append(f"{candidate}: {by_id} of the cases compared paired by id only: their content was not "
+                             "given on both sides.")
+        found = (_excluded("only_baseline", base.present & ~cand.present, ids),
+                 _excluded("only_candidate", cand.present & ~base.present, ids),
+                 _excluded("content_changed", changed, ids), _excluded("errored", wrong, ids),
+                 _excluded("runs_incomplete", incomplete, ids))
+        exclusions = Exclusions(int(base.present.sum()), tuple(e for e in found if e is not None),
+                                "content" if content is not None else basis, by_id)
+        pairings.append(Pairing(candidate, exclusions, pd.Index(ids[np.flatnonzero(changed | wrong)]),
+                                pd.Index(ids[np.flatnonzero(changed)])))
+    return tuple(pairings), fills, notes
+
+
+def fill_runs(table: pd.DataFrame, fills: dict[str, np.ndarray], runs: dict[str, np.ndarray]
+              ) -> tuple[pd.DataFrame, list[str]]:
+    """The table with a failing row (outcome 0) for each run a case lacks, taking the run labels the releases judged
+    hold (``runs``' releases) in their order; the case's category and cluster are its own, everything else is
+    empty."""
+    ids = table["case_id"].cat.categories
+    frames, notes = [], []
+    expected = expected_runs(runs)
+    labels = pd.unique(table.loc[table["release"].isin(list(runs)), "run"])
+    for release, mask in fills.items():
+        counts = runs[release]
+        mine = table["release"] == release
+        held = table.loc[mine, ["case_id", "run"]].astype({"case_id": str})
+        need = pd.Index(ids[np.flatnonzero(mask)]).astype(str)
+        grid = pd.MultiIndex.from_product([need, labels], names=["case_id", "run"]).to_frame(index=False)
+        grid = grid.merge(held.drop_duplicates(), how="left", on=["case_id", "run"], indicator=True)
+        grid = grid[grid["_merge"] == "left_only"].drop(columns="_merge")
+        deficit = pd.Series(expected - counts[np.flatnonzero(mask)], index=need)
+        grid = grid[grid.groupby("case_id", sort=False).cumcount().to_numpy() < deficit.reindex(grid["case_id"]).to_numpy()]
+        attributes = [c for c in ("category", "cluster") if c in table.columns]
+        first = table.loc[mine, ["case_id", *attributes]].astype({"case_id": str}).drop_duplicates("case_id")
+        rows = grid.merge(first, how="left", on="case_id")
+        rows["release"] = release
+        rows["outcome"] = 0.0
+        frames.append(rows)
+        notes.append(f"{release}: {len(rows)} missing run(s) of {int(mask.sum())} case(s) counted as failures "
+                     "(--allow-incomplete-runs).")
+    added = pd.concat(frames, ignore_index=True)
+    start = int(table.index.max()) + 1 if len(table) else 0
+    added.index = pd.RangeIndex(start, start + len(added))
+    for column in ("release", "case_id"):
+        added[column] = pd.Categorical(added[column], dtype=table[column].dtype)
+    return pd.concat([table, added[[c for c in added.columns if c in table.columns]]]), notes

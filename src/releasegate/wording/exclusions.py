@@ -1,0 +1,52 @@
+"""The one clause that names what a comparison set apart, wherever its verdict is read: the headline (so the
+``check`` line and the JSON), the job summary, the PR comment, page one of the HTML and PDF.
+
+"60 of 300 cases left out: missing on r2"; with several reasons each is counted ("70 of 300 cases left out: 60
+missing on r2, 10 errored"); cases only the candidate has, and cases whose missing runs were counted as
+failures, follow ("; 5 cases only on r2, not compared"). A reason is one member of
+:data:`releasegate.kinds.ExclusionReason` and one phrase here.
+"""
+
+from __future__ import annotations
+
+from releasegate.model import LEFT_OUT, Exclusions
+
+# What each reason's cases are, after their count ("60 missing on r2"); {candidate} is the candidate's name.
+PHRASES = {
+    "only_baseline": "missing on {candidate}",
+    "content_changed": "content changed",
+    "errored": "errored",
+    "only_candidate": "only on {candidate}, not compared",
+    "runs_incomplete": "with missing runs counted as failures",
+}
+
+
+def _cases(n: int) -> str:
+    return f"{n:,} case{'' if n == 1 else 's'}"
+
+
+def clause(exclusions: Exclusions, candidate: str) -> str:
+    """What one comparison set apart, in one clause ("" when nothing was)."""
+    left = [r for r in exclusions.reasons if r.reason in LEFT_OUT]
+    parts = []
+    if left:
+        head = f"{exclusions.left_out:,} of {_cases(exclusions.baseline_cases)} left out"
+        if len(left) == 1:
+            parts.append(f"{head}: {PHRASES[left[0].reason].format(candidate=candidate)}")
+        else:
+            parts.append(f"{head}: " + ", ".join(f"{r.count:,} {PHRASES[r.reason].format(candidate=candidate)}"
+                                                  for r in left))
+    parts += [f"{_cases(r.count)} {PHRASES[r.reason].format(candidate=candidate)}"
+              for r in exclusions.reasons if r.reason not in LEFT_OUT]
+    return "; ".join(parts)
+
+
+def basis_sentence(exclusions: Exclusions) -> str:
+    """How the cases were matched, for the JSON and the method notes."""
+    if exclusions.basis == "content":
+        extra = (f" ({exclusions.by_id_only:,} of them by id only: their content was not given on both sides)"
+                 if exclusions.by_id_only else "")
+        return f"by id and content: a case is compared only where its content agrees on both sides{extra}"
+    if exclusions.basis == "case_table":
+        return "by id: the cases' content came from the case table, the same for every release"
+    return "by id only: the cases' content was not given"

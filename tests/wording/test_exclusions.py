@@ -1,0 +1,31 @@
+"""The one clause that names what a comparison set apart (wording/exclusions.py): every reason has its phrase,
+the cases left out are counted against the baseline's, and nothing is said when nothing was set apart."""
+
+from __future__ import annotations
+
+from releasegate.kinds import EXCLUSION_REASONS
+from releasegate.model import Excluded, Exclusions
+from releasegate.wording.exclusions import PHRASES, clause
+
+
+def test_every_reason_has_one_phrase():
+    assert set(PHRASES) == set(EXCLUSION_REASONS)
+
+
+def test_one_reason_is_named_without_its_count():
+    x = Exclusions(300, (Excluded("only_baseline", 60, ("c1",)),))
+    assert clause(x, "r2") == "60 of 300 cases left out: missing on r2"
+    assert x.compared == 240
+
+
+def test_several_reasons_are_counted_and_the_candidates_own_cases_said_apart():
+    x = Exclusions(300, (Excluded("only_baseline", 60, ()), Excluded("only_candidate", 1, ()),
+                         Excluded("content_changed", 2, ()), Excluded("errored", 8, ()),
+                         Excluded("runs_incomplete", 12, ())))
+    assert clause(x, "r2") == ("70 of 300 cases left out: 60 missing on r2, 2 content changed, 8 errored; "
+                               "1 case only on r2, not compared; 12 cases with missing runs counted as failures")
+    assert (x.left_out, x.compared, x.count, x.unpaired) == (70, 230, 83, 61)
+
+
+def test_nothing_set_apart_says_nothing():
+    assert clause(Exclusions(300), "r2") == ""
