@@ -1,7 +1,8 @@
 """Read lm-evaluation-harness ``samples_<task>_<date>.jsonl`` (``--log_samples``) into the tidy table.
 
-One row per doc_id: ``case_id`` is ``str(doc_id)`` and ``doc_hash`` is kept so the caller can check
-that every release saw the same document (:func:`check_doc_hashes`). ``category`` is the task name. doc_id is a
+One row per doc_id: ``case_id`` is ``str(doc_id)``, and ``doc_hash`` is kept beside the content fingerprint
+pairing compares (a document changed between the releases' runs is the pairing stage's to refuse or re-key).
+``category`` is the task name. doc_id is a
 position in the task's documents (``id_is_position``); ``content_hash`` is the fingerprint of the task and the
 doc_hash (computed from the document as lm-eval computes it where the file has none).
 The release defaults to the model named by the sibling ``results_<date>.json``.
@@ -156,29 +157,6 @@ def _name_unnamed_filters(path: Path, records: list[dict], config: dict) -> None
         record["filter"] = names[number // distinct]
 
 
-def check_doc_hashes(frames: list[pd.DataFrame]) -> None:
-    """Raise InputError when one (task, case_id) has different doc_hash values across frames.
-
-    lm-eval's doc_id is only a position in the dataset: a changed dataset or task version gives the
-    same doc_id to another document, and pairing those would compare unrelated items.
-    """
-    parts = []
-    for frame in frames:
-        if "doc_hash" not in frame.columns:
-            continue
-        task = frame["category"] if "category" in frame.columns else frame.attrs.get("task", "")
-        parts.append(pd.DataFrame({"task": task, "case_id": frame["case_id"], "doc_hash": frame["doc_hash"]}))
-    if len(parts) < 2:
-        return
-    table = pd.concat(parts, ignore_index=True).dropna(subset=["doc_hash"])
-    counts = table.groupby(["task", "case_id"], sort=False)["doc_hash"].nunique()
-    differ = counts[counts > 1]
-    if len(differ):
-        shown = ", ".join(f"{case} ({task})" for task, case in differ.index[:5])
-        raise InputError(f"doc_hash differs between files for {len(differ)} doc_id(s): {shown}: "
-                         "the releases were not evaluated on the same documents (check dataset and task version)")
-
-
 def _metric_names(records: list[dict]) -> list[str]:
     names: dict[str, None] = {}
     for record in records:
@@ -270,11 +248,8 @@ read = read_lm_eval
 
 
 def combine(frames: list[pd.DataFrame]) -> None:
-    """Every release must have seen the same documents (doc_hash); tasks read together give one kind of outcome
-    (:func:`one_outcome_kind`); with several tasks, lm-eval numbers documents from 0 in each, so a case becomes
+    """Tasks read together give one kind of outcome (:func:`one_outcome_kind`); with several tasks, lm-eval numbers documents from 0 in each, so a case becomes
     "task/doc_id"."""
-    if len(frames) > 1:
-        check_doc_hashes(frames)
     one_outcome_kind(frames)
     tasks = {f.attrs.get("task") for f in frames}
     if len(tasks) > 1:
