@@ -75,7 +75,9 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     """The plan on paired per-case outcomes ``base`` and ``cand`` (a case's mean over runs).
 
     ``mcnemar``: pass/fail with one run per case (else the paired-mean path; ``rates`` says the means are pass
-    rates, ``runs`` that there were several runs). ``category_codes`` (0..K-1 per case) name categories by
+    rates, ``runs`` that there were several runs). Pass rates over runs that are all 0 or 1 (every run of a
+    case agrees on both releases) are the outcomes of one run and take the one-run path: plain rows, identical
+    runs and singleton clusters of the same outcomes give one set of figures and one verdict. ``category_codes`` (0..K-1 per case) name categories by
     ``category_labels``; ``cluster_codes`` (0..G-1 per case) turn the clustered figures on.
     ``verdict_only`` (``releasegate plan``'s simulations) skips what no rule reads: the powerless flags and the
     exact power search (the normal-formula power stands in), which took 95% of a replication's time.
@@ -86,6 +88,10 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     PPI++ corrected figures the overall test reads in the judge's own test's place (judge_correction = "ppi",
     :mod:`.judge_gated`). Every test that says DON'T SHIP is adjusted in one error budget (:mod:`.budget`).
     """
+    if not mcnemar and rates and runs and _whole_outcomes(base, cand):
+        # Every run of every case agrees on both releases (identical runs): the same outcomes as one run, read
+        # as one run, so the coding never changes a figure, a fired rule or the critical test.
+        mcnemar = True
     compare = compare_binary if mcnemar else (
         lambda label, b, c, pol, critical=False: compare_paired(label, b, c, pol, critical, rates=rates))
     overall = compare("overall", base, cand, policy)
@@ -127,6 +133,11 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     return PlanResult(overall, tuple(categories), power, items, clusters, critical, budgeted.budget,
                       budgeted.error_p_adjusted, None if error is None else error[0],
                       judged if corrected is not None else None)
+
+
+def _whole_outcomes(base: np.ndarray, cand: np.ndarray) -> bool:
+    """True when every per-case pass rate is 0 or 1 on both releases (each case's runs all agree)."""
+    return bool(base.size) and bool(np.all((base == 0.0) | (base == 1.0)) and np.all((cand == 0.0) | (cand == 1.0)))
 
 
 def _category_slices(codes: np.ndarray, n_categories: int) -> list[np.ndarray]:
