@@ -26,11 +26,14 @@ cases; the other eight share the rest equally), one run per release unless said.
   McNemar test on this generator's 20-point drop at levels 0.04-0.10, what no critical_weight can exceed (the
   budget never gives one member more than alpha): ``releasegate.stats.power.exact_mcnemar_power`` beside an
   enumeration with scipy's binomial.
+- *issue 46's targets* (``--study done``): harmless releases at 5, 10 and 20% churn with one run and with five
+  (run-level churn, or case-level), a 3-point regression at 5% churn, 2-, 3- and 5-point ones at 10%, a 20-point
+  drop in the critical category; each with the share that ships under ``not_proven = "warn"``.
 - *plan against this study* (``--study plan``): harmless releases with 5 runs and case-level churn decided
   here, beside what ``releasegate plan`` predicts for the same design (its own generator), from the true
   churn figures and from the figures it measures on one release pair drawn here.
 
-    PYTHONPATH=src python bench/verdicts.py [--study grid|rerun|plan|ceiling] [--reps 300] [--workers 1]
+    PYTHONPATH=src python bench/verdicts.py [--study grid|rerun|plan|ceiling|done] [--reps 300] [--workers 1]
                                             [--critical-weight 4]
 
 prints the tables (markdown) with one Monte Carlo standard error per rate.
@@ -69,10 +72,12 @@ class Cell:
     drop: float = 0.0
     critical_drop: float = 0.0
     runs: int = 1
+    level: str = "case"  # "case": the churn is case-level change; "run": run-to-run noise only (runs > 1)
 
     @property
     def key(self) -> str:
-        return f"s{self.churn:g}-c{self.critical}-d{self.drop:g}-cd{self.critical_drop:g}-r{self.runs}"
+        level = "-run" if self.level == "run" else ""  # the case-level cells keep their seeds
+        return f"s{self.churn:g}-c{self.critical}-d{self.drop:g}-cd{self.critical_drop:g}-r{self.runs}{level}"
 
 
 def labels(critical: int) -> tuple[np.ndarray, list[str]]:
@@ -87,7 +92,7 @@ def labels(critical: int) -> tuple[np.ndarray, list[str]]:
 
 def draw(cell: Cell, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """One release pair: (runs, N) 0/1 arrays of baseline and candidate (and None: no rerun here)."""
-    s = cell.churn
+    s = 0.0 if cell.level == "run" else cell.churn
     p = np.clip([P0 - s / 2, s / 2, s / 2, 1 - P0 - s / 2], 0.0, 1.0)
     cells = rng.choice(4, size=N, p=p / p.sum())
     z_base = np.isin(cells, (0, 1)).astype(np.int8)  # both pass, broke
@@ -97,10 +102,14 @@ def draw(cell: Cell, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, 
         broken |= (np.arange(N) < cell.critical) & (rng.random(N) < cell.critical_drop / P0)
     z_cand = np.where(broken, 0, z_cand).astype(np.int8)
 
+    # Run-level churn: the same latent outcomes on both releases, each run reproducing them with the rho at which
+    # two runs of one release disagree on the churn's share of cases.
+    rho = reproduce_for(cell.churn) if cell.level == "run" else REPRODUCE
+
     def runs_of(z: np.ndarray, count: int) -> np.ndarray:
-        if cell.runs == 1 and count == 1:
+        if cell.runs == 1 and count == 1 and cell.level != "run":
             return z[None, :]
-        keep = rng.random((count, N)) < REPRODUCE
+        keep = rng.random((count, N)) < rho
         fresh = (rng.random((count, N)) < P0).astype(np.int8)
         return np.where(keep, z[None, :], fresh).astype(np.int8)
 
@@ -296,9 +305,46 @@ def ceiling_study() -> None:
                   f"{100 * total:.1f}% |")
 
 
+def done_cells() -> list[tuple[str, Cell]]:
+    """Issue 46's targets: harmless releases at 5, 10 and 20% churn (one run; five runs with run-level churn,
+    which cannot exceed 2 p0 (1 - p0) = 18% at p0 = 0.9, so 17% there, and with case-level churn), a 3-point
+    regression at 5% churn, 2-, 3- and 5-point regressions at 10% churn, a 20-point drop in the 50-case critical
+    category at 10% churn."""
+    out = [(f"harmless, {round(100 * s)}% churn, 1 run", Cell(s)) for s in (0.05, 0.10, 0.20)]
+    out += [(f"harmless, {round(100 * s)}% run-level churn, 5 runs", Cell(s, runs=5, level="run"))
+            for s in (0.05, 0.10, 0.17)]
+    out += [(f"harmless, {round(100 * s)}% case-level churn, 5 runs", Cell(s, runs=5)) for s in (0.05, 0.10, 0.20)]
+    out += [("3 points, 5% churn", Cell(0.05, drop=0.03))]
+    out += [(f"{d} points, 10% churn", Cell(0.10, drop=d / 100)) for d in (2, 3, 5)]
+    out += [("20 points in the critical category, 10% churn", Cell(0.10, critical_drop=0.20))]
+    return out
+
+
+def done_study(reps: int, workers: int, critical_weight: float | None, critical_test: str | None) -> None:
+    named = done_cells()
+    start, cpu = time.perf_counter(), time.process_time()
+    grid = [c for _, c in named]
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers) as pool:
+            results = list(pool.map(run_cell, grid, [reps] * len(grid), [critical_weight] * len(grid),
+                                    [critical_test] * len(grid)))
+    else:
+        results = [run_cell(c, reps, critical_weight, critical_test) for c in grid]
+    print("| release | DON'T SHIP | NOT PROVEN | SHIP | not SHIP | ships under not_proven = \"warn\" |")
+    print("|---|--:|--:|--:|--:|--:|")
+    for (name, _), r in zip(named, results):
+        k = r["counts"]
+        print(f"| {name} | {rate(k['dont_ship'], reps)} | {rate(k['not_proven'], reps)} | {rate(k['ship'], reps)} | "
+              f"{rate(reps - k['ship'], reps)} | {rate(reps - k['dont_ship'], reps)} |")
+    print(f"\n{len(grid)} cells x {reps} replications, {time.perf_counter() - start:.0f} s wall, "
+          f"{time.process_time() - cpu:.0f} CPU-s in this process", file=sys.stderr)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--study", choices=("grid", "rerun", "plan", "ceiling"), default="grid")
+    parser.add_argument("--study", choices=("grid", "rerun", "plan", "ceiling", "done"), default="grid")
     parser.add_argument("--reps", type=int, default=300)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--critical-weight", type=float, default=None)
@@ -313,6 +359,9 @@ def main(argv: list[str]) -> int:
         return 0
     if args.study == "ceiling":
         ceiling_study()
+        return 0
+    if args.study == "done":
+        done_study(args.reps, args.workers, args.critical_weight, args.critical_test)
         return 0
     grid = cells()
     if args.cells:

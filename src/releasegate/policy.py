@@ -74,12 +74,14 @@ class Policy:
     # A critical category blocks by its own one-sided exact test ("test"), or on any broken case ("any", zero
     # tolerance); docs/operating-characteristics.md measured both (issue 21).
     critical_rule: CriticalRule = "test"
-    # Which exact test a critical category's "test" is on one run's pass/fail outcomes: "unconditional" (Suissa-Shuster: it
-    # reaches smaller p-values on few changed cases, at the same level) or "conditional" (the exact McNemar test on
-    # the changed cases alone). docs/policy.md has what each catches (issue 34).
-    critical_test: CriticalTestKind = "unconditional"
+    # Which exact test a critical category's "test" is on one run's pass/fail outcomes: "conditional" (the exact
+    # McNemar test on the changed cases: with few of them it cannot reach alpha and costs the budget nothing) or
+    # "unconditional" (Suissa-Shuster: smaller p-values on few changed cases, but it spends its share of the
+    # budget at every step). docs/policy.md has what each catches (issues 34 and 46).
+    critical_test: CriticalTestKind = "conditional"
     # Each critical category's own test is a member of the one error budget (analyze/budget.py) with this
-    # weight, beside 1 for the overall test, each category and the error-rate test (issue 34 item 5).
+    # weight added to its category's, beside 1 for the overall test, 1 shared by the categories and 1 for the
+    # error-rate test; no member is read above alpha (issue 46).
     critical_weight: float = 10.0
     # NOT PROVEN (the data cannot show the candidate no worse, nothing shows it worse): "block" makes `check`
     # exit 3, "warn" lets it pass with exit 0 while the note still says NOT PROVEN (issue 34 item 1).

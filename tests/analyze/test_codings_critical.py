@@ -1,7 +1,8 @@
 """One verdict and one set of fired rules whatever the coding, with a critical category: the same outcomes as
 plain rows, as two identical runs and as singleton clusters. Identical runs are the outcomes of one run, so the
-critical category is read by the test one run gets (the exact unconditional test by default), not the
-conditional test on majority outcomes that several runs that disagree get."""
+critical category is read by the test one run gets (the exact McNemar test of its changed cases, or with
+critical_test = "unconditional" the exact unconditional test), not the test on majority outcomes that several
+runs that disagree get."""
 
 from __future__ import annotations
 
@@ -42,8 +43,8 @@ def _codings(table: pd.DataFrame) -> dict[str, pd.DataFrame]:
             "singleton clusters": table.assign(cluster=table["case_id"])}
 
 
-def _read(table: pd.DataFrame) -> tuple:
-    result = compare(table, baseline="r1", critical=["Crit"], n_resamples=200)
+def _read(table: pd.DataFrame, **policy) -> tuple:
+    result = compare(table, baseline="r1", critical=["Crit"], n_resamples=200, **policy)
     verdict = result.verdicts[0]
     cand = result.report.analysis.candidates[0]
     crit = cand.sections.critical.tests[0]
@@ -59,10 +60,13 @@ def test_fifty_random_datasets_give_one_verdict_and_one_set_of_rules_in_every_co
         assert len(set(read.values())) == 1, (seed, read)
 
 
-def test_the_harmless_dataset_whose_critical_category_broke_four_cases_is_blocked_in_every_coding():
+@pytest.mark.parametrize(("critical_test", "method", "blocked"), [
+    ("unconditional", "exact unconditional McNemar", True), ("conditional", "exact McNemar", False)])
+def test_the_harmless_dataset_whose_critical_category_broke_four_cases_gets_one_verdict(critical_test, method,
+                                                                                          blocked):
     # 400 cases, nothing changed but 4 of the critical category's 50 cases broke and none fixed: as plain rows the
     # exact unconditional test blocks; as two identical runs the conditional McNemar test on majority outcomes
-    # (1/16) used to ship the same outcomes.
+    # (1/16) used to ship the same outcomes. The exact conditional test (1/16) does not block in any coding.
     n, critical = 400, 50
     base = np.ones(n, dtype=int)
     base[critical::10] = 0
@@ -73,7 +77,8 @@ def test_the_harmless_dataset_whose_critical_category_broke_four_cases_is_blocke
     ids = [f"c{i:04d}" for i in range(n)]
     table = pd.DataFrame({"release": ["r1"] * n + ["r2"] * n, "case_id": ids * 2,
                           "category": [CATEGORIES[c] for c in codes] * 2, "passed": np.r_[base, cand]})
-    read = {name: _read(t) for name, t in _codings(table).items()}
+    read = {name: _read(t, critical_test=critical_test) for name, t in _codings(table).items()}
     assert len(set(read.values())) == 1, read
-    verdict, rules, (_, method, p, _) = read["two identical runs"]
-    assert method.startswith("exact unconditional McNemar") and p < 1 / 16
+    verdict, rules, (_, used, p, _) = read["two identical runs"]
+    assert used == method and (p < 1 / 16 if blocked else p == 1 / 16)
+    assert ("critical_broken" in rules) is blocked and (verdict == "dont_ship") is blocked
