@@ -29,12 +29,14 @@ cases; the other eight share the rest equally), one run per release unless said.
 - *issue 46's targets* (``--study done``): harmless releases at 5, 10 and 20% churn with one run and with five
   (run-level churn, or case-level), a 3-point regression at 5% churn, 2-, 3- and 5-point ones at 10%, a 20-point
   drop in the critical category; each with the share that ships under ``not_proven = "warn"``.
+- *following the advice* (``--study advice``): harmless releases compared again after adding the cases their NOT
+  PROVEN note names for a 95% chance, the second comparison given the first's note (a later look).
 - *plan against this study* (``--study plan``): harmless releases with 5 runs and case-level churn decided
   here, beside what ``releasegate plan`` predicts for the same design (its own generator), from the true
   churn figures and from the figures it measures on one release pair drawn here.
 
-    PYTHONPATH=src python bench/verdicts.py [--study grid|rerun|plan|ceiling|done] [--reps 300] [--workers 1]
-                                            [--critical-weight 4]
+    PYTHONPATH=src python bench/verdicts.py [--study grid|rerun|plan|ceiling|done|advice] [--reps 300]
+                                            [--workers 1] [--critical-weight 4]
 
 prints the tables (markdown) with one Monte Carlo standard error per rate.
 """
@@ -342,9 +344,94 @@ def done_study(reps: int, workers: int, critical_weight: float | None, critical_
           f"{time.process_time() - cpu:.0f} CPU-s in this process", file=sys.stderr)
 
 
+# ------------------------------------------------------------------------------------------ the advice
+
+
+def _pair_cells(churn: float, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` harmless cases of the grid's one-run model: (both pass, broke, fixed, both fail) at churn."""
+    p = np.clip([P0 - churn / 2, churn / 2, churn / 2, 1 - P0 - churn / 2], 0.0, 1.0)
+    cells = rng.choice(4, size=size, p=p / p.sum())
+    return np.isin(cells, (0, 1)).astype(np.float64), np.isin(cells, (0, 2)).astype(np.float64)
+
+
+def _advised(overall, policy) -> int | None:
+    """The suite size the NOT PROVEN note gives for a 95% chance (analyze/settle.py's figures): at no true
+    difference when these cases are too few, else at the loss measured, else none."""
+    from releasegate.stats.settle import settle_noninferiority
+
+    n, v = overall.n, (overall.fixed + overall.broke) / overall.n
+    plan = settle_noninferiority(n, v, policy.margin, policy.alpha, pass_rate=overall.baseline.value)
+    if plan.cases_needed[1] is not None and plan.cases_needed[1] > n:
+        return plan.cases_needed[1]
+    left = policy.margin + overall.diff
+    if overall.diff < 0 and 0 < left < 1:
+        observed = settle_noninferiority(n, v, left, policy.alpha, pass_rate=overall.baseline.value)
+        return observed.cases_needed[1]
+    return None
+
+
+def advice_study(reps: int, most: int = 4000) -> None:
+    """Harmless releases (one run, 9 categories of which a 50-case critical one, 400 cases): look 1; on NOT
+    PROVEN the cases the note names for a 95% chance are added (the same model, up to ``most``) and the releases
+    compared again, given look 1's note (--previous: its regression tests at what look 1 left). DON'T SHIP at
+    either look is a false block."""
+    from releasegate.model.budget import PreviousLook
+
+    policy = replace(make_policy(baseline="baseline", critical=(CRITICAL,)), guardrails={})
+    codes, names = labels(50)
+    print("| churn | look 1: DON'T SHIP | look 1: NOT PROVEN | compared again | look 2: DON'T SHIP | DON'T SHIP at "
+          "either look | the same with look 2 at alpha | mean look 2 level | cases at look 2 (median) |")
+    print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for churn in (0.10, 0.17, 0.20):
+        rng = np.random.default_rng((SEED, zlib.crc32(f"advice-{churn:g}".encode())))
+        first = again = second = naive = 0
+        not_proven = 0
+        levels, sizes = [], []
+        for _ in range(reps):
+            base, cand = _pair_cells(churn, N, rng)
+            look1 = plan_arrays(base, cand, policy, mcnemar=True, category_codes=codes, category_labels=names,
+                                verdict_only=True)
+            fired = _fired(look1, policy, False)
+            verdict = verdict_of(fired)
+            first += verdict == "dont_ship"
+            if verdict != "not_proven":
+                continue
+            not_proven += 1
+            size = _advised(look1.overall, policy)
+            if size is None:
+                continue
+            size = min(size, most)
+            extra_base, extra_cand = _pair_cells(churn, size - N, rng)
+            more_codes = np.r_[codes, 1 + np.arange(size - N) % (CATEGORIES - 1)]
+            previous = PreviousLook(1, look1.budget.left, "look 1")
+            both = (np.r_[base, extra_base], np.r_[cand, extra_cand])
+            look2 = plan_arrays(*both, policy, mcnemar=True, category_codes=more_codes, category_labels=names,
+                                verdict_only=True, previous=previous)
+            plain = plan_arrays(*both, policy, mcnemar=True, category_codes=more_codes, category_labels=names,
+                                verdict_only=True)
+            again += 1
+            levels.append(look1.budget.left)
+            sizes.append(size)
+            second += verdict_of(_fired(look2, policy, False)) == "dont_ship"
+            naive += verdict_of(_fired(plain, policy, False)) == "dont_ship"
+        print(f"| {100 * churn:.0f}% | {rate(first, reps)} | {rate(not_proven, reps)} | {rate(again, reps)} | "
+              f"{rate(second, reps)} | {rate(first + second, reps)} | {rate(first + naive, reps)} | "
+              f"{np.mean(levels) if levels else float('nan'):.4f} | {int(np.median(sizes)) if sizes else 0} |",
+              flush=True)
+
+
+def _fired(result, policy, runs: bool) -> tuple[str, ...]:
+    cand_a = CandidateAnalysis("candidate", result.overall, result.categories, (), (), Exclusions(), result.power,
+                               CandidateSections(result.item_axis, None, None, critical=result.critical,
+                                                 budget=result.budget))
+    analysis = Analysis("baseline", "binary", int(result.overall.n), (), (cand_a,), parameters_of(policy), True,
+                        False, runs)
+    return tuple(c.rule for c in decide_candidate(cand_a, analysis, policy).checks if c.fired)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--study", choices=("grid", "rerun", "plan", "ceiling", "done"), default="grid")
+    parser.add_argument("--study", choices=("grid", "rerun", "plan", "ceiling", "done", "advice"), default="grid")
     parser.add_argument("--reps", type=int, default=300)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--critical-weight", type=float, default=None)
@@ -359,6 +446,9 @@ def main(argv: list[str]) -> int:
         return 0
     if args.study == "ceiling":
         ceiling_study()
+        return 0
+    if args.study == "advice":
+        advice_study(args.reps)
         return 0
     if args.study == "done":
         done_study(args.reps, args.workers, args.critical_weight, args.critical_test)

@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from releasegate.stats.step_down import weighted_best_case, weighted_discrete_holm
+from releasegate.stats.step_down import largest_spend, weighted_best_case, weighted_discrete_holm
 
 ALPHA = 0.05
 
@@ -159,3 +159,34 @@ def test_a_cap_outside_zero_to_one_is_refused():
     with pytest.raises(ValueError):
         weighted_discrete_holm([0.1], [1.0], [3], cap=1.5)
 
+
+@pytest.mark.parametrize(("ns", "weights"), [
+    ((12,), (1,)),
+    ((9, 5, 4), (1, 0.5, 0.5 + 10)),
+    ((14, 3, 8), (1, 1, 1)),
+    ((20, 6), (1, 0.1)),
+])
+def test_the_largest_spend_bounds_the_chance_of_any_rejection(ns, weights):
+    """Given the members' trials, the chance under the null that the capped step-down rejects anything is at
+    most S* (largest_spend), and S* is at most the level: what is left, alpha - S*, is unspent."""
+    spend = largest_spend(weights, ns, ALPHA)
+    assert spend <= ALPHA
+    assert fwer(ns, weights) <= spend + 1e-12
+    assert largest_spend(weights, [None, *ns[1:]], ALPHA) == ALPHA  # a member reaching any p leaves nothing
+
+
+@pytest.mark.parametrize(("first", "added"), [(12, 10), (20, 9), (7, 15)])
+def test_a_later_look_at_what_the_first_left_keeps_the_level(first, added):
+    """Look 1: an exact McNemar test on ``first`` changed cases at alpha. Look 2, after more cases (``added`` more
+    changed ones), on all of them at the level look 1 left (alpha - S*): the exact chance under the null that
+    either look rejects is at most alpha."""
+    left = ALPHA - largest_spend([1], [first], ALPHA)
+    assert left > 0
+    total = 0.0
+    for k1 in range(first + 1):
+        for k2 in range(added + 1):
+            prob = pmf(k1, first) * pmf(k2, added)
+            look1 = upper(k1, first) <= ALPHA
+            look2 = upper(k1 + k2, first + added) <= left
+            total += prob * (look1 or look2)
+    assert total <= ALPHA + 1e-12

@@ -44,6 +44,7 @@ from releasegate.policy import Policy
 from releasegate.stats.discrete import largest_attainable_at_most
 from releasegate.stats.multiplicity import adjust_pvalues
 from releasegate.stats.step_down import (
+    largest_spend,
     weighted_best_case,
     weighted_bonferroni,
     weighted_discrete_holm,
@@ -61,6 +62,7 @@ ERROR_WEIGHT = 1.0
 # The discrete step-down costs O(m^2) look-ups per adjustment (and the powerless flags m of them): above this
 # many members the family is adjusted with weighted Holm (O(m log m)), which the discrete form never exceeds.
 DISCRETE_MAX_FAMILY = 200
+_NOTHING_LEFT = 1e-12  # a later look with nothing left is read at this level: nothing fires
 METHOD_NAMES = {DISCRETE_HOLM: "weighted discrete Holm", "holm": "weighted Holm", "bonferroni": "weighted Bonferroni",
                 "hochberg": "weighted Hochberg", "bh": "weighted Benjamini-Hochberg", "none": "none (unadjusted)"}
 _MAX_PAIRS = 1074  # 2^-1074 is the smallest double: no search for the pairs needed goes beyond it
@@ -269,19 +271,25 @@ def _first_step_level(members: list[_Member], method: str, alpha: float) -> floa
 
 def apply_budget(overall: Comparison, categories: list[Comparison], policy: Policy, *,
                  critical: CriticalSection | None = None, error: tuple[float, int] | None = None,
-                 flags: bool = True) -> Budgeted:
+                 flags: bool = True, look: int = 1, level: float | None = None) -> Budgeted:
     """Adjust the candidate's family (module docstring) and write the adjusted p back. ``error`` is the
     error-rate test's (one-sided p, trials) when the data has an error column; ``flags=False`` leaves the
-    powerless flags unset (no rule reads them; simulations skip their search)."""
+    powerless flags unset (no rule reads them; simulations skip their search). ``level``: at a later look of the
+    same releases (``look`` 2, 3, ...), the part of alpha the earlier looks left unspent; the family is read at
+    it and its adjusted p-values are scaled by alpha / level, so each still fires below alpha exactly when it
+    does at that level (docs/methods.md, later looks)."""
     members = _members(overall, categories, critical, error, policy)
     method = _method(policy, len(members))
     midp = policy.mcnemar == "midp"
     trials = [m.trials if method == DISCRETE_HOLM else None for m in members]
     p = np.array([m.p for m in members])
     w = np.array([m.weight for m in members])
-    at = policy.alpha
-    adjusted = _adjust(p, w, trials, method, at)
+    at = policy.alpha if level is None else min(policy.alpha, max(level, _NOTHING_LEFT))
+    adjusted = np.minimum(1.0, _adjust(p, w, trials, method, at) * (policy.alpha / at))
+    if level is not None and level <= 0:
+        adjusted = np.ones_like(p)  # the earlier looks spent all of alpha: no member of this one can fire
     family = _Family(p, w, trials, float(w.sum()), [m.unconditional_cases for m in members], at)
+    spent = largest_spend(w, trials, at) if method == DISCRETE_HOLM else at
     if method != DISCRETE_HOLM:
         for m in members:
             m.trials = None
@@ -320,6 +328,7 @@ def apply_budget(overall: Comparison, categories: list[Comparison], policy: Poli
     budget = ErrorBudget(
         METHOD_NAMES[method], policy.alpha, policy.critical_weight,
         tuple(FamilyMember(m.label, m.kinds, float(m.p), m.trials, float(m.weight), float(a))
-              for m, a in zip(members, adjusted)))
+              for m, a in zip(members, adjusted)), look, *((at, spent, max(0.0, at - spent))
+                                                            if level is None or level > 0 else (0.0, 0.0, 0.0)))
     return Budgeted(new_overall, new_categories, new_critical, error_adjusted, budget,
                     _first_step_level(members, method, at))

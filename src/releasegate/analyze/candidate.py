@@ -40,7 +40,7 @@ from releasegate.model import (
     ItemAxis,
     Power,
 )
-from releasegate.model.budget import ErrorBudget
+from releasegate.model.budget import ErrorBudget, PreviousLook
 from releasegate.model.judge import CorrectedFigures
 from releasegate.policy import Policy
 from releasegate.stats.mcnemar import mcnemar_test
@@ -71,7 +71,7 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
                 category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None,
                 verdict_only: bool = False, rerun: np.ndarray | None = None,
                 critical_whole: bool = False, errored: tuple[int, int] | None = None,
-                corrected: CorrectedFigures | None = None) -> PlanResult:
+                corrected: CorrectedFigures | None = None, previous: PreviousLook | None = None) -> PlanResult:
     """The plan on paired per-case outcomes ``base`` and ``cand`` (a case's mean over runs).
 
     ``mcnemar``: pass/fail with one run per case (else the paired-mean path; ``rates`` says the means are pass
@@ -86,7 +86,8 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     the candidate errored on, cases only the baseline errored on) when the data has an error column, the
     error-rate test of the budget. ``corrected``: the outcomes are a judge's verdicts and these are the
     PPI++ corrected figures the overall test reads in the judge's own test's place (judge_correction = "ppi",
-    :mod:`.judge_gated`). Every test that says DON'T SHIP is adjusted in one error budget (:mod:`.budget`).
+    :mod:`.judge_gated`). Every test that says DON'T SHIP is adjusted in one error budget (:mod:`.budget`);
+    ``previous``: an earlier look at the same releases, whose unspent level this look's budget is read at.
     """
     if not mcnemar and rates and runs and _whole_outcomes(base, cand):
         # Every run of every case agrees on both releases (identical runs): the same outcomes as one run, read
@@ -120,7 +121,9 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     judged = overall
     if corrected is not None:
         overall = corrected_comparison(judged, corrected)
-    budgeted = apply_budget(overall, categories, policy, critical=critical, error=error, flags=not verdict_only)
+    budgeted = apply_budget(overall, categories, policy, critical=critical, error=error, flags=not verdict_only,
+                            look=1 if previous is None else previous.look + 1,
+                            level=None if previous is None else previous.left)
     overall, categories, critical = budgeted.overall, budgeted.categories, budgeted.critical
     if corrected is not None:
         power = corrected_power(corrected, policy, budgeted.level)
@@ -153,7 +156,8 @@ def _category_slices(codes: np.ndarray, n_categories: int) -> list[np.ndarray]:
 def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                       tables: Mapping[str, pd.DataFrame] | None = None,
                       costs: CostComparison | None = None, rerun: pd.Series | None = None,
-                      critical_whole: bool = False, gold: ValidatedGold | None = None) -> CandidateAnalysis:
+                      critical_whole: bool = False, gold: ValidatedGold | None = None,
+                      previous: PreviousLook | None = None) -> CandidateAnalysis:
     """Pair one candidate with the baseline and run the plan; ``tables`` are the releases' case tables when
     the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section,
     ``rerun`` the baseline rerun's outcome by case_id (one run each; the critical test reads it),
@@ -178,7 +182,7 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         rerun=None if rerun is None else rerun.reindex(paired.index).to_numpy(np.float64),
         critical_whole=critical_whole,
         errored=None if errors is None else (errors.rate.candidate_only, errors.rate.baseline_only),
-        corrected=corrected if gated else None)
+        corrected=corrected if gated else None, previous=previous)
     judged = result.overall if result.judged is None else result.judged
     if errors is not None:
         # With ``errored`` the family always holds the error-rate member, so both of its figures are set.

@@ -32,6 +32,24 @@ class ErrorBudget:
     alpha: float
     critical_weight: float
     members: tuple[FamilyMember, ...]
+    # Looks at the same baseline and candidate (issue 46 item 3): this one's number, the level its members were
+    # read at (alpha at the first look; at a later one what the earlier looks left), the most they could spend
+    # at it given their changed cases, and what is left for the next look (level - spent).
+    look: int = 1
+    level: float = float("nan")
+    spent: float = float("nan")
+    left: float = float("nan")
+
+
+@dataclass(frozen=True)
+class PreviousLook:
+    """An earlier comparison of the same baseline and candidate (a note given back with ``--previous``): its look
+    number and what its regression tests left unspent (``left``: the level the next look reads them at), and the
+    note it came from."""
+
+    look: int
+    left: float
+    source: str
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from releasegate.stats.discrete import largest_attainable_at_most
+from releasegate.stats.discrete import attainable_pvalues, largest_attainable_at_most
 
 CONTINUOUS = -1  # the trials of a member that can reach any p (F(t) = t)
 # p-values and weights: a sequence or a 1-d array of floats (len() is read).
@@ -195,3 +195,33 @@ def weighted_step_up(pvalues: Floats, weights: Floats, method: str) -> tuple[flo
     scaled = np.minimum(1.0, p / (w * w.size / w.sum()))
     return tuple(float(v) for v in adjust_pvalues(scaled, method))
 
+
+def largest_spend(weights: Floats, trials: Sequence[int | None], cap: float) -> float:
+    """S*: the most the family's first step can spend at level ``cap`` given each member's trials, the largest
+    sum S(lambda) = sum over i of F_i(min(cap, lambda w_i)) that is still <= cap. Any p-values the family may
+    take, it rejects something (its local test of every hypothesis together) only when some p_i <= min(cap,
+    lambda* w_i) with S(lambda*) <= cap, so under the null, given the members' trials, the chance that it
+    rejects anything is at most S*; cap - S* is what the discreteness left unspent, which a later look at the
+    same releases may spend (docs/methods.md, later looks). A member that can reach any p makes S continuous:
+    S* = cap, nothing left."""
+    _, w, n = _check([0.0] * len(trials), weights, trials)
+    if not 0 < cap <= 1:
+        raise ValueError("a cap is a level in (0, 1]")
+    if np.any(n == CONTINUOUS):
+        return cap
+    # S is a step function of lambda, constant between the points where a member's threshold crosses one of its
+    # attainable values (a / w_i, a <= cap) or reaches the cap (cap / w_i): its largest value <= cap is at one.
+    points = np.unique(np.concatenate([attainable_pvalues(int(ni))[attainable_pvalues(int(ni)) <= cap] / wi
+                                       for wi, ni in zip(w, n)] + [np.zeros(1)]))
+
+    def total(lam: float) -> float:
+        return sum(spent(int(ni), min(cap, lam * float(wi))) for wi, ni in zip(w, n))
+
+    # S is non-decreasing in lambda: bisect for the last point where it is still <= cap.
+    lo, hi = 0, points.size - 1
+    if total(float(points[hi])) <= cap * (1 + 1e-12):
+        return float(min(total(float(points[hi])), cap))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if total(float(points[mid])) <= cap * (1 + 1e-12) else (lo, mid)
+    return float(min(total(float(points[lo])), cap))

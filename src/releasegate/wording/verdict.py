@@ -102,7 +102,7 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
         # What the release saves (or costs) beside its quality, so the trade-off is read in one line.
         text = f"{text[:-1]}; {cost_clause}."
     if settle is not None:
-        text = f"{text} {settles(settle, binary)}"
+        text = f"{text} {settles(settle, binary)}{next_look(cand)}"
     if allowed:
         text = f'{text} Allowed by the policy (not_proven = "warn"): the gate passes, the candidate is not shown no worse.'
     return text
@@ -155,6 +155,23 @@ def settles(settle: Settle, binary: bool = True) -> str:
         text += (". More runs would not: the differences are case-level change, which rerunning does not "
                  "average away")
     return text + "."
+
+
+def next_look(cand: CandidateAnalysis) -> str:
+    """How a comparison of the same releases after more data will be judged (issue 46 item 3): its regression
+    tests at what this look left unspent, its non-inferiority at alpha as every look's."""
+    budget = cand.sections.budget
+    if budget is None or budget.left != budget.left:
+        return ""
+    if budget.left <= 0:
+        regression = ("its regression tests off (the looks so far could spend all of alpha: no figure of a later "
+                      "look can show the release worse)")
+    else:
+        regression = (f"its regression tests at alpha {fmt.pvalue(budget.left)}, what this look left unspent "
+                      f"(look {budget.look + 1})")
+    return (f" Comparing again after adding them is a later look at the same releases: give this note's JSON with "
+            f"--previous, and it is judged with {regression}; non-inferiority at alpha {fmt.number(budget.alpha, 2)} "
+            "as at every look.")
 
 
 def _settles_a_measured_loss(settle: Settle, binary: bool) -> str:
