@@ -61,9 +61,8 @@ class Settle:
 
     plan: NonInferiorityPlan
     source: str  # where the run-to-run share came from: "rerun", "runs", or "unknown"
-    # When these cases already suffice for a candidate that changes nothing (``plan`` asks for no more) and the
-    # rule fired on a measured loss: the difference measured, and the same figures as if that loss were the
-    # candidate's true one (the margin left, margin - loss, in the margin's place); None when the loss is at
+    # When the rule fired on a measured loss: the difference measured, and the same figures as if that loss were
+    # the candidate's true one (the margin left, margin - loss, in the margin's place); None when the loss is at
     # or beyond the margin (no number of cases shows it within).
     observed_diff: float | None = None
     observed: NonInferiorityPlan | None = None

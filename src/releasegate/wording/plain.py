@@ -163,28 +163,33 @@ def costs(cand: CandidateAnalysis) -> str:
 
 
 def _settle(cand: CandidateAnalysis) -> str:
+    """What to add, in plain words: a suite size (and how many more cases) at no true difference and, when a loss
+    was measured, at that loss, or that more cases are likelier to show it worse; runs where they can help."""
     s = cand.sections.settle
     if s is None:
         return "run more cases, or more runs of every case, and compare again"
-    if s.observed_diff is not None:
-        # The cases would do for a candidate that changes nothing; the question is the loss measured.
-        if s.observed is None or not s.observed.cases_needed or s.observed.cases_needed[0] is None:
-            return "more cases would show whether its measured loss, at or beyond the margin, is real"
-        return (f"if its measured loss is its true one, about {s.observed.cases_needed[0]:,} cases (it has "
-                f"{s.plan.n:,}) would give {fmt.with_article(fmt.pct(s.observed.targets[0], 0))} chance of showing it "
-                "within the margin")
     plan = s.plan
-    cases = plan.cases_needed[0] if plan.cases_needed else None
-    runs = plan.runs_needed[0] if plan.runs_needed else None
-    target = fmt.pct(plan.targets[0], 0) if plan.targets else ""
+    n = plan.n
+    target = fmt.with_article(fmt.pct(plan.targets[0], 0)) if plan.targets else "a"
     options = []
-    if cases is not None:
-        options.append(f"about {cases:,} cases (it has {plan.n:,})")
-    if runs is not None:
-        options.append(f"{runs} runs of every case")
+    zero = plan.cases_needed[0] if plan.cases_needed else None
+    if zero is not None and zero > n:
+        options.append(f"a suite of about {zero:,} cases ({zero - n:,} more) would give {target} chance of showing "
+                       "it no worse if it changes nothing")
+    if s.observed_diff is not None:
+        measured = s.observed.cases_needed[0] if s.observed is not None and s.observed.cases_needed else None
+        if s.observed is None:
+            options.append("it measured a loss at or beyond the margin, so more cases are more likely to show it "
+                           "worse than within the margin")
+        elif measured is not None and measured > n:
+            options.append(f"if its measured loss is its true one, about {measured:,} cases ({measured - n:,} more) "
+                           f"would give {target} chance of showing it within the margin")
+    runs = plan.runs_needed[0] if plan.runs_needed else None
+    if runs is not None and runs > plan.runs:
+        options.append(f"{runs} runs of every case would give {target} chance of settling it")
     if not options:
-        return "more cases than this suite can hold would be needed; change the margin or the suite"
-    return f"{' or '.join(options)} would give {fmt.with_article(target)} chance of settling it"
+        return "compare again on more cases or a wider margin: these cases could settle it and did not"
+    return "; ".join(options)
 
 
 def next_step(p: PlainInput) -> str:
