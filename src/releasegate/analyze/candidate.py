@@ -132,7 +132,7 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
                          exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact" and not verdict_only)
     # The corrected figure's reach is that of a normal interval (its width), never McNemar's discordance.
     power = replace(power, ni_reach=ni_reach_of(overall, policy, mcnemar=mcnemar and corrected is None,
-                                                clustered=clusters is not None))
+                                                clustered=clusters is not None, exact=not verdict_only))
     return PlanResult(overall, tuple(categories), power, items, clusters, critical, budgeted.budget,
                       budgeted.error_p_adjusted, None if error is None else error[0],
                       judged if corrected is not None else None)

@@ -242,3 +242,28 @@ def discordance_split(base_runs: NDArray[np.float64], cand_runs: NDArray[np.floa
     run_part = float(np.mean((squares - sums * sums / runs) / (runs - 1)))
     total = float(np.mean((sums / runs) ** 2))
     return DiscordanceSplit(int(n), int(runs), total, case_part, run_part)
+
+
+def smallest_margin(n: int, variance: float, alpha: float = 0.05, target: float = 0.8,
+                    pass_rate: float | None = None) -> float:
+    """The smallest non-inferiority margin these ``n`` cases show with chance ``target`` for a candidate that
+    changes nothing, at the per-case difference's mean square ``variance`` (one run of pass/fail: the discordant
+    share): the normal form (z_{1-alpha} + z_target) sqrt(variance / n) (Chow, Shao & Wang 2008, section 4.1,
+    solved for the margin); with ``pass_rate`` (one run of pass/fail) the smallest margin at which the
+    Newcombe-interval rule's exact chance (:func:`noninferiority_chance`) reaches the target, by bisection (the
+    chance rises with the margin), up to 100 expected discordant cases. At most 1 (a pass rate cannot move
+    further); 0 when nothing changed."""
+    if n < 1 or not variance >= 0 or not 0 < alpha < 0.5 or not 0.5 <= target < 1:
+        raise ValueError("n >= 1, variance >= 0, 0 < alpha < 0.5 and 0.5 <= target < 1 are required")
+    if variance == 0:
+        return 0.0
+    normal = (_Z.inv_cdf(1 - alpha) + _Z.inv_cdf(target)) * math.sqrt(variance / n)
+    if pass_rate is None or not 0 < variance <= 1 or n * variance > EXACT_BELOW:
+        return min(1.0, normal)  # above 100 expected discordant cases the normal form is within a point
+    lo, hi = 0.0, 1.0
+    if noninferiority_chance(n, variance, pass_rate, hi - 1e-9, alpha) < target:
+        return 1.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if noninferiority_chance(n, variance, pass_rate, mid, alpha) >= target else (mid, hi)
+    return hi

@@ -29,6 +29,7 @@ class PlainInput:
     binary: bool
     margin: float
     metric: str = ""
+    pass_fail: bool = True  # pass/fail outcomes (one run or several), not scores
 
 
 def _cases(n: int) -> str:
@@ -216,6 +217,47 @@ def next_step(p: PlainInput) -> str:
     return f"Next: fix {shown}{rest}, then compare again."
 
 
+def can_show(p: PlainInput) -> str:
+    """What a small suite can show (issue 46 item 5), when its cases cannot show its margin with an 80% chance:
+    the smallest margin they show at the change seen here, whether more runs (epochs) would help and how many;
+    and with runs, why the verdict and its units are not one run's."""
+    cand = p.cand
+    out = []
+    axis = cand.sections.run_axis
+    runs = 1 if axis is None else int(axis.runs_per_case_min)
+    if runs > 1 and not p.binary:
+        share, unit = (("its share of passing runs", "a mean pass rate") if p.pass_fail
+                       else ("its mean score over the runs", "a mean score"))
+        out.append(f"With {runs} runs (epochs) of every case, each case counts as {share} and the releases are "
+                   f"compared on those case by case ({unit}, a paired t test), not on one run's outcomes: a case that "
+                   "changes in some runs and not others counts in part, so the verdict and its units can differ "
+                   "from one run's.")
+    r = cand.power.ni_reach
+    if (p.decision == "ship" or r is None or not r.smallest_margin == r.smallest_margin
+            or r.smallest_margin <= p.margin):
+        return " ".join(out)  # a shipped candidate was shown no worse: what the suite could not show is moot
+    # In the note's units: points of the pass rate with one run, the per-case mean's units with runs or scores.
+    size = f"{fmt.size_points(r.smallest_margin)} points" if p.binary else fmt.number(r.smallest_margin)
+    margin = f"{fmt.size_points(p.margin)} points" if p.binary else fmt.number(p.margin)
+    text = (f"With {_cases(r.n)} at the change seen here, this suite can show at best that a candidate is no more "
+            f"than {size} worse ({fmt.with_article(fmt.pct(r.target, 0))} chance; the margin is {margin})")
+    settle = cand.sections.settle
+    if settle is not None:
+        plan = settle.plan
+        more = plan.runs_needed[0] if plan.runs_needed else None
+        if more is not None and more > plan.runs:
+            text += f"; {more} runs (epochs) of every case would reach the margin"
+        elif plan.runs_reason == "case-level change":
+            text += "; more runs (epochs) would not: the changes are the candidate's, not run-to-run noise"
+        elif plan.runs_reason == "unknown" and runs == 1:
+            text += ("; one run cannot tell whether more runs (epochs) would help (a rerun of the baseline, or "
+                     "several epochs, would tell)")
+        elif plan.runs_reason == "unknown":
+            text += "; whether more runs would help is not measured for scores or grouped cases"
+    out.insert(0, text + ".")
+    return " ".join(out)
+
+
 def paragraph(parts: list[PlainInput], baseline: str) -> str:
     """One candidate's paragraph: each metric's changes (named when there are several), the decision, the
     costs (once) and the next step (of the first blocking metric, else the first)."""
@@ -223,6 +265,8 @@ def paragraph(parts: list[PlainInput], baseline: str) -> str:
     out = []
     for p in parts:
         text = changed(p.cand, p.binary, baseline)
+        reach = can_show(p)
+        text = f"{text} {reach}" if reach else text
         out.append(f"{p.metric}: {text}" if several else text)
     blocking = [p for p in parts if p.decision != "ship"] or parts[:1]
     lead = blocking[0]
@@ -246,7 +290,8 @@ def inputs(report: Report) -> dict[str, list[PlainInput]]:
             analysis = section.analysis
             cand = next(c for c in analysis.candidates if c.name == verdict.candidate)
             parts.append(PlainInput(cand, own.checks, own.decision.value, analysis.mcnemar_path,
-                                    analysis.parameters.margin, section.metric if report.several else ""))
+                                    analysis.parameters.margin, section.metric if report.several else "",
+                                    analysis.outcome_kind == "binary"))
         out[verdict.candidate] = parts
     return out
 
