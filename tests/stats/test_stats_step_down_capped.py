@@ -12,33 +12,16 @@ import math
 
 import numpy as np
 import pytest
+from test_stats_step_down import fwer_independent, pmf, upper
 
 from releasegate.stats.step_down import largest_spend, weighted_best_case, weighted_discrete_holm
 
 ALPHA = 0.05
 
 
-def upper(k: int, n: int) -> float:
-    """P(Bin(n, 1/2) >= k) from scratch (exact integers)."""
-    return sum(math.comb(n, i) for i in range(k, n + 1)) / 2**n
-
-
-def pmf(k: int, n: int, q: float = 0.5) -> float:
-    return math.comb(n, k) * q**k * (1 - q) ** (n - k)
-
-
 def fwer(ns, weights, null=None, alt_q=0.85) -> float:
-    """Exact chance that the capped step-down rejects a true null at ALPHA: members independent, Bin(n, 1/2)
-    under the null and Bin(n, alt_q) for a false one."""
-    null = null or [True] * len(ns)
-    total = 0.0
-    for ks in itertools.product(*(range(n + 1) for n in ns)):
-        prob = math.prod(pmf(k, n, 0.5 if h else alt_q) for k, n, h in zip(ks, ns, null))
-        p = [upper(k, n) for k, n in zip(ks, ns)]
-        rejected = weighted_discrete_holm(p, weights, ns, cap=ALPHA).rejected(ALPHA)
-        if any(r and h for r, h in zip(rejected, null)):
-            total += prob
-    return total
+    """Exact chance that the capped step-down rejects a true null at ALPHA (test_stats_step_down's enumeration)."""
+    return fwer_independent(ns, weights, null, alt_q, cap=ALPHA)
 
 
 @pytest.mark.parametrize(("ns", "weights"), [

@@ -263,7 +263,7 @@ def smallest_margin(n: int, variance: float, alpha: float = 0.05, target: float 
     lo, hi = 0.0, 1.0
     if noninferiority_chance(n, variance, pass_rate, hi - 1e-9, alpha) < target:
         return 1.0
-    for _ in range(40):
+    for _ in range(24):  # to 6e-8 of a pass rate
         mid = (lo + hi) / 2
         lo, hi = (lo, mid) if noninferiority_chance(n, variance, pass_rate, mid, alpha) >= target else (mid, hi)
     return hi
