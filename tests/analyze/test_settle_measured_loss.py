@@ -46,7 +46,7 @@ def test_a_measured_loss_inside_the_margin_is_settled_at_the_margin_it_leaves():
                                                                                 observed.cases_needed[0] - 1))
     assert at >= 0.8 > below
     headline = json.loads(result.to_json())["candidates"][0]["headline"]
-    assert ("if it truly changes nothing, these 400 cases give a 98% chance of showing it no worse; at its measured "
+    assert ("at no true difference, these 400 cases give a 98% chance of showing it no worse; at its measured "
             f"loss of 3.0 points, 2.0 points inside the 5.0-point margin, a suite of {observed.cases_needed[0]:,} "
             f"cases ({observed.cases_needed[0] - 400:,} more) gives an 80% chance") in headline
     assert "no figure can be computed" not in headline
@@ -62,7 +62,7 @@ def test_the_json_carries_the_measured_loss_figures():
 def test_a_loss_at_the_margin_has_no_case_count_and_says_why():
     plan = settle_noninferiority(400, 0.1, 0.05, 0.05, pass_rate=0.9)
     text = settles(Settle(plan, "unknown", -0.06, None), binary=True)
-    assert text.startswith("What would settle it: if it truly changes nothing, ")
+    assert text.startswith("What would settle it: at no true difference, ")
     assert ("but it measured 6.0 points worse, at or beyond the 5.0-point margin: more cases are more likely to "
             "show it worse than within the margin") in text
 
@@ -76,7 +76,7 @@ def test_a_candidate_that_needs_more_cases_anyway_gets_both_sizes_and_never_one_
     assert settle.observed.cases_needed[0] > settle.plan.cases_needed[0]
     headline = result.verdicts[0].headline
     low, high = settle.plan.cases_needed
-    assert (f"if it truly changes nothing, a suite of {low:,} cases ({low - 200:,} more) gives an 80% chance of "
+    assert (f"at no true difference, a suite of {low:,} cases ({low - 200:,} more) gives an 80% chance of "
             f"showing it no worse, {high:,} ({high - 200:,} more) 95% (these 200: ") in headline
     assert "at its measured loss of 0.5 points, 4.5 points inside the 5.0-point margin, a suite of " in headline
 

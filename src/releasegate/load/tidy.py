@@ -147,22 +147,6 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return record
 
 
-def _first_bad_json_line(path: Path) -> str | None:
-    with open(path, encoding="utf-8-sig") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line.strip())
-            except json.JSONDecodeError as exc:
-                return f"line {number} is not valid JSON ({exc.msg}, column {exc.colno})"
-            except RecursionError:
-                return f"line {number} is nested too deeply to be a record"
-            if not isinstance(record, dict):
-                return f"line {number} is {_json_kind(record)}, not a record (a JSON object)"
-    return None
-
-
 def _json_kind(value: object) -> str:
     """A few words for what a JSON value is, for messages."""
     if isinstance(value, dict):

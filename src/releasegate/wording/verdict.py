@@ -50,12 +50,33 @@ def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
         ids = [c.case_id for c in cand.broken_cases if c.critical and c.category == t.label]
         if not ids:
             continue
-        verdict = "blocks" if t.blocks else "does not block"
+        # Shown under "do not change the verdict": a test that blocks is the verdict's reason, said so, not
+        # a warning that blocks.
+        verdict = "is the reason for the verdict" if t.blocks else "does not block"
         how = (f"{_critical_test(t, section)}" if section.rule == "test"
                else "zero tolerance (critical_rule = any)")
         out.append(f"{t.label} (critical): {len(ids)} {'broken' if binary else 'worsened'} case"
                    f"{'' if len(ids) == 1 else 's'}: {', '.join(ids)}; the critical test {verdict} ({how})")
     return out
+
+
+def critical_down(cand: CandidateAnalysis, binary: bool) -> str:
+    """The critical categories that went down without their own test blocking ("" when none): the check line
+    names every critical category that lost ground, whatever the verdict; one whose test blocks is named by
+    the critical rule's reason, which leads the headline."""
+    section = cand.sections.critical
+    tests = {t.label: t for t in section.tests} if section is not None else {}
+    worse, better = ("broken", "fixed") if binary else ("worsened", "improved")
+    parts = []
+    for c in cand.categories:
+        t = tests.get(c.label)
+        if not c.critical or not c.diff < 0 or (t is not None and t.blocks):
+            continue
+        p = (f"; its own test does not block, adjusted {fmt.p_is(t.p_adjusted)}"
+             if t is not None and t.p_adjusted == t.p_adjusted else "")
+        parts.append(f"{c.label} {unit(binary)(c.diff)} ({c.broke} {worse}, {c.fixed} {better}{p})")
+    return ("critical categories down: " if len(parts) > 1 else "critical category down: ") + ", ".join(parts) \
+        if parts else ""
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -86,7 +107,9 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
     overall_text = f"overall {diff(o, binary)} ({test_name(o)} {fmt.p_is(o.p_value)}, {p_word})"
     if o.diff != o.diff or o.p_value != o.p_value:
         overall_text = "overall: no corrected figure (the gold labels cannot correct the judge's)"
-    if o.p_value >= parameters.alpha and (o.ci_low > 0 or o.ci_high < 0) and o.method.startswith("McNemar"):
+    regression_found = o.diff < 0 and o.p_adjusted < parameters.alpha  # the overall rule fired
+    if (o.p_value >= parameters.alpha and (o.ci_low > 0 or o.ci_high < 0) and o.method.startswith("McNemar")
+            and not regression_found):
         # Newcombe's interval (score-based) and the exact McNemar test (on the changed cases alone) are
         # different methods; with few changed cases the exact test is the more cautious, and the gate reads it.
         overall_text += (" (the interval excludes zero but the exact test, which the rules read, does not reach "
@@ -98,6 +121,9 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
         text = f"{reasons[0].message}."
     else:
         text = f"{reasons[0].message}; {overall_text}."
+    down = critical_down(cand, binary)
+    if down:
+        text = f"{text[:-1]}; {down}."
     if cost_clause:
         # What the release saves (or costs) beside its quality, so the trade-off is read in one line.
         text = f"{text[:-1]}; {cost_clause}."
@@ -123,11 +149,11 @@ def _chances(needed, targets, unit: str, first_tail: str = "") -> str:
 
 def settles(settle: Settle, binary: bool = True) -> str:
     """What would settle a NOT PROVEN (issue 34 item 2, issue 46 item 4): the suite sizes that give each target
-    chance of showing the candidate no worse than the margin if it truly changes nothing, and, when it measured a
+    chance of showing the candidate no worse than the margin at no true difference, and, when it measured a
     loss, the same as if that loss were its true one (or that no size would, at or beyond the margin); sizes are
     "a suite of N cases (M more)", never a number below the suite's own; then the runs, or why they cannot help.
 
-    "What would settle it: if it truly changes nothing, a suite of 424 cases (24 more) gives an 80% chance of
+    "What would settle it: at no true difference, a suite of 424 cases (24 more) gives an 80% chance of
     showing it no worse, 736 (336 more) 95% (these 400: 78%); at its measured loss of 3.0 points, 2.0 inside the
     5.0-point margin, 1,030 (630 more) 80%, 1,759 (1,359 more) 95% (these 400: 45%)."
     """
@@ -136,7 +162,7 @@ def settles(settle: Settle, binary: bool = True) -> str:
         # No case changed outcome: the discordance gives no size, only that these cases are too few to tell.
         return (f"What would settle it: more cases; the {p.n:,} here are too few for their spread to say how many "
                 "(no figure can be computed from them).")
-    parts = [f"if it truly changes nothing, {_suites(p.cases_needed, p.targets, p.n, p.power, ' of showing it no worse')}"]
+    parts = [f"at no true difference, {_suites(p.cases_needed, p.targets, p.n, p.power, ' of showing it no worse')}"]
     if settle.observed_diff is not None:
         loss = (f"{fmt.size_points(settle.observed_diff)} points" if binary
                 else fmt.number(abs(settle.observed_diff)))
@@ -195,23 +221,6 @@ def next_look(cand: CandidateAnalysis) -> str:
     return (f" Comparing again after adding them is a later look at the same releases: give this note's JSON with "
             f"--previous, and it is judged with {regression}; non-inferiority at alpha {fmt.number(budget.alpha, 2)} "
             "as at every look.")
-
-
-def _settles_a_measured_loss(settle: Settle, binary: bool) -> str:
-    """The cases would do for a candidate that changes nothing; this one measured a loss, and what settles it
-    is whether that loss is within the margin (analyze/settle.py)."""
-    p, observed = settle.plan, settle.observed
-    size = (lambda x: f"{fmt.size_points(x)} points") if binary else (lambda x: fmt.number(abs(x)))
-    loss = size(settle.observed_diff or 0.0)
-    margin = f"{fmt.size_points(p.margin)}-point" if binary else fmt.number(p.margin)
-    enough = (f"these {p.n:,} cases would show a candidate that changes nothing no worse "
-              f"({fmt.with_article(fmt.pct(p.power, 0))} chance), but this one measured {loss} worse")
-    if observed is None:
-        return (f"What would settle it: not more cases alone: {enough}, at or beyond the {margin} margin; more "
-                "cases show whether that loss is real (the regression rules test it), not that it is within.")
-    return (f"What would settle it: {enough}, {size(observed.margin)} inside the {margin} margin; if that is its "
-            f"true loss, {_chances(observed.cases_needed, observed.targets, 'cases', ' of showing it within')} "
-            f"(it has {p.n:,}, {fmt.with_article(fmt.pct(observed.power, 0))} chance).")
 
 
 def headline(label: str, name: str, because_text: str) -> str:
