@@ -26,12 +26,17 @@ cases; the other eight share the rest equally), one run per release unless said.
   McNemar test on this generator's 20-point drop at levels 0.04-0.10, what no critical_weight can exceed (the
   budget never gives one member more than alpha): ``releasegate.stats.power.exact_mcnemar_power`` beside an
   enumeration with scipy's binomial.
+- *issue 46's targets* (``--study done``): harmless releases at 5, 10 and 20% churn with one run and with five
+  (run-level churn, or case-level), a 3-point regression at 5% churn, 2-, 3- and 5-point ones at 10%, a 20-point
+  drop in the critical category; each with the share that ships under ``not_proven = "warn"``.
+- *following the advice* (``--study advice``): harmless releases compared again after adding the cases their NOT
+  PROVEN note names for a 95% chance, the second comparison given the first's note (a later look).
 - *plan against this study* (``--study plan``): harmless releases with 5 runs and case-level churn decided
   here, beside what ``releasegate plan`` predicts for the same design (its own generator), from the true
   churn figures and from the figures it measures on one release pair drawn here.
 
-    PYTHONPATH=src python bench/verdicts.py [--study grid|rerun|plan|ceiling] [--reps 300] [--workers 1]
-                                            [--critical-weight 4]
+    PYTHONPATH=src python bench/verdicts.py [--study grid|rerun|plan|ceiling|done|advice] [--reps 300]
+                                            [--workers 1] [--critical-weight 4]
 
 prints the tables (markdown) with one Monte Carlo standard error per rate.
 """
@@ -69,10 +74,12 @@ class Cell:
     drop: float = 0.0
     critical_drop: float = 0.0
     runs: int = 1
+    level: str = "case"  # "case": the churn is case-level change; "run": run-to-run noise only (runs > 1)
 
     @property
     def key(self) -> str:
-        return f"s{self.churn:g}-c{self.critical}-d{self.drop:g}-cd{self.critical_drop:g}-r{self.runs}"
+        level = "-run" if self.level == "run" else ""  # the case-level cells keep their seeds
+        return f"s{self.churn:g}-c{self.critical}-d{self.drop:g}-cd{self.critical_drop:g}-r{self.runs}{level}"
 
 
 def labels(critical: int) -> tuple[np.ndarray, list[str]]:
@@ -87,7 +94,7 @@ def labels(critical: int) -> tuple[np.ndarray, list[str]]:
 
 def draw(cell: Cell, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """One release pair: (runs, N) 0/1 arrays of baseline and candidate (and None: no rerun here)."""
-    s = cell.churn
+    s = 0.0 if cell.level == "run" else cell.churn
     p = np.clip([P0 - s / 2, s / 2, s / 2, 1 - P0 - s / 2], 0.0, 1.0)
     cells = rng.choice(4, size=N, p=p / p.sum())
     z_base = np.isin(cells, (0, 1)).astype(np.int8)  # both pass, broke
@@ -97,10 +104,14 @@ def draw(cell: Cell, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, 
         broken |= (np.arange(N) < cell.critical) & (rng.random(N) < cell.critical_drop / P0)
     z_cand = np.where(broken, 0, z_cand).astype(np.int8)
 
+    # Run-level churn: the same latent outcomes on both releases, each run reproducing them with the rho at which
+    # two runs of one release disagree on the churn's share of cases.
+    rho = reproduce_for(cell.churn) if cell.level == "run" else REPRODUCE
+
     def runs_of(z: np.ndarray, count: int) -> np.ndarray:
-        if cell.runs == 1 and count == 1:
+        if cell.runs == 1 and count == 1 and cell.level != "run":
             return z[None, :]
-        keep = rng.random((count, N)) < REPRODUCE
+        keep = rng.random((count, N)) < rho
         fresh = (rng.random((count, N)) < P0).astype(np.int8)
         return np.where(keep, z[None, :], fresh).astype(np.int8)
 
@@ -296,9 +307,131 @@ def ceiling_study() -> None:
                   f"{100 * total:.1f}% |")
 
 
+def done_cells() -> list[tuple[str, Cell]]:
+    """Issue 46's targets: harmless releases at 5, 10 and 20% churn (one run; five runs with run-level churn,
+    which cannot exceed 2 p0 (1 - p0) = 18% at p0 = 0.9, so 17% there, and with case-level churn), a 3-point
+    regression at 5% churn, 2-, 3- and 5-point regressions at 10% churn, a 20-point drop in the 50-case critical
+    category at 10% churn."""
+    out = [(f"harmless, {round(100 * s)}% churn, 1 run", Cell(s)) for s in (0.05, 0.10, 0.20)]
+    out += [(f"harmless, {round(100 * s)}% run-level churn, 5 runs", Cell(s, runs=5, level="run"))
+            for s in (0.05, 0.10, 0.17)]
+    out += [(f"harmless, {round(100 * s)}% case-level churn, 5 runs", Cell(s, runs=5)) for s in (0.05, 0.10, 0.20)]
+    out += [("3 points, 5% churn", Cell(0.05, drop=0.03))]
+    out += [(f"{d} points, 10% churn", Cell(0.10, drop=d / 100)) for d in (2, 3, 5)]
+    out += [("20 points in the critical category, 10% churn", Cell(0.10, critical_drop=0.20))]
+    return out
+
+
+def done_study(reps: int, workers: int, critical_weight: float | None, critical_test: str | None) -> None:
+    named = done_cells()
+    start, cpu = time.perf_counter(), time.process_time()
+    grid = [c for _, c in named]
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers) as pool:
+            results = list(pool.map(run_cell, grid, [reps] * len(grid), [critical_weight] * len(grid),
+                                    [critical_test] * len(grid)))
+    else:
+        results = [run_cell(c, reps, critical_weight, critical_test) for c in grid]
+    print("| release | DON'T SHIP | NOT PROVEN | SHIP | not SHIP | ships under not_proven = \"warn\" |")
+    print("|---|--:|--:|--:|--:|--:|")
+    for (name, _), r in zip(named, results):
+        k = r["counts"]
+        print(f"| {name} | {rate(k['dont_ship'], reps)} | {rate(k['not_proven'], reps)} | {rate(k['ship'], reps)} | "
+              f"{rate(reps - k['ship'], reps)} | {rate(reps - k['dont_ship'], reps)} |")
+    print(f"\n{len(grid)} cells x {reps} replications, {time.perf_counter() - start:.0f} s wall, "
+          f"{time.process_time() - cpu:.0f} CPU-s in this process", file=sys.stderr)
+
+
+# ------------------------------------------------------------------------------------------ the advice
+
+
+def _pair_cells(churn: float, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` harmless cases of the grid's one-run model: (both pass, broke, fixed, both fail) at churn."""
+    p = np.clip([P0 - churn / 2, churn / 2, churn / 2, 1 - P0 - churn / 2], 0.0, 1.0)
+    cells = rng.choice(4, size=size, p=p / p.sum())
+    return np.isin(cells, (0, 1)).astype(np.float64), np.isin(cells, (0, 2)).astype(np.float64)
+
+
+def _advised(overall, policy) -> int | None:
+    """The suite size the NOT PROVEN note gives for a 95% chance (analyze/settle.py's figures): at no true
+    difference when these cases are too few, else at the loss measured, else none."""
+    from releasegate.stats.settle import settle_noninferiority
+
+    n, v = overall.n, (overall.fixed + overall.broke) / overall.n
+    plan = settle_noninferiority(n, v, policy.margin, policy.alpha, pass_rate=overall.baseline.value)
+    if plan.cases_needed[1] is not None and plan.cases_needed[1] > n:
+        return plan.cases_needed[1]
+    left = policy.margin + overall.diff
+    if overall.diff < 0 and 0 < left < 1:
+        observed = settle_noninferiority(n, v, left, policy.alpha, pass_rate=overall.baseline.value)
+        return observed.cases_needed[1]
+    return None
+
+
+def advice_study(reps: int, most: int = 4000) -> None:
+    """Harmless releases (one run, 9 categories of which a 50-case critical one, 400 cases): look 1; on NOT
+    PROVEN the cases the note names for a 95% chance are added (the same model, up to ``most``) and the releases
+    compared again, given look 1's note (--previous: its regression tests at what look 1 left). DON'T SHIP at
+    either look is a false block."""
+    from releasegate.model.budget import PreviousLook
+
+    policy = replace(make_policy(baseline="baseline", critical=(CRITICAL,)), guardrails={})
+    codes, names = labels(50)
+    print("| churn | look 1: DON'T SHIP | look 1: NOT PROVEN | compared again | look 2: DON'T SHIP | DON'T SHIP at "
+          "either look | the same with look 2 at alpha | mean look 2 level | cases at look 2 (median) |")
+    print("|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for churn in (0.10, 0.17, 0.20):
+        rng = np.random.default_rng((SEED, zlib.crc32(f"advice-{churn:g}".encode())))
+        first = again = second = naive = 0
+        not_proven = 0
+        levels, sizes = [], []
+        for _ in range(reps):
+            base, cand = _pair_cells(churn, N, rng)
+            look1 = plan_arrays(base, cand, policy, mcnemar=True, category_codes=codes, category_labels=names,
+                                verdict_only=True)
+            fired = _fired(look1, policy, False)
+            verdict = verdict_of(fired)
+            first += verdict == "dont_ship"
+            if verdict != "not_proven":
+                continue
+            not_proven += 1
+            size = _advised(look1.overall, policy)
+            if size is None:
+                continue
+            size = min(size, most)
+            extra_base, extra_cand = _pair_cells(churn, size - N, rng)
+            more_codes = np.r_[codes, 1 + np.arange(size - N) % (CATEGORIES - 1)]
+            previous = PreviousLook(1, look1.budget.left, "look 1")
+            both = (np.r_[base, extra_base], np.r_[cand, extra_cand])
+            look2 = plan_arrays(*both, policy, mcnemar=True, category_codes=more_codes, category_labels=names,
+                                verdict_only=True, previous=previous)
+            plain = plan_arrays(*both, policy, mcnemar=True, category_codes=more_codes, category_labels=names,
+                                verdict_only=True)
+            again += 1
+            levels.append(look1.budget.left)
+            sizes.append(size)
+            second += verdict_of(_fired(look2, policy, False)) == "dont_ship"
+            naive += verdict_of(_fired(plain, policy, False)) == "dont_ship"
+        print(f"| {100 * churn:.0f}% | {rate(first, reps)} | {rate(not_proven, reps)} | {rate(again, reps)} | "
+              f"{rate(second, reps)} | {rate(first + second, reps)} | {rate(first + naive, reps)} | "
+              f"{np.mean(levels) if levels else float('nan'):.4f} | {int(np.median(sizes)) if sizes else 0} |",
+              flush=True)
+
+
+def _fired(result, policy, runs: bool) -> tuple[str, ...]:
+    cand_a = CandidateAnalysis("candidate", result.overall, result.categories, (), (), Exclusions(), result.power,
+                               CandidateSections(result.item_axis, None, None, critical=result.critical,
+                                                 budget=result.budget))
+    analysis = Analysis("baseline", "binary", int(result.overall.n), (), (cand_a,), parameters_of(policy), True,
+                        False, runs)
+    return tuple(c.rule for c in decide_candidate(cand_a, analysis, policy).checks if c.fired)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--study", choices=("grid", "rerun", "plan", "ceiling"), default="grid")
+    parser.add_argument("--study", choices=("grid", "rerun", "plan", "ceiling", "done", "advice"), default="grid")
     parser.add_argument("--reps", type=int, default=300)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--critical-weight", type=float, default=None)
@@ -313,6 +446,12 @@ def main(argv: list[str]) -> int:
         return 0
     if args.study == "ceiling":
         ceiling_study()
+        return 0
+    if args.study == "advice":
+        advice_study(args.reps)
+        return 0
+    if args.study == "done":
+        done_study(args.reps, args.workers, args.critical_weight, args.critical_test)
         return 0
     grid = cells()
     if args.cells:

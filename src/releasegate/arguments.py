@@ -68,6 +68,14 @@ def run_arguments(kw: dict, note=None) -> dict:
     """Options -> every argument of pipeline.run: :func:`read_inputs`' and the case table, the command line and
     (for `verify`) the note's default title."""
     recorded = note.loading if note else {}
-    return {**read_inputs(kw, note), "cases": kw.get("cases"),
+    inputs = read_inputs(kw, note)
+    previous = None
+    if kw.get("previous") is not None:
+        # An earlier look at the same releases: this one reads its regression tests at what that one left.
+        from releasegate.load.looks import read_previous
+
+        previous = read_previous(Path(kw["previous"]), inputs["policy"].baseline, inputs["policy"].alpha)
+    return {**inputs, "cases": kw.get("cases"),
             "command_line": "releasegate " + shlex.join(sys.argv[1:]),
-            "default_title": recorded.get("default_title") if isinstance(recorded, dict) else None}
+            "default_title": recorded.get("default_title") if isinstance(recorded, dict) else None,
+            "previous": previous}

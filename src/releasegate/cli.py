@@ -83,7 +83,7 @@ def _check_not_inputs(paths: list[Path], kw: dict) -> None:
     from releasegate.render.output_guard import check_outputs_are_not_inputs
 
     inputs = [parse_source(text).path for text in kw["results"]]
-    inputs += [kw.get("cases"), kw.get("policy_path"), kw.get("gold") and Path(kw["gold"])]
+    inputs += [kw.get("cases"), kw.get("policy_path"), kw.get("gold") and Path(kw["gold"]), kw.get("previous")]
     check_outputs_are_not_inputs(paths, inputs)
 
 
@@ -152,6 +152,9 @@ def main() -> None:
 @option("--comment", type=click.Path(path_type=Path),
         help="Also write the pull-request comment (Markdown): verdicts, reasons in plain words, the worst cases.")
 @option("--comment-link", metavar="URL", help="Where the comment says the full note is (the run's artifacts).")
+@option("--previous", type=click.Path(path_type=Path), metavar="NOTE",
+        help="The JSON note of an earlier comparison of the same baseline and candidates: this one is its next "
+             "look, its regression tests read at what the earlier looks left unspent (docs/methods.md).")
 @guarded
 def report(outputs, archive, paper, pdf_variant, interactive, appendix, comment, comment_link, debug,
            **kw) -> None:
@@ -200,6 +203,9 @@ def report(outputs, archive, paper, pdf_variant, interactive, appendix, comment,
 @option("--comment", type=click.Path(path_type=Path),
         help="Also write the pull-request comment (Markdown): verdicts, reasons in plain words, the worst cases.")
 @option("--comment-link", metavar="URL", help="Where the comment says the full note is (the run's artifacts).")
+@option("--previous", type=click.Path(path_type=Path), metavar="NOTE",
+        help="The JSON note of an earlier comparison of the same baseline and candidates: this one is its next "
+             "look, its regression tests read at what the earlier looks left unspent (docs/methods.md).")
 @guarded
 def check(outputs, paper, pdf_variant, appendix, no_step_summary, comment, comment_link, debug, **kw) -> None:
     """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any is DON'T SHIP, 3 if

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 from pathlib import Path
 
 from releasegate import __version__
@@ -17,6 +18,7 @@ from releasegate.load.results import AdapterOptions, LoadedResults
 from releasegate.load.sources import Source
 from releasegate.load.sources import default_title as title_of
 from releasegate.model import MetricSection, PolicyFile, Provenance, Report
+from releasegate.model.budget import PreviousLook
 from releasegate.policy import Policy
 from releasegate.provenance import generation_time, package_versions
 
@@ -31,12 +33,14 @@ def run(
     metrics: tuple[str, ...] = (),
     default_title: str | None = None,
     policy_file: PolicyFile | None = None,
+    previous: Mapping[str, PreviousLook] | None = None,
 ) -> Report:
     """Load, validate, analyze and decide; the Report holds everything a renderer needs. ``metrics`` names the
     metrics gated (``--metric``: tidy columns, a long layout's metric column, Inspect scorers, promptfoo named
     metrics, lm-eval metrics); each is one section of the Report. ``default_title`` is the title when the policy
     sets none (else the name the inputs give what they evaluate, load.sources.default_title; `releasegate verify`
-    gives the note's). ``policy_file``: the file the policy was read from, for the provenance."""
+    gives the note's). ``policy_file``: the file the policy was read from, for the provenance. ``previous``:
+    earlier looks at the same baseline and candidates (``--previous NOTE``), by candidate."""
     from releasegate.load.per_metric import load_gated
 
     options = options or AdapterOptions()
@@ -44,7 +48,7 @@ def run(
     title = title_of(sources, loaded.names) if default_title is None else default_title
     loading = loading_record(options, tuple(metrics), title)
     return run_loaded(loaded, policy, command_line=command_line, default_title=title, loading=loading,
-                      policy_file=policy_file)
+                      policy_file=policy_file, previous=previous)
 
 
 def loading_record(options: AdapterOptions, metrics: tuple[str, ...] = (), default_title: str = "") -> dict:
@@ -66,7 +70,8 @@ def rerun_arguments(loading: dict) -> dict:
 
 
 def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "",
-               loading: dict | None = None, policy_file: PolicyFile | None = None) -> Report:
+               loading: dict | None = None, policy_file: PolicyFile | None = None,
+               previous: Mapping[str, PreviousLook] | None = None) -> Report:
     """The pipeline after loading (validate, analyze, decide, provenance), for files and in-memory tables alike."""
     from releasegate.analyze import analyze
     from releasegate.analyze.metrics import across_metrics
@@ -93,13 +98,16 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     # The validated tables hold the identity columns as categorical codes; the loaded one's text columns
     # (about 90 MB per million rows) are freed here unless the caller keeps them.
     del loaded
+    if previous and len(tables) > 1:
+        raise InputError("--previous reads the looks of a one-metric note; with several metrics (--metric) compare "
+                         "each metric on its own")
     sections = []
     for table in tables:
         # With several metrics the across-metric correction scales the regression rules' adjusted p; the
         # critical tests are read unadjusted across metrics, as a critical category's are within its metric's
         # budget.
-        analysis = across_metrics(analyze(table.data, table.policy, critical_whole=table.critical, gold=gold),
-                                  len(tables))
+        analysis = across_metrics(analyze(table.data, table.policy, critical_whole=table.critical, gold=gold,
+                                          previous=previous), len(tables))
         sections.append(MetricSection(table.metric, analysis, decide(analysis, table.policy, table.metric)))
     provenance = Provenance(
         tool_version=__version__,

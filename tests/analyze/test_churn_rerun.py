@@ -55,20 +55,21 @@ def test_rerun_is_not_a_candidate_and_churn_is_measured_per_category(tmp_path):
 
 def test_the_critical_test_uses_the_rerun_and_the_lesson_case_still_blocks(tmp_path):
     # The lesson's Fraud: 45 passing cases of 50, 6 broken, none fixed. Without a rerun the exact unconditional
-    # p = 0.0076733 (R, tests/stats/test_stats_unconditional.py); with a rerun that agrees with the baseline the
-    # exchangeability test gives (1/3)^6.
+    # p = 0.0076733 (critical_test = "unconditional"; R, tests/stats/test_stats_unconditional.py); with a rerun
+    # that agrees with the baseline the exchangeability test gives (1/3)^6.
     base = np.r_[np.ones(45, int), np.zeros(5, int), np.ones(350, int)]
     cand = base.copy()
     cand[:6] = 0
     cats = ["Fraud"] * 50 + ["Other"] * 350
     path = _write(tmp_path, {"live": base, "again": base.copy(), "cand": cand}, cats)
     plain = build_report(_write(tmp_path, {"live": base, "cand": cand}, cats), baseline="live",
-                         critical=("Fraud",))
+                         critical=("Fraud",), critical_test="unconditional")
     test = plain.analysis.candidates[0].sections.critical.tests[0]
     assert test.p_regression == pytest.approx(0.007673338916, rel=1e-9) and test.blocks
     assert plain.analysis.candidates[0].sections.churn is None
     path = _write(tmp_path, {"live": base, "again": base.copy(), "cand": cand}, cats)
-    with_rerun = build_report(path, baseline="live", baseline_rerun="again", critical=("Fraud",))
+    with_rerun = build_report(path, baseline="live", baseline_rerun="again", critical=("Fraud",),
+                              critical_test="unconditional")
     test = with_rerun.analysis.candidates[0].sections.critical.tests[0]
     # Both tests must show it (issue 34 item 7): the member's p is the larger, the unconditional test's here.
     assert "exchangeability" in test.method and test.rerun_p == pytest.approx(3.0 ** -6, rel=1e-12)

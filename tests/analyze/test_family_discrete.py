@@ -88,25 +88,30 @@ def _family(counts, policy):
 
 
 def test_powerless_is_right_under_hochberg():
-    # issue 21: nine categories each with 5 broke and none fixed (p = 1/32 = 0.031): Hochberg adjusts every
-    # one to 0.031, so each fires; "powerless, needs 8" (m times the floor) was wrong.
+    # issue 21: nine categories each with 5 broke and none fixed (p = 1/32 = 0.031); "powerless" must be what
+    # the step-up gives, not m times the floor. The categories share one weight (1/9 each beside the overall
+    # test's 1, issue 46): Hochberg reads each at p / (w m / W) = (1/32) / (5/9) = 0.05625 for every one, so
+    # none fires, and all broke would fire from 9 changed cases on (9 x 1.8 x 2^-9 < 0.05).
     policy = Policy(correction="hochberg")
     _, cats = _family([(5, 0)] * 9, policy)
-    assert all(c.p_adjusted == pytest.approx(1 / 32) and not c.powerless for c in cats)
-    # Under Holm the same categories cannot reach 0.05 whatever the others do: 10 / 32 > 0.05.
+    assert all(c.p_adjusted == pytest.approx(0.05625) and c.powerless and c.discordant_needed == 9 for c in cats)
+    # Under weighted Holm the overall test steps first (all 45 broke) and passes its weight on: each category is
+    # then read at p x 9 = 0.28125.
     _, holm = _family([(5, 0)] * 9, Policy(correction="holm"))
-    assert all(c.powerless and c.discordant_needed == 8 for c in holm)
+    assert all(c.p_adjusted == pytest.approx(9 / 32) and c.powerless and c.discordant_needed == 9 for c in holm)
 
 
 def test_discrete_holm_is_the_default_and_spends_the_level_where_it_can_be_used():
     assert Policy().correction == "discrete-holm"
     # Eight categories that cannot change (no discordant pair) leave the level to the two tests that can (the
-    # overall and c0, both 6 broke of 6: 2^-6 each, 2 / 64 together).
+    # overall and c0, both 6 broke of 6: 2^-6 each). The overall test (weight 1) steps first, where c0 (weight
+    # 1/9) is read below its floor and spends nothing, then c0 with the overall's weight passed on: 1/64 each.
+    # Weighted Holm counts every member as reaching any p: c0 is read at p x 9 after the overall test.
     counts = [(6, 0)] + [(0, 0)] * 8
     _, discrete = _family(counts, Policy())
     _, holm = _family(counts, Policy(correction="holm"))
-    assert holm[0].p_adjusted == pytest.approx(10 / 64) and holm[0].powerless
-    assert discrete[0].p_adjusted == pytest.approx(2 / 64) and not discrete[0].powerless
+    assert holm[0].p_adjusted == pytest.approx(9 / 64) and holm[0].powerless
+    assert discrete[0].p_adjusted == pytest.approx(1 / 64) and not discrete[0].powerless
 
 
 REPS = 250

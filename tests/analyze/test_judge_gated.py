@@ -94,7 +94,8 @@ def test_the_corrected_overall_figure_is_ppi_py_with_its_normal_tests(seed, n):
 
 def test_the_corrected_member_shares_the_budget_with_the_categories():
     """With categories the corrected overall test is one continuous member beside the categories' exact
-    tests: under weighted Holm (a correction scipy-free to check by hand) its adjusted p is the step-down's."""
+    tests: under weighted Holm (a correction scipy-free to check by hand: the overall weighs 1, the three
+    categories share 1) its adjusted p is the step-down's."""
     values, suite, sample = _ppi_py()
     rng, yb, yc, fb, fc = suite(4)
     lab = sample(rng, yb.size, 150)
@@ -103,8 +104,10 @@ def test_the_corrected_member_shares_the_budget_with_the_categories():
     policy = Policy(correction="holm")
     result, _ = _plan(fb, fc, gb, gc, policy, category_codes=codes, category_labels=["a", "b", "c"])
     p = np.array([result.overall.p_one_sided, *(c.p_one_sided for c in result.categories)])
-    order = np.argsort(p)
-    adjusted = np.maximum.accumulate(np.minimum(1.0, p[order] * (len(p) - np.arange(len(p)))))
+    w = np.array([1.0, 1 / 3, 1 / 3, 1 / 3])
+    order = np.argsort(p / w, kind="stable")
+    remaining = np.cumsum(w[order][::-1])[::-1]
+    adjusted = np.maximum.accumulate(np.minimum(1.0, p[order] * remaining / w[order]))
     expected = np.empty_like(p)
     expected[order] = adjusted
     assert result.overall.p_adjusted == pytest.approx(expected[0])

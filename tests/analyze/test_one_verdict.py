@@ -131,10 +131,10 @@ def test_the_budget_is_on_the_analysis_with_the_critical_weight(example_report):
     r2 = next(c for c in example_report.analysis.candidates if c.name == "r2-new-prompt")
     budget = r2.sections.budget
     fraud = next(m for m in budget.members if m.label == "Fraud")
-    assert fraud.kinds == ("category", "critical") and fraud.weight == 1 + budget.critical_weight
-    # The unconditional test's p (R: 6 broke, none fixed of Fraud's 50 cases) counts
-    # as a member that can reach any p: no trials.
-    assert fraud.trials is None and fraud.p_one_sided == pytest.approx(0.007673338916, rel=1e-9)
+    # The categories share one weight (1/9 each); Fraud's member adds the critical weight.
+    assert fraud.kinds == ("category", "critical") and fraud.weight == pytest.approx(1 / 9 + budget.critical_weight)
+    # The exact conditional test's p (6 broke, none fixed: 1/64), with its attainable p-values (6 trials).
+    assert fraud.trials == 6 and fraud.p_one_sided == pytest.approx(1 / 64, abs=1e-15)
     critical = r2.sections.critical.tests[0]
     assert critical.p_adjusted == fraud.p_adjusted < 0.05 and critical.blocks
-    assert sum(m.weight for m in budget.members) == 1 + 9 + 2 * budget.critical_weight
+    assert sum(m.weight for m in budget.members) == pytest.approx(1 + 1 + 2 * budget.critical_weight)

@@ -48,7 +48,7 @@ def _scipy_power(n: int, broke_p: float, fixed_p: float, level: float) -> float:
 
 @pytest.mark.parametrize(("categories", "correction", "level"), [
     (1, "holm", 0.05),
-    (9, "holm", 0.005),  # alpha / m for the overall test at Holm's first step (m = 1 + 9)
+    (9, "holm", 0.025),  # alpha w / W for the overall test at Holm's first step (1 of 1 + 9 x 1/9)
     (9, "none", 0.05),
 ])
 def test_the_detectable_drop_has_the_wanted_exact_power_at_the_family_level(categories, correction, level):
@@ -72,11 +72,12 @@ def test_the_family_costs_detection():
 
 
 def test_discrete_holm_leaves_the_whole_level_when_no_category_can_change():
-    # No discordant pair in any category: they spend nothing, the overall test keeps alpha (Holm: alpha / 10).
+    # No discordant pair in any category: they spend nothing, the overall test keeps alpha (weighted Holm: alpha
+    # times the overall's weight 1 over the family's 2, the categories sharing one).
     same = np.r_[np.ones(270), np.zeros(30)]
     codes = np.arange(300) % 9
     assert _plan(same, same, codes, 9).power.level == 0.05
-    assert _plan(same, same, codes, 9, correction="holm").power.level == pytest.approx(0.005)
+    assert _plan(same, same, codes, 9, correction="holm").power.level == pytest.approx(0.025)
     # Two changed cases per category (floor 0.25): still nothing spent below 0.05.
     base, cand, codes = _pairs(300, 9, 9, 30, 9)
     assert _plan(base, cand, codes, 9).power.level == 0.05

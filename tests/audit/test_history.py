@@ -92,7 +92,7 @@ def test_the_markdown_holds_the_same_tables(written):
     md = written["md"]
     assert "| 1. 2026-11-30 | r2-new-prompt | DON'T SHIP | 93.2% \\[90.4, 95.3\\] | +1.5 \\[-0.7, +3.8\\] |" in md
     assert "| Fraud (critical) | -12.0 ▼ (0/6) |" in md
-    assert "| 1. 2026-11-30 | r2-new-prompt | Fraud | 6 | 0 | 0.008 | yes |" in md
+    assert "| 1. 2026-11-30 | r2-new-prompt | Fraud | 6 | 0 | 0.016 | yes |" in md
 
 
 def _subset(archive: Path, to: Path, drop_category: str) -> None:

@@ -92,9 +92,10 @@ def test_one_input_per_release_as_frames_or_named_paths(tmp_path, example):
     assert as_json[0]["candidates"] == as_json[1]["candidates"]
     assert as_json[0]["releases"] == as_json[1]["releases"]
     assert [r.release for r in by_paths.report.provenance.inputs] == list(frames)
-    # Without a policy nothing is critical; under the default discrete Holm r2's Fraud category (6 broke, none
-    # fixed) is a significant category regression on its own (Holm would let r2 ship).
-    assert _verdicts(by_frames)["r2-new-prompt"] == (False, ["category_regression"])
+    # Without a policy nothing is critical: the categories share one weight beside the overall test's (issue
+    # 46), so r2's Fraud category (6 broke, none fixed, 1/64) alone does not fire, as under Holm, the lesson's
+    # correction: r2 gains 1.5 points overall and ships; its policy names Fraud critical, which blocks it.
+    assert _verdicts(by_frames)["r2-new-prompt"] == (True, [])
     assert by_frames.analysis.candidates[0].overall.fixed == 12
     assert by_frames.analysis.candidates[0].overall.broke == 6
 

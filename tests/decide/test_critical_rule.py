@@ -34,16 +34,16 @@ def _section(base, cand, **policy):
 
 
 def test_the_lesson_fraud_case_blocks_at_one_in_64():
-    # critical_test = "conditional": the exact McNemar test of the changed cases alone.
-    (t,) = _section(*_fraud(6, 0), critical_test="conditional").tests
+    # The default, critical_test = "conditional": the exact McNemar test of the changed cases alone.
+    (t,) = _section(*_fraud(6, 0)).tests
     assert t.method == "exact McNemar" and (t.worse, t.better, t.cases) == (6, 0, 50)
     assert t.p_regression == pytest.approx(1 / 64, abs=1e-15) and t.blocks
 
 
 def test_the_lesson_fraud_case_blocks_by_the_unconditional_test():
-    # The default: the exact unconditional test of 6 broke, none fixed among the category's 50 cases, 0.0076733
-    # (R, tests/stats/test_stats_unconditional.py), half the conditional 1/64.
-    (t,) = _section(*_fraud(6, 0)).tests
+    # critical_test = "unconditional": the exact unconditional test of 6 broke, none fixed among the category's 50
+    # cases, 0.0076733 (R, tests/stats/test_stats_unconditional.py), half the conditional 1/64.
+    (t,) = _section(*_fraud(6, 0), critical_test="unconditional").tests
     assert t.method == "exact unconditional McNemar" and (t.worse, t.better, t.cases) == (6, 0, 50)
     assert t.p_regression == pytest.approx(0.007673338916, rel=1e-9) and t.blocks and t.trials is None
 
@@ -58,8 +58,8 @@ def test_the_lesson_fraud_case_blocks_by_the_unconditional_test():
 def test_the_unconditional_test_and_its_place_in_the_budget(broke, fixed, p):
     # R's values (tests/stats/test_stats_unconditional.py). The category is the data's only one, so its McNemar
     # member and the overall member hold the same cases: the critical member (weight 1 + 10) is adjusted against
-    # the overall test (weight 1), which can spend: adjusted at most 12/11 p.
-    (t,) = _section(*_fraud(broke, fixed)).tests
+    # the overall test (weight 1), which then counts as reaching any p: adjusted at most 12/11 p.
+    (t,) = _section(*_fraud(broke, fixed), critical_test="unconditional").tests
     assert t.p_regression == pytest.approx(p, rel=1e-9)
     assert t.p_regression <= t.p_adjusted <= 12 / 11 * t.p_regression + 1e-12
     assert t.blocks == (t.p_adjusted < 0.05)
@@ -131,7 +131,7 @@ def test_policy_refuses_bad_critical_settings(values, message):
 def test_the_lesson_blocks_r2_for_fraud_and_names_every_broken_case(example_report):
     r2 = next(v for v in example_report.verdicts if v.candidate == "r2-new-prompt")
     assert r2.reasons[0].rule == "critical_broken"
-    assert "6 of 45 passing Fraud cases (fixed none), one-sided exact unconditional McNemar p = 0.008" in r2.reasons[0].message
+    assert "6 of 45 passing Fraud cases (fixed none), one-sided exact McNemar p = 0.016" in r2.reasons[0].message
     assert r2.warnings[0].startswith("Fraud (critical): 6 broken cases: ")
     r3 = next(v for v in example_report.verdicts if v.candidate == "r3-small-model")
     assert not r3.ship

@@ -65,7 +65,8 @@ def test_a_not_proven_candidate_is_told_by_its_settle_figures_alone(tmp_path):
     assert verdict.verdict == "not_proven"
     assert _reach_warnings(report) == []
     settle = report.analysis.candidates[0].sections.settle.plan
-    assert f"{settle.cases_needed[0]:,} cases for an 80% chance" in verdict.headline
+    assert f"a suite of {settle.cases_needed[0]:,} cases ({settle.cases_needed[0] - 60:,} more) gives an 80% " \
+           "chance" in verdict.headline
 
 
 def test_several_runs_use_the_spread_of_the_differences(tmp_path):

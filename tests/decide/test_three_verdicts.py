@@ -39,8 +39,9 @@ def test_a_harmless_200_case_release_at_16_percent_churn_is_not_proven_and_says_
     assert 200 < low < high  # more cases than it has, more again for 95%
     line = result.output.splitlines()[0]
     assert line.startswith("NOT PROVEN r2: the data cannot show it is no worse")
-    assert f"What would settle it: {low:,} cases for an 80% chance of showing it no worse if it truly is, " \
-           f"{high:,} for 95% (it has 200, a {round(100 * settle['power'])}% chance)" in line
+    assert f"What would settle it: at no true difference, a suite of {low:,} cases ({low - 200:,} more) " \
+           f"gives an 80% chance of showing it no worse, {high:,} ({high - 200:,} more) 95% (these 200: " \
+           f"{round(100 * settle['power'])}%)" in line
     # One run of each release and no rerun: whether more runs would help cannot be told, and the note says so.
     assert settle["runs_reason"] == "unknown" and "Whether more runs would help is unknown" in line
     assert note["ship"] is False  # NOT PROVEN never reads as SHIP

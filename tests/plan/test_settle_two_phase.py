@@ -53,3 +53,34 @@ def test_case_level_change_is_not_settled_by_rerunning():
     sc = ReleaseScenario(n=400, churn=0.0, change=0.10, critical=(50,), categories=8, noise="reproduce")
     r = two_phase_characteristics(sc, policy, reps=150, seed=3)
     assert r.second_look.rate > 0.02 and r.not_proven.rate >= r.second_look.rate - 0.02
+
+
+def test_with_two_runs_case_level_change_costs_no_call_and_keeps_one_looks_verdicts():
+    # 20% of the cases changed for good, two runs a case in hand: the split says more runs cannot settle it,
+    # so no second phase is run and the releases are decided by one look at alpha (NOT PROVEN not raised).
+    policy = make_policy({}, baseline="a")
+    sc = ReleaseScenario(n=400, churn=0.0, change=0.20, critical=(50,), categories=8, noise="reproduce", runs=2)
+    r = two_phase_characteristics(sc, policy, reps=150, seed=5)
+    assert r.one_look is not None and r.one_look.rate == 1.0
+    assert r.mean_calls == 1.0 and r.second_look.rate == 0.0
+    assert r.dont_ship.rate <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / 150)
+
+
+def test_with_two_runs_run_to_run_noise_is_still_settled_by_rerunning():
+    policy = make_policy({}, baseline="a")
+    sc = ReleaseScenario(n=400, churn=0.17, critical=(50,), categories=8, noise="reproduce", runs=2)
+    r = two_phase_characteristics(sc, policy, reps=100, seed=5)
+    assert r.one_look is not None and r.one_look.rate <= 0.05
+
+
+def test_runs_can_settle_reads_the_split():
+    from releasegate.plan.settle import runs_can_settle
+    from releasegate.stats.settle import DiscordanceSplit
+
+    design = TwoPhase()
+    # All case-level: 20% of 400 cases changed for good; no run helps.
+    assert not runs_can_settle(DiscordanceSplit(400, 2, 0.20, 0.20, 0.0), 0.05, design)
+    # All run-to-run: the same total, averaged away by 10 runs.
+    assert runs_can_settle(DiscordanceSplit(400, 2, 0.10, 0.0, 0.20), 0.05, design)
+    # The margin off: nothing to settle.
+    assert not runs_can_settle(DiscordanceSplit(400, 2, 0.10, 0.0, 0.20), 0.0, design)

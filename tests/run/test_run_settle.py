@@ -214,3 +214,37 @@ def test_a_candidate_settled_by_an_earlier_look_is_not_checked_on_the_later_runs
     assert "--candidate cand" in refused.output
     only = run_cli("check", tmp_path / "store", "--candidate", "cand", cwd=tmp_path)
     assert only.exit_code == done.exit_code, only.output
+
+
+def test_case_level_change_is_not_rerun(tmp_path):
+    # Two deterministic systems (the same answer in every run): each fails a tenth of the cases, a different
+    # tenth, so 20% of the cases differ for good between them and a rerun repeats every one of them. The store
+    # holds two runs, so the split is measured before look 1: runs cannot settle it, nothing is called, and the
+    # store is decided by one look at the full alpha (NOT PROVEN, as check says).
+    (tmp_path / "bots.py").write_text(
+        "def live(case, run):\n"
+        "    return 'wrong' if int(case['case_id'][1:]) % 10 == 0 else case['reference']\n\n"
+        "def cand(case, run):\n"
+        "    return 'wrong' if int(case['case_id'][1:]) % 10 == 1 else case['reference']\n")
+    cases = write_cases(tmp_path / "cases.csv", N)
+    systems = [{"name": "live", "kind": "python", "entry": "bots:live"},
+               {"name": "cand", "kind": "python", "entry": "bots:cand"}]
+    path = write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store", "runs": 2},
+                        systems, {"name": "correct", "kind": "exact"})
+    done = run_cli("run", path, "--settle", cwd=tmp_path)
+    assert done.exit_code == 3, done.output
+    assert ("settle: more runs cannot settle it (cand: 20.0% of cases changed for good, 0.0% run-to-run; more "
+            "cases can): no run added, one look at alpha 0.05: NOT PROVEN") in done.output
+    assert "more run(s)" not in done.output and "look 2" not in done.output
+    assert len(_cells(tmp_path)) == 2 * 2 * N
+    check = run_cli("check", tmp_path / "store", "--baseline", "live", cwd=tmp_path)
+    assert check.exit_code == 3, check.output
+
+
+def test_run_to_run_noise_with_two_runs_is_still_rerun(tmp_path):
+    # The fake draws every (release, case, run) afresh: with two runs in the store the split says the
+    # discordance is run-to-run, and the two looks run as with one run.
+    path = _config(tmp_path, 0.8, seed=3, runs=2)
+    done = run_cli("run", path, "--settle", cwd=tmp_path)
+    assert "more runs cannot settle it" not in done.output
+    assert "look 1 (2 run(s) a case, alpha 0.04)" in done.output

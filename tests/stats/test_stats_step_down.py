@@ -34,15 +34,15 @@ def pmf(k: int, n: int, q: float = 0.5) -> float:
     return math.comb(n, k) * q**k * (1 - q) ** (n - k)
 
 
-def fwer_independent(ns, weights, null=None, alt_q=0.85):
-    """Exact chance that the step-down rejects a true null: members independent, Bin(n, 1/2) under the null,
-    Bin(n, alt_q) for a false one."""
+def fwer_independent(ns, weights, null=None, alt_q=0.85, cap=None):
+    """Exact chance that the step-down (capped at ``cap`` when given) rejects a true null: members independent,
+    Bin(n, 1/2) under the null, Bin(n, alt_q) for a false one."""
     null = null or [True] * len(ns)
     total = 0.0
     for ks in itertools.product(*(range(n + 1) for n in ns)):
         prob = math.prod(pmf(k, n, 0.5 if h else alt_q) for k, n, h in zip(ks, ns, null))
         p = [upper(k, n) for k, n in zip(ks, ns)]
-        rejected = weighted_discrete_holm(p, weights, ns).rejected(ALPHA)
+        rejected = weighted_discrete_holm(p, weights, ns, cap=cap).rejected(ALPHA)
         if any(r and h for r, h in zip(rejected, null)):
             total += prob
     return total

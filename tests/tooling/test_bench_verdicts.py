@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(("script", "args", "rows"), [
     ("verdicts.py", ("--reps", "3"), 14),
     ("verdicts.py", ("--study", "rerun", "--reps", "3"), 6),
-    ("settle.py", ("--reps", "3"), 7),
+    ("settle.py", ("--reps", "3"), 12),
     ("error_rate.py", ("--reps", "4"), 42),
 ])
 def test_the_study_prints_its_table(script, args, rows):

@@ -26,6 +26,7 @@ from releasegate.analyze.pairing import case_tables, cases_of
 from releasegate.analyze.settle import settle_of
 from releasegate.kinds import OutcomeKind
 from releasegate.model import Analysis, CandidateAnalysis, NotJudged, Parameters, Rate, ReleaseSections, ReleaseSummary
+from releasegate.model.budget import PreviousLook
 from releasegate.policy import Policy
 from releasegate.stats.proportions import wilson_interval
 from releasegate.validate import ValidatedResults
@@ -68,11 +69,12 @@ def _runs_of(cand: CandidateAnalysis) -> int:
 
 
 def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = False,
-            gold: ValidatedGold | None = None) -> Analysis:
+            gold: ValidatedGold | None = None, previous: Mapping[str, PreviousLook] | None = None) -> Analysis:
     """The fixed plan for every candidate, the release summaries, and the cost section when there are costs;
     ``critical_whole`` (a critical metric) tests every case by the critical test too; ``gold`` (human labels
     of the judged outcomes) adds each candidate's judge section (analyze/judge.py) and, under judge_correction =
-    "ppi", the corrected figures in its overall test's place (analyze/judge_gated.py)."""
+    "ppi", the corrected figures in its overall test's place (analyze/judge_gated.py); ``previous`` the earlier
+    looks at the same releases, by candidate (a later look reads its budget at what they left)."""
     data = split_errored(data, policy)
     if critical_whole:  # every category of a critical metric is a critical category (docs/policy.md, metrics)
         found = [str(c) for c in data.table["category"].cat.categories] if data.has_categories else []
@@ -91,7 +93,7 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
             plan_policy = resolved(policy, data.table["outcome"].to_numpy(np.float64),
                                    data.outcome_kind == OutcomeKind.CONTINUOUS)
             candidates = [analyze_candidate(data, c, plan_policy, tables, None, rerun, critical_whole=critical_whole,
-                                            gold=gold)
+                                            gold=gold, previous=(previous or {}).get(c))
                           for c in data.candidates]
         except Exception:
             if cost_work is not None:

@@ -1,26 +1,32 @@
-"""One error budget for the rules that say DON'T SHIP (issue 34 item 5; SPEC 4.5).
+"""One error budget for the rules that say DON'T SHIP (issue 34 item 5, issue 46 item 1; SPEC 4.5).
 
-The family of one candidate is every test whose rule blocks a release as worse: the overall regression test
-(weight 1), each category's (weight 1), each critical category's own test (weight ``critical_weight``) and the
-error-rate test (weight 1: the cases only the candidate errored on against those only the baseline errored
-on, exact one-sided McNemar). They are adjusted together at the policy's alpha, so a release that changes
-nothing is told DON'T SHIP by any of them at most alpha of the time, whatever the churn, the number of
-categories or critical categories: before, the overall test and the categories kept alpha and every critical
-category its own critical_alpha, and at 20% churn they blocked 6-10% of harmless releases between them.
+The family of one candidate is every test whose rule blocks a release as worse: the overall regression test,
+each category's, each critical category's own test and the error-rate test (the cases only the candidate
+errored on against those only the baseline errored on, exact one-sided McNemar). They are adjusted together at
+the policy's alpha, so a release that changes nothing is told DON'T SHIP by any of them at most alpha of the
+time, whatever the churn, the number of categories or critical categories.
 
-Under ``discrete-holm`` (the default) the family is adjusted with the weighted discrete step-down
-(:mod:`releasegate.stats.step_down`: Holm's weighted step-down on each exact test's attainable p-values,
-Hommel & Krummenauer 1998, Westfall & Wolfinger 1997), so a member that cannot reach small p-values (a
-category with few changed cases) spends nothing and the others keep its share; the critical weight is the
-policy's lever for a critical category's sensitivity. A critical category's own test that is its category's
-McNemar test (one run) is one member serving both rules, of weight 1 + critical_weight (with a baseline rerun
-its p is the larger of McNemar's and the exchangeability test's, for both rules). The other
-corrections adjust the same family with their weighted forms (holm: weighted Holm; bonferroni: weighted
-Bonferroni; hochberg, bh: on p / normalised weight; none: unadjusted). Zero tolerance (``critical_rule =
-"any"``), a critical category without cases and the cost guardrails are outside the budget. The two-sided
-p-values of the tables are adjusted over the overall test and the categories with Holm under
-``discrete-holm``, as before. A McNemar category is flagged *powerless* when even all its discordant pairs
-going one way could not reach alpha in this family as observed.
+The design (docs/methods.md, one error budget) is a graphical procedure in Holm's form (Bretz, Maurer, Brannath &
+Posch 2009: weights on the hypotheses, a rejected one's weight passed on to the others in proportion to theirs)
+with discrete local tests (Hommel & Krummenauer 1998; Westfall & Wolfinger 1997; the weighted Bonferroni-based
+tests of Bretz et al. 2011): the overall test weighs 1 (the primary hypothesis), the categories share one weight
+between them (1 / K each), each critical category adds ``critical_weight`` to its category's member, the
+error-rate test weighs 1. Under ``discrete-holm`` (the default) member i is read at min(alpha, lambda w_i) and
+spends only the largest p it can attain there (:func:`releasegate.stats.step_down.weighted_discrete_holm` with
+``cap = alpha``): a member that cannot reach alpha with its changed cases (a critical category with few of them,
+a small category) spends nothing and the others keep its share, and a heavy member spends at most what it can
+use at alpha. A critical category's test is by default the exact conditional McNemar test of its changed
+cases, whose attainable p-values are known given them; the exact unconditional test (``critical_test =
+"unconditional"``) reaches any p, so it spends its share at every step and the overall test, which reads the
+same cases, is then counted as reaching any p too (the bound is taken given the other categories' changed
+cases only). A critical category's own test that is its category's McNemar test (one run) is one member serving
+both rules (with a baseline rerun its p is the larger of McNemar's and the exchangeability test's, for both
+rules). The other corrections adjust the same family with their weighted forms (holm: weighted Holm;
+bonferroni: weighted Bonferroni; hochberg, bh: on p / normalised weight; none: unadjusted). Zero tolerance
+(``critical_rule = "any"``), a critical category without cases and the cost guardrails are outside the budget.
+The two-sided p-values of the tables are adjusted over the overall test and the categories with Holm under
+``discrete-holm``. A McNemar category is flagged *powerless* when even all its discordant pairs going one way
+could not reach alpha in this family as observed.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from releasegate.policy import Policy
 from releasegate.stats.discrete import largest_attainable_at_most
 from releasegate.stats.multiplicity import adjust_pvalues
 from releasegate.stats.step_down import (
+    largest_spend,
     weighted_best_case,
     weighted_bonferroni,
     weighted_discrete_holm,
@@ -47,9 +54,15 @@ from releasegate.stats.step_down import (
 from releasegate.stats.unconditional import unconditional_mcnemar
 
 DISCRETE_HOLM = "discrete-holm"
+# The graph's weights: the overall test is the primary hypothesis, the categories share one weight between them
+# (so their number does not drown the overall test), each critical category adds critical_weight to its member.
+OVERALL_WEIGHT = 1.0
+CATEGORIES_WEIGHT = 1.0
+ERROR_WEIGHT = 1.0
 # The discrete step-down costs O(m^2) look-ups per adjustment (and the powerless flags m of them): above this
 # many members the family is adjusted with weighted Holm (O(m log m)), which the discrete form never exceeds.
 DISCRETE_MAX_FAMILY = 200
+_NOTHING_LEFT = 1e-12  # a later look with nothing left is read at this level: nothing fires
 METHOD_NAMES = {DISCRETE_HOLM: "weighted discrete Holm", "holm": "weighted Holm", "bonferroni": "weighted Bonferroni",
                 "hochberg": "weighted Hochberg", "bh": "weighted Benjamini-Hochberg", "none": "none (unadjusted)"}
 _MAX_PAIRS = 1074  # 2^-1074 is the smallest double: no search for the pairs needed goes beyond it
@@ -107,9 +120,10 @@ def _members(overall: Comparison, categories: list[Comparison], critical: Critic
     # An overall figure that does not exist (a corrected difference without enough gold labels, NaN) rejects
     # nothing: a member at p = 1, which keeps its weight, so the others are adjusted as if it were there.
     p_overall = overall.p_one_sided if overall.p_one_sided == overall.p_one_sided else 1.0
-    out = [_Member("overall", ("overall",), p_overall, overall.trials, 1.0, [("overall",)])]
+    out = [_Member("overall", ("overall",), p_overall, overall.trials, OVERALL_WEIGHT, [("overall",)])]
     index = {c.label: len(out) + k for k, c in enumerate(categories)}
-    out += [_Member(c.label, ("category",), c.p_one_sided, c.trials, 1.0, [("category", k)])
+    each = CATEGORIES_WEIGHT / len(categories) if categories else 0.0
+    out += [_Member(c.label, ("category",), c.p_one_sided, c.trials, each, [("category", k)])
             for k, c in enumerate(categories)]
     if critical is not None and critical.rule == "test":
         weight = critical.weight
@@ -124,7 +138,11 @@ def _members(overall: Comparison, categories: list[Comparison], critical: Critic
             _add(out, k if same else None, test, weight, ("critical", j))
     if error is not None:
         p, trials = error
-        out.append(_Member("error rate", ("error_rate",), p, trials, 1.0, [("error",)]))
+        out.append(_Member("error rate", ("error_rate",), p, trials, ERROR_WEIGHT, [("error",)]))
+    if any(m.unconditional_cases is not None for m in out):
+        # An unconditional critical test is bounded over its category's changed cases, not given them; the
+        # overall test reads the same cases, so its bound is taken the same way: as a member reaching any p.
+        out[0].trials = None
     return out
 
 
@@ -145,7 +163,9 @@ def _add(out: list[_Member], merge_into: int | None, test: CriticalTest, weight:
         if test.method.startswith("exact unconditional"):
             member.unconditional_cases = test.cases
     else:
-        out.append(_Member(test.label, ("critical",), test.p_regression, test.trials, weight, [target]))
+        unconditional = test.cases if test.method.startswith("exact unconditional") else None
+        out.append(_Member(test.label, ("critical",), test.p_regression, test.trials, weight, [target],
+                           unconditional))
 
 
 def _method(policy: Policy, size: int) -> str:
@@ -155,9 +175,13 @@ def _method(policy: Policy, size: int) -> str:
 
 
 def _adjust(p: NDArray[np.float64], w: NDArray[np.float64], trials: list[int | None],
-            method: str) -> NDArray[np.float64]:
+            method: str, alpha: float) -> NDArray[np.float64]:
     if method == DISCRETE_HOLM:
-        return np.array(weighted_discrete_holm(p, w, trials).adjusted)
+        # Read at alpha with every member capped there (what fires); a member that does not fire shows the
+        # step-down's value without the cap, a level-calibrated adjusted p, never below alpha when the capped
+        # one is not (a cap only lowers the sums).
+        capped = np.array(weighted_discrete_holm(p, w, trials, cap=alpha).adjusted)
+        return np.where(capped < alpha, capped, np.array(weighted_discrete_holm(p, w, trials).adjusted))
     if method == "holm":
         return np.array(weighted_holm(p, w).adjusted)
     if method == "bonferroni":
@@ -177,6 +201,7 @@ class _Family:
     trials: list[int | None]  # each member's trials under discrete-holm, else None
     total_weight: float
     unconditional_cases: list[int | None]  # _Member.unconditional_cases of each member
+    alpha: float  # the level every member is read at most at (discrete-holm's cap)
 
 
 def _best_case(family: _Family, i: int, n_disc: int, method: str, midp: bool) -> float:
@@ -192,22 +217,23 @@ def _best_case(family: _Family, i: int, n_disc: int, method: str, midp: bool) ->
     if method == DISCRETE_HOLM:
         trials = list(family.trials)
         trials[i] = None if unconditional else n_disc
-        return weighted_best_case(i, floor, family.p, family.w, trials)
+        return weighted_best_case(i, floor, family.p, family.w, trials, cap=family.alpha)
     if method in ("holm", "bonferroni"):
         return min(1.0, floor * family.total_weight / float(family.w[i]))  # the first step, O(1) per member
     if method == "none":
         return floor
     p = family.p.copy()
     p[i] = floor
-    return float(_adjust(p, family.w, [None] * p.size, method)[i])
+    return float(_adjust(p, family.w, [None] * p.size, method, family.alpha)[i])
 
 
 def _pairs_needed(family: _Family, i: int, method: str, policy: Policy) -> int | None:
-    """Fewest discordant pairs, all broke, with which member i reaches alpha (bisection); None when none can."""
+    """Fewest discordant pairs, all broke, with which member i reaches the family's level (bisection); None when
+    none can."""
     midp = policy.mcnemar == "midp"
 
     def reaches(k: int) -> bool:
-        return _best_case(family, i, k, method, midp) < policy.alpha
+        return _best_case(family, i, k, method, midp) < family.alpha
 
     if not reaches(_MAX_PAIRS):
         return None
@@ -221,7 +247,8 @@ def _pairs_needed(family: _Family, i: int, method: str, policy: Policy) -> int |
 def _first_step_level(members: list[_Member], method: str, alpha: float) -> float:
     """The level the family leaves the overall test at its first step: the largest t (the overall test counted
     as if it could reach any p, an upper bound of what it spends) with t + sum over the others of
-    F_i(t w_i / w_overall) <= alpha; alpha / (W / w_overall) under the continuous corrections, alpha under none."""
+    F_i(min(alpha, t w_i / w_overall)) <= alpha; alpha / (W / w_overall) under the continuous corrections, alpha
+    under none."""
     w = np.array([m.weight for m in members])
     if method == "none" or len(members) == 1:
         return alpha
@@ -230,7 +257,7 @@ def _first_step_level(members: list[_Member], method: str, alpha: float) -> floa
     ratio = w / w[0]
 
     def spent(t: float) -> float:
-        return t + sum(min(1.0, t * r) if m.trials is None else largest_attainable_at_most(m.trials, min(1.0, t * r))
+        return t + sum(min(alpha, t * r) if m.trials is None else largest_attainable_at_most(m.trials, min(alpha, t * r))
                        for m, r in zip(members[1:], ratio[1:]))
 
     lo, hi = alpha * float(w[0]) / float(w.sum()), alpha  # spent(lo) <= alpha: every F_i(t) <= t
@@ -244,18 +271,25 @@ def _first_step_level(members: list[_Member], method: str, alpha: float) -> floa
 
 def apply_budget(overall: Comparison, categories: list[Comparison], policy: Policy, *,
                  critical: CriticalSection | None = None, error: tuple[float, int] | None = None,
-                 flags: bool = True) -> Budgeted:
+                 flags: bool = True, look: int = 1, level: float | None = None) -> Budgeted:
     """Adjust the candidate's family (module docstring) and write the adjusted p back. ``error`` is the
     error-rate test's (one-sided p, trials) when the data has an error column; ``flags=False`` leaves the
-    powerless flags unset (no rule reads them; simulations skip their search)."""
+    powerless flags unset (no rule reads them; simulations skip their search). ``level``: at a later look of the
+    same releases (``look`` 2, 3, ...), the part of alpha the earlier looks left unspent; the family is read at
+    it and its adjusted p-values are scaled by alpha / level, so each still fires below alpha exactly when it
+    does at that level (docs/methods.md, later looks)."""
     members = _members(overall, categories, critical, error, policy)
     method = _method(policy, len(members))
     midp = policy.mcnemar == "midp"
     trials = [m.trials if method == DISCRETE_HOLM else None for m in members]
     p = np.array([m.p for m in members])
     w = np.array([m.weight for m in members])
-    adjusted = _adjust(p, w, trials, method)
-    family = _Family(p, w, trials, float(w.sum()), [m.unconditional_cases for m in members])
+    at = policy.alpha if level is None else min(policy.alpha, max(level, _NOTHING_LEFT))
+    adjusted = np.minimum(1.0, _adjust(p, w, trials, method, at) * (policy.alpha / at))
+    if level is not None and level <= 0:
+        adjusted = np.ones_like(p)  # the earlier looks spent all of alpha: no member of this one can fire
+    family = _Family(p, w, trials, float(w.sum()), [m.unconditional_cases for m in members], at)
+    spent = largest_spend(w, trials, at) if method == DISCRETE_HOLM else at
     if method != DISCRETE_HOLM:
         for m in members:
             m.trials = None
@@ -294,6 +328,7 @@ def apply_budget(overall: Comparison, categories: list[Comparison], policy: Poli
     budget = ErrorBudget(
         METHOD_NAMES[method], policy.alpha, policy.critical_weight,
         tuple(FamilyMember(m.label, m.kinds, float(m.p), m.trials, float(m.weight), float(a))
-              for m, a in zip(members, adjusted)))
+              for m, a in zip(members, adjusted)), look, *((at, spent, max(0.0, at - spent))
+                                                            if level is None or level > 0 else (0.0, 0.0, 0.0)))
     return Budgeted(new_overall, new_categories, new_critical, error_adjusted, budget,
-                    _first_step_level(members, method, policy.alpha))
+                    _first_step_level(members, method, at))

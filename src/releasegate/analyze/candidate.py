@@ -41,7 +41,7 @@ from releasegate.model import (
     ItemAxis,
     Power,
 )
-from releasegate.model.budget import ErrorBudget
+from releasegate.model.budget import ErrorBudget, PreviousLook
 from releasegate.model.judge import CorrectedFigures
 from releasegate.policy import Policy
 from releasegate.stats.mcnemar import mcnemar_test
@@ -72,11 +72,13 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
                 category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None,
                 verdict_only: bool = False, rerun: np.ndarray | None = None,
                 critical_whole: bool = False, errored: tuple[int, int] | None = None,
-                corrected: CorrectedFigures | None = None) -> PlanResult:
+                corrected: CorrectedFigures | None = None, previous: PreviousLook | None = None) -> PlanResult:
     """The plan on paired per-case outcomes ``base`` and ``cand`` (a case's mean over runs).
 
     ``mcnemar``: pass/fail with one run per case (else the paired-mean path; ``rates`` says the means are pass
-    rates, ``runs`` that there were several runs). ``category_codes`` (0..K-1 per case) name categories by
+    rates, ``runs`` that there were several runs). Pass rates over runs that are all 0 or 1 (every run of a
+    case agrees on both releases) are the outcomes of one run and take the one-run path: plain rows, identical
+    runs and singleton clusters of the same outcomes give one set of figures and one verdict. ``category_codes`` (0..K-1 per case) name categories by
     ``category_labels``; ``cluster_codes`` (0..G-1 per case) turn the clustered figures on.
     ``verdict_only`` (``releasegate plan``'s simulations) skips what no rule reads: the powerless flags and the
     exact power search (the normal-formula power stands in), which took 95% of a replication's time.
@@ -85,8 +87,13 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     the candidate errored on, cases only the baseline errored on) when the data has an error column, the
     error-rate test of the budget. ``corrected``: the outcomes are a judge's verdicts and these are the
     PPI++ corrected figures the overall test reads in the judge's own test's place (judge_correction = "ppi",
-    :mod:`.judge_gated`). Every test that says DON'T SHIP is adjusted in one error budget (:mod:`.budget`).
+    :mod:`.judge_gated`). Every test that says DON'T SHIP is adjusted in one error budget (:mod:`.budget`);
+    ``previous``: an earlier look at the same releases, whose unspent level this look's budget is read at.
     """
+    if not mcnemar and rates and runs and _whole_outcomes(base, cand):
+        # Every run of every case agrees on both releases (identical runs): the same outcomes as one run, read
+        # as one run, so the coding never changes a figure, a fired rule or the critical test.
+        mcnemar = True
     compare = compare_binary if mcnemar else (
         lambda label, b, c, pol, critical=False: compare_paired(label, b, c, pol, critical, rates=rates))
     overall = compare("overall", base, cand, policy)
@@ -115,7 +122,9 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     judged = overall
     if corrected is not None:
         overall = corrected_comparison(judged, corrected)
-    budgeted = apply_budget(overall, categories, policy, critical=critical, error=error, flags=not verdict_only)
+    budgeted = apply_budget(overall, categories, policy, critical=critical, error=error, flags=not verdict_only,
+                            look=1 if previous is None else previous.look + 1,
+                            level=None if previous is None else previous.left)
     overall, categories, critical = budgeted.overall, budgeted.categories, budgeted.critical
     if corrected is not None:
         power = corrected_power(corrected, policy, budgeted.level)
@@ -124,10 +133,15 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
                          exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact" and not verdict_only)
     # The corrected figure's reach is that of a normal interval (its width), never McNemar's discordance.
     power = replace(power, ni_reach=ni_reach_of(overall, policy, mcnemar=mcnemar and corrected is None,
-                                                clustered=clusters is not None))
+                                                clustered=clusters is not None, exact=not verdict_only))
     return PlanResult(overall, tuple(categories), power, items, clusters, critical, budgeted.budget,
                       budgeted.error_p_adjusted, None if error is None else error[0],
                       judged if corrected is not None else None)
+
+
+def _whole_outcomes(base: np.ndarray, cand: np.ndarray) -> bool:
+    """True when every per-case pass rate is 0 or 1 on both releases (each case's runs all agree)."""
+    return bool(base.size) and bool(np.all((base == 0.0) | (base == 1.0)) and np.all((cand == 0.0) | (cand == 1.0)))
 
 
 def _category_slices(codes: np.ndarray, n_categories: int) -> list[np.ndarray]:
@@ -143,7 +157,8 @@ def _category_slices(codes: np.ndarray, n_categories: int) -> list[np.ndarray]:
 def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                       tables: Mapping[str, pd.DataFrame] | None = None,
                       costs: CostComparison | None = None, rerun: pd.Series | None = None,
-                      critical_whole: bool = False, gold: ValidatedGold | None = None) -> CandidateAnalysis:
+                      critical_whole: bool = False, gold: ValidatedGold | None = None,
+                      previous: PreviousLook | None = None) -> CandidateAnalysis:
     """Pair one candidate with the baseline and run the plan; ``tables`` are the releases' case tables when
     the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section,
     ``rerun`` the baseline rerun's outcome by case_id (one run each; the critical test reads it),
@@ -168,7 +183,7 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         rerun=None if rerun is None else rerun.reindex(paired.index).to_numpy(np.float64),
         critical_whole=critical_whole,
         errored=None if errors is None else (errors.rate.candidate_only, errors.rate.baseline_only),
-        corrected=corrected if gated else None)
+        corrected=corrected if gated else None, previous=previous)
     judged = result.overall if result.judged is None else result.judged
     if errors is not None:
         # With ``errored`` the family always holds the error-rate member, so both of its figures are set.

@@ -52,10 +52,10 @@ def settle_of(cand: CandidateAnalysis, measured: MeasuredChurn | None, policy: P
     pass_rate = o.baseline.value if one_run else None
     plan = settle_noninferiority(o.n, variance, policy.margin, policy.alpha, runs=max(1, runs), run_share=share,
                                  targets=TARGETS, pass_rate=pass_rate)
-    if variance == 0 or any(n is not None and n > o.n for n in plan.cases_needed) or not o.diff < 0:
+    if variance == 0 or not o.diff < 0:
         return Settle(plan, source)
-    # These cases would show a candidate that changes nothing no worse: the rule fired on the loss measured.
-    # If that loss is the true one, what shows it within the margin is the same question at the margin left.
+    # A loss was measured: beside the sizes at no true difference, the same question as if that loss were the
+    # true one, at the margin it leaves (issue 46 item 4); none when the loss is at or beyond the margin.
     left = policy.margin + o.diff
     observed = settle_noninferiority(o.n, variance, left, policy.alpha, runs=max(1, runs), run_share=share,
                                      targets=TARGETS, pass_rate=pass_rate) if 0 < left < 1 else None

@@ -54,12 +54,15 @@ class Verification:
 
 
 def verify(note: Note, *, sources: list, policy, cases: Path | None = None, options=None, metrics=(),
-           default_title: str | None = None, command_line: str = "", policy_file=None) -> Verification:
+           default_title: str | None = None, command_line: str = "", policy_file=None,
+           previous=None) -> Verification:
     """Rerun ``note`` on ``sources`` (and ``cases``) with ``policy`` and the reading ``options``, and compare.
 
     The arguments are :func:`releasegate.pipeline.run`'s; the command line builds them from the note's record
     and its flags (cli.run_arguments). Bad input (a file that cannot be read as the note read it) raises
-    InputError; a different result is not an error but the answer's differences."""
+    InputError; a different result is not an error but the answer's differences. A note of a later look is rerun
+    at the level its regression tests were read at (the looks it records; ``previous`` overrides them)."""
+    from releasegate.load.looks import recorded_looks
     from releasegate.pipeline import run
     from releasegate.render import render
 
@@ -73,7 +76,8 @@ def verify(note: Note, *, sources: list, policy, cases: Path | None = None, opti
                          f"not found at {policy.gold}: give them with --gold")
     try:
         report = run(sources, policy, cases=cases, options=options, command_line=command_line,
-                     metrics=tuple(metrics), default_title=default_title, policy_file=policy_file)
+                     metrics=tuple(metrics), default_title=default_title, policy_file=policy_file,
+                     previous=previous if previous is not None else recorded_looks(note.data))
     except InputError as exc:
         raise InputError(f"cannot rerun {note.path}: {exc}") from None
     rerun = json.loads(render(report, ".json").decode("utf-8"))

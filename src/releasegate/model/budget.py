@@ -32,6 +32,24 @@ class ErrorBudget:
     alpha: float
     critical_weight: float
     members: tuple[FamilyMember, ...]
+    # Looks at the same baseline and candidate (issue 46 item 3): this one's number, the level its members were
+    # read at (alpha at the first look; at a later one what the earlier looks left), the most they could spend
+    # at it given their changed cases, and what is left for the next look (level - spent).
+    look: int = 1
+    level: float = float("nan")
+    spent: float = float("nan")
+    left: float = float("nan")
+
+
+@dataclass(frozen=True)
+class PreviousLook:
+    """An earlier comparison of the same baseline and candidate (a note given back with ``--previous``): its look
+    number and what its regression tests left unspent (``left``: the level the next look reads them at), and the
+    note it came from."""
+
+    look: int
+    left: float
+    source: str
 
 
 @dataclass(frozen=True)
@@ -43,9 +61,8 @@ class Settle:
 
     plan: NonInferiorityPlan
     source: str  # where the run-to-run share came from: "rerun", "runs", or "unknown"
-    # When these cases already suffice for a candidate that changes nothing (``plan`` asks for no more) and the
-    # rule fired on a measured loss: the difference measured, and the same figures as if that loss were the
-    # candidate's true one (the margin left, margin - loss, in the margin's place); None when the loss is at
+    # When the rule fired on a measured loss: the difference measured, and the same figures as if that loss were
+    # the candidate's true one (the margin left, margin - loss, in the margin's place); None when the loss is at
     # or beyond the margin (no number of cases shows it within).
     observed_diff: float | None = None
     observed: NonInferiorityPlan | None = None

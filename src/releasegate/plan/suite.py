@@ -20,6 +20,7 @@ of the cases outside the critical ones (their number as in the suite); cost guar
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -29,11 +30,13 @@ from releasegate.plan.evaluate import Rate, operating_characteristics
 from releasegate.plan.gate import plan_gate
 from releasegate.plan.simulate import ReleaseScenario, reproduce_for
 from releasegate.policy import Policy
+from releasegate.stats.settle import settle_noninferiority, smallest_margin
 
 ASSUMED_CHURN = 0.10  # without a rerun or runs: the middle of the 5-20% that published LLM figures give
 DROPS = (0.02, 0.03, 0.05)
 CRITICAL_DROP = 0.20
 TARGET_DROP, TARGET_DETECTION, MAX_FALSE_BLOCKS = 0.03, 0.80, 0.05
+TARGET_REACH = 0.80  # the chance at which a suite's smallest margin is stated
 SCALES = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0)  # suite sizes tried for the target, in this order
 # What one plan may simulate, refused at once beyond (issue 28: 100,000,000 cases asked for 112 GiB, 100,000
 # categories ran past a minute). Per scenario: cases x runs x replications draws (at the limit, 66,666 cases
@@ -118,6 +121,53 @@ class TargetSize:
 
 
 @dataclass(frozen=True)
+class SuiteReach:
+    """What the suite can show (issue 46 item 5): the smallest margin its cases show no worse with an 80% chance
+    at its churn and runs, the policy's margin, and the runs of every case that would reach that margin (None
+    with ``runs_reason`` "case-level change" or "unknown", as stats.settle says; the runs it has when they do)."""
+
+    smallest_margin: float
+    margin: float
+    runs: int
+    runs_needed: int | None
+    runs_reason: str
+
+
+def suite_reach(design: SuiteDesign, policy: Policy) -> SuiteReach | None:
+    """The reach from the design's churn: at R runs a case's difference has mean square c + r / R, the
+    run-to-run churn r and the rest case-level change c; with r unknown all of it is case-level (runs then
+    average none of it away). None with the margin off."""
+    if not 0 < policy.margin < 1 or design.n < 1:
+        return None
+    runs = max(1, design.runs)
+    run = design.run_churn
+    case = design.churn if run is None else max(0.0, design.churn - run)
+    variance = case + (0.0 if run is None else run / runs)
+    pass_rate = design.p0 if runs == 1 else None
+    smallest = smallest_margin(design.n, variance, policy.alpha, TARGET_REACH, pass_rate)
+    if variance == 0:
+        return SuiteReach(smallest, policy.margin, runs, runs, "")
+    settle = settle_noninferiority(design.n, variance, policy.margin, policy.alpha, runs=runs,
+                                   run_share=None if run is None else min(1.0, run), targets=(TARGET_REACH,))
+    return SuiteReach(smallest, policy.margin, runs, settle.runs_needed[0], settle.runs_reason)
+
+
+def reach_line(reach: SuiteReach) -> str:
+    """"what this suite can show: no more than 12.0 points worse at best, ...": the plan's line."""
+    line = (f"what this suite can show: a candidate no more than {100 * reach.smallest_margin:.1f} points worse at best, "
+            f"with an {round(100 * TARGET_REACH)}% chance at its churn (the policy's margin: "
+            f"{100 * reach.margin:g} points)")
+    if reach.smallest_margin <= reach.margin:
+        return line + "; it reaches the margin as it is"
+    if reach.runs_needed is not None and reach.runs_needed > reach.runs:
+        return line + f"; {reach.runs_needed} runs of every case would reach the margin"
+    if reach.runs_reason == "unknown":
+        return line + ("; whether more runs would help is unknown: its run-to-run churn is not measured (a baseline "
+                       "rerun, several runs, or --run-churn)")
+    return line + "; more runs would not reach the margin (its churn is case-level change): more cases would"
+
+
+@dataclass(frozen=True)
 class SuitePlan:
     """What :func:`plan_suite` measured: rates with their Monte Carlo standard errors."""
 
@@ -135,6 +185,7 @@ class SuitePlan:
     false_not_proven: Rate | None = None
     regressions_dont_ship: tuple[tuple[float, Rate], ...] = ()
     critical_drops_dont_ship: tuple[tuple[str, Rate], ...] = ()
+    reach: SuiteReach | None = None  # what the suite can show (issue 46 item 5)
 
     @property
     def current(self) -> TargetSize:
@@ -181,7 +232,8 @@ def plan_suite(design: SuiteDesign, policy: Policy, *, replications: int = DEFAU
         progress(total, total)
     return SuitePlan(design, replications, seed, false_blocks, regressions, critical, target, measured[0].by_rule,
                      measured[0].dont_ship, measured[0].not_proven, tuple(zip(DROPS, hard[1:1 + len(DROPS)])),
-                     tuple((name, r) for (name, _), r in zip(design.critical, hard[1 + len(DROPS):])))
+                     tuple((name, r) for (name, _), r in zip(design.critical, hard[1 + len(DROPS):])),
+                     suite_reach(design, policy))
 
 
 def check_size(design: SuiteDesign, replications: int) -> None:
@@ -272,6 +324,7 @@ def plan_dict(plan: SuitePlan) -> dict:
                    "simulated_churn": d.simulated_churn},
         "replications": plan.replications,
         "seed": plan.seed,
+        "reach": None if plan.reach is None else dataclasses.asdict(plan.reach),
         "false_blocks": rate(plan.false_blocks),
         "harmless": {"dont_ship": rate(plan.false_dont_ship), "not_proven": rate(plan.false_not_proven),
                      "ship": rate(_ship(plan))},
@@ -328,6 +381,8 @@ def plan_lines(plan: SuitePlan) -> list[str]:
         + (" (by rule: " + ", ".join(f"{name} {_pct(r)}" for name, r in plan.false_blocks_by_rule) + ")"
            if plan.false_blocks_by_rule else ""),
     ]
+    if plan.reach is not None:
+        out.append(reach_line(plan.reach))
     out += [f"a {round(100 * drop)}-point regression overall: DON'T SHIP {_pct(h)}, not SHIP {_pct(r)}"
             for (drop, r), (_, h) in zip(plan.regressions, plan.regressions_dont_ship)]
     out += [f"a {round(100 * CRITICAL_DROP)}-point drop in {name} (critical): DON'T SHIP {_pct(h)}, not SHIP {_pct(r)}"

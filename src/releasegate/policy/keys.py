@@ -175,17 +175,19 @@ class Policy:
     # tolerance); docs/operating-characteristics.md measured both (issue 21).
     critical_rule: CriticalRule = key("test", Choice(options=CRITICAL_RULES), '`"test"`, or `"any"`: any broken '
                                       "case blocks", flag=True, section="critical_rule-and-critical_weight")
-    # Which exact test a critical category's "test" is on one run's pass/fail outcomes: "unconditional"
-    # (Suissa-Shuster: it reaches smaller p-values on few changed cases, at the same level) or "conditional" (the
-    # exact McNemar test on the changed cases alone). docs/policy.md has what each catches (issue 34).
+    # Which exact test a critical category's "test" is on one run's pass/fail outcomes: "conditional" (the exact
+    # McNemar test on the changed cases: with few of them it cannot reach alpha and costs the budget nothing) or
+    # "unconditional" (Suissa-Shuster: smaller p-values on few changed cases, but it spends its share of the
+    # budget at every step). docs/policy.md has what each catches.
     critical_test: CriticalTestKind = key(
-        "unconditional", Choice(options=CRITICAL_TESTS, why="a critical category's own exact test: unconditional, "
-                                "or conditional on the changed cases"),
-        "a critical category's own test on one run's pass/fail outcomes: `\"unconditional\"` (Suissa-Shuster) or "
-        "`\"conditional\"` (exact McNemar on the changed cases)", section="critical_rule-and-critical_weight")
+        "conditional", Choice(options=CRITICAL_TESTS, why="a critical category's own exact test: unconditional, "
+                              "or conditional on the changed cases"),
+        "a critical category's own test on one run's pass/fail outcomes: `\"conditional\"` (exact McNemar on the "
+        "changed cases) or `\"unconditional\"` (Suissa-Shuster)", section="critical_rule-and-critical_weight")
     # Each critical category's own test is a member of the one error budget (analyze/budget.py) with this
-    # weight, beside 1 for the overall test, each category and the error-rate test (issue 34 item 5).
-    critical_weight: float = key(10.0, Number(low=0, open_low=True, high=1000), "weight of each critical "
+    # weight added to its category's, beside 1 for the overall test, 1 shared by the categories and 1 for the
+    # error-rate test; no member is read above alpha.
+    critical_weight: float = key(10.0, Number(low=0, open_low=True, high=1000), "weight added to each critical "
                                  "category's own test in the one error budget", flag=True,
                                  section="critical_rule-and-critical_weight")
     # NOT PROVEN (the data cannot show the candidate no worse, nothing shows it worse): "block" makes `check`

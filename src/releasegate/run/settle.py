@@ -9,6 +9,12 @@ second level (the last fifth); candidates look 1 settled keep look 1's verdict. 
 at look 2 is final. The budget caps the second phase's calls before anything is called: the runs it adds are
 as many of the design's as one run of every case on every system fits in, fixed by the design, the case
 count and the budget, never by the data, so the second look's level holds whatever the budget buys.
+
+Settle only where runs help (issue 46 item 2): when the store already holds two runs or more of every case, the
+discordance of every candidate with the baseline is split before look 1 into what a rerun repeats and what it
+averages away (plan.settle.runs_can_settle). When no candidate could be settled by the added runs, nothing is
+called: the store is decided by one look at the policy's full alpha, as ``check STORE`` decides it, and the
+line says why. With one run of each system the split cannot be measured and the two looks run as above.
 """
 
 from __future__ import annotations
@@ -21,8 +27,9 @@ from typing import Any
 
 from releasegate.errors import InputError
 from releasegate.model import Decision
-from releasegate.plan.settle import TwoPhase, settled_decision
+from releasegate.plan.settle import TwoPhase, runs_can_settle, settled_decision
 from releasegate.run.config import RunConfig
+from releasegate.stats.settle import DiscordanceSplit
 
 
 @dataclass(frozen=True)
@@ -98,10 +105,19 @@ def settle(config: RunConfig, *, budget: int | None, execute: Callable[[RunConfi
     policy, baseline, _ = gate_inputs(config, cwd)
     from releasegate.policy import make_policy
 
-    alpha = make_policy(policy).alpha
+    made = make_policy(policy)
+    alpha = made.alpha
     design = TwoPhase.for_alpha(alpha)
     design.check(alpha)
     forget_settled(config)  # this store is decided anew: look 1 reads it as any store
+    splits = store_splits(config, baseline, made.candidates)
+    if splits and not any(runs_can_settle(split, made.margin, design) for split in splits.values()):
+        one, warn = look(config, policy, baseline, alpha)
+        parts = "; ".join(f"{name}: {100 * s.case_part:.1f}% of cases changed for good, {100 * s.run_part:.1f}% "
+                          "run-to-run" for name, s in splits.items())
+        echo(f"settle: more runs cannot settle it ({parts}; more cases can): no run added, one look at alpha "
+             f"{alpha:g}: {one.decision.label}")
+        return record_settled(config, alpha, baseline, _settled(one, None, 0, budget, warn))
     first, warn = look(config, policy, baseline, design.first_alpha)
     echo(f"settle: look 1 ({config.runs} run(s) a case, alpha {design.first_alpha:g}): {first.decision.label}")
     if first.decision is not Decision.NOT_PROVEN:
@@ -122,6 +138,35 @@ def settle(config: RunConfig, *, budget: int | None, execute: Callable[[RunConfi
     echo(f"settle: look 2 ({second_config.runs} run(s) a case, alpha {design.second_alpha:g}): "
          f"{second.decision.label}")
     return record_settled(second_config, alpha, baseline, _settled(first, second, added, budget, warn))
+
+
+def store_splits(config: RunConfig, baseline: str, candidates: tuple[str, ...] | list[str] | None
+                 ) -> dict[str, DiscordanceSplit] | None:
+    """Each candidate's discordance with the baseline split into its case-level and run-to-run parts, from the
+    store's runs (cases with an outcome in every run of both); None with one run a case, where it cannot be."""
+    import numpy as np
+
+    from releasegate.load.store_table import read_store
+    from releasegate.stats.settle import discordance_split
+
+    if config.runs < 2:
+        return None
+    table = read_store(config.store, texts=False).table
+    column = "passed" if "passed" in table.columns else "score"
+    wide = table.pivot_table(index="case_id", columns=["release", "run"], values=column, aggfunc="first")
+    names = [s.name for s in config.systems if s.name != baseline and (not candidates or s.name in candidates)]
+    out = {}
+    for name in names:
+        if baseline not in wide.columns.get_level_values(0) or name not in wide.columns.get_level_values(0):
+            continue
+        pair = wide[[baseline, name]].dropna()
+        if len(pair) == 0:
+            continue
+        base = pair[baseline].to_numpy(np.float64).T
+        cand = pair[name].to_numpy(np.float64).T
+        if base.shape == cand.shape and base.shape[0] >= 2:
+            out[name] = discordance_split(base, cand)
+    return out or None
 
 
 def forget_settled(config: RunConfig) -> None:

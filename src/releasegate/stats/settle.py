@@ -202,3 +202,68 @@ def settle_noninferiority(n: int, variance: float, margin: float, alpha: float =
     return NonInferiorityPlan(int(n), int(runs), float(variance), run_share, case_share, float(margin),
                               float(alpha), float(power), tuple(targets), cases, tuple(needed), reason,
                               EXACT_METHOD if exact else NORMAL_METHOD)
+
+
+@dataclass(frozen=True, slots=True)
+class DiscordanceSplit:
+    """The per-case discordance between two releases with ``runs`` runs of each, split into the part a rerun
+    repeats and the part it averages away (a one-way random-effects decomposition of d_ij = candidate run j -
+    baseline run j, the case the group, as in the ICC). ``total`` is the mean square of the per-case mean
+    difference at these runs, ``case_part`` the covariance of two runs' differences of one case (the between-
+    release change more runs cannot remove: E[d_ij d_ik], j != k, so every case's own true difference squared),
+    ``run_part`` the within-case variance of one run's difference (what R runs divide by R); total = case_part +
+    run_part / runs, up to the sampling error of each estimate."""
+
+    n: int
+    runs: int
+    total: float
+    case_part: float
+    run_part: float
+
+
+def discordance_split(base_runs: NDArray[np.float64], cand_runs: NDArray[np.float64]) -> DiscordanceSplit:
+    """The split of (runs, cases) arrays of outcomes (pass/fail or scores), runs paired by index (independent
+    runs are exchangeable, so any pairing estimates the same parts). With one run the parts cannot be told apart:
+    ValueError. case_part = mean over cases of ((sum_j d_ij)^2 - sum_j d_ij^2) / (R (R - 1)), the unbiased
+    estimate of E[d_ij d_ik]; run_part = mean over cases of the sample variance of d_i1..d_iR (ddof 1), the
+    unbiased within-case variance (the ANOVA estimators of a one-way random-effects model; Searle, Casella &
+    McCulloch 1992, *Variance Components*)."""
+    base = np.asarray(base_runs, dtype=np.float64)
+    cand = np.asarray(cand_runs, dtype=np.float64)
+    if base.ndim != 2 or base.shape != cand.shape:
+        raise ValueError("two (runs, cases) arrays of one shape are needed")
+    runs, n = base.shape
+    if runs < 2 or n < 1:
+        raise ValueError("at least two runs of at least one case are needed to split the discordance")
+    d = cand - base
+    sums = d.sum(axis=0)
+    squares = (d * d).sum(axis=0)
+    case_part = float(np.mean((sums * sums - squares) / (runs * (runs - 1))))
+    run_part = float(np.mean((squares - sums * sums / runs) / (runs - 1)))
+    total = float(np.mean((sums / runs) ** 2))
+    return DiscordanceSplit(int(n), int(runs), total, case_part, run_part)
+
+
+def smallest_margin(n: int, variance: float, alpha: float = 0.05, target: float = 0.8,
+                    pass_rate: float | None = None) -> float:
+    """The smallest non-inferiority margin these ``n`` cases show with chance ``target`` for a candidate that
+    changes nothing, at the per-case difference's mean square ``variance`` (one run of pass/fail: the discordant
+    share): the normal form (z_{1-alpha} + z_target) sqrt(variance / n) (Chow, Shao & Wang 2008, section 4.1,
+    solved for the margin); with ``pass_rate`` (one run of pass/fail) the smallest margin at which the
+    Newcombe-interval rule's exact chance (:func:`noninferiority_chance`) reaches the target, by bisection (the
+    chance rises with the margin), up to 100 expected discordant cases. At most 1 (a pass rate cannot move
+    further); 0 when nothing changed."""
+    if n < 1 or not variance >= 0 or not 0 < alpha < 0.5 or not 0.5 <= target < 1:
+        raise ValueError("n >= 1, variance >= 0, 0 < alpha < 0.5 and 0.5 <= target < 1 are required")
+    if variance == 0:
+        return 0.0
+    normal = (_Z.inv_cdf(1 - alpha) + _Z.inv_cdf(target)) * math.sqrt(variance / n)
+    if pass_rate is None or not 0 < variance <= 1 or n * variance > EXACT_BELOW:
+        return min(1.0, normal)  # above 100 expected discordant cases the normal form is within a point
+    lo, hi = 0.0, 1.0
+    if noninferiority_chance(n, variance, pass_rate, hi - 1e-9, alpha) < target:
+        return 1.0
+    for _ in range(24):  # to 6e-8 of a pass rate
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if noninferiority_chance(n, variance, pass_rate, mid, alpha) >= target else (mid, hi)
+    return hi

@@ -28,17 +28,26 @@ equal weights it is discrete Holm (:func:`releasegate.stats.discrete.discrete_ho
 cannot reach small p-values (few trials) spends nothing of the level until lambda w reaches its smallest
 attainable p, so the rest of the family keeps it. tests/stats/test_stats_step_down.py enumerates the
 family-wise error exactly on small families.
+
+The capped form (``cap = alpha``, issue 46): member i is read at min(alpha, lambda w_i), so its term is
+F_i(min(alpha, lambda w_i)) and a member whose p is above alpha is stepped past last. The same argument holds
+(each local test's sum at the largest lambda it allows is still <= alpha, and a smaller intersection has a
+smaller sum at every lambda), and a heavy member now spends at most F_i(alpha), what it can attain at the level:
+a critical category weighted far above the rest no longer takes the whole level at a lambda where it can use
+only a little of it, and one whose smallest attainable p is above alpha spends nothing at any weight.
+tests/stats/test_stats_step_down_capped.py enumerates it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from releasegate.stats.discrete import largest_attainable_at_most
+from releasegate.stats.discrete import attainable_pvalues, largest_attainable_at_most
 
 CONTINUOUS = -1  # the trials of a member that can reach any p (F(t) = t)
 # p-values and weights: a sequence or a 1-d array of floats (len() is read).
@@ -82,17 +91,27 @@ class StepDown:
         return tuple(a <= alpha for a in self.adjusted)
 
 
-def _steps_by_loop(p: np.ndarray, w: np.ndarray, n: np.ndarray,
-                   until: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The step-down as defined (module docstring), one sum over R_k per step: O(m^2) look-ups, for a family
-    with discrete members."""
+def _order(p: np.ndarray, w: np.ndarray, cap: float | None) -> np.ndarray:
+    """The step order: by p / w (stable); with a cap, the members whose p is above it (never rejected at that
+    level) after every other, so that none of them stops a step a member below it could pass."""
     ratio = p / w
-    order = np.argsort(ratio, kind="stable")
+    if cap is None:
+        return np.argsort(ratio, kind="stable")
+    return np.lexsort((ratio, p > cap))
+
+
+def _steps_by_loop(p: np.ndarray, w: np.ndarray, n: np.ndarray, until: int | None = None,
+                   cap: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The step-down as defined (module docstring), one sum over R_k per step: O(m^2) look-ups, for a family
+    with discrete members or a cap."""
+    ratio = p / w
+    order = _order(p, w, cap)
     out = np.full(p.size, np.nan)
     running = 0.0
+    top = math.inf if cap is None else cap
     for k in range(p.size):
         lam = float(ratio[order[k]])
-        total = sum(spent(int(n[i]), lam * float(w[i])) for i in order[k:])
+        total = sum(spent(int(n[i]), min(top, lam * float(w[i]))) for i in order[k:])
         # Never below the member's own p: equal to the sum for a member whose p is attainable (F(p) = p); a
         # member whose p is not (the larger of two p-values, bounded by one test's set) gets no better.
         running = max(running, total, float(p[order[k]]))
@@ -116,30 +135,40 @@ def _continuous_steps(p: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndar
     return out, order
 
 
-def _steps(p: np.ndarray, w: np.ndarray, n: np.ndarray, until: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    if np.all(n == CONTINUOUS):
+def _steps(p: np.ndarray, w: np.ndarray, n: np.ndarray, until: int | None = None,
+           cap: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    if cap is None and np.all(n == CONTINUOUS):
         return _continuous_steps(p, w)  # every rank at once: ``until`` would only save work
-    return _steps_by_loop(p, w, n, until)
+    return _steps_by_loop(p, w, n, until, cap)
+
+
+def _checked_cap(cap: float | None) -> float | None:
+    if cap is not None and not 0 < cap <= 1:
+        raise ValueError("a cap is a level in (0, 1]")
+    return cap
 
 
 def weighted_discrete_holm(pvalues: Floats, weights: Floats,
-                           trials: Sequence[int | None]) -> StepDown:
+                           trials: Sequence[int | None], cap: float | None = None) -> StepDown:
     """The weighted discrete step-down (module docstring): ``trials[j]`` is member j's binomial trial count
     (its p an exact upper tail of Bin(n, 1/2); 0 trials: only p = 1 is attainable) or None / CONTINUOUS for a
-    member that can reach any p. Weights are relative (only their ratios matter)."""
+    member that can reach any p. Weights are relative (only their ratios matter). ``cap`` (the level the
+    family is read at, alpha) caps every member's threshold: member i is read at min(cap, lambda w_i), never
+    above the level, so a heavy member spends at most F_i(cap) and no more than it can use (module
+    docstring: the capped form)."""
     p, w, n = _check(pvalues, weights, trials)
-    out, order = _steps(p, w, n)
+    out, order = _steps(p, w, n, cap=_checked_cap(cap))
     return StepDown(tuple(float(v) for v in out), tuple(int(i) for i in order))
 
 
 def weighted_best_case(index: int, best_p: float, pvalues: Floats, weights: Floats,
-                       trials: Sequence[int | None]) -> float:
+                       trials: Sequence[int | None], cap: float | None = None) -> float:
     """Member ``index``'s adjusted p if its p were ``best_p`` (its floor: every trial one way), the others as
     given: the step-down stops at that member's rank."""
     p, w, n = _check(pvalues, weights, trials)
     p = p.copy()
     p[index] = best_p
-    out, _ = _steps(p, w, n, until=index)
+    out, _ = _steps(p, w, n, until=index, cap=_checked_cap(cap))
     return float(out[index])
 
 
@@ -165,3 +194,34 @@ def weighted_step_up(pvalues: Floats, weights: Floats, method: str) -> tuple[flo
     p, w, _ = _check(pvalues, weights, [None] * len(pvalues))
     scaled = np.minimum(1.0, p / (w * w.size / w.sum()))
     return tuple(float(v) for v in adjust_pvalues(scaled, method))
+
+
+def largest_spend(weights: Floats, trials: Sequence[int | None], cap: float) -> float:
+    """S*: the most the family's first step can spend at level ``cap`` given each member's trials, the largest
+    sum S(lambda) = sum over i of F_i(min(cap, lambda w_i)) that is still <= cap. Any p-values the family may
+    take, it rejects something (its local test of every hypothesis together) only when some p_i <= min(cap,
+    lambda* w_i) with S(lambda*) <= cap, so under the null, given the members' trials, the chance that it
+    rejects anything is at most S*; cap - S* is what the discreteness left unspent, which a later look at the
+    same releases may spend (docs/methods.md, later looks). A member that can reach any p makes S continuous:
+    S* = cap, nothing left."""
+    _, w, n = _check([0.0] * len(trials), weights, trials)
+    if not 0 < cap <= 1:
+        raise ValueError("a cap is a level in (0, 1]")
+    if np.any(n == CONTINUOUS):
+        return cap
+    # S is a step function of lambda, constant between the points where a member's threshold crosses one of its
+    # attainable values (a / w_i, a <= cap) or reaches the cap (cap / w_i): its largest value <= cap is at one.
+    points = np.unique(np.concatenate([attainable_pvalues(int(ni))[attainable_pvalues(int(ni)) <= cap] / wi
+                                       for wi, ni in zip(w, n)] + [np.zeros(1)]))
+
+    def total(lam: float) -> float:
+        return sum(spent(int(ni), min(cap, lam * float(wi))) for wi, ni in zip(w, n))
+
+    # S is non-decreasing in lambda: bisect for the last point where it is still <= cap.
+    lo, hi = 0, points.size - 1
+    if total(float(points[hi])) <= cap * (1 + 1e-12):
+        return float(min(total(float(points[hi])), cap))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if total(float(points[mid])) <= cap * (1 + 1e-12) else (lo, mid)
+    return float(min(total(float(points[lo])), cap))

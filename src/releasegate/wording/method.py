@@ -65,6 +65,15 @@ def method_lines(analysis: Analysis, verdicts: tuple[Verdict, ...], typographic:
         lines.append([("text", (f"Guardrails: the upper bound of each ratio's {ni_level(p)}% interval is compared with "
                                "its limit, so, like non-inferiority and the regression tests, each bound is a "
                                f"one-sided test at {fmt.number(p.alpha, 2)}."))])
+    for c in analysis.candidates:
+        budget = c.sections.budget
+        if budget is not None and budget.look > 1:
+            lines.append([("name", c.name), ("text", (
+                f": look {budget.look} of its comparison with {analysis.baseline} (--previous): its regression "
+                f"tests were read at alpha {fmt.pvalue(budget.level)}, what the earlier looks left unspent, and "
+                f"their adjusted p-values are scaled by {fmt.number(p.alpha, 2)} / {fmt.pvalue(budget.level)} so "
+                f"that each fires below {fmt.number(p.alpha, 2)}; non-inferiority is read at "
+                f"{fmt.number(p.alpha, 2)} as at every look."))])
     by_name = {c.name: c for c in analysis.candidates}
     for verdict in verdicts:
         power = by_name[verdict.candidate].power

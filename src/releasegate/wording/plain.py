@@ -30,6 +30,7 @@ class PlainInput:
     binary: bool
     margin: float
     metric: str = ""
+    pass_fail: bool = True  # pass/fail outcomes (one run or several), not scores
 
 
 def _cases(n: int) -> str:
@@ -185,28 +186,33 @@ def costs(cand: CandidateAnalysis) -> str:
 
 
 def _settle(cand: CandidateAnalysis) -> str:
+    """What to add, in plain words: a suite size (and how many more cases) at no true difference and, when a loss
+    was measured, at that loss, or that more cases are likelier to show it worse; runs where they can help."""
     s = cand.sections.settle
     if s is None:
         return "run more cases, or more runs of every case, and compare again"
-    if s.observed_diff is not None:
-        # The cases would do for a candidate that changes nothing; the question is the loss measured.
-        if s.observed is None or not s.observed.cases_needed or s.observed.cases_needed[0] is None:
-            return "more cases would show whether its measured loss, at or beyond the margin, is real"
-        return (f"if its measured loss is its true one, about {s.observed.cases_needed[0]:,} cases (it has "
-                f"{s.plan.n:,}) would give {fmt.with_article(fmt.pct(s.observed.targets[0], 0))} chance of showing it "
-                "within the margin")
     plan = s.plan
-    cases = plan.cases_needed[0] if plan.cases_needed else None
-    runs = plan.runs_needed[0] if plan.runs_needed else None
-    target = fmt.pct(plan.targets[0], 0) if plan.targets else ""
+    n = plan.n
+    target = fmt.with_article(fmt.pct(plan.targets[0], 0)) if plan.targets else "a"
     options = []
-    if cases is not None:
-        options.append(f"about {cases:,} cases (it has {plan.n:,})")
-    if runs is not None:
-        options.append(f"{runs} runs of every case")
+    zero = plan.cases_needed[0] if plan.cases_needed else None
+    if zero is not None and zero > n:
+        options.append(f"a suite of about {zero:,} cases ({zero - n:,} more) would give {target} chance of showing "
+                       "it no worse at no true difference")
+    if s.observed_diff is not None:
+        measured = s.observed.cases_needed[0] if s.observed is not None and s.observed.cases_needed else None
+        if s.observed is None:
+            options.append("it measured a loss at or beyond the margin, so more cases are more likely to show it "
+                           "worse than within the margin")
+        elif measured is not None and measured > n:
+            options.append(f"if its measured loss is its true one, about {measured:,} cases ({measured - n:,} more) "
+                           f"would give {target} chance of showing it within the margin")
+    runs = plan.runs_needed[0] if plan.runs_needed else None
+    if runs is not None and runs > plan.runs:
+        options.append(f"{runs} runs of every case would give {target} chance of settling it")
     if not options:
-        return "more cases than this suite can hold would be needed; change the margin or the suite"
-    return f"{' or '.join(options)} would give {fmt.with_article(target)} chance of settling it"
+        return "compare again on more cases or a wider margin: these cases could settle it and did not"
+    return "; ".join(options)
 
 
 def next_step(p: PlainInput) -> str:
@@ -233,6 +239,47 @@ def next_step(p: PlainInput) -> str:
     return f"Next: fix {shown}{rest}, then compare again."
 
 
+def can_show(p: PlainInput) -> str:
+    """What a small suite can show (issue 46 item 5), when its cases cannot show its margin with an 80% chance:
+    the smallest margin they show at the change seen here, whether more runs (epochs) would help and how many;
+    and with runs, why the verdict and its units are not one run's."""
+    cand = p.cand
+    out = []
+    axis = cand.sections.run_axis
+    runs = 1 if axis is None else int(axis.runs_per_case_min)
+    if runs > 1 and not p.binary:
+        share, unit = (("its share of passing runs", "a mean pass rate") if p.pass_fail
+                       else ("its mean score over the runs", "a mean score"))
+        out.append(f"With {runs} runs (epochs) of every case, each case counts as {share} and the releases are "
+                   f"compared on those case by case ({unit}, a paired t test), not on one run's outcomes: a case that "
+                   "changes in some runs and not others counts in part, so the verdict and its units can differ "
+                   "from one run's.")
+    r = cand.power.ni_reach
+    if (p.decision == "ship" or r is None or not r.smallest_margin == r.smallest_margin
+            or r.smallest_margin <= p.margin):
+        return " ".join(out)  # a shipped candidate was shown no worse: what the suite could not show is moot
+    # In the note's units: points of the pass rate with one run, the per-case mean's units with runs or scores.
+    size = f"{fmt.size_points(r.smallest_margin)} points" if p.binary else fmt.number(r.smallest_margin)
+    margin = f"{fmt.size_points(p.margin)} points" if p.binary else fmt.number(p.margin)
+    text = (f"With {_cases(r.n)} at the change seen here, this suite can show at best that a candidate is no more "
+            f"than {size} worse ({fmt.with_article(fmt.pct(r.target, 0))} chance; the margin is {margin})")
+    settle = cand.sections.settle
+    if settle is not None:
+        plan = settle.plan
+        more = plan.runs_needed[0] if plan.runs_needed else None
+        if more is not None and more > plan.runs:
+            text += f"; {more} runs (epochs) of every case would reach the margin"
+        elif plan.runs_reason == "case-level change":
+            text += "; more runs (epochs) would not: the changes are the candidate's, not run-to-run noise"
+        elif plan.runs_reason == "unknown" and runs == 1:
+            text += ("; one run cannot tell whether more runs (epochs) would help (a rerun of the baseline, or "
+                     "several epochs, would tell)")
+        elif plan.runs_reason == "unknown":
+            text += "; whether more runs would help is not measured for scores or grouped cases"
+    out.insert(0, text + ".")
+    return " ".join(out)
+
+
 def paragraph(parts: list[PlainInput], baseline: str) -> str:
     """One candidate's paragraph: each metric's changes (named when there are several), the decision, the
     costs (once) and the next step (of the first blocking metric, else the first)."""
@@ -240,6 +287,8 @@ def paragraph(parts: list[PlainInput], baseline: str) -> str:
     out = []
     for p in parts:
         text = changed(p.cand, p.binary, baseline)
+        reach = can_show(p)
+        text = f"{text} {reach}" if reach else text
         out.append(f"{p.metric}: {text}" if several else text)
     blocking = [p for p in parts if p.decision != "ship"] or parts[:1]
     lead = blocking[0]
@@ -263,7 +312,8 @@ def inputs(report: Report) -> dict[str, list[PlainInput]]:
             analysis = section.analysis
             cand = next(c for c in analysis.candidates if c.name == verdict.candidate)
             parts.append(PlainInput(cand, own.checks, own.decision.value, analysis.mcnemar_path,
-                                    analysis.parameters.margin, section.metric if report.several else ""))
+                                    analysis.parameters.margin, section.metric if report.several else "",
+                                    analysis.outcome_kind == "binary"))
         out[verdict.candidate] = parts
     return out
 

@@ -129,7 +129,7 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
         # What the release saves (or costs) beside its quality, so the trade-off is read in one line.
         text = f"{text[:-1]}; {cost_clause}."
     if settle is not None:
-        text = f"{text} {settles(settle, binary)}"
+        text = f"{text} {settles(settle, binary)}{next_look(cand)}"
     if allowed:
         text = f'{text} Allowed by the policy (not_proven = "warn"): the gate passes, the candidate is not shown no worse.'
     return text
@@ -149,30 +149,38 @@ def _chances(needed, targets, unit: str, first_tail: str = "") -> str:
 
 
 def settles(settle: Settle, binary: bool = True) -> str:
-    """What would settle a NOT PROVEN (issue 34 item 2): the cases, or the runs of every case, that give each
-    target chance of showing the candidate no worse than the margin if it truly is, from the discordance these
-    releases show; and why more runs cannot help when they cannot.
+    """What would settle a NOT PROVEN (issue 34 item 2, issue 46 item 4): the suite sizes that give each target
+    chance of showing the candidate no worse than the margin at no true difference, and, when it measured a
+    loss, the same as if that loss were its true one (or that no size would, at or beyond the margin); sizes are
+    "a suite of N cases (M more)", never a number below the suite's own; then the runs, or why they cannot help.
 
-    "What would settle it: 206 cases for an 80% chance of showing it no worse if it truly is, 350 for 95% (it
-    has 80, a 42% chance); or 3 runs of every case for an 80% chance, 5 for 95% (it has 1)."
+    "What would settle it: at no true difference, a suite of 424 cases (24 more) gives an 80% chance of
+    showing it no worse, 736 (336 more) 95% (these 400: 78%); at its measured loss of 3.0 points, 2.0 inside the
+    5.0-point margin, 1,030 (630 more) 80%, 1,759 (1,359 more) 95% (these 400: 45%)."
     """
     p = settle.plan
-    if settle.observed_diff is not None:
-        return _settles_a_measured_loss(settle, binary)
-    if p.variance == 0 or not any(n is not None and n > p.n for n in p.cases_needed):
-        # No case changed outcome (or the spread here says these cases should do, yet the interval is still
-        # wide): the discordance gives no size, only that these cases are too few to tell.
+    if p.variance == 0:
+        # No case changed outcome: the discordance gives no size, only that these cases are too few to tell.
         return (f"What would settle it: more cases; the {p.n:,} here are too few for their spread to say how many "
                 "(no figure can be computed from them).")
-    options = []
-    if any(n is not None for n in p.cases_needed):
-        options.append(f"{_chances(p.cases_needed, p.targets, 'cases', ' of showing it no worse if it truly is')} "
-                       f"(it has {p.n:,}, {fmt.with_article(fmt.pct(p.power, 0))} chance)")
+    parts = [f"at no true difference, {_suites(p.cases_needed, p.targets, p.n, p.power, ' of showing it no worse')}"]
+    if settle.observed_diff is not None:
+        loss = (f"{fmt.size_points(settle.observed_diff)} points" if binary
+                else fmt.number(abs(settle.observed_diff)))
+        margin = f"{fmt.size_points(p.margin)}-point" if binary else fmt.number(p.margin)
+        observed = settle.observed
+        if observed is None:
+            parts.append(f"but it measured {loss} worse, at or beyond the {margin} margin: more cases are more likely "
+                         "to show it worse than within the margin")
+        else:
+            inside = f"{fmt.size_points(observed.margin)} points" if binary else fmt.number(observed.margin)
+            parts.append(f"at its measured loss of {loss}, {inside} inside the {margin} margin, "
+                         f"{_suites(observed.cases_needed, observed.targets, p.n, observed.power, '')}")
+    text = "What would settle it: " + "; ".join(parts)
     runs = [(r, t) for r, t in zip(p.runs_needed, p.targets) if r is not None and r > p.runs]
     if runs:
-        options.append(f"{_chances([r for r, _ in runs], [t for _, t in runs], 'runs of every case')} "
-                       f"(it has {p.runs})")
-    text = "What would settle it: " + ("; or ".join(options) if options else "no design these data can measure")
+        text += (f"; or {_chances([r for r, _ in runs], [t for _, t in runs], 'runs of every case')} "
+                 f"(it has {p.runs})")
     if runs and len(runs) < len(p.targets):
         text += "; more runs alone cannot reach the higher chance, the rest being case-level change"
     elif not runs and p.runs_reason == "unknown":
@@ -184,21 +192,36 @@ def settles(settle: Settle, binary: bool = True) -> str:
     return text + "."
 
 
-def _settles_a_measured_loss(settle: Settle, binary: bool) -> str:
-    """The cases would do for a candidate that changes nothing; this one measured a loss, and what settles it
-    is whether that loss is within the margin (analyze/settle.py)."""
-    p, observed = settle.plan, settle.observed
-    size = (lambda x: f"{fmt.size_points(x)} points") if binary else (lambda x: fmt.number(abs(x)))
-    loss = size(settle.observed_diff or 0.0)
-    margin = f"{fmt.size_points(p.margin)}-point" if binary else fmt.number(p.margin)
-    enough = (f"these {p.n:,} cases would show a candidate that changes nothing no worse "
-              f"({fmt.with_article(fmt.pct(p.power, 0))} chance), but this one measured {loss} worse")
-    if observed is None:
-        return (f"What would settle it: not more cases alone: {enough}, at or beyond the {margin} margin; more "
-                "cases show whether that loss is real (the regression rules test it), not that it is within.")
-    return (f"What would settle it: {enough}, {size(observed.margin)} inside the {margin} margin; if that is its "
-            f"true loss, {_chances(observed.cases_needed, observed.targets, 'cases', ' of showing it within')} "
-            f"(it has {p.n:,}, {fmt.with_article(fmt.pct(observed.power, 0))} chance).")
+def _suites(needed, targets, n: int, power: float, tail: str) -> str:
+    """"a suite of 424 cases (24 more) gives an 80% chance<tail>, 736 (336 more) 95% (these 400: 78%)": only the
+    targets these cases do not reach, as whole suites and what to add; "these 400 cases give a 83% chance<tail>"
+    when they reach every target."""
+    above = [(k, t) for k, t in zip(needed, targets) if k is not None and k > n]
+    now = fmt.pct(power, 0)
+    if not above:
+        return f"these {n:,} cases give {fmt.with_article(now)} chance{tail}"
+    first, *rest = above
+    out = (f"a suite of {first[0]:,} cases ({first[0] - n:,} more) gives {fmt.with_article(fmt.pct(first[1], 0))} "
+           f"chance{tail}")
+    out += "".join(f", {k:,} ({k - n:,} more) {fmt.pct(t, 0)}" for k, t in rest)
+    return f"{out} (these {n:,}: {now})"
+
+
+def next_look(cand: CandidateAnalysis) -> str:
+    """How a comparison of the same releases after more data will be judged (issue 46 item 3): its regression
+    tests at what this look left unspent, its non-inferiority at alpha as every look's."""
+    budget = cand.sections.budget
+    if budget is None or budget.left != budget.left:
+        return ""
+    if budget.left <= 0:
+        regression = ("its regression tests off (the looks so far could spend all of alpha: no figure of a later "
+                      "look can show the release worse)")
+    else:
+        regression = (f"its regression tests at alpha {fmt.pvalue(budget.left)}, what this look left unspent "
+                      f"(look {budget.look + 1})")
+    return (f" Comparing again after adding them is a later look at the same releases: give this note's JSON with "
+            f"--previous, and it is judged with {regression}; non-inferiority at alpha {fmt.number(budget.alpha, 2)} "
+            "as at every look.")
 
 
 def headline(label: str, name: str, because_text: str, excluded: str = "") -> str:

@@ -1,0 +1,103 @@
+"""Every re-comparison of the same baseline and candidate is a later look (issue 46 item 3): a note given back
+with --previous makes this comparison its next look, whose regression tests are read at what the earlier looks
+left unspent; refused when it is not an earlier look at these releases."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import run_cli
+
+
+def _results(tmp_path, n: int = 400, churn: float = 0.2, drop: int = 0, seed: int = 8, name: str = "results.csv"):
+    """One run of two releases at pass rate 0.9: ``churn`` of the cases change, half each way, and ``drop`` more
+    passing cases break."""
+    rng = np.random.default_rng(seed)
+    base = (rng.random(n) < 0.9).astype(int)
+    cand = base.copy()
+    passing, failing = np.flatnonzero(base == 1), np.flatnonzero(base == 0)
+    k = int(churn * n / 2)
+    cand[rng.choice(passing, k + drop, replace=False)] = 0
+    cand[rng.choice(failing, min(k, failing.size), replace=False)] = 1
+    path = tmp_path / name
+    pd.DataFrame({"release": ["r1"] * n + ["r2"] * n, "case_id": [f"c{i:04d}" for i in range(n)] * 2,
+                  "passed": np.r_[base, cand]}).to_csv(path, index=False)
+    return path
+
+
+def _check(tmp_path, path, *extra, out="note.json"):
+    result = run_cli("check", path, "--baseline", "r1", "--no-policy", *extra, "-o", tmp_path / out)
+    note = json.loads((tmp_path / out).read_text()) if (tmp_path / out).exists() else None
+    return result, note
+
+
+def test_a_not_proven_note_says_how_the_next_look_is_judged_and_the_next_look_reads_it(tmp_path):
+    path = _results(tmp_path)
+    first, note = _check(tmp_path, path)
+    assert first.exit_code == 3, first.output
+    budget = note["candidates"][0]["budget"]
+    assert budget["look"] == 1 and budget["level"] == 0.05
+    assert 0 <= budget["spent"] <= 0.05 and budget["left"] == pytest.approx(0.05 - budget["spent"])
+    headline = note["candidates"][0]["headline"]
+    assert "give this note's JSON with --previous" in headline
+    assert f"its regression tests at alpha {budget['left']:.3f}"[:40] in headline or "regression tests off" in headline
+    second, again = _check(tmp_path, path, "--previous", tmp_path / "note.json", out="again.json")
+    assert second.exit_code in (0, 3), second.output
+    later = again["candidates"][0]["budget"]
+    assert later["look"] == 2 and later["level"] == pytest.approx(budget["left"])
+    # The members are read at the level left and their adjusted p scaled back to alpha: the overall test's
+    # adjusted p is at least alpha / level times its adjusted p at the first look.
+    o1, o2 = note["candidates"][0]["overall"], again["candidates"][0]["overall"]
+    if budget["left"] > 0:
+        assert o2["p_adjusted"] >= min(1.0, o1["p_adjusted"] * 0.05 / budget["left"]) - 1e-12
+
+
+def test_a_later_look_cannot_block_what_the_first_look_already_read_at_alpha(tmp_path):
+    # A clear regression: DON'T SHIP at look 1. Given a note whose looks left nothing (an older note with no look
+    # record), the regression tests cannot fire at all: a later look spends nothing it does not have.
+    path = _results(tmp_path, churn=0.1, drop=30)
+    first, note = _check(tmp_path, path)
+    assert first.exit_code == 1, first.output
+    for c in note["candidates"]:
+        del c["budget"]["look"], c["budget"]["level"], c["budget"]["spent"], c["budget"]["left"]
+    (tmp_path / "old.json").write_text(json.dumps(note))
+    second, again = _check(tmp_path, path, "--previous", tmp_path / "old.json", out="again.json")
+    budget = again["candidates"][0]["budget"]
+    assert budget["look"] == 2 and budget["level"] == 0
+    assert again["candidates"][0]["overall"]["p_adjusted"] == 1.0
+    assert "overall_regression" not in [r["rule"] for r in again["candidates"][0]["reasons"]]
+
+
+def test_a_note_that_is_not_an_earlier_look_at_these_releases_is_refused(tmp_path):
+    path = _results(tmp_path)
+    _check(tmp_path, path)
+    other = tmp_path / "other.json"
+    note = json.loads((tmp_path / "note.json").read_text())
+    other.write_text(json.dumps({**note, "baseline": "r0"}))
+    result, _ = _check(tmp_path, path, "--previous", other, out="x.json")
+    assert result.exit_code == 2
+    assert "that note compared against r0, this comparison against r1" in result.output
+    result, _ = _check(tmp_path, path, "--previous", tmp_path / "note.json", "--alpha", "0.1", out="y.json")
+    assert result.exit_code == 2 and "decided at alpha 0.05, this comparison at 0.1" in result.output
+    result, _ = _check(tmp_path, path, "--previous", tmp_path / "missing.json", out="z.json")
+    assert result.exit_code == 2 and "no such file" in result.output
+    (tmp_path / "bad.json").write_text("not json")
+    result, _ = _check(tmp_path, path, "--previous", tmp_path / "bad.json", out="w.json")
+    assert result.exit_code == 2 and "not a release note's JSON" in result.output
+    # The note given back is an input: no output may overwrite it.
+    result = run_cli("check", path, "--baseline", "r1", "--no-policy", "--previous", tmp_path / "note.json",
+                     "-o", tmp_path / "note.json")
+    assert result.exit_code == 2
+
+
+def test_verify_reruns_a_later_look_at_its_level(tmp_path):
+    path = _results(tmp_path)
+    _check(tmp_path, path)
+    run_cli("check", path, "--baseline", "r1", "--no-policy", "--previous", tmp_path / "note.json",
+            "-o", tmp_path / "again.json")
+    result = run_cli("verify", tmp_path / "again.json", path)
+    assert result.exit_code == 0, result.output
