@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from releasegate.analyze.case_details import case_details
 from releasegate.analyze.case_view import case_view, with_split_errors
 from releasegate.analyze.clusters import apply_clusters
 from releasegate.analyze.comparisons import compare_binary, compare_paired
@@ -185,12 +186,14 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     view = with_split_errors(case_view(paired, both_fail, data.metadata_columns,
                                        lambda mask: case_changes(paired, mask, data.metadata_columns, critical,
                                                                  texts), critical), errors)
+    broken = case_changes(paired, down, data.metadata_columns, critical, texts)
+    fixed = case_changes(paired, up, data.metadata_columns, critical, texts)
     return CandidateAnalysis(
         name=candidate,
         overall=result.overall,
         categories=result.categories,
-        broken_cases=case_changes(paired, down, data.metadata_columns, critical, texts),
-        fixed_cases=case_changes(paired, up, data.metadata_columns, critical, texts),
+        broken_cases=broken,
+        fixed_cases=fixed,
         exclusions=exclusions,
         power=result.power,
         sections=CandidateSections(item_axis=result.item_axis, run_axis=runs, clusters=result.clusters,
@@ -200,4 +203,5 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                                    judge_section(base, cand, (data.baseline, candidate), labelled, judged, policy,
                                                  corrected, gated)),
         judged=result.judged,
+        details=case_details(data, candidate, policy, paired, up | down, (broken, fixed, view.errored)),
     )

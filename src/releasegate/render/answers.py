@@ -90,16 +90,23 @@ def text_columns(changes: Sequence[CaseChange]) -> list[str]:
     return [column for column, any_text in filled.items() if any_text]
 
 
-def pair_of(column: str, baseline: str, candidate: str, diff: bool = True) -> AnswerPair:
+def diff_runs(baseline: str, candidate: str, diff: bool = True) -> tuple[list[tuple[str, str]],
+                                                                         list[tuple[str, str]], bool]:
+    """Both texts' first :data:`WHOLE` characters as runs of :func:`word_diff`, and whether they were compared
+    word by word (False when ``diff`` is off or either text is longer than :data:`DIFF_WORDS` words: then
+    each is one unmarked run). Answers that are mostly different come back unmarked too (:data:`ALIKE`)."""
     base_words = _WORDS.findall(baseline[:WHOLE])
     cand_words = _WORDS.findall(candidate[:WHOLE])
     marked = diff and len(base_words) <= DIFF_WORDS and len(cand_words) <= DIFF_WORDS
-    if marked:
+    if marked and _alike(base_words, cand_words):
         base_parts, cand_parts = word_diff(base_words, cand_words)
-        if not _alike(base_words, cand_words):
-            base_parts, cand_parts = [("same", "".join(base_words))], [("same", "".join(cand_words))]
     else:
         base_parts, cand_parts = [("same", "".join(base_words))], [("same", "".join(cand_words))]
+    return base_parts, cand_parts, marked
+
+
+def pair_of(column: str, baseline: str, candidate: str, diff: bool = True) -> AnswerPair:
+    base_parts, cand_parts, marked = diff_runs(baseline, candidate, diff)
     base_cut, cand_cut = len(baseline) > WHOLE, len(candidate) > WHOLE
     return AnswerPair(
         column=column,

@@ -1,0 +1,253 @@
+"""The HTML note's case explorer without a browser: its rows (render/explorer.py), its filters in Python
+(render/explorer_query.py, ``note.cases(search=...)``), the data and script the page carries
+(render/explorer_page.py) and the policy that lets only that script run. The browser's side is
+tests/render/test_explorer_browser.py."""
+
+from __future__ import annotations
+
+import base64
+import csv
+import gzip
+import hashlib
+import json
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from reading import parse
+from test_hostile_text import BASELINE, HOSTILE, _write_results
+
+from conftest import EPOCH, build_report
+from releasegate.api import ReleaseComparison
+from releasegate.model.cases import UNCHANGED_LISTED_UP_TO
+from releasegate.render import render
+from releasegate.render.answers import WHOLE, diff_runs
+from releasegate.render.explorer import _marks, build_explorer, explorer_data, shown
+from releasegate.render.explorer_page import GZIP_TYPE, JSON_TYPE, explorer_view, script, script_source
+from releasegate.render.explorer_query import Filters, select
+from releasegate.render.json_text import dumps_compact, dumps_indented
+
+FRAUD_BROKEN_BY_R2 = ["EV264", "EV265", "EV274", "EV276", "EV283", "EV309"]
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory):
+    from releasegate.demo import example_files
+
+    files = example_files()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+        report = build_report(files["eval_results.csv"], files["eval_cases.csv"], files["releasegate.toml"])
+    return {"report": report, "files": files, "note": ReleaseComparison(report)}
+
+
+def _csv(path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_search_finds_exactly_the_rows_whose_text_holds_the_word(bank):
+    # Expected from the input files alone: a row (a case of a candidate) matches when the case's id, category,
+    # metadata, the baseline's output or that candidate's output holds "otp", whatever its case.
+    cases = {row["case_id"]: row for row in _csv(bank["files"]["eval_cases.csv"])}
+    outputs = {(row["release"], row["case_id"]): row["output"] for row in _csv(bank["files"]["eval_results.csv"])}
+    expected = set()
+    for candidate in ("r2-new-prompt", "r3-small-model"):
+        for case_id, case in cases.items():
+            texts = [case_id, *case.values(), outputs[("r1-live", case_id)], outputs[(candidate, case_id)]]
+            if any("otp" in t.lower() for t in texts):
+                expected.add((candidate, case_id))
+    frame = bank["note"].cases(search="OTP")
+    assert set(zip(frame["candidate"], frame["case_id"])) == expected
+    assert {"EV264", "EV276"} <= set(frame["case_id"])
+    assert set(bank["note"].cases(search="otp")["case_id"]) == set(frame["case_id"])  # any case
+    # Every word must occur: "OTP hacked" is narrower than either word.
+    both = bank["note"].cases(search="  OTP\thacked ")
+    assert 0 < len(both) < len(frame)
+    assert all("hacked" in " ".join(map(str, row)).lower() for row in both.itertuples())
+
+
+def test_r2_fraud_broken_is_the_six_cases_with_their_input_and_both_answers(bank):
+    frame = bank["note"].cases(candidate="r2-new-prompt", category="Fraud", change="broken")
+    assert list(frame["case_id"]) == FRAUD_BROKEN_BY_R2
+    cases = {row["case_id"]: row for row in _csv(bank["files"]["eval_cases.csv"])}
+    outputs = {(row["release"], row["case_id"]): row["output"] for row in _csv(bank["files"]["eval_results.csv"])}
+    for row in frame.itertuples(index=False):
+        values = row._asdict()
+        assert values["input"] == cases[row.case_id]["input"]
+        assert frame.loc[frame["case_id"] == row.case_id, "output (baseline)"].item() == outputs[("r1-live", row.case_id)]
+        assert frame.loc[frame["case_id"] == row.case_id, "output (candidate)"].item() == \
+            outputs[("r2-new-prompt", row.case_id)]
+    assert set(frame["change"]) == {"broken"} and frame["critical"].all()
+
+
+def test_every_case_of_a_small_suite_is_a_row_once_per_candidate(bank):
+    report = bank["report"]
+    explorer = build_explorer(report)
+    for cand in report.analysis.candidates:
+        rows = [r for r in explorer.rows if r.candidate == cand.name]
+        assert len(rows) == len({r.case.case_id for r in rows}) == report.analysis.n_cases
+        by_change = {change: [r.case.case_id for r in rows if r.change == change] for change in explorer.changes}
+        assert by_change["broken"] == [c.case_id for c in cand.broken_cases]
+        assert by_change["fixed"] == [c.case_id for c in cand.fixed_cases]
+        assert len(by_change["unchanged"]) == cand.details.unchanged_total == \
+            report.analysis.n_cases - len(cand.broken_cases) - len(cand.fixed_cases)
+    assert f"at most {UNCHANGED_LISTED_UP_TO:,} cases" in explorer.lead
+    # The published figures: r2 fixed 12 and broke 6, r3 fixed 1 and broke 14.
+    counts = {(r.candidate, r.change) for r in explorer.rows}
+    assert ("r2-new-prompt", "broken") in counts
+    assert len(select(explorer, Filters(candidate="r2-new-prompt", change="fixed"))) == 12
+    assert len(select(explorer, Filters(candidate="r3-small-model", change="broken"))) == 14
+
+
+def test_a_larger_suite_counts_its_unchanged_cases_without_listing_them(tmp_path):
+    n = UNCHANGED_LISTED_UP_TO + 1
+    lines = ["release,case_id,passed,latency_ms"]
+    for release in ("r1", "r2"):
+        lines += [f"{release},c{i:05d},{0 if release == 'r2' and i < 30 else 1},{100 + i % 7}" for i in range(n)]
+    (tmp_path / "r.csv").write_text("\n".join(lines) + "\n")
+    report = build_report(tmp_path / "r.csv", baseline="r1")
+    explorer = build_explorer(report)
+    assert [r.change for r in explorer.rows] == ["broken"] * 30
+    (cand,) = report.analysis.candidates
+    assert cand.details.unchanged == () and cand.details.unchanged_total == n - 30
+    assert f"{n - 30:,} cases on r2" in explorer.lead and "counted, not listed" in explorer.lead
+    assert explorer.rows[0].latency_change == 0.0  # the same latency on both sides
+
+
+def test_rows_past_the_limit_are_counted_and_sent_to_the_json(bank):
+    explorer = build_explorer(bank["report"], max_rows=10)
+    assert [r.case.case_id for r in explorer.rows[:5]] == \
+        [c.case_id for c in bank["report"].analysis.candidates[0].broken_cases[:5]]
+    assert len(explorer.rows) == 10 and sum(x.cut for x in explorer.listed) == 790
+    assert "the first 5 rows of each candidate" in explorer.lead and "790 cases more are in the JSON" in explorer.lead
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab c\n\x1b\u202e😀é")), max_size=60),
+       st.text(alphabet=st.sampled_from(list("ab c\n\x1b\u202e😀é")), max_size=60))
+def test_marks_cover_the_shown_text_in_utf16_units(base, cand):
+    base_runs, cand_runs, _ = diff_runs(base, cand)
+    for text, runs in ((base, base_runs), (cand, cand_runs)):
+        marks = _marks(runs, False)
+        assert sum(marks) == len(shown(text).encode("utf-16-le")) // 2
+        assert all(m >= 0 for m in marks) and all(m > 0 for m in marks[1:])
+
+
+def test_a_cut_text_keeps_its_marks_and_ends_with_an_ellipsis():
+    long = "word " * (WHOLE // 5 + 10)
+    base_runs, _, marked = diff_runs(long, "other")
+    marks = _marks(base_runs, True)
+    assert shown(long).endswith("…") and sum(marks) == len(shown(long)) and not marked
+
+
+@pytest.fixture(scope="module")
+def hostile_page(tmp_path_factory):
+    work = tmp_path_factory.mktemp("explorer-hostile")
+    _write_results(work / "results.csv")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+        report = build_report(work / "results.csv", baseline=BASELINE, command_line="")
+        html = render(report, ".html").decode("utf-8")
+    return {"report": report, "html": html, "work": work}
+
+
+def _data_element(html: str) -> tuple[str, str]:
+    match = re.search(r'<script type="([^"]+)" id="explorer-data">(.*?)</script>', html, flags=re.DOTALL)
+    assert match is not None
+    return match.group(1), match.group(2)
+
+
+def test_case_text_goes_in_as_inert_json(hostile_page):
+    html, report = hostile_page["html"], hostile_page["report"]
+    kind, text = _data_element(html)
+    assert kind == JSON_TYPE and "<" not in text  # no "</script" and no "<!--" can end or bend the element
+    data = json.loads(text)
+    assert data == json.loads(dumps_compact(explorer_data(build_explorer(report))))
+    strings = set(data["strings"])
+    for value in HOSTILE[:-1]:  # the last is 100,000 characters: shown cut
+        assert shown(value) in strings or shown(value * 2) in strings
+    assert "<script>alert(1)</script>" in data["categories"] and "<img src=x onerror=alert(1)>" in strings
+    assert "\\x1b[31mred\\u202eevil\\x00" in strings
+    assert not re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\u202e]", "".join([*strings, *data["categories"]]))
+
+
+def test_the_policy_lets_exactly_the_explorers_script_run(hostile_page):
+    html = hostile_page["html"]
+    parsed = parse(html)
+    (csp,) = [a["content"] for t, a in parsed.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy"]
+    assert "unsafe-inline" not in csp.split("script-src")[1] and "unsafe-eval" not in csp
+    assert "default-src 'none'" in csp
+    runnable = [a for t, a in parsed.tags if t == "script" and a.get("type") in (None, "", "text/javascript")]
+    assert len(runnable) == 1
+    code = re.search(r"<script>(.*?)</script>", html, flags=re.DOTALL).group(1)
+    assert code == script()
+    digest = base64.b64encode(hashlib.sha256(code.encode("utf-8")).digest()).decode("ascii")
+    assert f"script-src 'sha256-{digest}'" in csp and script_source() == f"'sha256-{digest}'"
+    assert "innerHTML" not in code and "eval(" not in code and "Function(" not in code and "fetch(" not in code
+
+
+def test_above_the_size_limit_the_data_is_gzip_and_base64_and_reads_back(bank):
+    report = bank["report"]
+    plain = dumps_compact(explorer_data(build_explorer(report)))
+    packed = explorer_view(report, compress_above=0)
+    assert packed.data_type == GZIP_TYPE
+    assert gzip.decompress(base64.b64decode(str(packed.data))).decode("utf-8") == plain
+    assert explorer_view(report, compress_above=0).data == packed.data  # the same bytes every time
+    assert explorer_view(report).data_type == JSON_TYPE  # the bank note is far below the limit
+
+
+def test_paper_and_markdown_carry_no_explorer(bank):
+    from releasegate.render.html import render_html
+
+    report = bank["report"]
+    pdf_page = render_html(report, pdf_page=True)
+    assert 'id="explorer"' not in pdf_page and "<script" not in pdf_page and "script-src" not in pdf_page
+    for suffix in (".md", ".json"):
+        text = render(report, suffix).decode("utf-8").lower()
+        assert "case explorer" not in text and "data-case-id" not in text and "unchanged" not in text
+    assert 'id="explorer"' not in bank["note"]._repr_html_()
+
+
+def test_explorer_follows_the_evidence_and_only_its_rows_carry_case_ids(bank):
+    from releasegate.render.html import render_html
+
+    html = render_html(bank["report"])
+    assert html.index('id="costs"') < html.index('id="explorer"') < html.index('id="method"')
+    assert "data-case-id" not in html.replace('item.setAttribute("data-case-id"', "")
+
+
+def test_note_cases_refuses_what_the_explorer_does_not_hold(bank):
+    note = bank["note"]
+    with pytest.raises(KeyError, match="r9"):
+        note.cases(candidate="r9", search="x")
+    with pytest.raises(ValueError, match="broken, fixed, errored, unchanged"):
+        note.cases(change="worsened")
+    with pytest.raises(ValueError, match="Fraud"):
+        note.cases(category="Frauds")
+    with pytest.raises(ValueError, match="sort"):
+        note.cases(sort="size")
+    with pytest.raises(ValueError, match="change="):
+        note.cases("fixed", search="OTP")
+    assert list(note.cases()["case_id"]) == list(note.cases("broken")["case_id"])  # the listing, as before
+    assert len(note.cases(change="all")) == 800
+
+
+def test_sorts_put_missing_values_last_and_keep_the_notes_order_on_ties(bank):
+    explorer = build_explorer(bank["report"])
+    for sort, sign in (("latency", -1), ("cost", -1), ("score", 1)):
+        rows = select(explorer, Filters(sort=sort))
+        values = [float(format(getattr(r, f"{sort}_change"), ".12g")) for r in rows]  # as the page reads them
+        assert all(sign * (b - a) >= 0 for a, b in zip(values, values[1:])), sort
+    rows = select(explorer, Filters(sort="category"))
+    assert [shown(r.case.category) for r in rows] == sorted(shown(r.case.category) for r in rows)
+    fraud = [r.case.case_id for r in rows if r.case.category == "Fraud" and r.candidate == "r2-new-prompt"]
+    assert fraud == [r.case.case_id for r in explorer.rows if r.case.category == "Fraud"
+                     and r.candidate == "r2-new-prompt"]
+
+
+@pytest.mark.parametrize("value", [[1.0, float("nan"), 1 / 3, {"a": [2.5e-7, float("inf")]}], 0.1 + 0.2, "x<y"])
+def test_compact_json_reads_as_the_indented_writers(value):
+    assert json.loads(dumps_compact(value)) == json.loads(dumps_indented(value, lambda v: v))
+    assert " " not in dumps_compact([1, [2, 3], {"k": 1.5}])
