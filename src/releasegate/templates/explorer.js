@@ -184,6 +184,7 @@
   }
 
   function update(record) {
+    list.removeAttribute("data-pending");
     var st = state();
     var words = st.q.toLowerCase().split(SPACE).filter(Boolean);
     matched = rows.filter(function (row) { return matches(st, words, row); });
@@ -265,6 +266,7 @@
     var timer = null;
     search.addEventListener("input", function () {
       clearTimeout(timer);
+      list.setAttribute("data-pending", "true");  // until the typing pauses (the tests wait for it too)
       timer = setTimeout(function () { update(true); }, 60);
     });
     root.querySelector("form").addEventListener("submit", function (e) { e.preventDefault(); update(true); });
