@@ -295,3 +295,88 @@ def test_several_metrics_add_the_metric_select(three, visit):
     rows = page.rows()
     assert rows == _python_rows(three["report"], metric="safe", change="broken") and len(rows) == 30
     assert re.search(r"30 of [\d,]+ rows match", page.page.inner_text("#x-count"))
+
+
+def _answer_pairs(n: int) -> list[tuple[str, str]]:
+    """Seeded answer pairs of every kind of edit: identical, words dropped, added, replaced, swapped, rewritten,
+    repeated words, empty, unicode and emoji, mixed white space, and texts past the diff's word limit."""
+    import random
+
+    from releasegate.render.answers import DIFF_WORDS
+
+    rng = random.Random(20261206)
+    vocabulary = ["the", "the", "a", "card", "bank", "freeze", "naïve", "😀", "é", "x\u00a0y", "OTP,", "call",
+                  "(Security", ">", "Freeze)", "never", "share", "your", "PIN.", "thé", "code"]
+    spaces = [" ", " ", " ", "  ", "\n", "\t", "\u3000", " \n"]
+
+    def text(words: list[str]) -> str:
+        return "".join(w + rng.choice(spaces) for w in words).rstrip() if words else ""
+
+    pairs = []
+    for k in range(n):
+        words = [rng.choice(vocabulary) for _ in range(rng.randint(1, 40))]
+        kind = k % 9
+        other = list(words)
+        if kind == 1:
+            del other[rng.randrange(len(other))]
+        elif kind == 2:
+            other.insert(rng.randrange(len(other) + 1), rng.choice(vocabulary))
+        elif kind == 3:
+            for _ in range(3):
+                other[rng.randrange(len(other))] = rng.choice(vocabulary)
+        elif kind == 4 and len(other) > 2:
+            i, j = rng.sample(range(len(other)), 2)
+            other[i], other[j] = other[j], other[i]
+        elif kind == 5:
+            other = [rng.choice(vocabulary) for _ in range(rng.randint(1, 40))]
+        elif kind == 6:
+            other = words[: len(words) // 2] + ["the"] * 3 + words[len(words) // 2:]
+        elif kind == 7:
+            other = [] if k % 2 else words[:1]
+        pairs.append((text(words), text(other)))
+    pairs.append(("word " * (DIFF_WORDS + 1), "word " * DIFF_WORDS + "other"))
+    return pairs
+
+
+def test_the_script_marks_the_words_render_answers_marks(tmp_path, visit):
+    import csv
+
+    from releasegate.render.answers import diff_runs
+
+    pairs = _answer_pairs(180)
+    with open(tmp_path / "results.csv", "w", newline="", encoding="utf-8") as handle:
+        out = csv.writer(handle)
+        out.writerow(["release", "case_id", "passed", "output"])
+        for k, (base, cand) in enumerate(pairs):
+            out.writerow(["r1", f"c{k:03d}", 1, base])
+            out.writerow(["r2", f"c{k:03d}", k % 2, cand])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+        report = build_report(tmp_path / "results.csv", baseline="r1")
+    page = visit(_render(report, tmp_path / "note.html"))
+    assert len(page.rows()) == len(pairs)
+    drawn = page.page.evaluate("""async () => {
+      const items = Array.from(document.querySelectorAll('details.x-case'));
+      items.forEach(d => { d.open = true; });
+      while (document.querySelectorAll('.x-body').length < items.length) { await new Promise(r => setTimeout(r, 10)); }
+      return items.map(d => [d.dataset.caseId, Array.from(d.querySelectorAll('.x-text')).map(p =>
+        Array.from(p.childNodes).map(n => [n.nodeType !== 3, n.textContent]))]);
+    }""")
+
+    def merged(runs):
+        out = []
+        for flag, part in runs:
+            if not part:
+                continue
+            if out and out[-1][0] == flag:
+                out[-1][1] += part
+            else:
+                out.append([flag, part])
+        return out
+
+    for case_id, sides in drawn:
+        base, cand = pairs[int(case_id[1:])]
+        base_runs, cand_runs, _ = diff_runs(base, cand)
+        expected = [merged([(kind != "same", visible(part)) for kind, part in runs]) for runs in (base_runs, cand_runs)]
+        assert [merged(side) for side in sides] == expected, (case_id, base, cand)
+    assert any(flag for _, sides in drawn for side in sides for flag, _ in side)  # some words were marked

@@ -203,5 +203,5 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                                    judge_section(base, cand, (data.baseline, candidate), labelled, judged, policy,
                                                  corrected, gated)),
         judged=result.judged,
-        details=case_details(data, candidate, policy, paired, up | down, (broken, fixed, view.errored)),
+        details=case_details(data, candidate, policy, paired, up | down),
     )

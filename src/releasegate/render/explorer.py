@@ -7,21 +7,23 @@ the candidate has at most :data:`releasegate.model.cases.UNCHANGED_LISTED_UP_TO`
 candidate) keeps its first :data:`MAX_ROWS` / (metrics x candidates) rows in the note's order (broken first,
 critical categories and the largest changes first); the rest are counted, and the JSON report lists them.
 
-:func:`explorer_data` is the plain value the page carries: every text once in a string table, each row a list,
-each answer with its word diff (render/answers.py) as the lengths of its unmarked and marked runs in UTF-16 code
-units (what the script slices). Text is cut at :data:`releasegate.render.answers.WHOLE` characters and shows its
-control characters as codes (text.visible), as the rest of the page does; :func:`shown` is that one rule.
+:func:`explorer_data` is the plain value the page carries: every text once in a string table, each row a list.
+Text is cut at :data:`releasegate.render.answers.WHOLE` characters and shows its control characters as codes
+(text.visible), as the rest of the page does; :func:`shown` is that one rule. The word diff of both answers is
+drawn by the script when a case is opened, by render/answers.py's method and parameters (difflib's
+SequenceMatcher over words without its junk heuristic, short matches absorbed, unmarked below ALIKE or above
+DIFF_WORDS), ported to JavaScript: computed here it cost 0.8 ms a case, 5 s of a 6,000-case note, for answers
+most readers never open (tests/render/test_explorer_browser.py checks the two draw the same marks).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from releasegate import fmt
 from releasegate.model import CaseChange, MetricSection, Report
-from releasegate.render.answers import WHOLE, diff_runs
+from releasegate.render.answers import ALIKE, DIFF_WORDS, MIN_MATCH, WHOLE
 from releasegate.text import visible
 from releasegate.wording import explorer as explorer_words
 
@@ -168,15 +170,8 @@ def explorer_data(explorer: Explorer) -> dict:
     rows = []
     for r in explorer.rows:
         case, meta, texts = r.case, dict(r.metadata), {column: (b, c) for column, b, c in r.texts}
-        answers = []
-        for column in text_columns:
-            if column not in texts:
-                answers.append(None)
-                continue
-            base, cand = texts[column]
-            base_runs, cand_runs, marked = diff_runs(base, cand)
-            answers.append([s(base), s(cand), _marks(base_runs, len(base) > WHOLE),
-                            _marks(cand_runs, len(cand) > WHOLE), marked])
+        answers = [[s(texts[column][0]), s(texts[column][1])] if column in texts else None
+                   for column in text_columns]
         rows.append([
             metric_at[r.metric], candidate_at[r.candidate], s(case.case_id),
             category_at.get(shown(case.category), -1) if case.category else -1, case.critical,
@@ -197,6 +192,7 @@ def explorer_data(explorer: Explorer) -> dict:
                     "input": next((c for c in meta_columns if c.lower() in INPUT_COLUMNS), None),
                     "reference": next((c for c in meta_columns if c.lower() in REFERENCE_COLUMNS), None)},
         "fields": list(ROW_FIELDS),
+        "diff": {"words": DIFF_WORDS, "alike": ALIKE, "min_match": MIN_MATCH},
         "strings": list(strings),
         "rows": rows,
     }
@@ -205,20 +201,6 @@ def explorer_data(explorer: Explorer) -> dict:
 ROW_FIELDS = ("metric", "candidate", "case_id", "category", "critical", "change", "score_change", "latency_change",
               "cost_change", "baseline_outcome", "candidate_outcome", "score_change_text", "latency_change_text",
               "cost_change_text", "metadata", "answers")
-
-
-def _marks(runs: Sequence[tuple[str, str]], cut: bool) -> list[int]:
-    """The shown text's runs as lengths in UTF-16 code units, alternating unmarked and marked, unmarked first
-    (its length may be 0); the "…" of a cut text is unmarked."""
-    out = [0]
-    for kind, text in [*runs, *([("same", "…")] if cut else [])]:
-        marked = kind != "same"
-        size = len(visible(text).encode("utf-16-le")) // 2
-        if (len(out) % 2 == 0) == marked:  # the last run is of the same kind
-            out[-1] += size
-        else:
-            out.append(size)
-    return out
 
 
 def _outcome(value: float, binary: bool, row: ExplorerRow, *, baseline: bool) -> str:

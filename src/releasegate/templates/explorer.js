@@ -90,15 +90,111 @@
     return node;
   }
 
-  function marked(parent, value, marks, tag) {
-    var at = 0;
-    marks.forEach(function (size, k) {
-      var part = value.slice(at, at + size);
-      at += size;
-      if (!part) { return; }
-      if (k % 2) { parent.appendChild(el(tag, "", part)); } else { parent.appendChild(document.createTextNode(part)); }
+  /* The word diff of render/answers.py, the same method: difflib's SequenceMatcher (no junk heuristic) over
+     words, each word with the white space after it (Python's str.isspace set), ported from CPython's
+     find_longest_match, get_matching_blocks and get_opcodes; matches shorter than min_match words between two
+     changes count as changed; texts longer than data.diff.words words are not compared, and answers whose
+     ratio is below data.diff.alike are shown plain. */
+  var WS = "\\t\\n\\v\\f\\r \\x1c-\\x1f\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+  var WORDS = new RegExp("[^" + WS + "]+[" + WS + "]*|[" + WS + "]+", "g");
+
+  function blocks(a, b) {
+    var b2j = new Map();
+    b.forEach(function (word, j) { if (!b2j.has(word)) { b2j.set(word, []); } b2j.get(word).push(j); });
+    function longest(alo, ahi, blo, bhi) {
+      var besti = alo, bestj = blo, bestsize = 0, j2len = new Map();
+      for (var i = alo; i < ahi; i++) {
+        var next = new Map(), at = b2j.get(a[i]) || [];
+        for (var n = 0; n < at.length; n++) {
+          var j = at[n];
+          if (j < blo) { continue; }
+          if (j >= bhi) { break; }
+          var k = (j2len.get(j - 1) || 0) + 1;
+          next.set(j, k);
+          if (k > bestsize) { besti = i - k + 1; bestj = j - k + 1; bestsize = k; }
+        }
+        j2len = next;
+      }
+      while (besti > alo && bestj > blo && a[besti - 1] === b[bestj - 1]) { besti--; bestj--; bestsize++; }
+      while (besti + bestsize < ahi && bestj + bestsize < bhi && a[besti + bestsize] === b[bestj + bestsize]) {
+        bestsize++;
+      }
+      return [besti, bestj, bestsize];
+    }
+    var queue = [[0, a.length, 0, b.length]], found = [];
+    while (queue.length) {
+      var q = queue.pop(), m = longest(q[0], q[1], q[2], q[3]);
+      if (m[2]) {
+        found.push(m);
+        if (q[0] < m[0] && q[2] < m[1]) { queue.push([q[0], m[0], q[2], m[1]]); }
+        if (m[0] + m[2] < q[1] && m[1] + m[2] < q[3]) { queue.push([m[0] + m[2], q[1], m[1] + m[2], q[3]]); }
+      }
+    }
+    found.sort(function (x, y) { return x[0] - y[0] || x[1] - y[1]; });
+    var out = [], i1 = 0, j1 = 0, k1 = 0;
+    found.forEach(function (m) {
+      if (i1 + k1 === m[0] && j1 + k1 === m[1]) { k1 += m[2]; } else {
+        if (k1) { out.push([i1, j1, k1]); }
+        i1 = m[0]; j1 = m[1]; k1 = m[2];
+      }
     });
-    if (at < value.length) { parent.appendChild(document.createTextNode(value.slice(at))); }
+    if (k1) { out.push([i1, j1, k1]); }
+    out.push([a.length, b.length, 0]);
+    return out;
+  }
+
+  function opcodes(matched) {
+    var i = 0, j = 0, out = [];
+    matched.forEach(function (m) {
+      var tag = i < m[0] && j < m[1] ? "replace" : i < m[0] ? "delete" : j < m[1] ? "insert" : "";
+      if (tag) { out.push([tag, i, m[0], j, m[1]]); }
+      i = m[0] + m[2]; j = m[1] + m[2];
+      if (m[2]) { out.push(["equal", m[0], i, m[1], j]); }
+    });
+    return out;
+  }
+
+  function absorbed(codes) {
+    var merged = [];
+    codes.forEach(function (c, k) {
+      var op = c[0];
+      if (op === "equal" && k > 0 && k < codes.length - 1 && c[2] - c[1] < data.diff.min_match) { op = "replace"; }
+      var last = merged[merged.length - 1];
+      if (op !== "equal" && last && last[0] !== "equal") {
+        last[0] = "replace"; last[2] = c[2]; last[4] = c[4];
+      } else {
+        merged.push([op, c[1], c[2], c[3], c[4]]);
+      }
+    });
+    return merged;
+  }
+
+  function diff(base, cand) {
+    var a = base.match(WORDS) || [], b = cand.match(WORDS) || [];
+    var compared = a.length <= data.diff.words && b.length <= data.diff.words;
+    var plain = [[[false, a.join("")]], [[false, b.join("")]], compared];
+    if (!compared || !a.length || !b.length || base === cand) { return plain; }
+    var matched = blocks(a, b), same = 0;
+    matched.forEach(function (m) { same += m[2]; });
+    if (2 * same / (a.length + b.length) < data.diff.alike) { return plain; }
+    var left = [], right = [];
+    absorbed(opcodes(matched)).forEach(function (c) {
+      if (c[0] === "equal") {
+        left.push([false, a.slice(c[1], c[2]).join("")]);
+        right.push([false, b.slice(c[3], c[4]).join("")]);
+        return;
+      }
+      if (c[2] > c[1]) { left.push([true, a.slice(c[1], c[2]).join("")]); }
+      if (c[4] > c[3]) { right.push([true, b.slice(c[3], c[4]).join("")]); }
+    });
+    return [left, right, true];
+  }
+
+  function marked(parent, runs, tag) {
+    runs.forEach(function (run) {
+      if (!run[1]) { return; }
+      parent.appendChild(run[0] ? el(tag, "", run[1]) : document.createTextNode(run[1]));
+    });
   }
 
   function body(r) {
@@ -120,7 +216,8 @@
       if (!a) { return; }
       var column = data.columns.texts[k];
       var pair = el("div", "x-pair");
-      [[data.baseline, a[0], a[2], "del"], [candidate, a[1], a[3], "ins"]].forEach(function (side) {
+      var runs = diff(text(a[0]), text(a[1]));
+      [[data.baseline, runs[0], "del"], [candidate, runs[1], "ins"]].forEach(function (side) {
         var cell = el("div", "x-side");
         var head = el("h4", "");
         head.appendChild(el("span", "x-col", column));
@@ -128,12 +225,12 @@
         head.appendChild(el("span", "name", side[0]));
         cell.appendChild(head);
         var p = el("p", "x-text");
-        marked(p, text(side[1]), side[2], side[3]);
+        marked(p, side[1], side[2]);
         cell.appendChild(p);
         pair.appendChild(cell);
       });
       box.appendChild(pair);
-      if (!a[4]) { box.appendChild(el("p", "muted", "Too long to mark word by word: both shown whole.")); }
+      if (!runs[2]) { box.appendChild(el("p", "muted", "Too long to mark word by word: both shown whole.")); }
     });
     if (r[F.answers].some(Boolean)) {
       var key = el("p", "footnote answers-key");
