@@ -52,7 +52,7 @@ def _changes_by_case(data: ValidatedResults, candidate: str, policy: Policy,
     cases, release = table["case_id"], table["release"]
     if isinstance(release.dtype, pd.CategoricalDtype):
         codes = release.cat.codes.to_numpy()
-        both = release.cat.categories.get_indexer([data.baseline, candidate])
+        both = release.cat.categories.get_indexer(pd.Index([data.baseline, candidate]))
         releases = (codes == both[0]) | (codes == both[1])
     else:
         releases = release.isin([data.baseline, candidate]).to_numpy()
