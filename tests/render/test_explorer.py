@@ -237,3 +237,48 @@ def test_sorts_put_missing_values_last_and_keep_the_notes_order_on_ties(bank):
 def test_compact_json_reads_as_the_indented_writers(value):
     assert json.loads(dumps_compact(value)) == json.loads(dumps_indented(value, lambda v: v))
     assert " " not in dumps_compact([1, [2, 3], {"k": 1.5}])
+
+
+def test_the_page_holds_at_most_its_data_limit_and_says_what_it_left_out(bank, monkeypatch):
+    from releasegate.render import explorer_page
+
+    monkeypatch.setattr(explorer_page, "MAX_DATA_BYTES", 30_000)
+    view = explorer_page.explorer_view(bank["report"])
+    assert len(view.data) <= 30_000 and 0 < view.rows < 800
+    assert "more are in the JSON report" in view.lead
+    packed = explorer_page.explorer_view(bank["report"], compress_above=0)  # compressed, more rows fit
+    assert len(packed.data) <= 30_000 and view.rows < packed.rows <= 800
+
+
+def test_errored_cases_are_rows_that_say_which_side_errored(tmp_path):
+    lines = ["release,case_id,passed,output,error"]
+    for i in range(20):
+        lines.append(f"r1,c{i:02d},1,fine {i},{'timeout' if i == 3 else ''}")
+        lines.append(f"r2,c{i:02d},{0 if i == 5 else 1},fine {i},{'rate limited' if i in (4, 7) else ''}")
+    (tmp_path / "r.csv").write_text("\n".join(lines) + "\n")
+    report = build_report(tmp_path / "r.csv", baseline="r1")
+    explorer = build_explorer(report)
+    errored = {r.case.case_id: r for r in explorer.rows if r.change == "errored"}
+    assert set(errored) == {"c03", "c04", "c07"}
+    assert [r.case.case_id for r in explorer.rows if r.change == "broken"] == ["c05"]
+    data = explorer_data(explorer)
+    strings, fields = data["strings"], {name: i for i, name in enumerate(data["fields"])}
+    outcomes = {strings[row[fields["case_id"]]]: (strings[row[fields["baseline_outcome"]]],
+                                                  strings[row[fields["candidate_outcome"]]]) for row in data["rows"]}
+    assert outcomes["c03"] == ("errored", "–") and outcomes["c04"] == ("–", "errored")
+    assert outcomes["c05"] == ("pass", "fail") and outcomes["c00"] == ("pass", "pass")
+    frame = ReleaseComparison(report).cases(change="errored", search="rate limited")
+    assert list(frame["case_id"]) == ["c04", "c07"]
+
+
+def test_a_note_past_its_size_limit_gives_the_explorer_less_room(bank, monkeypatch):
+    from releasegate.render import html as html_module
+
+    full = html_module.render_html(bank["report"])
+    limit = len(full.encode("utf-8")) - 40_000
+    monkeypatch.setattr(html_module, "MAX_NOTE_BYTES", limit)
+    monkeypatch.setattr(html_module, "MIN_DATA_BYTES", 1_000)
+    smaller = html_module.render_html(bank["report"])
+    assert len(smaller.encode("utf-8")) <= limit
+    assert "more are in the JSON report" in smaller and "more are in the JSON report" not in full
+    assert smaller.split('<section id="explorer"')[0] == full.split('<section id="explorer"')[0]

@@ -29,7 +29,7 @@ from releasegate.wording import explorer as explorer_words
 
 # Measured (bench/explorer.py): 20,000-case suites with 6,000 changed cases are about 2.3 kB a row before
 # compression and 0.4 kB after; 60,000 rows keep the note near 20 MiB and the first search under 0.5 s.
-MAX_ROWS = 60_000
+MAX_ROWS = 30_000
 CHANGES = {True: ("broken", "fixed", "errored", "unchanged"), False: ("worsened", "improved", "errored", "unchanged")}
 INPUT_COLUMNS = ("input", "prompt", "question", "query")
 REFERENCE_COLUMNS = ("target", "expected", "reference", "ideal", "expected_output", "answer")

@@ -5,9 +5,9 @@ The rows (render/explorer.py) are JSON in a ``<script type="application/json">``
 every "<" is written ``\\u003c``, so no text of a case can end the element or open a comment in it. Past
 :data:`COMPRESS_ABOVE` bytes the JSON is gzip-compressed and base64-encoded instead
 (``type="application/gzip"``), and the script inflates it with the browser's own DecompressionStream (no eval,
-no request): a 20,000-case note with 6,000 changed cases holds 14 MB of JSON, 2.9 MB compressed
-(bench/explorer.py). Below it the JSON stays as text: smaller notes open without the extra step and the data
-reads in the page's source. The script and style are package files (templates/explorer.js, explorer.css);
+no request): a 20,000-case note with 6,000 changed cases holds 11.3 MiB of JSON, 4.0 MiB compressed and in
+base64, and the note is 6.0 MiB instead of 13.3 (bench/explorer.py, bench/RESULTS.md). Below it the JSON stays
+as text: a smaller note is small either way, and its data reads in the page's source. The script and style are package files (templates/explorer.js, explorer.css);
 the policy names the script by its SHA-256, so the page still allows no other script, no eval and no request.
 """
 
@@ -23,15 +23,23 @@ from importlib.resources import files
 from markupsafe import Markup
 
 from releasegate.model import Report
-from releasegate.render.explorer import build_explorer, explorer_data
+from releasegate.render.explorer import Explorer, build_explorer, explorer_data
 from releasegate.render.json_text import dumps_compact
 
+MIB = 1024 * 1024
 # Bytes of JSON above which the page carries it compressed (measured: bench/explorer.py, bench/RESULTS.md).
-COMPRESS_ABOVE = 2 * 1024 * 1024
+COMPRESS_ABOVE = 2 * MIB
+# At most this much data in the page, whatever the texts' lengths, and less when the rest of the note leaves
+# less room under MAX_NOTE_BYTES (render/html.py measures it): past it the explorer holds fewer rows and says so.
+MAX_DATA_BYTES = 16 * MIB
+MAX_NOTE_BYTES = 20 * MIB
+MIN_DATA_BYTES = 1 * MIB  # however large the rest of the note, the explorer keeps its worst cases
+GZIP_LEVEL = 4  # a 12 MB JSON: 0.6 s and 3.0 MB; level 6 takes 2.8 s for 2.75 MB, level 1 0.4 s for 3.35 MB
 JSON_TYPE = "application/json"
 GZIP_TYPE = "application/gzip"
-SORTS = (("note", "the note's order"), ("category", "category"), ("score", "score change, largest drop first"),
-         ("latency", "latency change, largest increase first"), ("cost", "cost change, largest increase first"))
+# Each sort's label: score change puts the largest drop first, latency and cost the largest increase first.
+SORTS = (("note", "the note's order"), ("category", "category"), ("score", "largest drop"),
+         ("latency", "latency increase"), ("cost", "cost increase"))
 
 
 @dataclass(frozen=True)
@@ -47,23 +55,35 @@ class ExplorerView:
     script: Markup
 
 
-def explorer_view(report: Report, compress_above: int | None = None) -> ExplorerView | None:
-    """The explorer of ``report``'s page; None when it would hold no row (no case listed on any candidate)."""
+def explorer_view(report: Report, compress_above: int | None = None,
+                  max_data_bytes: int | None = None) -> ExplorerView | None:
+    """The explorer of ``report``'s page, its data at most ``max_data_bytes`` (default :data:`MAX_DATA_BYTES`);
+    None when it would hold no row (no case listed on any candidate)."""
+    limit = COMPRESS_ABOVE if compress_above is None else compress_above
+    most = MAX_DATA_BYTES if max_data_bytes is None else max_data_bytes
     explorer = build_explorer(report)
     if not explorer.rows:
         return None
-    text = dumps_compact(explorer_data(explorer))
-    limit = COMPRESS_ABOVE if compress_above is None else compress_above
-    if len(text.encode("utf-8")) > limit:
-        packed = gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
-        data_type, data = GZIP_TYPE, Markup(base64.b64encode(packed).decode("ascii"))
-    else:
-        data_type, data = JSON_TYPE, Markup(text.replace("<", "\\u003c"))
+    data_type, data = _packed(explorer, limit)
+    while len(data) > most and len(explorer.rows) > 1:
+        # Fewer rows, in proportion to the excess (the texts' lengths vary: measured, not assumed).
+        explorer = build_explorer(report, max(1, int(len(explorer.rows) * most / len(data) * 0.95)))
+        data_type, data = _packed(explorer, limit)
     has = {name: any(getattr(r, f"{name}_change") == getattr(r, f"{name}_change") for r in explorer.rows)
            for name in ("latency", "cost")}
     sorts = [(value, label) for value, label in SORTS if has.get(value, True)]
     return ExplorerView(explorer.lead, len(explorer.rows), len(explorer.metrics) > 1, sorts, data_type, data,
                         Markup(script()))
+
+
+def _packed(explorer: Explorer, compress_above: int) -> tuple[str, Markup]:
+    """The data element's type and text: JSON with every "<" escaped, or above ``compress_above`` bytes its
+    gzip (no time stamp: the same note gives the same bytes) in base64."""
+    text = dumps_compact(explorer_data(explorer)).encode("utf-8")
+    if len(text) > compress_above:
+        packed = gzip.compress(text, compresslevel=GZIP_LEVEL, mtime=0)
+        return GZIP_TYPE, Markup(base64.b64encode(packed).decode("ascii"))
+    return JSON_TYPE, Markup(text.decode("utf-8").replace("<", "\\u003c"))
 
 
 @functools.cache

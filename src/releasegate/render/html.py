@@ -27,7 +27,13 @@ from releasegate.render.chart_url import CHART_URL
 from releasegate.render.chart_worker import Charts, metric_anchor
 from releasegate.render.columns import case_columns
 from releasegate.render.context import build_context
-from releasegate.render.explorer_page import ExplorerView, explorer_view, script_source
+from releasegate.render.explorer_page import (
+    MAX_NOTE_BYTES,
+    MIN_DATA_BYTES,
+    ExplorerView,
+    explorer_view,
+    script_source,
+)
 from releasegate.render.filters import environment
 from releasegate.render.grid import GridCell, grid, section_provenance, worst_first
 from releasegate.render.html_limits import (
@@ -69,6 +75,18 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     drawn = owner.plan(report) if pdf_page else owner.get(report)
     # The case explorer is the screen's: paper (and so the PDF) keeps the case lists alone.
     explorer = None if pdf_page else explorer_view(report)
+    html = _page(report, drawn, explorer, interactive=interactive, pdf_page=pdf_page, appendix=appendix)
+    size = len(html.encode("utf-8"))
+    if explorer is not None and size > MAX_NOTE_BYTES:
+        # The rest of the note (many candidates' case tables) left the explorer less room than its own limit.
+        room = MAX_NOTE_BYTES - (size - len(explorer.data)) - 64 * 1024
+        explorer = explorer_view(report, max_data_bytes=max(room, MIN_DATA_BYTES))
+        html = _page(report, drawn, explorer, interactive=interactive, pdf_page=pdf_page, appendix=appendix)
+    return html
+
+
+def _page(report: Report, drawn, explorer: ExplorerView | None, *, interactive: bool, pdf_page: bool,
+          appendix: bool) -> str:
     if report.several:
         return _metrics_page(report, drawn, interactive=interactive, pdf_page=pdf_page, appendix=appendix,
                              explorer=explorer)

@@ -4,7 +4,8 @@
    as HTML. It asks for nothing over the network and evaluates no code. */
 (function () {
   "use strict";
-  var PAGE = 100;
+  var PAGE = 100;  // rows drawn at a time; "Show more" draws the next
+  var PAUSE = 40;  // ms of quiet typing before the list is filtered again
   var root = document.getElementById("explorer");
   var source = document.getElementById("explorer-data");
   if (!root || !source) { return; }
@@ -286,9 +287,12 @@
     var words = st.q.toLowerCase().split(SPACE).filter(Boolean);
     matched = rows.filter(function (row) { return matches(st, words, row); });
     if (st.sort && st.sort !== "note") { matched.sort(sorter(st.sort)); }
-    var cases = {};
-    matched.forEach(function (row) { cases[text(row.r[F.case_id])] = true; });
-    var distinct = Object.keys(cases).length;
+    var distinct = matched.length;
+    if (data.candidates.length > 1 || data.metrics.length > 1) {
+      var cases = new Set();
+      matched.forEach(function (row) { cases.add(row.r[F.case_id]); });  // the id's index in the string table
+      distinct = cases.size;
+    }
     count.textContent = matched.length.toLocaleString("en") + " of " + rows.length.toLocaleString("en") +
       " rows match" + (distinct !== matched.length ? ": " + distinct.toLocaleString("en") +
       " cases, some on more than one candidate" + (data.metrics.length > 1 ? " or metric" : "") : "") + ".";
@@ -364,7 +368,7 @@
     search.addEventListener("input", function () {
       clearTimeout(timer);
       list.setAttribute("data-pending", "true");  // until the typing pauses (the tests wait for it too)
-      timer = setTimeout(function () { update(true); }, 60);
+      timer = setTimeout(function () { update(true); }, PAUSE);
     });
     root.querySelector("form").addEventListener("submit", function (e) { e.preventDefault(); update(true); });
     Object.keys(selects).forEach(function (k) {
