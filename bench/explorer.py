@@ -28,7 +28,6 @@ import argparse
 import base64
 import csv
 import gzip
-import json
 import os
 import statistics
 import subprocess
@@ -38,6 +37,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scaling import write_results  # bench/ is this script's folder, first on the path
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
@@ -140,9 +140,13 @@ def in_process(results: Path, cases: Path, plain_note: Path) -> dict:
     packed = base64.b64encode(gzip.compress(text, compresslevel=explorer_page.GZIP_LEVEL, mtime=0))
     packing = time.perf_counter() - started
     in_note = explorer_page.explorer_view(report).rows
+    default = explorer_page.COMPRESS_ABOVE
     explorer_page.COMPRESS_ABOVE = 1 << 40  # the same note with its data as plain JSON, for comparison
-    plain_note.write_text(render_html(report), encoding="utf-8")
-    in_plain = explorer_page.explorer_view(report).rows
+    try:
+        plain_note.write_text(render_html(report), encoding="utf-8")
+        in_plain = explorer_page.explorer_view(report).rows
+    finally:
+        explorer_page.COMPRESS_ABOVE = default
     changed = sum(len(c.broken_cases) + len(c.fixed_cases) for c in report.analysis.candidates)
     return {"rows": len(explorer.rows), "changed": changed, "json": len(text), "packed": len(packed),
             "build_s": built, "pack_s": packing, "in_note": in_note, "in_plain": in_plain,
@@ -245,14 +249,6 @@ def table(config: tuple[int, int, int], repeats: int, measured: dict, packed: di
     return "\n".join(rows)
 
 
-def write_results(text: str, path: Path = BENCH / "RESULTS.md") -> None:
-    old = path.read_text(encoding="utf-8")
-    if START in old:
-        head, rest = old.split(START, 1)
-        old = head.rstrip("\n") + rest.split(END, 1)[1]
-    path.write_text(old.rstrip("\n") + "\n\n" + text + "\n", encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=20_000)
@@ -275,7 +271,7 @@ def main(argv: list[str] | None = None) -> None:
         tables.append(table(config, args.repeats, measured, packed, plain, note_s, note, plain_note))
         print(tables[-1], flush=True)
     if not args.no_write:
-        write_results("\n".join([START, *tables, END]))
+        write_results("\n".join([START, *tables, END]), start=START, end=END)
 
 
 if __name__ == "__main__":

@@ -6,15 +6,15 @@ tests/render/test_explorer_browser.py."""
 from __future__ import annotations
 
 import base64
-import csv
 import gzip
 import hashlib
 import json
 import re
 
 import pytest
+from explorer_support import FRAUD_BROKEN_BY_R2, bank_report, csv_rows, hostile_report
 from reading import parse
-from test_hostile_text import BASELINE, HOSTILE, _write_results
+from test_hostile_text import HOSTILE
 
 from conftest import EPOCH, build_report
 from releasegate.api import ReleaseComparison
@@ -26,30 +26,19 @@ from releasegate.render.explorer_page import GZIP_TYPE, JSON_TYPE, explorer_view
 from releasegate.render.explorer_query import Filters, select
 from releasegate.render.json_text import dumps_compact, dumps_indented
 
-FRAUD_BROKEN_BY_R2 = ["EV264", "EV265", "EV274", "EV276", "EV283", "EV309"]
 
 
 @pytest.fixture(scope="module")
-def bank(tmp_path_factory):
-    from releasegate.demo import example_files
-
-    files = example_files()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
-        report = build_report(files["eval_results.csv"], files["eval_cases.csv"], files["releasegate.toml"])
+def bank():
+    report, files = bank_report()
     return {"report": report, "files": files, "note": ReleaseComparison(report)}
-
-
-def _csv(path) -> list[dict]:
-    with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
 
 
 def test_search_finds_exactly_the_rows_whose_text_holds_the_word(bank):
     # Expected from the input files alone: a row (a case of a candidate) matches when the case's id, category,
     # metadata, the baseline's output or that candidate's output holds "otp", whatever its case.
-    cases = {row["case_id"]: row for row in _csv(bank["files"]["eval_cases.csv"])}
-    outputs = {(row["release"], row["case_id"]): row["output"] for row in _csv(bank["files"]["eval_results.csv"])}
+    cases = {row["case_id"]: row for row in csv_rows(bank["files"]["eval_cases.csv"])}
+    outputs = {(row["release"], row["case_id"]): row["output"] for row in csv_rows(bank["files"]["eval_results.csv"])}
     expected = set()
     for candidate in ("r2-new-prompt", "r3-small-model"):
         for case_id, case in cases.items():
@@ -69,8 +58,8 @@ def test_search_finds_exactly_the_rows_whose_text_holds_the_word(bank):
 def test_r2_fraud_broken_is_the_six_cases_with_their_input_and_both_answers(bank):
     frame = bank["note"].cases(candidate="r2-new-prompt", category="Fraud", change="broken")
     assert list(frame["case_id"]) == FRAUD_BROKEN_BY_R2
-    cases = {row["case_id"]: row for row in _csv(bank["files"]["eval_cases.csv"])}
-    outputs = {(row["release"], row["case_id"]): row["output"] for row in _csv(bank["files"]["eval_results.csv"])}
+    cases = {row["case_id"]: row for row in csv_rows(bank["files"]["eval_cases.csv"])}
+    outputs = {(row["release"], row["case_id"]): row["output"] for row in csv_rows(bank["files"]["eval_results.csv"])}
     for row in frame.itertuples(index=False):
         values = row._asdict()
         assert values["input"] == cases[row.case_id]["input"]
@@ -130,13 +119,11 @@ def test_a_long_text_is_cut_with_an_ellipsis_and_shows_its_controls_as_codes():
 
 @pytest.fixture(scope="module")
 def hostile_page(tmp_path_factory):
-    work = tmp_path_factory.mktemp("explorer-hostile")
-    _write_results(work / "results.csv")
+    report = hostile_report(tmp_path_factory.mktemp("explorer-hostile"))
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
-        report = build_report(work / "results.csv", baseline=BASELINE, command_line="")
         html = render(report, ".html").decode("utf-8")
-    return {"report": report, "html": html, "work": work}
+    return {"report": report, "html": html}
 
 
 def _data_element(html: str) -> tuple[str, str]:

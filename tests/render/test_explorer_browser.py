@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from test_hostile_text import BASELINE, _write_results
+from explorer_support import FRAUD_BROKEN_BY_R2, bank_report, csv_rows, hostile_report
 
 from conftest import EPOCH, build_report
 from metrics_support import METRICS, three_metrics
@@ -21,7 +21,6 @@ from releasegate.text import visible
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
-FRAUD_BROKEN_BY_R2 = ["EV264", "EV265", "EV274", "EV276", "EV283", "EV309"]
 
 
 @pytest.fixture(scope="module")
@@ -45,12 +44,7 @@ def _render(report, path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def bank(tmp_path_factory):
-    from releasegate.demo import example_files
-
-    files = example_files()
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
-        report = build_report(files["eval_results.csv"], files["eval_cases.csv"], files["releasegate.toml"])
+    report, files = bank_report()
     return {"report": report, "path": _render(report, tmp_path_factory.mktemp("bank") / "note.html"),
             "files": files}
 
@@ -138,17 +132,13 @@ def test_searching_otp_shows_exactly_the_cases_whose_text_holds_it(bank, visit):
 
 
 def test_r2_fraud_broken_shows_the_six_each_opening_to_its_input_and_both_answers(bank, visit):
-    import csv
-
     page = visit(bank["path"])
     page.choose(candidate="r2-new-prompt", category="Fraud", change="broken")
     page.settled()
     assert [case for _, case in page.rows()] == FRAUD_BROKEN_BY_R2
     assert page.page.inner_text("#x-count").startswith("6 of 800 rows match")
-    with open(bank["files"]["eval_cases.csv"], newline="", encoding="utf-8") as handle:
-        inputs = {row["case_id"]: row["input"] for row in csv.DictReader(handle)}
-    with open(bank["files"]["eval_results.csv"], newline="", encoding="utf-8") as handle:
-        outputs = {(row["release"], row["case_id"]): row["output"] for row in csv.DictReader(handle)}
+    inputs = {row["case_id"]: row["input"] for row in csv_rows(bank["files"]["eval_cases.csv"])}
+    outputs = {(row["release"], row["case_id"]): row["output"] for row in csv_rows(bank["files"]["eval_results.csv"])}
     for case in FRAUD_BROKEN_BY_R2:
         item = page.page.locator(f'details.x-case[data-case-id="{case}"]')
         item.locator("summary").click()
@@ -247,10 +237,7 @@ def test_narrow_screen_keeps_the_page_within_its_width(bank, visit):
 @pytest.fixture(scope="module")
 def hostile(tmp_path_factory):
     work = tmp_path_factory.mktemp("hostile-explorer")
-    _write_results(work / "results.csv")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
-        report = build_report(work / "results.csv", baseline=BASELINE, command_line="")
+    report = hostile_report(work)
     return {"report": report, "path": _render(report, work / "note.html")}
 
 

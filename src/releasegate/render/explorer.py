@@ -27,8 +27,9 @@ from releasegate.render.answers import ALIKE, DIFF_WORDS, MIN_MATCH, WHOLE
 from releasegate.text import visible
 from releasegate.wording import explorer as explorer_words
 
-# Measured (bench/explorer.py): 20,000-case suites with 6,000 changed cases are about 2.3 kB a row before
-# compression and 0.4 kB after; 60,000 rows keep the note near 20 MiB and the first search under 0.5 s.
+# Measured (bench/explorer.py, bench/RESULTS.md): answers of 40-120 words take 1.9 kB a row as JSON and 0.67 kB
+# compressed in base64, so 30,000 rows reach the page's 16 MiB of data (render/explorer_page.py); a search
+# over 24,600 rows took 0.09-0.4 s in Chromium on a loaded machine, its own work 0.02-0.07 s.
 MAX_ROWS = 30_000
 CHANGES = {True: ("broken", "fixed", "errored", "unchanged"), False: ("worsened", "improved", "errored", "unchanged")}
 INPUT_COLUMNS = ("input", "prompt", "question", "query")
@@ -92,6 +93,8 @@ class Listed:
 
 @dataclass(frozen=True)
 class Explorer:
+    """Every row of the page's explorer and the choices its selects offer."""
+
     baseline: str
     metrics: tuple[str, ...]
     binary: tuple[bool, ...]  # per metric
@@ -103,7 +106,13 @@ class Explorer:
 
     @property
     def lead(self) -> str:
-        return explorer_words.lead(self.listed, len(self.rows), self.baseline)
+        several = len(self.metrics) > 1
+        counted = [(x.candidate + (f" ({x.metric})" if several else ""), x.unchanged_total) for x in self.listed
+                   if not x.unchanged_listed and x.unchanged_total]
+        cut = [x for x in self.listed if x.cut]
+        return explorer_words.lead(len(self.rows), self.baseline, several,
+                                   bool(self.listed) and all(x.unchanged_listed for x in self.listed), counted,
+                                   cut[0].kept if cut else 0, sum(x.cut for x in cut))
 
 
 def build_explorer(report: Report, max_rows: int = MAX_ROWS) -> Explorer:
