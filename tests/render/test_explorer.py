@@ -269,3 +269,8 @@ def test_a_note_past_its_size_limit_gives_the_explorer_less_room(bank, monkeypat
     assert len(smaller.encode("utf-8")) <= limit
     assert "more are in the JSON report" in smaller and "more are in the JSON report" not in full
     assert smaller.split('<section id="explorer"')[0] == full.split('<section id="explorer"')[0]
+
+
+def test_a_limit_below_one_row_a_candidate_keeps_one_row_a_candidate(bank):
+    view = explorer_view(bank["report"], max_data_bytes=10)
+    assert view.rows == 2 and "the first row of each candidate" in view.lead

@@ -65,9 +65,13 @@ def explorer_view(report: Report, compress_above: int | None = None,
     if not explorer.rows:
         return None
     data_type, data = _packed(explorer, limit)
-    while len(data) > most and len(explorer.rows) > 1:
-        # Fewer rows, in proportion to the excess (the texts' lengths vary: measured, not assumed).
-        explorer = build_explorer(report, max(1, int(len(explorer.rows) * most / len(data) * 0.95)))
+    while len(data) > most:
+        # Fewer rows, in proportion to the excess (the texts' lengths vary: measured, not assumed); each candidate
+        # keeps one row at least, so past that there is nothing left to take.
+        fewer = build_explorer(report, max(1, int(len(explorer.rows) * most / len(data) * 0.95)))
+        if len(fewer.rows) >= len(explorer.rows):
+            break
+        explorer = fewer
         data_type, data = _packed(explorer, limit)
     has = {name: any(getattr(r, f"{name}_change") == getattr(r, f"{name}_change") for r in explorer.rows)
            for name in ("latency", "cost")}

@@ -28,6 +28,7 @@ def lead(rows: int, baseline: str, several_metrics: bool, unchanged_listed: bool
         out.append(f"Unchanged cases are counted, not listed, above {UNCHANGED_LISTED_UP_TO:,} cases: "
                    f"{where}{more}.")
     if cut:
-        out.append(f"To keep the page light it holds the first {kept_each:,} rows of each candidate, broken "
-                   f"cases first; {_cases(cut)} more are in the JSON report.")
+        first = "the first row" if kept_each == 1 else f"the first {kept_each:,} rows"
+        out.append(f"To keep the page light it holds {first} of each candidate, broken cases first; "
+                   f"{_cases(cut)} more are in the JSON report.")
     return " ".join(out)
