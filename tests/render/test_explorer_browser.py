@@ -209,6 +209,7 @@ def test_without_scripts_the_static_tables_show_and_the_explorer_says_why(bank, 
     page = visit(bank["path"], scripts=False)
     p = page.page
     assert p.is_visible("#explorer-noscript") and not p.is_visible("#explorer-ui")
+    p.locator("#cases").scroll_into_view_if_needed()  # laid out near the screen (content-visibility: auto)
     assert p.locator("#cases table.cases").first.is_visible()
     assert "EV264" in p.inner_text("#cases")
 
