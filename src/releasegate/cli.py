@@ -27,10 +27,11 @@ def exit_status(report) -> int:
     return EXIT_SHIP if report.passes else EXIT_NOT_PROVEN
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, code: str = "input") -> None:
+    """One line on stderr, ``releasegate: error[<code>]: <message>`` (the kinds of releasegate.errors), exit 2."""
     from releasegate.text import one_line
 
-    click.echo(f"releasegate: error: {one_line(message)}", err=True)
+    click.echo(f"releasegate: error[{code}]: {one_line(message)}", err=True)
     sys.exit(EXIT_BAD_INPUT)
 
 
@@ -52,9 +53,9 @@ def guarded(function):
             from releasegate.errors import InputError
 
             if isinstance(exc, InputError):
-                _fail(str(exc))
+                _fail(str(exc), exc.code)
             first = " ".join(str(exc).split())[:300]
-            _fail(f"internal error ({type(exc).__name__}: {first}); rerun with --debug and report it")
+            _fail(f"internal error ({type(exc).__name__}: {first}); rerun with --debug and report it", "internal")
 
     return wrapper
 
@@ -93,7 +94,8 @@ def main() -> None:
 
     \b
     releasegate report results.csv --cases cases.csv --baseline r1 -o note.html -o note.md
-    releasegate check  results.csv --policy releasegate.toml      (exit 0 ship, 1 don't ship, 2 bad input)
+    releasegate check  results.csv --policy releasegate.toml      (exit 0 ship, 1 don't ship, 3 not proven,
+                                                                   2 bad input)
     releasegate demo   [DIR]                                      (the bundled example and its reports)
     releasegate run    CONFIG.toml                                (call the systems into a store; resumable)
     releasegate verify note.json results.csv --cases cases.csv    (does an archived note follow from its inputs?)
@@ -168,7 +170,7 @@ def check(outputs, paper, pdf_variant, appendix, no_step_summary, comment, comme
     """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any is DON'T SHIP, 3 if
     any is NOT PROVEN (the data cannot show it no worse; 0 with --not-proven warn), 2 on bad input.
 
-    In GitHub Actions the verdict and the rules are appended to the job summary.
+    In GitHub Actions each verdict in plain words, then the rules collapsed, is appended to the job summary.
     """
     paths = list(outputs)
     if paths or comment:
@@ -252,8 +254,8 @@ def plan_suite(results, debug, **kw) -> None:
     """How often this suite's gate says SHIP, NOT PROVEN or DON'T SHIP, harmless or regressed (simulated)."""
     from releasegate.plan.command import plan_command
 
-    if kw.get("output") is not None:  # refused before the simulation, as report refuses before the analysis
-        _check_not_inputs([kw["output"]], {**kw, "results": results})
+    if kw.get("output"):  # refused before the simulation, as report refuses before the analysis
+        _check_not_inputs(list(kw["output"]), {**kw, "results": results})
     inputs = read_inputs({**kw, "results": results})
     if kw.get("found_policy"):
         click.echo(kw["found_policy"])

@@ -34,7 +34,7 @@ class OneValued(click.Option):
 
                 shown = ", ".join(repr(v) for v in value)
                 message = f"{self.opts[-1]} takes one value and was given {len(value)} times ({shown}); give it once"
-                click.echo(f"releasegate: error: {one_line(message)}", err=True)
+                click.echo(f"releasegate: error[input]: {one_line(message)}", err=True)
                 sys.exit(2)
             value = value[0]
         return value, source

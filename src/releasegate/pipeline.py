@@ -35,14 +35,14 @@ def run(
     """Load, validate, analyze and decide; the Report holds everything a renderer needs. ``metrics`` names the
     metrics gated (``--metric``: tidy columns, a long layout's metric column, Inspect scorers, promptfoo named
     metrics, lm-eval metrics); each is one section of the Report. ``default_title`` is the title when the policy
-    sets none (else the inputs' folder name; `releasegate verify` gives the note's). ``policy_file``: the file the
-    policy was read from, for the provenance."""
+    sets none (else the name the inputs give what they evaluate, load.sources.default_title; `releasegate verify`
+    gives the note's). ``policy_file``: the file the policy was read from, for the provenance."""
     from releasegate.load.per_metric import load_gated
 
     options = options or AdapterOptions()
-    title = title_of(sources) if default_title is None else default_title
-    loading = loading_record(options, tuple(metrics), title)
     loaded = load_gated(sources, columns=policy.columns, cases=cases, options=options, metrics=tuple(metrics))
+    title = title_of(sources, loaded.names) if default_title is None else default_title
+    loading = loading_record(options, tuple(metrics), title)
     return run_loaded(loaded, policy, command_line=command_line, default_title=title, loading=loading,
                       policy_file=policy_file)
 
@@ -72,7 +72,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     from releasegate.analyze.metrics import across_metrics
     from releasegate.decide import decide
     from releasegate.decide.metrics import combine
-    from releasegate.metric_tables import metric_tables
+    from releasegate.validate.metric_tables import metric_tables
 
     policy, loaded = settled_level(*recorded_baseline(policy, loaded))
     # What loading dropped or recorded (e.g. a run store's holes) is said in the report.
@@ -85,7 +85,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
             raise InputError("gold labels grade one judged metric; with several metrics (--metric) they are not "
                              "read yet: gate the judged metric on its own with --gold")
         from releasegate.load.gold import load_gold
-        from releasegate.validate_gold import validate_gold
+        from releasegate.validate.gold import validate_gold
 
         loaded_gold = load_gold(policy.gold)
         gold = validate_gold(loaded_gold.table, tables[0].data, policy.gold, policy.judge_correction)

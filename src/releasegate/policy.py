@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import PolicyError
 from releasegate.kinds import (
     CRITICAL_RULES,
     CRITICAL_TESTS,
@@ -141,25 +141,25 @@ def load_policy_file(path: Path) -> dict[str, Any]:
         # utf-8-sig: a byte-order mark (Windows editors write one) is read as nothing, as in a results CSV.
         text = Path(path).read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise InputError(f"policy file not found: {path}") from None
+        raise PolicyError(f"policy file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read policy file {path}: {exc}") from None
+        raise PolicyError(f"cannot read policy file {path}: {exc}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"policy file {path} is not valid TOML: {exc}") from None
+        raise PolicyError(f"policy file {path} is not valid TOML: {exc}") from None
     except RecursionError:
-        raise InputError(f"policy file {path} is nested too deeply to be a policy") from None
+        raise PolicyError(f"policy file {path} is nested too deeply to be a policy") from None
     retired = sorted(set(data) & set(RETIRED_KEYS))
     if retired:
-        raise InputError(f"policy file {path}: {RETIRED_KEYS[retired[0]]}")
+        raise PolicyError(f"policy file {path}: {RETIRED_KEYS[retired[0]]}")
     unknown = sorted(set(data) - POLICY_KEYS)
     if unknown:
         import difflib
 
         close = difflib.get_close_matches(unknown[0], sorted(POLICY_KEYS), n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise InputError(f"policy file {path}: unknown key(s) {', '.join(unknown)}{hint}; "
+        raise PolicyError(f"policy file {path}: unknown key(s) {', '.join(unknown)}{hint}; "
                          f"known keys: {', '.join(sorted(POLICY_KEYS))}")
     if isinstance(data.get("gold"), str):  # a path in the policy is read from the policy's folder
         data["gold"] = str(Path(path).parent / data["gold"])
@@ -211,14 +211,14 @@ def _check_types(values: Mapping[str, Any]) -> None:
     for key, (expected, test) in _TYPES.items():
         value = values.get(key)
         if value is not None and not test(value):
-            raise InputError(f"policy: {key} must be {expected}, got {value!r}")
+            raise PolicyError(f"policy: {key} must be {expected}, got {value!r}")
 
 
 def make_policy(file_values: Mapping[str, Any] | None = None, **overrides: Any) -> Policy:
     """Combine the policy file's values with flag overrides (None means "not given") and check them."""
     retired = sorted((set(file_values or {}) | {k for k, v in overrides.items() if v is not None}) & set(RETIRED_KEYS))
     if retired:
-        raise InputError(RETIRED_KEYS[retired[0]])
+        raise PolicyError(RETIRED_KEYS[retired[0]])
     _check_types(file_values or {})
     values: dict[str, Any] = dict(file_values or {})
     if "guardrails" in values:
@@ -250,23 +250,23 @@ def _prices(raw: Any) -> dict[str, dict[str, float]]:
     """Check ``[prices."RELEASE"]`` tables: both PRICE_KEYS, each a finite number >= 0 (per million tokens)."""
     example = '[prices."r1-live"] input_per_million = 1.0, output_per_million = 4.0'
     if not isinstance(raw, Mapping):
-        raise InputError(f"prices must be a table per release, e.g. {example}")
+        raise PolicyError(f"prices must be a table per release, e.g. {example}")
     out = {}
     for release, price in raw.items():
         if not isinstance(price, Mapping):
-            raise InputError(f"prices for {release!r} must be a table, e.g. {example}")
+            raise PolicyError(f"prices for {release!r} must be a table, e.g. {example}")
         unknown = sorted(set(price) - set(PRICE_KEYS))
         if unknown:
-            raise InputError(f"prices for {release!r}: unknown key(s) {', '.join(unknown)}; "
+            raise PolicyError(f"prices for {release!r}: unknown key(s) {', '.join(unknown)}; "
                              f"known: {', '.join(PRICE_KEYS)}")
         missing = [k for k in PRICE_KEYS if k not in price]
         if missing:
-            raise InputError(f"prices for {release!r}: missing {', '.join(missing)} (use 0 for a free side)")
+            raise PolicyError(f"prices for {release!r}: missing {', '.join(missing)} (use 0 for a free side)")
         for key in PRICE_KEYS:
             value = price[key]
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                     or value < 0:
-                raise InputError(f"prices for {release!r}: {key} must be a number >= 0, got {value!r}")
+                raise PolicyError(f"prices for {release!r}: {key} must be a number >= 0, got {value!r}")
         out[str(release)] = {k: float(price[k]) for k in PRICE_KEYS}
     return out
 
@@ -275,82 +275,82 @@ def _check(p: Policy) -> None:
     def unit(name: str, value: float, high: float = 1.0) -> None:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) \
                 or not (0 < value < high):
-            raise InputError(f"{name} must be a number between 0 and {high:g} (both excluded), got {value!r}")
+            raise PolicyError(f"{name} must be a number between 0 and {high:g} (both excluded), got {value!r}")
 
     # Above 0.5 the "1 - 2 alpha" interval of the non-inferiority test has a negative level.
     unit("alpha", p.alpha, 0.5)
     if isinstance(p.critical_weight, bool) or not isinstance(p.critical_weight, (int, float)) \
             or not math.isfinite(p.critical_weight) or not 0 < p.critical_weight <= 1000:
-        raise InputError(f"critical_weight must be a number above 0 and at most 1000, got {p.critical_weight!r}")
+        raise PolicyError(f"critical_weight must be a number above 0 and at most 1000, got {p.critical_weight!r}")
     if p.not_proven not in NOT_PROVEN_MODES:
-        raise InputError(f"unknown not_proven {p.not_proven!r}; expected one of {', '.join(NOT_PROVEN_MODES)} (what "
+        raise PolicyError(f"unknown not_proven {p.not_proven!r}; expected one of {', '.join(NOT_PROVEN_MODES)} (what "
                          "a NOT PROVEN verdict does to the gate: exit 3, or exit 0 with the note saying so)")
     if not _is_number(p.judge_min_youden) or not -1 <= p.judge_min_youden < 1:
-        raise InputError(f"judge_min_youden must be a number from -1 up to 1 (excluded), got {p.judge_min_youden!r} "
+        raise PolicyError(f"judge_min_youden must be a number from -1 up to 1 (excluded), got {p.judge_min_youden!r} "
                          "(the lowest lower bound of the judge's Youden J the gate accepts: 0.3 by default)")
     if not _is_number(p.judge_rate_tolerance) or not 0 <= p.judge_rate_tolerance < 1:
-        raise InputError(f"judge_rate_tolerance must be a number from 0 up to 1 (excluded), got "
+        raise PolicyError(f"judge_rate_tolerance must be a number from 0 up to 1 (excluded), got "
                          f"{p.judge_rate_tolerance!r} (how far the judge's TPR or FPR may differ between the "
                          "releases: 0.1 by default)")
     if p.judge_correction not in JUDGE_CORRECTIONS:
-        raise InputError(f"unknown judge_correction {p.judge_correction!r}; expected one of "
+        raise PolicyError(f"unknown judge_correction {p.judge_correction!r}; expected one of "
                          f"{', '.join(JUDGE_CORRECTIONS)} (with gold labels, the overall figure the rules read: the "
                          "PPI++ corrected difference, or the judge's own)")
     if p.critical_rule not in CRITICAL_RULES:
-        raise InputError(f"unknown critical_rule {p.critical_rule!r}; expected one of {', '.join(CRITICAL_RULES)}")
+        raise PolicyError(f"unknown critical_rule {p.critical_rule!r}; expected one of {', '.join(CRITICAL_RULES)}")
     if p.critical_test not in CRITICAL_TESTS:
-        raise InputError(f"unknown critical_test {p.critical_test!r}; expected one of {', '.join(CRITICAL_TESTS)} "
+        raise PolicyError(f"unknown critical_test {p.critical_test!r}; expected one of {', '.join(CRITICAL_TESTS)} "
                          "(a critical category's own exact test: unconditional, or conditional on the changed cases)")
     # The intervals' bootstrap reads (1 - confidence) / 2 of its resamples beyond each bound: past 99.9% that is
     # a handful of the 10,000, and the interval would be the extreme resamples, not the level it names.
     if not _is_number(p.confidence) or not 0.5 <= p.confidence <= 0.999:
-        raise InputError(f"confidence must be a number from 0.5 to 0.999, got {p.confidence!r} (the level of "
+        raise PolicyError(f"confidence must be a number from 0.5 to 0.999, got {p.confidence!r} (the level of "
                          "every interval: 0.95 is usual, 0.99 strict)")
     # At or below even odds a "minimum detectable difference" is one the test would usually miss.
     if not _is_number(p.power) or not 0.5 < p.power < 1:
-        raise InputError(f"power must be a number above 0.5 and below 1, got {p.power!r} (the chance of catching "
+        raise PolicyError(f"power must be a number above 0.5 and below 1, got {p.power!r} (the chance of catching "
                          "the minimum detectable difference: 0.8 is usual, 0.9 strict)")
     if p.pass_threshold is not None and (not _is_number(p.pass_threshold) or not math.isfinite(p.pass_threshold)):
         side = "pass" if _is_number(p.pass_threshold) and p.pass_threshold < 0 else "fail"
-        raise InputError(f"pass_threshold must be a finite number, got {p.pass_threshold!r}: every case would "
+        raise PolicyError(f"pass_threshold must be a finite number, got {p.pass_threshold!r}: every case would "
                          f"{side} it on every release, and the comparison would judge nothing")
     if p.min_change is not None and (not _is_number(p.min_change) or not 0 <= p.min_change < math.inf):
-        raise InputError(f"min_change must be a finite number >= 0 (in score units; 0 counts every move), "
+        raise PolicyError(f"min_change must be a finite number >= 0 (in score units; 0 counts every move), "
                          f"got {p.min_change!r}")
     if p.baseline_rerun is not None and p.baseline_rerun in (p.baseline, *p.candidates):
         role = "baseline" if p.baseline_rerun == p.baseline else "a candidate"
-        raise InputError(f"baseline_rerun {p.baseline_rerun!r} is also {role}: the rerun is the live release run "
+        raise PolicyError(f"baseline_rerun {p.baseline_rerun!r} is also {role}: the rerun is the live release run "
                          "again, a release of its own in the data")
     if not isinstance(p.margin, (int, float)) or not (0 <= p.margin < 1):
-        raise InputError(f"margin must be a number in [0, 1), got {p.margin!r}")
+        raise PolicyError(f"margin must be a number in [0, 1), got {p.margin!r}")
     if p.correction not in CORRECTIONS:
-        raise InputError(f"unknown correction {p.correction!r}; expected one of {', '.join(CORRECTIONS)}")
+        raise PolicyError(f"unknown correction {p.correction!r}; expected one of {', '.join(CORRECTIONS)}")
     if p.mcnemar not in MCNEMAR_VARIANTS:
-        raise InputError(f"unknown mcnemar variant {p.mcnemar!r}; expected exact or midp")
+        raise PolicyError(f"unknown mcnemar variant {p.mcnemar!r}; expected exact or midp")
     if p.missing not in MISSING_MODES:
-        raise InputError(f"unknown missing mode {p.missing!r}; expected one of {', '.join(MISSING_MODES)}")
+        raise PolicyError(f"unknown missing mode {p.missing!r}; expected one of {', '.join(MISSING_MODES)}")
     bad = sorted(set(p.guardrails) - set(GUARDRAILS))
     if bad:
-        raise InputError(f"unknown guardrail(s) {', '.join(bad)}; known: {', '.join(GUARDRAILS)}")
+        raise PolicyError(f"unknown guardrail(s) {', '.join(bad)}; known: {', '.join(GUARDRAILS)}")
     for name, limit in p.guardrails.items():
         # NaN compares false with every bound: a guardrail of nan would never fire, nor one of inf.
         if not _is_number(limit) or not 0 < limit < math.inf:
-            raise InputError(f"guardrail {name} must be a positive finite number, got {limit!r}")
+            raise PolicyError(f"guardrail {name} must be a positive finite number, got {limit!r}")
     roles = (*CANONICAL_COLUMNS, *EXTRA_COLUMN_ROLES)
     bad = sorted(set(p.columns) - set(roles))
     if bad:
-        raise InputError(f"unknown column role(s) in [columns]: {', '.join(bad)}; known: {', '.join(roles)}")
+        raise PolicyError(f"unknown column role(s) in [columns]: {', '.join(bad)}; known: {', '.join(roles)}")
     # Every resampling costs time in proportion: 1,000,000 resamples of a 360-case clustered suite take 9 s here.
     if not isinstance(p.n_resamples, int) or isinstance(p.n_resamples, bool) or not 100 <= p.n_resamples <= MAX_RESAMPLES:
-        raise InputError(f"n_resamples must be an integer from 100 to {MAX_RESAMPLES:,}, got {p.n_resamples!r}")
+        raise PolicyError(f"n_resamples must be an integer from 100 to {MAX_RESAMPLES:,}, got {p.n_resamples!r}")
     if not isinstance(p.seed, int) or isinstance(p.seed, bool) or p.seed < 0:
-        raise InputError(f"seed must be a whole number >= 0 (numpy's generators take no negative seed), got {p.seed!r}")
+        raise PolicyError(f"seed must be a whole number >= 0 (numpy's generators take no negative seed), got {p.seed!r}")
     for name, spec in p.metrics.items():
         _check_metric(name, spec)
     if p.score_range and not all(map(math.isfinite, p.score_range)):
-        raise InputError(f"score_range must be two finite numbers, got {list(p.score_range)}")
+        raise PolicyError(f"score_range must be two finite numbers, got {list(p.score_range)}")
     if p.score_range and p.score_range[0] >= p.score_range[1]:
-        raise InputError(f"score_range low must be below high, got {list(p.score_range)}")
+        raise PolicyError(f"score_range low must be below high, got {list(p.score_range)}")
 
 
 # [metrics.NAME] keys and what each must hold.
@@ -369,8 +369,8 @@ METRIC_RULES: dict[str, tuple[str, Any]] = {
 def _check_metric(name: str, spec: Mapping[str, Any]) -> None:
     unknown = sorted(set(spec) - set(METRIC_RULES))
     if unknown:
-        raise InputError(f"policy [metrics.{name}]: unknown key(s) {', '.join(unknown)}; known: "
+        raise PolicyError(f"policy [metrics.{name}]: unknown key(s) {', '.join(unknown)}; known: "
                          f"{', '.join(METRIC_RULES)}")
     for key, (expected, test) in METRIC_RULES.items():
         if key in spec and not test(spec[key]):
-            raise InputError(f"policy [metrics.{name}]: {key} must be {expected}, got {spec[key]!r}")
+            raise PolicyError(f"policy [metrics.{name}]: {key} must be {expected}, got {spec[key]!r}")

@@ -10,10 +10,10 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from releasegate import keycodes
 from releasegate.analyze import case_view
 from releasegate.analyze.case_view import capped
 from releasegate.analyze.pairing import case_changes, text_order_key
+from releasegate.validate import keycodes
 
 ids = st.text(alphabet=st.sampled_from(["a", "B", "b", "0", "9", "-", "é", "Z", " "]), min_size=1, max_size=4)
 

@@ -111,6 +111,6 @@ def test_wrong_file_for_forced_format(tmp_path, example):
                      "-o", tmp_path / "r.md")
     assert result.exit_code == 2
     line = result.output.strip()
-    assert line.startswith("releasegate: error:") and "\n" not in line
+    assert line.startswith("releasegate: error[") and "\n" not in line
     assert "inspect" in line.lower()
     assert not (tmp_path / "r.md").exists()

@@ -34,7 +34,7 @@ def test_a_repeated_option_is_one_line_and_exit_2(tmp_path, monkeypatch, command
     result = CliRunner().invoke(main, [command, "r.csv", "--baseline", "r1", "--baseline", "r2", "-o", "x.md"])
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
-        "releasegate: error: --baseline takes one value and was given 2 times ('r1', 'r2'); give it once"]
+        "releasegate: error[input]: --baseline takes one value and was given 2 times ('r1', 'r2'); give it once"]
     assert not (tmp_path / "x.md").exists()
 
 
@@ -55,7 +55,7 @@ def test_an_output_linked_to_an_input_is_refused(tmp_path, monkeypatch, link, co
     (os.symlink if link == "symbolic" else os.link)("cases.csv", "note.md")
     result = CliRunner().invoke(main, [command, "r.csv", "--cases", "cases.csv", "--baseline", "r1", "-o", "note.md"])
     assert result.exit_code == 2
-    assert result.stderr == "releasegate: error: output note.md is the input file cases.csv; write the report to " \
+    assert result.stderr == "releasegate: error[output]: output note.md is the input file cases.csv; write the report to " \
                             "another name\n"
     assert (tmp_path / "cases.csv").read_text() == "case_id,category\nc1,A\nc2,B\n"
 

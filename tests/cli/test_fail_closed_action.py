@@ -42,7 +42,7 @@ def test_a_crash_is_an_error_even_in_report_only_mode(tmp_path, example):
 def test_bad_input_sets_the_error_output(tmp_path, example):
     done, outputs, _ = run_action(tmp_path, results=str(example["eval_results.csv"]), baseline="r0-missing")
     assert done.returncode == 2
-    assert outputs["error"].startswith("releasegate: error: unknown baseline 'r0-missing'")
+    assert outputs["error"].startswith("releasegate: error[input]: unknown baseline 'r0-missing'")
 
 
 NODE_HARNESS = """
@@ -78,7 +78,7 @@ def _post(tmp_path, **env) -> list:
 
 
 def test_the_comment_replaces_an_old_ship_when_the_gate_could_not_run(tmp_path):
-    why = "releasegate: error: unknown baseline 'r0' @octocat ```x```"
+    why = "releasegate: error[input]: unknown baseline 'r0' @octocat ```x```"
     (call,) = _post(tmp_path, COMMENT_PATH="", GATE_VERDICT="error", GATE_ERROR=why)
     kind, args = call
     assert kind == "update" and args["comment_id"] == 41

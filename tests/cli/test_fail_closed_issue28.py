@@ -105,7 +105,7 @@ def test_the_demo_runs_twice_and_never_overwrites_an_edited_file(tmp_path):
         before = {p.name: p.read_bytes() for p in folder.iterdir()}
         refused = run_cli("demo", folder)
         assert refused.exit_code == 2 and refused.stderr.splitlines() == [
-            f"releasegate: error: {folder} already holds {name}, not as the demo wrote it; the demo never "
+            f"releasegate: error[input]: {folder} already holds {name}, not as the demo wrote it; the demo never "
             "overwrites a file it did not write or that was changed since: move it away, or give a new or empty "
             "folder"]
         assert {p.name: p.read_bytes() for p in folder.iterdir()} == before

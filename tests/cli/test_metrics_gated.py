@@ -69,7 +69,7 @@ def test_a_policy_table_for_a_metric_not_gated_is_refused_in_the_cli_and_the_api
     result = run_cli("check", path, "--baseline", "r1", "--policy", policy)
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("releasegate: error: policy [metrics.nonexistent]: no such metric")
+    assert len(lines) == 1 and lines[0].startswith("releasegate: error[input]: policy [metrics.nonexistent]: no such metric")
     assert "--metric nonexistent" in lines[0]
     with pytest.raises(InputError, match=r"policy \[metrics.nonexistent\]: no such metric"):
         releasegate.compare(path, baseline="r1", policy=policy)

@@ -61,4 +61,4 @@ def test_a_refused_run_prints_only_its_error(tmp_path):
     result = run_cli("check", "results.csv", cwd=tmp_path)
     assert result.exit_code == 2 and result.stdout == ""
     (line,) = result.stderr.splitlines()
-    assert line.startswith("releasegate: error: need at least two releases")
+    assert line.startswith("releasegate: error[input]: need at least two releases")

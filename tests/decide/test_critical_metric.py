@@ -161,7 +161,7 @@ def test_critical_yes_is_refused_with_one_line(tmp_path):
     result, note = _check(tmp_path, data, toml)
     assert result.exit_code == 2 and note is None
     assert result.output.strip().splitlines() == [
-        "releasegate: error: policy [metrics.safe]: critical must be true or false, got 'yes'"]
+        "releasegate: error[policy]: policy [metrics.safe]: critical must be true or false, got 'yes'"]
 
 
 def test_a_critical_metrics_tests_share_critical_weight():

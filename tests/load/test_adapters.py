@@ -110,7 +110,8 @@ def test_inspect_scored_eval_matches_the_logs_own_accuracy_and_usage(inspect_dir
     assert frame["output_tokens"].sum() == usage["output_tokens"]
     assert frame.attrs == {"task": "popularity", "model": "openai/gpt-4o-mini", "scorer": "match",
                            "source_format": "inspect", "harness": "inspect-ai 0.3.58.dev16+g6a87748b",
-                           "release_key": "eval.model"}
+                           "release_key": "eval.model", "metadata_fields": ["label_confidence"]}
+    assert frame["label_confidence"].notna().all()  # a metadata field is case metadata
     assert "latency_ms" not in frame.columns  # this 2025-02 log has no total_time: no column of NaN
 
 
@@ -266,8 +267,8 @@ def test_inspect_unknown_score_value(inspect_dir, tmp_path):
 def test_lm_eval_fixture(lm_dir):
     frame = read_lm_eval(lm_dir / LM_SAMPLES)
     records = [json.loads(line) for line in (lm_dir / LM_SAMPLES).read_text().splitlines()]
-    assert list(frame.columns) == ["release", "case_id", "passed", "score", "category", "doc_hash", "input",
-                                   "target", "output"]
+    assert list(frame.columns) == ["release", "case_id", "passed", "score", "category", "content_hash",
+                                   "id_is_position", "doc_hash", "input", "target", "output"]
     assert frame["release"].unique().tolist() == [LM_MODEL]
     assert frame["case_id"].tolist() == [str(r["doc_id"]) for r in records]
     assert frame["doc_hash"].tolist() == [r["doc_hash"] for r in records]

@@ -199,4 +199,4 @@ def test_no_fixture_gives_an_internal_error(item):
     assert result.exit_code in (0, 1, 2, 3), result.output
     assert "internal error" not in result.output and "Traceback" not in result.output, result.output
     if result.exit_code == 2:
-        assert len([line for line in result.output.splitlines() if line.startswith("releasegate: error:")]) == 1
+        assert len([line for line in result.output.splitlines() if line.startswith("releasegate: error[")]) == 1

@@ -85,4 +85,4 @@ def test_a_metric_or_filter_that_does_not_exist_is_one_line(tmp_path):
                          "--metric", metric)
         assert result.exit_code == 2
         (line,) = result.output.strip().splitlines()
-        assert line.startswith("releasegate: error: ") and words in line, line
+        assert line.startswith("releasegate: error[input]: ") and words in line, line

@@ -199,7 +199,7 @@ def test_only_answers_that_are_mostly_alike_are_marked():
 
 
 def test_per_release_detection_past_the_first_rows(monkeypatch):
-    import releasegate.validate as per_release
+    import releasegate.validate.results as per_release
 
     monkeypatch.setattr(per_release, "_SAMPLE", 4)
     rows = [[r, f"c{i}", 1, "A", "q", "easy", "same", ""] for r in ("r1", "r2") for i in range(10)]

@@ -78,7 +78,7 @@ def test_demo_never_overwrites_a_file(tmp_path, existing):
     result = run_cli("demo", tmp_path)
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [(
-        f"releasegate: error: {tmp_path} already holds {existing}, not as the demo wrote it; the demo never "
+        f"releasegate: error[input]: {tmp_path} already holds {existing}, not as the demo wrote it; the demo never "
         "overwrites a file it did not write or that was changed since: move it away, or give a new or empty folder")]
     assert (tmp_path / existing).read_bytes() == b"mine\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([existing, "notes.txt"])

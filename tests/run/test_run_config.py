@@ -46,7 +46,7 @@ def test_bad_config_is_one_line_and_exit_2(tmp_path, run, systems, metric, messa
     done = run_cli("run", path)
     assert done.exit_code == 2
     lines = done.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("releasegate: error: ") and message in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("releasegate: error[run-config]: ") and message in lines[0]
     assert not (tmp_path / "store").exists()
 
 

@@ -22,10 +22,10 @@ def _write(tmp_path, system=None, run=None, metric=None, n=3):
                         metric or {"kind": "exact"})
 
 
-def _refused(done, message):
+def _refused(done, message, kind="run-config"):
     lines = done.output.strip().splitlines()
     assert done.exit_code == 2, done.output
-    assert len(lines) == 1 and lines[0].startswith("releasegate: error: ") and message in lines[0], lines
+    assert len(lines) == 1 and lines[0].startswith(f"releasegate: error[{kind}]: ") and message in lines[0], lines
 
 
 OPENAI = {"name": "r1", "kind": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
@@ -110,17 +110,18 @@ def test_a_missing_key_variable_stops_the_run_before_the_first_call(tmp_path, mo
 def test_parquet_without_pyarrow_is_refused_before_the_run(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow now raises ImportError
     path = _write(tmp_path)
-    _refused(run_cli("run", path, "-o", tmp_path / "t.parquet"), "Parquet needs pyarrow")
+    _refused(run_cli("run", path, "-o", tmp_path / "t.parquet"), "Parquet needs pyarrow", "output")
     assert not (tmp_path / "store").exists() and not (tmp_path / "t.parquet").exists()
 
 
 def test_the_table_never_overwrites_an_input(tmp_path):
     path = _write(tmp_path)
     cases, config = (tmp_path / "cases.csv").read_bytes(), path.read_bytes()
-    _refused(run_cli("run", path, "-o", tmp_path / "cases.csv"), f"is the run's input {tmp_path / 'cases.csv'}")
-    _refused(run_cli("run", path, "-o", tmp_path / "sub" / ".." / "cases.csv"), "is the run's input")
+    _refused(run_cli("run", path, "-o", tmp_path / "cases.csv"), f"is the run's input {tmp_path / 'cases.csv'}",
+             "output")
+    _refused(run_cli("run", path, "-o", tmp_path / "sub" / ".." / "cases.csv"), "is the run's input", "output")
     os.symlink(tmp_path / "cases.csv", tmp_path / "link.csv")
-    _refused(run_cli("run", path, "-o", tmp_path / "link.csv"), "is the run's input")
+    _refused(run_cli("run", path, "-o", tmp_path / "link.csv"), "is the run's input", "output")
     assert (tmp_path / "cases.csv").read_bytes() == cases and path.read_bytes() == config
     assert not (tmp_path / "store").exists()
     assert run_cli("run", path, "-o", tmp_path / "out.csv").exit_code == 0

@@ -24,7 +24,8 @@ from click.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "input-errors.md"
-PREFIX = "releasegate: error: "
+PREFIX = "releasegate: error["  # then the kind (releasegate.errors), "]: " and the message
+LINE = re.compile(r"releasegate: error\[([a-z-]+)\]: ")
 EXISTING = "existing.md"  # an earlier report, which a failed run must leave as it was
 NEW = "new.json"  # a report that a failed run must not create
 OLD_TEXT = b"previous report\n"
@@ -47,6 +48,7 @@ class Case:
     env: dict[str, str] = field(default_factory=dict)
     unreadable: str | None = None
     markdown: tuple[str, ...] = ()  # exit 0: texts the Markdown report must contain
+    kind: str = "input"  # exit 2: the error's kind, releasegate.errors (a code the line and the action carry)
 
 
 def csv(*rows: str, header: str = "release,case_id,passed,category") -> str:
@@ -84,62 +86,71 @@ RECORDS = [{"release": r, "case_id": c, "passed": p} for r, c, p in
 CASES: tuple[Case, ...] = (
     # --- files -------------------------------------------------------------------------------------------
     Case("missing-file", "results file does not exist", "`report nothere.csv`",
-         {}, ("nothere.csv", *BASE), ("file not found", "nothere.csv"), subprocess=True),
+         {}, ("nothere.csv", *BASE), ("file not found", "nothere.csv"), subprocess=True, kind="file"),
     Case("directory", "a directory instead of a file", "`report data/`",
-         {"data/": ""}, ("data", *BASE), ("data is a directory",)),
+         {"data/": ""}, ("data", *BASE), ("data is a directory",), kind="file"),
     Case("empty-file", "empty file (0 bytes)", "`results.csv` of 0 bytes",
-         {"results.csv": ""}, ("results.csv", *BASE), ("results.csv", "empty")),
+         {"results.csv": ""}, ("results.csv", *BASE), ("results.csv", "empty"), kind="file"),
     Case("blank-lines", "file of blank lines only", "`results.csv` holding three newlines",
-         {"results.csv": "\n\n\n"}, ("results.csv", *BASE), ("results.csv", "empty")),
+         {"results.csv": "\n\n\n"}, ("results.csv", *BASE), ("results.csv", "empty"), kind="file"),
     Case("header-only", "header but no rows", "`release,case_id,passed` and nothing else",
-         {"results.csv": "release,case_id,passed\n"}, ("results.csv", *BASE), ("header but no rows",)),
+         {"results.csv": "release,case_id,passed\n"}, ("results.csv", *BASE), ("header but no rows",),
+         kind="file"),
     Case("unreadable", "file that cannot be read (permissions)", "`chmod 000 results.csv`",
          {"results.csv": GOOD}, ("results.csv", *BASE), ("cannot read", "Permission denied"),
-         unreadable="results.csv"),
+         unreadable="results.csv", kind="file"),
     Case("unknown-format", "unknown format", "`results.xlsx`",
-         {"results.xlsx": "PK"}, ("results.xlsx", *BASE), ("unknown format '.xlsx'", ".csv", ".parquet")),
+         {"results.xlsx": "PK"}, ("results.xlsx", *BASE), ("unknown format '.xlsx'", ".csv", ".parquet"),
+         kind="file"),
     Case("no-suffix", "file name without a suffix", "`results`",
-         {"results": GOOD}, ("results", *BASE), ("unknown format", "no suffix")),
+         {"results": GOOD}, ("results", *BASE), ("unknown format", "no suffix"), kind="file"),
     Case("parquet-corrupt", "corrupt Parquet file", "`results.parquet` holding text",
-         {"results.parquet": "not parquet"}, ("results.parquet", *BASE), ("cannot read as parquet",)),
+         {"results.parquet": "not parquet"}, ("results.parquet", *BASE), ("cannot read as parquet",),
+         kind="file"),
     # --- encodings and syntax ----------------------------------------------------------------------------
     Case("bom", "UTF-8 byte-order mark (Excel's \"CSV UTF-8\")", "`EF BB BF` before `release,case_id,...`",
          {"results.csv": b"\xef\xbb\xbf" + GOOD.encode()}, ("results.csv", *BASE), (), exit=0),
     Case("latin-1", "text that is not UTF-8 (Latin-1, Windows-1252)", "`r1,caf\\xe9,0` saved as Latin-1",
          {"results.csv": csv("r1,c1,1", "r1,caf\xe9,0", "r2,c1,1", "r2,caf\xe9,1",
                              header="release,case_id,passed").encode("latin-1")},
-         ("results.csv", *BASE), ("not UTF-8", "0xE9", "offset 37", "line 3", "re-save"), subprocess=True),
+         ("results.csv", *BASE), ("not UTF-8", "0xE9", "offset 37", "line 3", "re-save"), subprocess=True,
+         kind="file"),
     Case("mixed-encoding-late", "mixed encodings: one bad byte deep in a UTF-8 file",
          "a 0xFF byte at offset 400,000 of a 1 MB file", {"results.csv": _late_bad_byte},
-         ("results.csv", *BASE), ("not UTF-8", "0xFF", "offset 400000", "line 23530")),
+         ("results.csv", *BASE), ("not UTF-8", "0xFF", "offset 400000", "line 23530"), kind="file"),
     Case("utf-16", "UTF-16 file (Excel's \"Unicode text\")", "`FF FE` then UTF-16 text",
-         {"results.csv": GOOD.encode("utf-16")}, ("results.csv", *BASE), ("UTF-16", "re-save it as UTF-8")),
+         {"results.csv": GOOD.encode("utf-16")}, ("results.csv", *BASE), ("UTF-16", "re-save it as UTF-8"),
+         kind="file"),
     Case("truncated-utf8", "file cut inside a multi-byte character", "last byte `\\xc3` of `é`",
          {"results.csv": GOOD.encode() + b"r3,c\xc3"}, ("results.csv", *BASE),
-         ("not UTF-8", "ends inside a multi-byte character")),
+         ("not UTF-8", "ends inside a multi-byte character"), kind="file"),
     Case("malformed-csv", "malformed CSV line (too many fields)", "line 3: `r1,c2,0,A,extra`",
          {"results.csv": csv("r1,c1,1,A", "r1,c2,0,A,extra", "r2,c1,1,A", "r2,c2,1,A")},
-         ("results.csv", *BASE), ("malformed CSV", "line 3 has 5 fields", "header has 4"), subprocess=True),
+         ("results.csv", *BASE), ("malformed CSV", "line 3 has 5 fields", "header has 4"), subprocess=True,
+         kind="file"),
     Case("open-quote", "CSV quote never closed", "line 3: `r1,\"c2,0,A`",
          {"results.csv": csv("r1,c1,1,A", 'r1,"c2,0,A', "r2,c1,1,A", "r2,c2,1,A")},
-         ("results.csv", *BASE), ("malformed CSV", "starts on line 3", "never closed")),
+         ("results.csv", *BASE), ("malformed CSV", "starts on line 3", "never closed"), kind="file"),
     Case("json-not-records", "JSON file that is not records (an object of objects)", '`{"r1": {"c1": 1}}`',
          {"results.json": _json({"r1": {"c1": 1}, "r2": {"c1": 0}})}, ("results.json", *BASE),
-         ("list of records", "found an object with keys r1, r2")),
+         ("list of records", "found an object with keys r1, r2"), kind="file"),
     Case("json-list-of-values", "JSON list of plain values", "`[1, 0, 1]`",
-         {"results.json": "[1, 0, 1]"}, ("results.json", *BASE), ("list of records", "found a list of numbers")),
+         {"results.json": "[1, 0, 1]"}, ("results.json", *BASE), ("list of records", "found a list of numbers"),
+         kind="file"),
     Case("json-empty", "JSON list with no records", "`[]`",
-         {"results.json": "[]"}, ("results.json", *BASE), ("no records",)),
+         {"results.json": "[]"}, ("results.json", *BASE), ("no records",), kind="file"),
     Case("json-invalid", "invalid JSON", "`[{\"release\": \"r1\",]`",
-         {"results.json": '[{"release": "r1",\n]'}, ("results.json", *BASE), ("not valid JSON", "line 2")),
+         {"results.json": '[{"release": "r1",\n]'}, ("results.json", *BASE), ("not valid JSON", "line 2"),
+         kind="file"),
     Case("json-deep", "JSON nested 100,000 levels deep", "`[[[[...]]]]`",
-         {"results.json": "[" * 100_000 + "]" * 100_000}, ("results.json", *BASE), ("nested too deeply",)),
+         {"results.json": "[" * 100_000 + "]" * 100_000}, ("results.json", *BASE), ("nested too deeply",),
+         kind="file"),
     Case("jsonl-bad-line", "JSON-lines file with a broken line", 'line 2: `{"release": "r1",`',
          {"results.jsonl": _json(RECORDS[0]) + '\n{"release": "r1",\n'}, ("results.jsonl", *BASE),
-         ("line 2 is not valid JSON",)),
+         ("line 2 is not valid JSON",), kind="file"),
     Case("jsonl-not-object", "JSON-lines line that is not an object", "line 2: `[1, 2]`",
          {"results.jsonl": _json(RECORDS[0]) + "\n[1, 2]\n"}, ("results.jsonl", *BASE),
-         ("line 2 is a list", "not a record")),
+         ("line 2 is a list", "not a record"), kind="file"),
     Case("nul-byte", "NUL or control character inside a value", "case id `c\\x002`",
          {"results.csv": csv("r1,c1,1,A", "r1,c\x002,1,A", "r2,c1,1,A", "r2,c\x002,0,A")},
          ("results.csv", *BASE), (), exit=0, markdown=("c\\\\x002",)),
@@ -147,32 +158,35 @@ CASES: tuple[Case, ...] = (
     Case("missing-case-column", "missing required column (case_id)", "header `release,caseid,passed`",
          {"results.csv": csv("r1,c1,1", "r2,c1,0", header="release,caseid,passed")}, ("results.csv", *BASE),
          ("missing required column 'case_id'", "columns present: release, caseid, passed",
-          "closest match 'caseid'", "--case-col caseid")),
+          "closest match 'caseid'", "--case-col caseid"), kind="column"),
     Case("missing-release-column", "missing required column (release)", "header `model,case_id,passed`",
          {"results.csv": csv("r1,c1,1", "r2,c1,0", header="model,case_id,passed")}, ("results.csv", *BASE),
-         ("missing required column 'release'", "columns present: model, case_id, passed", "--release-col")),
+         ("missing required column 'release'", "columns present: model, case_id, passed", "--release-col"),
+         kind="column"),
     Case("no-outcome-column", "no passed or score column", "header `release,case_id,pased`",
          {"results.csv": csv("r1,c1,1", "r2,c1,0", header="release,case_id,pased")}, ("results.csv", *BASE),
-         ("no outcome column", "'passed'", "'score'", "closest match 'pased'", "--passed-col pased")),
+         ("no outcome column", "'passed'", "'score'", "closest match 'pased'", "--passed-col pased"),
+         kind="column"),
     Case("renamed-column-absent", "--case-col naming a column that is not there", "`--case-col id`",
          {"results.csv": GOOD}, ("results.csv", *BASE, "--case-col", "id"),
-         ("missing required column 'id'", "columns present", "--case-col")),
+         ("missing required column 'id'", "columns present", "--case-col"), kind="column"),
     Case("category-column-absent", "--category-col naming a column in no file", "`--category-col topic`",
          {"results.csv": GOOD}, ("results.csv", *BASE, "--category-col", "topic"),
          ("column 'topic' (--category-col) is in none of the files", "columns present")),
     # --- keys --------------------------------------------------------------------------------------------
     Case("duplicate-rows", "duplicate (release, case_id) rows", "`r1,c1` twice",
          {"results.csv": csv(*GOOD_ROWS, "r1,c1,0,A")}, ("results.csv", *BASE),
-         ("1 duplicate (release, case_id) row(s)", "r1 c1", "--run-col")),
+         ("1 duplicate (release, case_id) row(s)", "r1 c1", "--run-col"), kind="value"),
     Case("duplicate-runs", "duplicate (release, case_id, run) rows", "`r1,c1,run 1` twice",
          {"results.csv": csv("r1,c1,1,1", "r1,c1,0,1", "r2,c1,1,1", "r2,c1,1,2",
                              header="release,case_id,passed,run")}, ("results.csv", *BASE),
-         ("duplicate (release, case_id, run)", "r1 c1 1")),
+         ("duplicate (release, case_id, run)", "r1 c1 1"), kind="value"),
     Case("blank-case-id", "a case_id that is blank", "`r1,,1,A` (or only spaces)",
          {"results.csv": csv(*GOOD_ROWS, "r1,  ,1,A")}, ("results.csv", *BASE),
-         ("1 row(s) have a blank case_id", "'r1'")),
+         ("1 row(s) have a blank case_id", "'r1'"), kind="value"),
     Case("blank-release", "a row without a release name", "`,c5,1,A`",
-         {"results.csv": csv(*GOOD_ROWS, ",c5,1,A")}, ("results.csv", *BASE), ("1 row(s) have no release name",)),
+         {"results.csv": csv(*GOOD_ROWS, ",c5,1,A")}, ("results.csv", *BASE), ("1 row(s) have no release name",),
+         kind="value"),
     # Identity columns are text: pandas' missing-value words are names there; only an empty cell is missing.
     Case("category-named-na", "a critical category named `NA` (or `N/A`, `None`, `null`, `nan`)",
          "`r2,c2,0,NA` with `--critical NA --critical-rule any`",
@@ -191,15 +205,15 @@ CASES: tuple[Case, ...] = (
     Case("run-partly-missing", "run column with blank cells", "`r1,c1,0,` among numbered runs",
          {"results.csv": csv("r1,c1,1,1", "r1,c1,0,", "r2,c1,1,1", "r2,c1,1,2",
                              header="release,case_id,passed,run")}, ("results.csv", *BASE),
-         ("1 row(s) have no run",)),
+         ("1 row(s) have no run",), kind="value"),
     Case("cluster-partly-missing", "cluster column with blank cells", "`r1,c2,1,` among clusters",
          {"results.csv": csv("r1,c1,1,p1", "r1,c2,1,", "r2,c1,1,p1", "r2,c2,0,",
                              header="release,case_id,passed,cluster")}, ("results.csv", *BASE),
-         ("2 row(s) have no cluster",)),
+         ("2 row(s) have no cluster",), kind="value"),
     # --- releases ----------------------------------------------------------------------------------------
     Case("empty-release", "an empty release (its file has no rows)", "`r2=r2.csv` with a header only",
          {"r1.csv": csv("c1,1", header="case_id,passed"), "r2.csv": "case_id,passed\n"},
-         ("r1=r1.csv", "r2=r2.csv", *BASE), ("r2.csv", "header but no rows")),
+         ("r1=r1.csv", "r2=r2.csv", *BASE), ("r2.csv", "header but no rows"), kind="file"),
     Case("release-emptied", "a release with no rows left (every outcome missing, --missing drop)",
          "every `passed` of r2 blank", {"results.csv": csv("r1,c1,1", "r1,c2,0", "r2,c1,", "r2,c2,",
                                                           header="release,case_id,passed")},
@@ -225,7 +239,7 @@ CASES: tuple[Case, ...] = (
          {"results.csv": csv("r1,c1,1,1", "r1,c2,0,1", "r2,c1,1,0", "r2,c2,1,1", header="release,case_id,correct,safe"),
           "policy.toml": '[metrics.safe]\ncritical = "yes"\n'},
          ("results.csv", *BASE, "--policy", "policy.toml", "--metric", "correct", "--metric", "safe"),
-         ("[metrics.safe]: critical must be true or false", "'yes'")),
+         ("[metrics.safe]: critical must be true or false", "'yes'"), kind="policy"),
     Case("unknown-baseline", "unknown --baseline", "`--baseline r9`",
          {"results.csv": GOOD}, ("results.csv", "--baseline", "r9"), ("unknown baseline 'r9'", "releases: 'r1', 'r2'")),
     Case("no-baseline", "no baseline given", "no `--baseline`, none in the policy",
@@ -248,10 +262,10 @@ CASES: tuple[Case, ...] = (
     # --- outcomes ----------------------------------------------------------------------------------------
     Case("not-boolean", "passed values that are not boolean-like", "`maybe`, `2`",
          {"results.csv": csv("r1,c1,1", "r1,c2,maybe", "r2,c1,1", "r2,c2,2", header="release,case_id,passed")},
-         ("results.csv", *BASE), ("'passed' must be boolean-like", "'maybe'", "'2'")),
+         ("results.csv", *BASE), ("'passed' must be boolean-like", "'maybe'", "'2'"), kind="value"),
     Case("missing-outcome", "missing (NaN) outcomes", "`r1,c2,,A`",
          {"results.csv": csv(*GOOD_ROWS).replace("r1,c2,1,A", "r1,c2,,A")}, ("results.csv", *BASE),
-         ("1 row(s) have no outcome", "'c2'", "--missing fail", "--missing drop")),
+         ("1 row(s) have no outcome", "'c2'", "--missing fail", "--missing drop"), kind="value"),
     Case("missing-fail", "missing outcomes with --missing fail", "`r1,c2,,A`, `--missing fail`",
          {"results.csv": csv(*GOOD_ROWS).replace("r1,c2,1,A", "r1,c2,,A")},
          ("results.csv", *BASE, "--missing", "fail"), ("counted as failures",), exit=0),
@@ -260,45 +274,48 @@ CASES: tuple[Case, ...] = (
          ("results.csv", *BASE, "--missing", "drop"), ("dropped",), exit=0),
     Case("score-not-numeric", "score that is not a number", "`r1,c1,high`",
          {"results.csv": csv("r1,c1,high", "r1,c2,0.5", "r2,c1,0.1", "r2,c2,0.2", header="release,case_id,score")},
-         ("results.csv", *BASE), ("'score' must be numeric", "'high'")),
+         ("results.csv", *BASE), ("'score' must be numeric", "'high'"), kind="value"),
     Case("decimal-comma", "numbers with commas (decimal comma)", '`"0,5"` in `score`',
          {"results.csv": csv('r1,c1,"0,5"', "r1,c2,0.5", "r2,c1,0.1", "r2,c2,0.2", header="release,case_id,score")},
-         ("results.csv", *BASE), ("'score' must be numeric", "'0,5'", "commas are not read")),
+         ("results.csv", *BASE), ("'score' must be numeric", "'0,5'", "commas are not read"), kind="value"),
     Case("thousands-comma", "numbers with commas (thousands separator)", '`"1,234"` in `latency_ms`',
          {"results.csv": csv('r1,c1,1,"1,234"', "r1,c2,0,900", "r2,c1,1,800", "r2,c2,1,700",
                              header="release,case_id,passed,latency_ms")},
-         ("results.csv", *BASE), ("'latency_ms' must be numeric", "'1,234'", "commas are not read")),
+         ("results.csv", *BASE), ("'latency_ms' must be numeric", "'1,234'", "commas are not read"),
+         kind="value"),
     Case("infinite-score", "infinite number", "`inf` (or `1e400`) in `score`",
          {"results.csv": csv("r1,c1,inf", "r1,c2,0.5", "r2,c1,0.1", "r2,c2,0.2", header="release,case_id,score")},
-         ("results.csv", *BASE), ("'score' must be finite", "inf")),
+         ("results.csv", *BASE), ("'score' must be finite", "inf"), kind="value"),
     Case("score-out-of-range", "scores outside the declared range", "`score_range = [0, 1]`, scores `1.5`, `-0.2`",
          {"results.csv": csv("r1,c1,0.5", "r1,c2,1.5", "r2,c1,0.1", "r2,c2,-0.2", header="release,case_id,score"),
           "policy.toml": "score_range = [0, 1]\n"},
-         ("results.csv", *BASE, "--policy", "policy.toml"), ("2 score(s) outside the declared range [0, 1]", "1.5", "-0.2")),
+         ("results.csv", *BASE, "--policy", "policy.toml"), ("2 score(s) outside the declared range [0, 1]", "1.5", "-0.2"),
+         kind="value"),
     # --- pairing -----------------------------------------------------------------------------------------
     Case("case-sets-differ", "case sets differ between baseline and candidate", "`c4` only in r1, `c5` only in r2",
          {"results.csv": csv(*GOOD_ROWS[:7], "r2,c5,1,B")}, ("results.csv", *BASE),
          ("case sets differ", "1 case(s) only in 'r1' (e.g. 'c4')", "1 case(s) only in 'r2' (e.g. 'c5')",
-          "--allow-missing")),
+          "--allow-missing"), kind="pairing"),
     Case("allow-missing", "case sets differ, with --allow-missing", "as above, `--allow-missing`",
          {"results.csv": csv(*GOOD_ROWS[:7], "r2,c5,1,B")}, ("results.csv", *BASE, "--allow-missing"),
          ("compared on 3 shared cases", "'c4'", "'c5'"), exit=0),
     Case("no-shared-cases", "no case in common, even with --allow-missing", "r1 has `c1`, r2 has `c9`",
          {"results.csv": csv("r1,c1,1,A", "r2,c9,1,A")}, ("results.csv", *BASE, "--allow-missing"),
-         ("share no case_id",)),
+         ("share no case_id",), kind="pairing"),
     Case("category-differs", "a case whose category differs between releases", "`c2` is `A` in r1, `B` in r2",
          {"results.csv": csv(*GOOD_ROWS).replace("r2,c2,0,A", "r2,c2,0,B")}, ("results.csv", *BASE),
-         ("different category", "case 'c2'", "'A' in 'r1'", "'B' in 'r2'")),
+         ("different category", "case 'c2'", "'A' in 'r1'", "'B' in 'r2'"), kind="pairing"),
     Case("cluster-differs", "a case whose cluster differs between releases", "`c2` in `p1` on r1, `p2` on r2",
          {"results.csv": csv("r1,c1,1,p1", "r1,c2,1,p1", "r2,c1,1,p1", "r2,c2,0,p2",
                              header="release,case_id,passed,cluster")}, ("results.csv", *BASE),
-         ("different cluster", "case 'c2'", "'p1' in 'r1'", "'p2' in 'r2'")),
+         ("different cluster", "case 'c2'", "'p1' in 'r1'", "'p2' in 'r2'"), kind="pairing"),
     Case("million-categories", "a million distinct categories", "1,000,000 cases, each its own category",
          {"results.csv": _million_categories}, ("results.csv", *BASE),
          ("category column has 1000000 distinct values", "at most 10000", "--category-col")),
     # --- case table --------------------------------------------------------------------------------------
     Case("cases-missing", "--cases file does not exist", "`--cases nothere.csv`",
-         {"results.csv": GOOD}, ("results.csv", *BASE, "--cases", "nothere.csv"), ("file not found: nothere.csv",)),
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--cases", "nothere.csv"), ("file not found: nothere.csv",),
+         kind="file"),
     Case("cases-duplicate", "case table lists a case twice", "`c1` twice in `cases.csv`",
          {"results.csv": csv(*(r.rsplit(",", 1)[0] for r in GOOD_ROWS), header="release,case_id,passed"),
           "cases.csv": "case_id,category\nc1,A\nc1,B\nc2,A\nc3,B\nc4,B\n"},
@@ -314,27 +331,31 @@ CASES: tuple[Case, ...] = (
          ("results.csv", *BASE, "--cases", "cases.csv"), ("column 'category' disagrees", "c2")),
     # --- policy ------------------------------------------------------------------------------------------
     Case("policy-missing", "policy file does not exist", "`--policy nothere.toml`",
-         {"results.csv": GOOD}, ("results.csv", *BASE, "--policy", "nothere.toml"), ("policy file not found",)),
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--policy", "nothere.toml"), ("policy file not found",),
+         kind="policy"),
     Case("policy-bad-toml", "policy file that is not valid TOML", "`alpha = `",
          {"results.csv": GOOD, "policy.toml": "alpha = \n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
-         ("not valid TOML", "line 1"), subprocess=True),
+         ("not valid TOML", "line 1"), subprocess=True, kind="policy"),
     Case("policy-unknown-key", "policy file with an unknown key", "`alfa = 0.1`",
          {"results.csv": GOOD, "policy.toml": "alfa = 0.1\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
-         ("unknown key(s) alfa", "did you mean 'alpha'", "known keys")),
+         ("unknown key(s) alfa", "did you mean 'alpha'", "known keys"), kind="policy"),
     Case("policy-retired-key", "policy file with a retired key", "`critical_alpha = 0.1`",
          {"results.csv": GOOD, "policy.toml": "critical_alpha = 0.1\n"},
-         ("results.csv", *BASE, "--policy", "policy.toml"), ("critical_alpha is retired", "critical_weight")),
+         ("results.csv", *BASE, "--policy", "policy.toml"), ("critical_alpha is retired", "critical_weight"),
+         kind="policy"),
     Case("policy-bad-value", "policy value out of range", "`alpha = 2`",
          {"results.csv": GOOD, "policy.toml": "alpha = 2\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
-         ("alpha must be a number between 0 and 0.5", "2")),
+         ("alpha must be a number between 0 and 0.5", "2"), kind="policy"),
     Case("policy-wrong-type", "policy value of the wrong type", "`critical = 5`",
          {"results.csv": GOOD, "policy.toml": "critical = 5\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
-         ("critical must be a list of category names", "got 5")),
+         ("critical must be a list of category names", "got 5"), kind="policy"),
     Case("policy-bad-range", "score_range that is not two numbers", '`score_range = ["a", "b"]`',
          {"results.csv": GOOD, "policy.toml": 'score_range = ["a", "b"]\n'},
-         ("results.csv", *BASE, "--policy", "policy.toml"), ("score_range must be two numbers",)),
+         ("results.csv", *BASE, "--policy", "policy.toml"), ("score_range must be two numbers",),
+         kind="policy"),
     Case("flag-bad-value", "flag value out of range", "`--alpha 1.5`",
-         {"results.csv": GOOD}, ("results.csv", *BASE, "--alpha", "1.5"), ("alpha must be a number between 0 and 0.5",)),
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--alpha", "1.5"), ("alpha must be a number between 0 and 0.5",),
+         kind="policy"),
     Case("source-date-epoch", "SOURCE_DATE_EPOCH that is not a number", "`SOURCE_DATE_EPOCH=yesterday`",
          {"results.csv": GOOD}, ("results.csv", *BASE), ("SOURCE_DATE_EPOCH must be an integer", "'yesterday'"),
          env={"SOURCE_DATE_EPOCH": "yesterday"}),
@@ -357,9 +378,10 @@ sys.modules.setdefault("input_cases", sys.modules[__name__])
 from input_cases_fail_closed import FAIL_CLOSED_CASES  # noqa: E402
 from input_cases_gold import GOLD_CASES  # noqa: E402
 from input_cases_harness import HARNESS_CASES  # noqa: E402
+from input_cases_harness44 import HARNESS_44_CASES  # noqa: E402
 from input_cases_issue28 import ISSUE_28_CASES  # noqa: E402
 
-CASES += FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES + HARNESS_CASES
+CASES += FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES + HARNESS_CASES + HARNESS_44_CASES
 
 
 @dataclass(frozen=True)
@@ -368,6 +390,7 @@ class Outcome:
     stdout: str
     stderr: str
     message: str  # the error line without its prefix, or the report's note for an accepted input
+    kind: str = ""  # the kind the error line names; empty for an accepted input
 
 
 def prepare(case: Case, work: Path) -> None:
@@ -423,13 +446,14 @@ def run_case(case: Case, work: Path) -> Outcome:
             patch.chdir(work)
             result = CliRunner().invoke(main, args, catch_exceptions=False)
         exit_code, stdout, stderr = result.exit_code, result.stdout, result.stderr
-    return Outcome(exit_code, stdout, stderr, _message(case, work, exit_code, stderr))
+    kind = LINE.match(stderr)
+    return Outcome(exit_code, stdout, stderr, _message(case, work, exit_code, stderr), kind.group(1) if kind else "")
 
 
 def _message(case: Case, work: Path, exit_code: int, stderr: str) -> str:
     if exit_code != 0:
         first = stderr.splitlines()[0] if stderr.strip() else ""
-        return first.removeprefix(PREFIX)
+        return LINE.sub("", first, count=1)
     if not case.words:
         return "(accepted; no message)"
     report = json.loads((work / NEW).read_text(encoding="utf-8"))
@@ -439,7 +463,7 @@ def _message(case: Case, work: Path, exit_code: int, stderr: str) -> str:
 
 # --- the docs table ----------------------------------------------------------------------------------------
 
-HEADER = "| problem | example | message | exit status |\n|---|---|---|---:|\n"
+HEADER = "| problem | example | kind | message | exit status |\n|---|---|---|---|---:|\n"
 START, END = "<!-- table:start -->", "<!-- table:end -->"
 
 
@@ -448,8 +472,9 @@ def code_cell(text: str) -> str:
     return "`" + text.replace("|", "\\|") + "`"
 
 
-def table_row(case: Case, message: str) -> str:
-    return f"| {case.problem} | {case.example} | {code_cell(message)} | {case.exit} |"
+def table_row(case: Case, outcome: Outcome) -> str:
+    kind = f"`{outcome.kind}`" if outcome.kind else "-"
+    return f"| {case.problem} | {case.example} | {kind} | {code_cell(outcome.message)} | {case.exit} |"
 
 
 def _cells(line: str) -> list[str]:
@@ -457,14 +482,14 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in cells]
 
 
-def documented_rows(text: str | None = None) -> dict[str, tuple[str, str, str]]:
-    """The docs table: problem -> (example, message, exit status), as written."""
+def documented_rows(text: str | None = None) -> dict[str, tuple[str, str, str, str]]:
+    """The docs table: problem -> (example, kind, message, exit status), as written."""
     text = DOC.read_text(encoding="utf-8") if text is None else text
     body = text.split(START, 1)[1].split(END, 1)[0]
     rows = {}
     for line in body.strip().splitlines()[2:]:
-        problem, example, message, status = _cells(line)
-        rows[problem] = (example, message, status)
+        problem, example, kind, message, status = _cells(line)
+        rows[problem] = (example, kind, message, status)
     return rows
 
 
@@ -474,7 +499,7 @@ def write_docs(tmp: Path) -> None:
     for case in CASES:
         work = tmp / case.key
         prepare(case, work)
-        lines.append(table_row(case, run_case(case, work).message))
+        lines.append(table_row(case, run_case(case, work)))
     text = DOC.read_text(encoding="utf-8")
     head, rest = text.split(START, 1)
     tail = rest.split(END, 1)[1]

@@ -33,7 +33,8 @@ GOLD = ("--gold", "gold.csv")
 
 GOLD_CASES: tuple[Case, ...] = (
     Case("gold-missing-file", "gold file does not exist", "`--gold nothere.csv`",
-         {"results.csv": RESULTS}, ("results.csv", *BASE, "--gold", "nothere.csv"), ("file not found", "nothere.csv")),
+         {"results.csv": RESULTS}, ("results.csv", *BASE, "--gold", "nothere.csv"), ("file not found", "nothere.csv"),
+         kind="file"),
     Case("gold-missing-column", "gold file without a label column", "`release,case_id,human`",
          {"results.csv": RESULTS, "gold.csv": gold().replace("release,case_id,label", "release,case_id,human")},
          ("results.csv", *BASE, *GOLD),
@@ -73,7 +74,7 @@ GOLD_CASES: tuple[Case, ...] = (
          ("results.csv", *BASE, *GOLD), ("has a run column, but the results have no runs",)),
     Case("gold-policy-wrong-type", "policy gold that is not a path", "`gold = 5`",
          {"results.csv": RESULTS, "policy.toml": "gold = 5\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
-         ("gold must be a file path", "got 5")),
+         ("gold must be a file path", "got 5"), kind="policy"),
     Case("gold-clusters-corrected", "gold labels on grouped cases, the corrected comparison gated",
          "results with `cluster`, `judge_correction` \"ppi\" (the default)",
          {"results.csv": CLUSTERED, "gold.csv": gold()}, ("results.csv", *BASE, *GOLD),
@@ -81,7 +82,7 @@ GOLD_CASES: tuple[Case, ...] = (
     Case("judge-correction-unknown", "a judge_correction that is neither ppi nor none", '`judge_correction = "raw"`',
          {"results.csv": RESULTS, "gold.csv": gold(), "policy.toml": 'judge_correction = "raw"\n'},
          ("results.csv", *BASE, *GOLD, "--policy", "policy.toml"),
-         ("unknown judge_correction 'raw'", "ppi, none")),
+         ("unknown judge_correction 'raw'", "ppi, none"), kind="policy"),
     Case("gold-several-metrics", "gold labels with several metrics", "`--metric a --metric b --gold gold.csv`",
          {"results.csv": csv("r1,c1,1,0", "r1,c2,0,1", "r2,c1,1,1", "r2,c2,1,0", header="release,case_id,a,b"),
           "gold.csv": gold()},

@@ -1,7 +1,7 @@
 """Every row of docs/input-errors.md, run through the command line (SPEC section 3.2 and issue 7).
 
 Each case (tests/validate/input_cases.py) builds its input in a fresh directory holding an earlier report. A refused
-input must exit 2 with exactly one line on stderr that starts ``releasegate: error:``, names the problem in
+input must exit 2 with exactly one line on stderr that starts ``releasegate: error[<kind>]:`` with the case's kind, names the problem in
 the case's words, matches the docs table word for word, shows no traceback, creates no output and leaves
 the earlier report (content and modification time) and the directory listing as they were. An accepted
 input (exit 0) must write its reports, and say what it did in a note when the case has one.
@@ -64,6 +64,7 @@ def test_input_problem(case, tmp_path):
         lines = outcome.stderr.splitlines()
         assert len(lines) == 1, outcome.stderr
         assert lines[0].startswith(PREFIX)
+        assert outcome.kind == case.kind, (outcome.kind, lines[0])
         assert "internal error" not in lines[0]
         for word in case.words:
             assert word in outcome.message, (word, outcome.message)
@@ -82,7 +83,8 @@ def test_input_problem(case, tmp_path):
         for text in case.markdown:
             assert text in markdown, text
     documented = DOCUMENTED.get(case.problem)
-    assert documented == (case.example, code_cell(outcome.message), str(case.exit)), (
+    kind = f"`{outcome.kind}`" if outcome.kind else "-"
+    assert documented == (case.example, kind, code_cell(outcome.message), str(case.exit)), (
         "docs/input-errors.md is stale: PYTHONPATH=src python tests/validate/input_cases.py")
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from releasegate import keycodes
+from releasegate.validate import keycodes
 
 names = st.sampled_from(["a", "b", "NA", "", "007", "c d"])
 rows = st.lists(st.tuples(names, names, st.one_of(st.none(), names)), min_size=0, max_size=40)

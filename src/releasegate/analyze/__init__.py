@@ -29,7 +29,7 @@ from releasegate.model import Analysis, CandidateAnalysis, NotJudged, Parameters
 from releasegate.policy import Policy
 from releasegate.stats.proportions import wilson_interval
 from releasegate.validate import ValidatedResults
-from releasegate.validate_gold import ValidatedGold
+from releasegate.validate.gold import ValidatedGold
 
 
 def parameters_of(policy: Policy) -> Parameters:

@@ -29,6 +29,7 @@ from releasegate.analyze.judge_gated import corrected_comparison, corrected_powe
 from releasegate.analyze.min_change import moved
 from releasegate.analyze.ni_reach import ni_reach_of
 from releasegate.analyze.pairing import case_changes, pair, paired_difference
+from releasegate.analyze.regression_bounds import with_bounds
 from releasegate.analyze.runs import run_axis
 from releasegate.kinds import OutcomeKind
 from releasegate.model import (
@@ -46,7 +47,7 @@ from releasegate.model.judge import CorrectedFigures
 from releasegate.policy import Policy
 from releasegate.stats.mcnemar import mcnemar_test
 from releasegate.validate import ValidatedResults
-from releasegate.validate_gold import ValidatedGold
+from releasegate.validate.gold import ValidatedGold
 
 
 @dataclass(frozen=True)
@@ -186,14 +187,12 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     view = with_split_errors(case_view(paired, both_fail, data.metadata_columns,
                                        lambda mask: case_changes(paired, mask, data.metadata_columns, critical,
                                                                  texts), critical), errors)
-    broken = case_changes(paired, down, data.metadata_columns, critical, texts)
-    fixed = case_changes(paired, up, data.metadata_columns, critical, texts)
     return CandidateAnalysis(
         name=candidate,
         overall=result.overall,
-        categories=result.categories,
-        broken_cases=broken,
-        fixed_cases=fixed,
+        categories=with_bounds(result.categories, policy.alpha, mcnemar),
+        broken_cases=case_changes(paired, down, data.metadata_columns, critical, texts),
+        fixed_cases=case_changes(paired, up, data.metadata_columns, critical, texts),
         exclusions=exclusions,
         power=result.power,
         sections=CandidateSections(item_axis=result.item_axis, run_axis=runs, clusters=result.clusters,

@@ -33,7 +33,7 @@ from releasegate.stats.ppi import (
 )
 from releasegate.stats.ppi_strata import StratifiedAllocation, neyman_allocation
 from releasegate.validate import ValidatedResults
-from releasegate.validate_gold import ValidatedGold
+from releasegate.validate.gold import ValidatedGold
 
 # The corrected interval's width the plan aims at when the policy has no margin (margin = 0): 5 points.
 DEFAULT_TARGET_WIDTH = 0.05

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from releasegate.errors import InputError
+from releasegate.errors import ColumnError
 
 COLUMN_FLAGS = {"release": "--release-col", "case_id": "--case-col", "passed": "--passed-col", "score": "--score-col",
          "category": "--category-col", "cluster": "--cluster-col", "run": "--run-col", "error": "--error-col"}
@@ -63,7 +63,7 @@ def require_column(frame: pd.DataFrame, canonical: str, path: Path | str, flag: 
     if canonical in frame.columns:
         return
     present = [str(c) for c in frame.columns]
-    raise InputError(f"{path}: {_missing(given or canonical, flag, present, bool(given))}; columns present: "
+    raise ColumnError(f"{path}: {_missing(given or canonical, flag, present, bool(given))}; columns present: "
                      f"{', '.join(present)}")
 
 
@@ -96,4 +96,4 @@ def check_columns(frame: pd.DataFrame, columns: Mapping[str, str], path: Path, *
         problems.append(f"no outcome column: need 'passed' (0/1) or 'score' ({hint})")
     if problems:
         head = f"{len(problems)} problems with the columns: " if len(problems) > 1 else ""
-        raise InputError(f"{path}: {head}{'; '.join(problems)}; columns present: {', '.join(present)}")
+        raise ColumnError(f"{path}: {head}{'; '.join(problems)}; columns present: {', '.join(present)}")

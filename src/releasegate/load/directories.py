@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import FileError
 
 INDEX_LIMIT = 32 * 1024 * 1024  # an index file is small; a larger "results.json" is read by the tidy reader
 _LM_SAMPLES = re.compile(r"^samples_.+\.jsonl$")
@@ -55,10 +55,10 @@ def harness_files(directory: Path, task: str | None = None) -> list[Path]:
     if lm_files:
         return lm_files
     if any(_LM_RESULTS.match(p.name) and _lm_results_summary(p) for p in directory.iterdir() if p.is_file()):
-        raise InputError(f"{directory}: the lm-eval output holds results_*.json but no samples files; "
+        raise FileError(f"{directory}: the lm-eval output holds results_*.json but no samples files; "
                          "rerun lm_eval with --log_samples (per-case results are needed)")
     # An Inspect log directory or an lm-eval output folder would have been read whole: this is neither.
-    raise InputError(f"{directory} is a directory; give the results file(s) inside it")
+    raise FileError(f"{directory} is a directory; give the results file(s) inside it")
 
 
 def refuse_index_file(path: Path) -> None:
@@ -68,13 +68,13 @@ def refuse_index_file(path: Path) -> None:
         return
     data = _small_json(path)
     if name == "eval-set.json" and isinstance(data, dict) and "eval_set_id" in data:
-        raise InputError(f"{path}: this is an Inspect eval-set index, not a log: pass its directory "
+        raise FileError(f"{path}: this is an Inspect eval-set index, not a log: pass its directory "
                          f"({path.parent}) to read every log of the set")
     if name == "logs.json" and _is_log_index(data):
-        raise InputError(f"{path}: this is an Inspect log-directory index (logs.json), not a log: pass its "
+        raise FileError(f"{path}: this is an Inspect log-directory index (logs.json), not a log: pass its "
                          f"directory ({path.parent}) to read the logs it lists")
     if _LM_RESULTS.match(name) and _is_lm_results(data):
-        raise InputError(f"{path}: this is an lm-eval results summary (aggregate scores only): pass the "
+        raise FileError(f"{path}: this is an lm-eval results summary (aggregate scores only): pass the "
                          f"samples_*.jsonl files beside it (--log_samples), or its directory ({path.parent})")
 
 
@@ -85,7 +85,7 @@ def _of_task(directory: Path, logs: list[Path], task: str) -> list[Path]:
     tasks = {p: str(_spec(read_header(p)).get("task") or "") for p in logs}
     kept = [p for p in logs if tasks[p] == task]
     if not kept:
-        raise InputError(f"{directory}: no log of task {task!r} (--task); tasks present: "
+        raise FileError(f"{directory}: no log of task {task!r} (--task); tasks present: "
                          f"{', '.join(sorted(set(tasks.values())))}")
     return kept
 
@@ -105,7 +105,7 @@ def _child_log_folders(directory: Path) -> list[Path]:
         logs = _inspect_logs(child)
         models = sorted({str(_spec(read_header(p)).get("model") or "") for p in logs})
         if len(models) > 1:
-            raise InputError(f"{child}: holds logs of {len(models)} models ({', '.join(models[:3])}); a folder of "
+            raise FileError(f"{child}: holds logs of {len(models)} models ({', '.join(models[:3])}); a folder of "
                              "log folders is read when each folder in it is one release: pass the folders whose logs "
                              f"are one model, or name each log (NAME=path)")
         found += logs
@@ -123,7 +123,7 @@ def _inspect_logs(directory: Path) -> list[Path]:
     headers = _small_json(index) if index.is_file() else None
     if not logs:
         if _is_log_index(headers):
-            raise InputError(f"{directory}: logs.json lists logs that are not in the directory "
+            raise FileError(f"{directory}: logs.json lists logs that are not in the directory "
                              f"({', '.join(sorted(headers)[:3])})")
         return []
     if not _is_log_index(headers):
@@ -147,7 +147,7 @@ def _latest_per_task(directory: Path, logs: list[Path], headers: dict[str, Any],
     listed = {t.get("task_id") for t in tasks if isinstance(t, dict)}
     missing = sorted(str(t) for t in listed - {k[0] for k in groups if len(k) == 1} if t)
     if missing:
-        raise InputError(f"{directory}: the eval-set lists task(s) with no log in the directory "
+        raise FileError(f"{directory}: the eval-set lists task(s) with no log in the directory "
                          f"({', '.join(missing[:3])}); the set is incomplete: rerun eval_set to finish it")
     chosen = [max(group, key=lambda g: (g[0] == "success", g[2], g[1].name))[1] for group in groups.values()]
     return sorted(chosen + list(known.values()))  # logs not in the index are read as they are

@@ -12,7 +12,7 @@ import itertools
 from collections.abc import Iterable
 from pathlib import Path
 
-from releasegate.errors import InputError
+from releasegate.errors import ColumnError
 
 
 def delimited_header(path: Path, sep: str) -> list[str]:
@@ -36,7 +36,7 @@ def refuse_harness_export(path: Path, frame) -> None:
         return
     first = frame[crossed[0]].dropna().astype(str).head(1).tolist() if crossed[0] in frame.columns else []
     if _PROMPTFOO_EXPORT <= set(names) or (first and first[0].lstrip().startswith(_PROMPTFOO_CELL)):
-        raise InputError(f"{path}: this is promptfoo's CSV export (one column per provider and prompt, no result "
+        raise ColumnError(f"{path}: this is promptfoo's CSV export (one column per provider and prompt, no result "
                          "keys or runs); write the results with: promptfoo eval -o results.json (or .jsonl), and pass "
                          "that file")
 
@@ -49,6 +49,6 @@ def check_unique_columns(path: Path, names: Iterable[object]) -> None:
         if key in seen:
             first_position, first = seen[key]
             how = "twice" if first == name else f"twice ({first!r} and {name!r}: names are compared without spaces)"
-            raise InputError(f"{path}: column {key!r} appears {how}, as columns {first_position} and {position}; "
+            raise ColumnError(f"{path}: column {key!r} appears {how}, as columns {first_position} and {position}; "
                              "each column name must be unique: rename or drop one")
         seen[key] = (position, name)

@@ -1,5 +1,5 @@
 """The metrics gated (``--metric NAME``, repeatable; the API's ``metric=[...]``) as one column each, whatever the
-layout that holds them, so that validation (releasegate/metric_tables.py) hands the analysis one table per metric:
+layout that holds them, so that validation (releasegate/validate/metric_tables.py) hands the analysis one table per metric:
 
 - tidy outcome columns (``correct``, ``safe``): read as they are;
 - a long layout (one row per release, case[, run] and metric, the outcome in passed or score, the metric's name
@@ -62,7 +62,8 @@ METRIC_OPTIONS: dict[str, Callable[[str, Mapping[str, Any]], dict[str, Any]]] = 
 _KEYS = ("release", "case_id", "run")
 
 
-def load_gated(sources: list[Source], *, columns: Mapping[str, str] | None = None, cases: Path | None = None,
+def load_gated(sources: list[Source], *, columns: Mapping[str, str] | None = None,
+               cases: Path | pd.DataFrame | None = None,
                options: AdapterOptions | None = None, metrics: tuple[str, ...] = ()) -> LoadedResults:
     """Read the inputs with every metric of ``metrics`` as a column of its own (none: the passed or score
     column is the one outcome, as without ``--metric``)."""

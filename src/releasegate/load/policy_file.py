@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from releasegate.errors import InputError
+from releasegate.errors import PolicyError
 from releasegate.model import PolicyFile
 
 POLICY_NAME = "releasegate.toml"
@@ -40,5 +40,5 @@ def policy_record(path: Path, found: bool, cwd: Path | None = None) -> PolicyFil
     try:
         digest = sha256_of(path)
     except OSError as exc:
-        raise InputError(f"cannot read policy file {path}: {exc.strerror or exc}") from None
+        raise PolicyError(f"cannot read policy file {path}: {exc.strerror or exc}") from None
     return PolicyFile(shown(path, cwd or Path.cwd()) if found else str(path), digest, found)

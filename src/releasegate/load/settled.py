@@ -22,7 +22,7 @@ from typing import Any
 
 import pandas as pd
 
-from releasegate.errors import InputError
+from releasegate.errors import StoreError
 
 META_KEY = "settled"
 # The columns of the store's table that decide a verdict (no output text, model or fingerprint).
@@ -75,10 +75,10 @@ def record_of(meta: Any, where: str) -> SettledRecord | None:
         record = SettledRecord(float(meta["policy_alpha"]), str(meta["baseline"]), looks, dict(meta["verdicts"]),
                                str(meta["table"]), str(meta["policy"]))
     except (KeyError, TypeError, ValueError):
-        raise InputError(f"{where}: the store's settled record is unreadable; run `releasegate run CONFIG --settle` "
+        raise StoreError(f"{where}: the store's settled record is unreadable; run `releasegate run CONFIG --settle` "
                          "again to decide it anew") from None
     if not looks:
-        raise InputError(f"{where}: the store's settled record holds no look; run `releasegate run CONFIG --settle` "
+        raise StoreError(f"{where}: the store's settled record holds no look; run `releasegate run CONFIG --settle` "
                          "again to decide it anew")
     return record
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from releasegate.errors import InputError
+from releasegate.errors import StoreError
 from releasegate.load.settled import SettledRecord, record_of, table_fingerprint
 from releasegate.model import InputFile
 
@@ -42,12 +42,12 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
     from releasegate.load.store_table import db_path, read_store
 
     if release is not None:
-        raise InputError(f"{directory}: a run store names its own releases; give it without NAME=")
+        raise StoreError(f"{directory}: a run store names its own releases; give it without NAME=")
     result = read_store(directory, texts=False)
     table = result.table
     settled = record_of(result.settled, str(directory))
     if settled is not None and settled.table != table_fingerprint(table):
-        raise InputError(f"{directory}: `releasegate run --settle` decided this store on other cells than it holds "
+        raise StoreError(f"{directory}: `releasegate run --settle` decided this store on other cells than it holds "
                          "now (a run changed it since); deciding them again would be a look the settle design did "
                          "not spend alpha on: run `releasegate run CONFIG --settle` to decide it anew")
     notes: list[str] = []
@@ -57,7 +57,7 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
         named = "; ".join(h.describe() for h in result.holes[:3])
         more = f" and {len(result.holes) - 3} more" if len(result.holes) > 3 else ""
         if not drop_holes:
-            raise InputError(f"{directory}: {len(result.holes)} cells missing or errored: run again to resume "
+            raise StoreError(f"{directory}: {len(result.holes)} cells missing or errored: run again to resume "
                              f"({named}{more}); or pass --drop-holes to compare without them (errored cells then "
                              "count as errors)")
         if errored:
@@ -66,7 +66,7 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
             dropped = sorted({h.case_id for h in others})
             table = table[~table["case_id"].isin(dropped)]
             if table.empty:
-                raise InputError(f"{directory}: every case has a missing or unscored cell; nothing left to compare")
+                raise StoreError(f"{directory}: every case has a missing or unscored cell; nothing left to compare")
             shown = ", ".join(dropped[:LISTED]) + (f" and {len(dropped) - LISTED} more" if len(dropped) > LISTED else "")
             notes.append(f"{len(dropped)} case(s) dropped because {len(others)} of their cells are missing, stale "
                          f"or unscored in the run store (--drop-holes): {shown}.")

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from releasegate.errors import InputError
+from releasegate.errors import StoreError
 
 DB_NAME = "releasegate-run.sqlite"
 
@@ -123,7 +123,7 @@ def read_store(directory: Path, *, texts: bool = True) -> StoreTable:
     ``models`` says which models and fingerprints each release answered with."""
     path = db_path(directory)
     if not path.is_file():
-        raise InputError(f"{directory}: not a run store (no {DB_NAME} inside)")
+        raise StoreError(f"{directory}: not a run store (no {DB_NAME} inside)")
     try:
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
         try:
@@ -131,7 +131,7 @@ def read_store(directory: Path, *, texts: bool = True) -> StoreTable:
             meta = {k: json.loads(v) for k, v in connection.execute("SELECT key, value FROM meta")}
             plan = meta.get("plan")
             if plan is None:
-                raise InputError(f"{directory}: the store has no plan yet (run `releasegate run CONFIG.toml` first)")
+                raise StoreError(f"{directory}: the store has no plan yet (run `releasegate run CONFIG.toml` first)")
             cases = connection.execute("SELECT case_id, fields FROM cases ORDER BY position").fetchall()
             releases = plan["releases"]
             values = ", ".join("(?, ?, ?)" for _ in releases)
@@ -153,7 +153,7 @@ def read_store(directory: Path, *, texts: bool = True) -> StoreTable:
         finally:
             connection.close()
     except sqlite3.DatabaseError as exc:
-        raise InputError(f"{path}: cannot read the run store: {exc}") from None
+        raise StoreError(f"{path}: cannot read the run store: {exc}") from None
     table.attrs["metric"] = plan["metric"]["name"]
     return StoreTable(table, holes, plan, tuple(meta.get("sweep_ranking") or ()),
                       {name: (tuple(sorted(m)), tuple(sorted(f))) for name, (m, f) in models.items()},

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from pandas._libs.parsers import STR_NA_VALUES
 
-from releasegate.errors import InputError
+from releasegate.errors import FileError, InputError
 
 TIDY_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
 
@@ -31,7 +31,7 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
     """Read one tidy file by its suffix. Errors are InputError with one line that names the file."""
     suffix = path.suffix.lower()
     if suffix not in TIDY_SUFFIXES:
-        raise InputError(
+        raise FileError(
             f"{path}: unknown format {suffix or '(no suffix)'!r}; expected one of {', '.join(TIDY_SUFFIXES)} "
             "or a harness log (--format inspect|lm-eval|promptfoo|openai-evals)"
         )
@@ -47,17 +47,17 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
     except InputError:
         raise
     except pd.errors.EmptyDataError:
-        raise InputError(f"{path}: the file is empty") from None
+        raise FileError(f"{path}: the file is empty") from None
     except pd.errors.ParserError as exc:
-        raise InputError(f"{path}: malformed {suffix[1:].upper()}: {_parser_message(exc)}") from None
+        raise FileError(f"{path}: malformed {suffix[1:].upper()}: {_parser_message(exc)}") from None
     except UnicodeDecodeError:
-        raise InputError(f"{path}: {describe_bad_encoding(path)}") from None
+        raise FileError(f"{path}: {describe_bad_encoding(path)}") from None
     except ValueError as exc:
-        raise InputError(f"{path}: cannot read as {suffix[1:]}: {_first_line(exc)}") from None
+        raise FileError(f"{path}: cannot read as {suffix[1:]}: {_first_line(exc)}") from None
     except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise FileError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if frame.shape[0] == 0:
-        raise InputError(f"{path}: the file has a header but no rows")
+        raise FileError(f"{path}: the file has a header but no rows")
     from releasegate.load.headers import check_unique_columns, delimited_header, refuse_harness_export
 
     refuse_harness_export(path, frame)
@@ -105,16 +105,16 @@ def _read_json_lines(path: Path) -> pd.DataFrame:
             try:
                 record = decoder.decode(line)
             except _DuplicateKey as exc:
-                raise InputError(f"{path}: line {number}: key {exc.key!r} appears twice in one record; which value "
+                raise FileError(f"{path}: line {number}: key {exc.key!r} appears twice in one record; which value "
                                  "is meant cannot be told: write each key once") from None
             except _HugeNumber as exc:
-                raise InputError(f"{path}: line {number}: {exc}") from None
+                raise FileError(f"{path}: line {number}: {exc}") from None
             except json.JSONDecodeError as exc:
-                raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg}, column {exc.colno})") from None
+                raise FileError(f"{path}: line {number} is not valid JSON ({exc.msg}, column {exc.colno})") from None
             except RecursionError:
-                raise InputError(f"{path}: line {number} is nested too deeply to be a record") from None
+                raise FileError(f"{path}: line {number} is nested too deeply to be a record") from None
             if not isinstance(record, dict):
-                raise InputError(f"{path}: line {number} is {_json_kind(record)}, not a record (a JSON object)")
+                raise FileError(f"{path}: line {number} is {_json_kind(record)}, not a record (a JSON object)")
             records.append(record)
     if not records:
         raise pd.errors.EmptyDataError("no records")
@@ -147,22 +147,6 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return record
 
 
-def _first_bad_json_line(path: Path) -> str | None:
-    with open(path, encoding="utf-8-sig") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line.strip())
-            except json.JSONDecodeError as exc:
-                return f"line {number} is not valid JSON ({exc.msg}, column {exc.colno})"
-            except RecursionError:
-                return f"line {number} is nested too deeply to be a record"
-            if not isinstance(record, dict):
-                return f"line {number} is {_json_kind(record)}, not a record (a JSON object)"
-    return None
-
-
 def _json_kind(value: object) -> str:
     """A few words for what a JSON value is, for messages."""
     if isinstance(value, dict):
@@ -183,23 +167,23 @@ def _read_json_records(path: Path) -> pd.DataFrame:
         try:
             data = json.load(handle, object_pairs_hook=_unique_keys, parse_int=_bounded_int)
         except _HugeNumber as exc:
-            raise InputError(f"{path}: {exc}") from None
+            raise FileError(f"{path}: {exc}") from None
         except _DuplicateKey as exc:
-            raise InputError(f"{path}: key {exc.key!r} appears twice in one record; which value is meant cannot be "
+            raise FileError(f"{path}: key {exc.key!r} appears twice in one record; which value is meant cannot be "
                              "told: write each key once") from None
         except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+            raise FileError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
         except RecursionError:
-            raise InputError(f"{path}: JSON nested too deeply to be a list of records") from None
+            raise FileError(f"{path}: JSON nested too deeply to be a list of records") from None
     if isinstance(data, dict):
         # Accept {"results": [...]} / {"records": [...]}, the two wrappers people write by hand.
         lists = [v for v in data.values() if isinstance(v, list)]
         if len(lists) == 1 and all(isinstance(r, dict) for r in lists[0]):
             data = lists[0]
     if isinstance(data, list) and not data:
-        raise InputError(f"{path}: the JSON list has no records")
+        raise FileError(f"{path}: the JSON list has no records")
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-        raise InputError(f"{path}: JSON must be a list of records (objects), one per result row; "
+        raise FileError(f"{path}: JSON must be a list of records (objects), one per result row; "
                          f"found {_json_kind(data)}")
     return pd.DataFrame.from_records(data)
 
@@ -208,7 +192,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     try:
         import pyarrow  # noqa: F401
     except ImportError:
-        raise InputError(f"{path}: reading Parquet needs pyarrow: pip install 'releasegate[parquet]'") from None
+        raise FileError(f"{path}: reading Parquet needs pyarrow: pip install 'releasegate[parquet]'") from None
     return pd.read_parquet(path)
 
 

@@ -122,7 +122,7 @@ def design_from_files(sources: list[Source], policy: Policy, cases: Path | None 
     import dataclasses
 
     from releasegate.load.per_metric import load_gated
-    from releasegate.metric_tables import metric_tables
+    from releasegate.validate.metric_tables import metric_tables
 
     # The policy's [metrics.NAME] tables of other metrics are the gate's business, not this simulation's.
     policy = dataclasses.replace(policy, metrics={k: v for k, v in policy.metrics.items() if k in metrics})

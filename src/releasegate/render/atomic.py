@@ -19,7 +19,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from releasegate.errors import InputError
+from releasegate.errors import OutputError
 
 NEW_FILE_MODE = 0o644
 _SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None)
@@ -77,5 +77,5 @@ def write_files_atomically(contents: list[tuple[Path, bytes]]) -> None:
                 if os.path.exists(temporary):
                     os.unlink(temporary)
             if isinstance(exc, OSError):
-                raise InputError(f"cannot write {target}: {exc.strerror or exc}") from None
+                raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
             raise

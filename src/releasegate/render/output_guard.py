@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from releasegate.errors import InputError
+from releasegate.errors import OutputError
 
 # A directory input is a harness's output folder (an Inspect log dir, an lm-eval output path): every file in
 # it is the harness's, read or not (lm-eval's results_*.json sits beside the samples it describes). Walked
@@ -74,4 +74,4 @@ def check_outputs_are_not_inputs(outputs: Iterable[Path], inputs: Iterable[Path 
             source, folder = found
             where = (f"the input file {source}" if folder is None else f"a file of the input directory {folder}"
                      + ("" if Path(source) == Path(output) else f" ({source})"))
-            raise InputError(f"output {output} is {where}; write the report to another name")
+            raise OutputError(f"output {output} is {where}; write the report to another name")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from releasegate.errors import InputError
+from releasegate.errors import InputError, RunConfigError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -137,7 +137,7 @@ def check_keys(config: RunConfig, plan: Plan, environ: Mapping[str, str], caller
         value = environ.get(variable, "")
         if not value.strip() and name not in callers:
             who = "the judge" if name == JUDGE else f"system {name!r}"
-            raise InputError(f"{who}: the environment variable {variable} (api_key_env) is not set; nothing was "
+            raise RunConfigError(f"{who}: the environment variable {variable} (api_key_env) is not set; nothing was "
                              "called")
         keys.append(value)
     return keys

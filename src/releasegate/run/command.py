@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from releasegate.errors import InputError
+from releasegate.errors import InputError, OutputError
 from releasegate.model import Decision
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
 
     check_settle_options(settle=settle, budget=settle_budget, dry_run=dry_run, only=only)
     if output is not None and output.suffix.lower() not in TABLE_SUFFIXES:
-        raise InputError(f"-o {output}: the table is written as {' or '.join(TABLE_SUFFIXES)}")
+        raise OutputError(f"-o {output}: the table is written as {' or '.join(TABLE_SUFFIXES)}")
     config = load_config(config_path)
     if dry_run and fresh:
         raise InputError("--dry-run and --fresh together: a dry run changes nothing, so it cannot start afresh")
@@ -53,7 +53,16 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
         raise InputError("--labels sets the size of the labelling sheet: give --labelling-sheet FILE too")
     if sheet is not None:
         check_sheet_output(sheet, (*config.inputs(), db_path(config.store), *([output] if output else [])))
-    result = run_config(config, dry_run=dry_run, only=only, fresh=fresh, progress=progress, announce=echo)
+    try:
+        result = run_config(config, dry_run=dry_run, only=only, fresh=fresh, progress=progress, announce=echo)
+    except KeyboardInterrupt:
+        if dry_run:
+            raise
+        # Cells are committed as they finish: an interrupted run is a run with holes, and the same command
+        # resumes it.
+        echo(f"interrupted: the cells already committed are kept in the store ({config.store}); run the same "
+             "command again to resume")
+        return EXIT_HOLES
     if dry_run:
         echo(f"dry run: {result.plan.describe()}")
         return EXIT_DONE
@@ -128,7 +137,7 @@ def check_table_output(path: Path, inputs: Iterable[Path]) -> None:
         try:
             import pyarrow  # noqa: F401
         except ImportError:
-            raise InputError(f"-o {path}: Parquet needs pyarrow (pip install 'releasegate[parquet]'), or write "
+            raise OutputError(f"-o {path}: Parquet needs pyarrow (pip install 'releasegate[parquet]'), or write "
                              ".csv; checked before the run, so nothing was called") from None
     for source in inputs:
         try:
@@ -136,16 +145,16 @@ def check_table_output(path: Path, inputs: Iterable[Path]) -> None:
         except OSError:  # one of them does not exist yet: compare where they would be
             same = Path(path).resolve() == Path(source).resolve()
         if same:
-            raise InputError(f"-o {path} is the run's input {source}; write the table to another name")
+            raise OutputError(f"-o {path} is the run's input {source}; write the table to another name")
 
 
 def check_sheet_output(path: Path, inputs: Iterable[Path]) -> None:
     """The sheet is CSV, overwrites none of the inputs, and no existing file: it may hold a human's labels."""
     if path.suffix.lower() != ".csv":
-        raise InputError(f"--labelling-sheet {path}: the sheet is written as .csv")
+        raise OutputError(f"--labelling-sheet {path}: the sheet is written as .csv")
     check_table_output(path, inputs)
     if path.exists():
-        raise InputError(f"--labelling-sheet {path} exists and may hold a human's labels; write the sheet to "
+        raise OutputError(f"--labelling-sheet {path} exists and may hold a human's labels; write the sheet to "
                          "another name or remove that file first")
 
 
@@ -164,7 +173,7 @@ def write_table(table: pd.DataFrame, path: Path) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         if isinstance(exc, OSError):
-            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
         if isinstance(exc, ImportError):
-            raise InputError(f"cannot write {path}: parquet needs pyarrow (pip install 'releasegate[parquet]')") from None
+            raise OutputError(f"cannot write {path}: parquet needs pyarrow (pip install 'releasegate[parquet]')") from None
         raise

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import RunConfigError
 from releasegate.run.http import DEFAULT_MAX_BYTES
 from releasegate.run.metric_kinds import METRIC_KINDS, parse_metric
 from releasegate.run.spec import (
@@ -70,7 +70,7 @@ class RunConfig:
         for system in self.systems:
             if system.name == name:
                 return system
-        raise InputError(f"no system named {name!r}; systems: {', '.join(s.name for s in self.systems)}")
+        raise RunConfigError(f"no system named {name!r}; systems: {', '.join(s.name for s in self.systems)}")
 
     def limits(self, system: SystemConfig) -> Limits:
         """A system's endpoint limits with the [run] defaults filled in; a system without an endpoint (the
@@ -95,14 +95,14 @@ def load_config(path: Path) -> RunConfig:
     """Read and check CONFIG.toml; relative paths are relative to the file's folder."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"config file not found: {path}")
+        raise RunConfigError(f"config file not found: {path}")
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not valid TOML: {exc}") from None
+        raise RunConfigError(f"{path}: not valid TOML: {exc}") from None
     unknown = set(raw) - {"run"}
     if unknown or "run" not in raw:
-        raise InputError(f"{path}: expected a [run] table and nothing else, found {', '.join(sorted(raw)) or 'nothing'}")
+        raise RunConfigError(f"{path}: expected a [run] table and nothing else, found {', '.join(sorted(raw)) or 'nothing'}")
     config = parse_config(raw["run"], base_dir=path.parent, where=str(path))
     return dataclasses.replace(config, source=path)
 
@@ -112,10 +112,10 @@ def parse_config(run: Mapping[str, Any], *, base_dir: Path = Path("."), where: s
     no_unknown(run, RUN_KEYS, f"{where}: [run]")
     for key in ("cases", "store"):
         if not isinstance(run.get(key), str) or not run[key].strip():
-            raise InputError(f"{where}: [run] {key} must be a path (text), got {run.get(key)!r}")
+            raise RunConfigError(f"{where}: [run] {key} must be a path (text), got {run.get(key)!r}")
     systems_raw = run.get("system")
     if not isinstance(systems_raw, list) or not systems_raw:
-        raise InputError(f"{where}: at least one [[run.system]] is needed")
+        raise RunConfigError(f"{where}: at least one [[run.system]] is needed")
     grid_baseline, grid_candidates = None, ()
     if "grid" in run:
         from releasegate.run.grid import expand_grid
@@ -125,9 +125,9 @@ def parse_config(run: Mapping[str, Any], *, base_dir: Path = Path("."), where: s
     names = [s.name for s in systems]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise InputError(f"{where}: system name(s) used twice: {', '.join(dup)}")
+        raise RunConfigError(f"{where}: system name(s) used twice: {', '.join(dup)}")
     if not isinstance(run.get("metric"), Mapping):
-        raise InputError(f"{where}: a [run.metric] table is needed")
+        raise RunConfigError(f"{where}: a [run.metric] table is needed")
     metric = parse_metric(run["metric"], base_dir, f"{where}: [run.metric]")
     return RunConfig(
         cases_path=path_in(base_dir, run["cases"]),

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import RunConfigError
 
 
 def importable(folder: Path | None) -> None:
@@ -30,19 +30,19 @@ def resolve_callable(entry: str, where: str, folder: Path | None = None) -> Call
     """``package.module:function`` -> the function; a bad entry is an InputError, not a traceback."""
     module_name, sep, attr = entry.partition(":")
     if not sep or not module_name or not attr:
-        raise InputError(f"{where}: entry must look like 'package.module:function', got {entry!r}")
+        raise RunConfigError(f"{where}: entry must look like 'package.module:function', got {entry!r}")
     importable(folder)
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # noqa: BLE001  (any failure to import the user's module is their config's)
-        raise InputError(f"{where}: cannot import {module_name!r}: {type(exc).__name__}: {exc}") from None
+        raise RunConfigError(f"{where}: cannot import {module_name!r}: {type(exc).__name__}: {exc}") from None
     target: Any = module
     for part in attr.split("."):
         target = getattr(target, part, None)
         if target is None:
-            raise InputError(f"{where}: {module_name!r} has no attribute {attr!r}")
+            raise RunConfigError(f"{where}: {module_name!r} has no attribute {attr!r}")
     if not callable(target):
-        raise InputError(f"{where}: {entry!r} is not callable")
+        raise RunConfigError(f"{where}: {entry!r} is not callable")
     return target
 
 

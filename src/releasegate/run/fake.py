@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import RunConfigError
 from releasegate.run.calls import AttemptError, Reply, Request
 from releasegate.run.spec import SystemConfig, integer, number, text
 
@@ -35,7 +35,7 @@ def parse_spec(raw: Mapping[str, Any], base_dir: Path, where: str) -> dict[str, 
         "latency_ms": number(raw, "latency_ms", 800.0, where, low=0.0),
     }
     if spec["rate_429"] + spec["rate_5xx"] + spec["rate_timeout"] > 1.0:
-        raise InputError(f"{where}: rate_429 + rate_5xx + rate_timeout must not exceed 1")
+        raise RunConfigError(f"{where}: rate_429 + rate_5xx + rate_timeout must not exceed 1")
     return spec
 
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import RunConfigError
 
 GRID_KEYS = {"base", "baseline"}
 # Beyond this a grid is refused at once (each candidate is a release: its own cells and its own verdict).
@@ -30,26 +30,26 @@ MAX_CANDIDATES = 1000
 def expand_grid(systems: list[Any], grid: Any, where: str) -> tuple[list[dict[str, Any]], str, tuple[str, ...]]:
     """(the systems with the base replaced by its candidates, the baseline's name, the candidates' names)."""
     if not isinstance(grid, Mapping):
-        raise InputError(f"{where}: [run.grid] must be a table")
+        raise RunConfigError(f"{where}: [run.grid] must be a table")
     base_name = grid.get("base")
     by_name = {s.get("name"): s for s in systems if isinstance(s, Mapping)}
     if base_name not in by_name:
-        raise InputError(f"{where}: [run.grid] base must name a [[run.system]], got {base_name!r}")
+        raise RunConfigError(f"{where}: [run.grid] base must name a [[run.system]], got {base_name!r}")
     others = [s["name"] for s in systems if isinstance(s, Mapping) and s.get("name") != base_name]
     baseline = grid.get("baseline", others[0] if others else None)
     if baseline not in others:
-        raise InputError(f"{where}: [run.grid] baseline must name another [[run.system]], got {baseline!r}")
+        raise RunConfigError(f"{where}: [run.grid] baseline must name another [[run.system]], got {baseline!r}")
     axes = {k: v for k, v in grid.items() if k not in GRID_KEYS}
     if not axes:
-        raise InputError(f"{where}: [run.grid] needs at least one key with a list of values")
+        raise RunConfigError(f"{where}: [run.grid] needs at least one key with a list of values")
     for key, values in axes.items():
         if key in ("name", "kind"):
-            raise InputError(f"{where}: [run.grid] cannot vary {key!r}")
+            raise RunConfigError(f"{where}: [run.grid] cannot vary {key!r}")
         if not isinstance(values, list) or not values or len({repr(v) for v in values}) < len(values):
-            raise InputError(f"{where}: [run.grid] {key} must be a non-empty list of distinct values")
+            raise RunConfigError(f"{where}: [run.grid] {key} must be a non-empty list of distinct values")
     combinations = math.prod(len(v) for v in axes.values())
     if combinations > MAX_CANDIDATES:
-        raise InputError(f"{where}: [run.grid] makes {combinations:,} candidates; at most {MAX_CANDIDATES:,} are run")
+        raise RunConfigError(f"{where}: [run.grid] makes {combinations:,} candidates; at most {MAX_CANDIDATES:,} are run")
     base = by_name[base_name]
     candidates = []
     for combination in itertools.product(*axes.values()):

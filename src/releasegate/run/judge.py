@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import RunConfigError
 from releasegate.run.spec import MetricConfig, SystemConfig, template_fields, text, text_or_file
 from releasegate.run.system_kinds import parse_system
 
@@ -29,16 +29,16 @@ RUBRIC_FIELDS = ("output", "reference")
 def parse_spec(raw: Mapping[str, Any], base_dir: Path, where: str) -> tuple[dict[str, Any], str, SystemConfig]:
     value = text(raw, "value", "passed", where)
     if value not in ("passed", "score"):
-        raise InputError(f"{where}: value must be 'passed' or 'score', got {value!r}")
+        raise RunConfigError(f"{where}: value must be 'passed' or 'score', got {value!r}")
     pattern = text(raw, "pattern", DEFAULT_PATTERN, where)
     try:
         compiled = re.compile(pattern)
     except re.error as exc:
-        raise InputError(f"{where}: pattern is not a valid regular expression: {exc}") from None
+        raise RunConfigError(f"{where}: pattern is not a valid regular expression: {exc}") from None
     if compiled.groups < 1:
-        raise InputError(f"{where}: pattern must have one group holding the verdict or the score")
+        raise RunConfigError(f"{where}: pattern must have one group holding the verdict or the score")
     if not isinstance(raw.get("system"), Mapping):
-        raise InputError(f"{where}: a judge needs a [run.metric.system] table (the judge's endpoint)")
+        raise RunConfigError(f"{where}: a judge needs a [run.metric.system] table (the judge's endpoint)")
     judge = parse_system({"name": "judge", **raw["system"]}, base_dir, f"{where}.system")
     rubric = text_or_file(raw, "rubric", base_dir, where, None)
     template_fields(rubric, where, "rubric")

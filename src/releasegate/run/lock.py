@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Self
 
-from releasegate.errors import InputError
+from releasegate.errors import StoreError
 
 LOCK_NAME = "releasegate-run.lock"
 
@@ -40,11 +40,11 @@ class StoreLock:
             self.directory.mkdir(parents=True, exist_ok=True)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise InputError(f"{self.directory}: cannot create the run store: {exc.strerror or exc}") from None
+            raise StoreError(f"{self.directory}: cannot create the run store: {exc.strerror or exc}") from None
         if not _try_lock(fd):
             holder = _read_holder(fd)
             os.close(fd)
-            raise InputError(f"{self.directory}: another run is writing to this store ({holder}); wait for it to "
+            raise StoreError(f"{self.directory}: another run is writing to this store ({holder}); wait for it to "
                              "finish or stop it, then run again (one writer per store)")
         self._fd = fd
         record = {"pid": os.getpid(), "host": socket.gethostname(), "command": " ".join(sys.argv)[:300],

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import RunConfigError
 from releasegate.run import judge, python_metric, text_metrics
 from releasegate.run.calls import Score
 from releasegate.run.spec import MetricConfig, no_unknown, stable_hash, text
@@ -41,7 +41,7 @@ METRIC_KINDS: dict[str, MetricKind] = {kind.name: kind for kind in (
 def parse_metric(raw: Mapping[str, Any], base_dir: Path, where: str) -> MetricConfig:
     kind = METRIC_KINDS.get(raw.get("kind"))  # type: ignore[arg-type]
     if kind is None:
-        raise InputError(f"{where}: kind must be one of {', '.join(METRIC_KINDS)}, got {raw.get('kind')!r}")
+        raise RunConfigError(f"{where}: kind must be one of {', '.join(METRIC_KINDS)}, got {raw.get('kind')!r}")
     no_unknown(raw, {"name", "kind"} | kind.keys, where)
     name = text(raw, "name", "passed", where)
     spec, value, judge_system = kind.parse_spec(raw, base_dir, where)

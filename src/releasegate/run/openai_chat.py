@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import RunConfigError
 from releasegate.run.calls import AttemptError, Reply, Request, http_error, render
 from releasegate.run.http import HttpClient
 from releasegate.run.spec import SystemConfig, canonical_numbers, text, text_or_file, template_fields
@@ -31,19 +31,19 @@ RESERVED_PARAMS = {"model": "model is its own key", "messages": "the messages co
 def parse_spec(raw: Mapping[str, Any], base_dir: Path, where: str) -> dict[str, Any]:
     base_url = text(raw, "base_url", None, where)
     if not base_url.startswith(("http://", "https://")):
-        raise InputError(f"{where}: base_url must start with http:// or https://, got {base_url!r}")
+        raise RunConfigError(f"{where}: base_url must start with http:// or https://, got {base_url!r}")
     params = raw.get("params", {})
     if not isinstance(params, Mapping):
-        raise InputError(f"{where}: params must be a table, e.g. params = {{ temperature = 0.7 }}")
+        raise RunConfigError(f"{where}: params must be a table, e.g. params = {{ temperature = 0.7 }}")
     for name, why in RESERVED_PARAMS.items():
         if name in params and not (name == "stream" and params[name] is False):
-            raise InputError(f"{where}: params.{name} is refused: {why}")
+            raise RunConfigError(f"{where}: params.{name} is refused: {why}")
     seed = raw.get("seed", "run")
     if seed not in SEED_POLICIES:
-        raise InputError(f"{where}: seed must be one of {', '.join(SEED_POLICIES)}, got {seed!r}")
+        raise RunConfigError(f"{where}: seed must be one of {', '.join(SEED_POLICIES)}, got {seed!r}")
     key_env = raw.get("api_key_env")
     if key_env is not None and (not isinstance(key_env, str) or not key_env.strip()):
-        raise InputError(f"{where}: api_key_env must name an environment variable, got {key_env!r}")
+        raise RunConfigError(f"{where}: api_key_env must name an environment variable, got {key_env!r}")
     user_template = text_or_file(raw, "user_template", base_dir, where, "{input}")
     return {
         "base_url": base_url.rstrip("/"),

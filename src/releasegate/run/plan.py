@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import FileError, RunConfigError
 from releasegate.run.config import MAX_CELLS, RunConfig, stable_hash
 from releasegate.run.judge import rubric_case_fields
 from releasegate.run.store import AnswerKey, Store
@@ -62,16 +62,16 @@ def read_cases(path: Path) -> list[Case]:
     from releasegate.load.tidy import read_tidy
 
     if not Path(path).is_file():
-        raise InputError(f"case file not found: {path}")
+        raise FileError(f"case file not found: {path}")
     frame = read_tidy(Path(path), text_columns=("case_id", "category", "cluster"))
     if "case_id" not in frame.columns:
-        raise InputError(f"{path}: the case table needs a case_id column; columns present: {', '.join(frame.columns)}")
+        raise RunConfigError(f"{path}: the case table needs a case_id column; columns present: {', '.join(frame.columns)}")
     ids = frame["case_id"]
     if ids.isna().any() or (ids.astype(str).str.strip() == "").any():
-        raise InputError(f"{path}: blank case_id in the case table")
+        raise RunConfigError(f"{path}: blank case_id in the case table")
     dup = ids[ids.duplicated()]
     if len(dup):
-        raise InputError(f"{path}: case table lists {len(dup)} case_id(s) twice, e.g. {', '.join(map(str, dup[:3]))}")
+        raise RunConfigError(f"{path}: case table lists {len(dup)} case_id(s) twice, e.g. {', '.join(map(str, dup[:3]))}")
     cases = []
     for record in frame.to_dict(orient="records"):
         fields = {str(k): _plain(v) for k, v in record.items()}
@@ -95,18 +95,18 @@ def check_cases(config: RunConfig, cases: list[Case], only: str | None = None) -
     systems = [s for s in config.systems if only is None or s.name == only]
     cells = len(cases) * config.runs * len(systems)
     if cells > MAX_CELLS:
-        raise InputError(f"the plan has {cells:,} cells ({len(cases):,} cases x {config.runs:,} runs x {len(systems)} "
+        raise RunConfigError(f"the plan has {cells:,} cells ({len(cases):,} cases x {config.runs:,} runs x {len(systems)} "
                          f"systems); at most {MAX_CELLS:,} are run at once: fewer runs, cases or systems")
     columns = set(cases[0].fields) if cases else set()
     for system in systems:
         for name in system.spec.get("fields", ()):
             if name not in columns:
-                raise InputError(f"system {system.name!r}: user_template uses {{{name}}}, which the case table does "
+                raise RunConfigError(f"system {system.name!r}: user_template uses {{{name}}}, which the case table does "
                                  f"not have; columns: {', '.join(sorted(columns))}")
     if config.metric.kind == "judge":
         for name in rubric_case_fields(config.metric):
             if name not in columns:
-                raise InputError(f"[run.metric]: the rubric uses {{{name}}}, which the case table does not have; "
+                raise RunConfigError(f"[run.metric]: the rubric uses {{{name}}}, which the case table does not have; "
                                  f"columns: {', '.join(sorted(columns))} (and output, reference)")
 
 
@@ -133,7 +133,7 @@ def make_plan(store: Store | None, config: RunConfig, cases: list[Case], only: s
     rescore: list[Key] = []
     systems = [s for s in config.systems if only is None or s.name == only]
     if only is not None and not systems:
-        raise InputError(f"--only {only!r}: no such system; systems: {', '.join(s.name for s in config.systems)}")
+        raise RunConfigError(f"--only {only!r}: no such system; systems: {', '.join(s.name for s in config.systems)}")
     order = list(range(len(cases)))
     random.Random(config.seed).shuffle(order)
     hashes = [(s.name, s.system_hash) for s in systems]

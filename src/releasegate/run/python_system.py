@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import RunConfigError
 from releasegate.run.calls import AttemptError, Reply, Request
 from releasegate.run.entries import callable_source, resolve_callable
 from releasegate.run.spec import SystemConfig, text
@@ -27,7 +27,7 @@ def parse_spec(raw: Mapping[str, Any], base_dir: Path, where: str) -> dict[str, 
     function = raw.get("function")
     if function is not None:
         if not callable(function):
-            raise InputError(f"{where}: function must be callable, got {function!r}")
+            raise RunConfigError(f"{where}: function must be callable, got {function!r}")
         entry = f"{getattr(function, '__module__', '?')}:{getattr(function, '__qualname__', repr(function))}"
     else:
         entry = text(raw, "entry", None, where)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import RunConfigError
 
 # What is beyond sense is refused at once, with the limit (a format width of 4e8 fills 400 MB per prompt).
 MAX_FORMAT_WIDTH = 10_000
@@ -93,7 +93,7 @@ class MetricConfig:
 def no_unknown(raw: Mapping[str, Any], known: set[str] | frozenset[str], where: str) -> None:
     unknown = sorted(set(raw) - set(known))
     if unknown:
-        raise InputError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise RunConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
 
 
 def path_in(base_dir: Path, text: str) -> Path:
@@ -104,31 +104,31 @@ def path_in(base_dir: Path, text: str) -> Path:
 def text(raw: Mapping[str, Any], key: str, default: str | None, where: str) -> str:
     value = raw.get(key, default)
     if not isinstance(value, str) or (default is None and not value.strip()):
-        raise InputError(f"{where}: {key} must be a non-empty text, got {value!r}")
+        raise RunConfigError(f"{where}: {key} must be a non-empty text, got {value!r}")
     return value
 
 
 def text_or_file(raw: Mapping[str, Any], key: str, base_dir: Path, where: str, default: str | None) -> str:
     file_key = f"{key}_file"
     if key in raw and file_key in raw:
-        raise InputError(f"{where}: give {key} or {file_key}, not both")
+        raise RunConfigError(f"{where}: give {key} or {file_key}, not both")
     if file_key in raw:
         path = path_in(base_dir, text(raw, file_key, None, where))
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"{where}: cannot read {file_key} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+            raise RunConfigError(f"{where}: cannot read {file_key} {path}: {getattr(exc, 'strerror', None) or exc}") from None
     if key in raw:
         return text(raw, key, default, where)
     if default is None:
-        raise InputError(f"{where}: {key} or {file_key} is needed")
+        raise RunConfigError(f"{where}: {key} or {file_key} is needed")
     return default
 
 
 def boolean(raw: Mapping[str, Any], key: str, default: bool, where: str) -> bool:
     value = raw.get(key, default)
     if not isinstance(value, bool):
-        raise InputError(f"{where}: {key} must be true or false, got {value!r}")
+        raise RunConfigError(f"{where}: {key} must be true or false, got {value!r}")
     return value
 
 
@@ -136,7 +136,7 @@ def integer(raw: Mapping[str, Any], key: str, default: int, where: str, *, low: 
     value = raw.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
         bound = f">= {low}" + (f" and <= {high:,}" if high is not None else "")
-        raise InputError(f"{where}: {key} must be an integer {bound}, got {value!r}")
+        raise RunConfigError(f"{where}: {key} must be an integer {bound}, got {value!r}")
     return value
 
 
@@ -150,7 +150,7 @@ def number(raw: Mapping[str, Any], key: str, default: float | None, where: str, 
         ok = (value > low if open_low else value >= low) and (high is None or value <= high)
     if not ok:
         bound = f"{'>' if open_low else '>='} {low}" + (f" and <= {high}" if high is not None else "")
-        raise InputError(f"{where}: {key} must be a number {bound}, got {value!r}")
+        raise RunConfigError(f"{where}: {key} must be a number {bound}, got {value!r}")
     return float(value)
 
 
@@ -176,7 +176,7 @@ def template_fields(template: str, where: str, key: str) -> tuple[str, ...]:
     try:
         parts = list(string.Formatter().parse(template))
     except ValueError as exc:
-        raise InputError(f"{where}: {key} is not a valid template ({exc}); write literal braces as {{{{ and }}}}") \
+        raise RunConfigError(f"{where}: {key} is not a valid template ({exc}); write literal braces as {{{{ and }}}}") \
             from None
     fields = []
     for _, name, spec, conversion in parts:
@@ -184,15 +184,15 @@ def template_fields(template: str, where: str, key: str) -> tuple[str, ...]:
             continue
         shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
         if name == "" or name.isdigit():
-            raise InputError(f"{where}: {key} has a positional placeholder {shown}; name a case field, e.g. {{input}}")
+            raise RunConfigError(f"{where}: {key} has a positional placeholder {shown}; name a case field, e.g. {{input}}")
         if "." in name or "[" in name:
-            raise InputError(f"{where}: {key} uses {shown}: a template takes whole case fields ({{field}}), not "
+            raise RunConfigError(f"{where}: {key} uses {shown}: a template takes whole case fields ({{field}}), not "
                              "attributes or items")
         if spec and "{" in spec:
-            raise InputError(f"{where}: {key} uses {shown}: nested placeholders in a format are not supported")
+            raise RunConfigError(f"{where}: {key} uses {shown}: nested placeholders in a format are not supported")
         widths = [int(n) for n in _SPEC_NUMBERS.findall(spec or "")]
         if widths and max(widths) > MAX_FORMAT_WIDTH:
-            raise InputError(f"{where}: {key} uses {shown}: a format width or precision above "
+            raise RunConfigError(f"{where}: {key} uses {shown}: a format width or precision above "
                              f"{MAX_FORMAT_WIDTH:,} is refused")
         fields.append(name)
     return tuple(dict.fromkeys(fields))

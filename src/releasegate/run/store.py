@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Self
 
-from releasegate.errors import InputError
+from releasegate.errors import StoreError
 from releasegate.load.store_table import DB_NAME, db_path, is_store  # noqa: F401 (the one definition)
 
 SCHEMA_VERSION = 2
@@ -91,7 +91,7 @@ class Store:
         self.read_only = read_only
         path = db_path(self.directory)
         if (read_only or not create) and not path.is_file():
-            raise InputError(f"{self.directory}: not a run store (no {DB_NAME} inside)")
+            raise StoreError(f"{self.directory}: not a run store (no {DB_NAME} inside)")
         try:
             if read_only:
                 self.connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0,
@@ -107,11 +107,11 @@ class Store:
                 self.connection.executescript(SCHEMA)
             version = self.get_meta("schema_version")
         except sqlite3.DatabaseError as exc:
-            raise InputError(f"{path}: cannot open the run store: {exc}") from None
+            raise StoreError(f"{path}: cannot open the run store: {exc}") from None
         except OSError as exc:
-            raise InputError(f"{self.directory}: cannot create the run store: {exc.strerror or exc}") from None
+            raise StoreError(f"{self.directory}: cannot create the run store: {exc.strerror or exc}") from None
         if version is not None and version > SCHEMA_VERSION:
-            raise InputError(f"{path}: store schema version {version}, this releasegate reads up to {SCHEMA_VERSION}")
+            raise StoreError(f"{path}: store schema version {version}, this releasegate reads up to {SCHEMA_VERSION}")
         if not read_only and version != SCHEMA_VERSION:
             with self.connection:
                 self.connection.execute("BEGIN")

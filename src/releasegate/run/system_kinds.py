@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import RunConfigError
 from releasegate.run import fake, openai_chat, python_system
 from releasegate.run.spec import LIMIT_KEYS, SystemConfig, limits, no_unknown, number, stable_hash
 
@@ -45,14 +45,14 @@ COMMON_KEYS = frozenset({"name", "kind", "input_per_million", "output_per_millio
 def parse_system(raw: Any, base_dir: Path, where: str, *, name_required: bool = True) -> SystemConfig:
     """One ``[[run.system]]`` table (or a judge's ``[run.metric.system]``) -> SystemConfig."""
     if not isinstance(raw, Mapping):
-        raise InputError(f"{where}: must be a table")
+        raise RunConfigError(f"{where}: must be a table")
     kind = SYSTEM_KINDS.get(raw.get("kind"))  # type: ignore[arg-type]
     if kind is None:
-        raise InputError(f"{where}: kind must be one of {', '.join(SYSTEM_KINDS)}, got {raw.get('kind')!r}")
+        raise RunConfigError(f"{where}: kind must be one of {', '.join(SYSTEM_KINDS)}, got {raw.get('kind')!r}")
     no_unknown(raw, COMMON_KEYS | kind.keys | (LIMIT_KEYS if kind.calls_out else set()), where)
     name = raw.get("name", "" if not name_required else None)
     if not isinstance(name, str) or (name_required and not name.strip()):
-        raise InputError(f"{where}: name must be a non-empty text, got {name!r}")
+        raise RunConfigError(f"{where}: name must be a non-empty text, got {name!r}")
     prices = {k: number(raw, k, None, where, low=0.0) for k in ("input_per_million", "output_per_million")}
     spec = kind.parse_spec(raw, base_dir, where)
     return SystemConfig(name=name, kind=kind.name, spec=spec, system_hash=stable_hash({"kind": kind.name,

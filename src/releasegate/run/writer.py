@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from releasegate.errors import InputError
+from releasegate.errors import StoreError
 from releasegate.run.store import ANSWER_COLUMNS, CELL_COLUMNS, PUT_ANSWER, SCORE_COLUMNS, UPSERT_CELL, UPSERT_SCORE
 
 Statement = tuple[str, Sequence[Any]]
@@ -128,4 +128,4 @@ class StoreWriter:
         if self.error is not None:
             error = self.error
             detail = error.strerror if isinstance(error, OSError) and error.strerror else error
-            raise InputError(f"{self.path}: cannot write the run store: {detail}")
+            raise StoreError(f"{self.path}: cannot write the run store: {detail}")

@@ -14,7 +14,7 @@ import zipfile
 import zlib
 from pathlib import Path
 
-from releasegate.errors import InputError
+from releasegate.errors import FileError
 
 CHUNK = 1 << 20
 MEMBER_LIMIT = 256 << 20  # the largest sample of a real log is a few MB; a header, less
@@ -36,15 +36,15 @@ class Budget:
 
     def check_declared(self, path: Path, infos: list[zipfile.ZipInfo]) -> None:
         if len(infos) > self.count:
-            raise InputError(f"{path}: {len(infos):,} members to read, above the limit of {self.count:,}; not read "
+            raise FileError(f"{path}: {len(infos):,} members to read, above the limit of {self.count:,}; not read "
                              "(decompression is bounded)")
         for info in infos:
             if info.file_size > self.member:
-                raise InputError(f"{path}: member {info.filename} declares {info.file_size:,} bytes, above the "
+                raise FileError(f"{path}: member {info.filename} declares {info.file_size:,} bytes, above the "
                                  f"limit of {self.member:,} per member; not read (decompression is bounded)")
         declared = sum(info.file_size for info in infos)
         if declared > self.total:
-            raise InputError(f"{path}: the members declare {declared:,} bytes in all, above the limit of "
+            raise FileError(f"{path}: the members declare {declared:,} bytes in all, above the limit of "
                              f"{self.total:,}; not read (decompression is bounded)")
 
 
@@ -62,7 +62,7 @@ def read_chunks(path: Path, info: zipfile.ZipInfo, stream: io.RawIOBase | io.Buf
             break
         size += len(chunk)
         if size > limit:
-            raise InputError(f"{path}: member {info.filename} inflates beyond "
+            raise FileError(f"{path}: member {info.filename} inflates beyond "
                              f"{_limit_text(limit, info, budget)}; refused as a zip bomb (decompression is bounded)")
         parts.append(chunk)
     budget.left -= size
@@ -83,7 +83,7 @@ def read_deflated(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, b
         with archive.open(info) as stream:
             return read_chunks(path, info, stream, budget)
     except NotImplementedError:
-        raise InputError(f"{path}: member {info.filename} uses zip compression method {info.compress_type}; "
+        raise FileError(f"{path}: member {info.filename} uses zip compression method {info.compress_type}; "
                          "deflate and zstd are supported") from None
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as exc:
-        raise InputError(f"{path}: member {info.filename} is corrupt ({exc})") from None
+        raise FileError(f"{path}: member {info.filename} is corrupt ({exc})") from None

@@ -18,14 +18,10 @@ from pathlib import Path
 import pandas as pd
 
 from releasegate.errors import InputError
-from releasegate.load.adapters.inspect_ai import _convert
+from releasegate.load.adapters import inspect_notes as notes
+from releasegate.load.adapters.inspect_ai import _RESERVED, _convert
+from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
 from releasegate.text import clip as _clip
-
-KEY_COLUMNS = frozenset({"sample_id", "eval_id", "id", "epoch"})
-
-
-def is_samples_frame(columns: set[str]) -> bool:
-    return KEY_COLUMNS <= columns and any(c.startswith("score_") for c in columns)
 
 
 def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | None = None,
@@ -33,7 +29,7 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
     from releasegate.load.tidy import read_tidy
 
     path = Path(path)
-    source = read_tidy(path, text_columns=("id", "eval_id", "sample_id"))
+    source = read_tidy(path, text_columns=("id", "eval_id", "sample_id", "input", "target"))
     scores = [c.removeprefix("score_") for c in source.columns if c.startswith("score_")]
     if scorer is None and len(scores) > 1:
         raise InputError(f"{path}: the export carries {len(scores)} scorers ({', '.join(scores)}); choose one with "
@@ -59,19 +55,43 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
             raise InputError(f"{path}: no metadata field {category_field!r} (column {column}); metadata fields: "
                              f"{', '.join(fields) or 'none'}")
         frame["category"] = source[column].astype(str)
+    for column in [c for c in source.columns if c.startswith("metadata_")]:
+        name = column.removeprefix("metadata_")  # case metadata, as a log's metadata fields are
+        if name not in frame.columns and name not in _RESERVED:
+            frame[name] = source[column].map(lambda v: None if isinstance(v, float) and pd.isna(v) else v)
     if "total_time" in source.columns:
         frame["latency_ms"] = pd.to_numeric(source["total_time"], errors="coerce") * 1000.0
+    frame[CONTENT_COLUMN] = _content(source)
+    # Inspect numbers the samples of a dataset without ids 1..N; the export writes them as integers.
+    frame[POSITION_COLUMN] = source["id"].astype(str).str.fullmatch(r"[0-9]+").to_numpy(bool)
     for column in ("input", "target", "error"):
         if column in source.columns and source[column].notna().any():
             frame[column] = source[column].map(lambda v: None if pd.isna(v) else _clip(str(v)))
     frame.attrs.update(task="", source_format="inspect-samples", scorer=chosen,
                        harness="inspect-ai samples_df export",
                        release_key="NAME=" if release else ("model" if "model" in source.columns else "model_usage"))
+    fields = sorted(c.removeprefix("metadata_") for c in source.columns if c.startswith("metadata_"))
+    frame.attrs.update({"metadata_fields": fields} if fields else {})
+    if not category_field and "category" in frame.columns:
+        frame.attrs["category_note"] = notes.category_from_metadata(
+            "Inspect samples_df export " + path.name, frame[["category"]].to_dict("records"))
+    if "passed" in frame.columns:
+        values = [{"_value": v, "error": e} for v, e in zip(source["score_" + chosen].tolist(), errored.tolist())]
+        partial = notes.partial_credit(f"Inspect samples_df export {path.name}", chosen, values)
+        frame.attrs.update({"passed_notes": (partial,)} if partial else {})
     if frame.groupby(["release", "case_id"]).size().max() > 1:
         frame.attrs["notes"] = (f"{path.name}: Inspect's samples_df export holds no epochs reducer: each epoch is a run "
                                 "and a case is its mean over them (Inspect's default reducer); a log read directly "
                                 "applies the reducer it was run with.",)
     return frame
+
+
+def _content(source: pd.DataFrame) -> list[str | None]:
+    """Each row's content fingerprint from the export's input and target texts (None where it has neither)."""
+    texts = [source[c].tolist() if c in source.columns else [None] * len(source) for c in ("input", "target")]
+    return [None if all(v is None or (isinstance(v, float) and pd.isna(v)) for v in pair)
+            else content_fingerprint(*(None if isinstance(v, float) and pd.isna(v) else v for v in pair))
+            for pair in zip(*texts)]
 
 
 def _value(path: Path, row: int, value) -> tuple[float, float, bool]:

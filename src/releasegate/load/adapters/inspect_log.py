@@ -17,6 +17,7 @@ from typing import Any
 
 from releasegate.errors import InputError
 from releasegate.load.adapters.bounded_unzip import Budget, read_chunks, read_deflated
+from releasegate.load.fingerprint import content_fingerprint
 from releasegate.text import clip as _clip
 
 ZSTD_METHOD = 93  # APPNOTE 4.4.5; what Inspect writes since April 2026, unreadable by Python < 3.14
@@ -25,7 +26,7 @@ _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 NAN = float("nan")
 
 
-def _slim(sample: dict) -> dict:
+def _slim(sample: dict, model: str) -> dict:
     """What the reader uses of one sample, with its texts resolved and clipped: the parsed sample (its messages,
     events and attachments, up to megabytes each) is dropped as soon as it is read, so memory follows the number
     of samples, not the size of the log (issue 28, item 13)."""
@@ -33,7 +34,7 @@ def _slim(sample: dict) -> dict:
     scores = sample.get("scores")
     error = sample.get("error")
     metadata = sample.get("metadata") if isinstance(sample.get("metadata"), dict) else {}
-    input_tokens, output_tokens = _tokens(sample)
+    own, others = _tokens(sample, model)
     return {
         "id": sample.get("id"), "epoch": sample.get("epoch"),
         "scores": {name: {"value": score.get("value") if isinstance(score, dict) else score}
@@ -43,11 +44,47 @@ def _slim(sample: dict) -> dict:
         "error": ({"message": _clip(str(error.get("message")))} if isinstance(error, dict) else _clip(str(error)))
         if error else None,
         "total_time": sample.get("total_time"), "working_time": sample.get("working_time"),
-        "_tokens": (input_tokens, output_tokens),
+        "_tokens": own, "_other_tokens": others,
         "input": _clip(_text(sample.get("input"), attachments)),
         "target": _clip(_text(sample.get("target"), attachments, sep=" | ")),
         "output": {"completion": _clip(_output_text(sample.get("output"), attachments))},
+        "_content": _content(sample, attachments),
     }
+
+
+def _content(sample: dict, attachments: dict) -> str | None:
+    """The fingerprint of the sample's content, what pairing compares across logs: its whole input (text, or each
+    message's role, content and tool calls) and target, and its choices when it has any; None when the sample
+    holds neither input nor target. Message ids and sources are left out: Inspect draws them afresh each run."""
+    given, target = sample.get("input"), sample.get("target")
+    if given is None and target is None:
+        return None
+    choices = sample.get("choices")
+    parts = [_plain_content(given, attachments), _plain_content(target, attachments)]
+    return content_fingerprint(*parts, *([_plain_content(choices, attachments)] if choices else []))
+
+
+def _plain_content(value: Any, attachments: dict) -> Any:
+    """A sample's input, target or choices as plain JSON with attachments resolved and per-run fields dropped."""
+    if isinstance(value, str):
+        return _text(value, attachments)
+    if isinstance(value, list):
+        return [_plain_content(v, attachments) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "role" in value:  # a chat message
+        message = {"role": value.get("role"), "content": _plain_content(value.get("content"), attachments)}
+        calls = value.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            message["tool_calls"] = [[c.get("function"), _plain_content(c.get("arguments"), attachments)]
+                                     for c in calls if isinstance(c, dict)]
+        return message
+    kind = value.get("type")
+    if kind == "text":
+        return _text(value.get("text"), attachments)
+    if isinstance(kind, str) and kind in value:  # an image, audio or video part: its reference or data
+        return {kind: _plain_content(value[kind], attachments)}
+    return {k: _plain_content(v, attachments) for k, v in value.items() if k not in ("id", "internal", "source")}
 
 
 def _load_log(path: Path) -> tuple[dict, list[dict]]:
@@ -69,7 +106,7 @@ def _load_log(path: Path) -> tuple[dict, list[dict]]:
                          "(run without --no-log-samples)")
     if not all(isinstance(s, dict) for s in samples):
         raise InputError(f"{path}: a sample is not a JSON object: not an Inspect log")
-    return log, [_slim(s) for s in samples]
+    return log, [_slim(s, _model(log)) for s in samples]
 
 
 def read_header(path: Path) -> dict:
@@ -120,10 +157,15 @@ def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
             sample = _member_json(path, archive, name, budget)
             if not isinstance(sample, dict):
                 raise InputError(f"{path}: a samples/*.json member is not a JSON object")
-            samples.append(_slim(sample))
+            samples.append(_slim(sample, _model(header)))
         if "reductions.json" in names and "reductions" not in header:
             header = {**header, "reductions": _member_json(path, archive, "reductions.json", budget)}
     return header, samples
+
+
+def _model(header: dict) -> str:
+    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    return str(spec.get("model") or "")
 
 
 def _member_json(path: Path, archive: zipfile.ZipFile, name: str, budget: Budget) -> Any:
@@ -167,16 +209,26 @@ def _parse_json(path: Path, data: bytes, what: str) -> Any:
         raise InputError(f"{path}: {what} is nested too deeply to be an Inspect log") from None
 
 
-def _tokens(sample: dict) -> tuple[float, float]:
-    """Sum over every model the sample used; fall back to the output's usage when model_usage is empty."""
-    usages = list((sample.get("model_usage") or {}).values())
-    if not usages and isinstance(sample.get("output"), dict) and sample["output"].get("usage"):
-        usages = [sample["output"]["usage"]]
-    totals = []
-    for key in ("input_tokens", "output_tokens"):
-        found = [u[key] for u in usages if isinstance(u, dict) and isinstance(u.get(key), (int, float))]
-        totals.append(float(sum(found)) if found else NAN)
-    return totals[0], totals[1]
+def _tokens(sample: dict, model: str) -> tuple[tuple[float, float], dict[str, tuple[float, float]]]:
+    """The release's own (input, output) tokens and every other model's, kept apart: a grader's tokens are the
+    grading's cost, not the release's. The release's are its model's entry of model_usage (the only entry when
+    there is one; the output's usage when model_usage is empty), NaN when several models used it and none is
+    the release's."""
+    usage = sample.get("model_usage") if isinstance(sample.get("model_usage"), dict) else {}
+    usage = {str(name): counts for name, counts in usage.items() if isinstance(counts, dict)}
+    if not usage and isinstance(sample.get("output"), dict) and isinstance(sample["output"].get("usage"), dict):
+        usage = {model: sample["output"]["usage"]}
+    own = model if model in usage else next(iter(usage)) if len(usage) == 1 else None
+    others = {name: _counts(counts) for name, counts in usage.items() if name != own}
+    return (_counts(usage[own]) if own is not None else (NAN, NAN)), others
+
+
+def _counts(usage: dict) -> tuple[float, float]:
+    def number(key: str) -> float:
+        value = usage.get(key)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else NAN
+
+    return number("input_tokens"), number("output_tokens")
 
 
 def _text(value: Any, attachments: dict, sep: str = "\n") -> str | None:

@@ -11,7 +11,7 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from releasegate.errors import InputError
+from releasegate.errors import FileError
 
 SNIFF_BYTES = 64 * 1024
 
@@ -37,7 +37,7 @@ def detect_format(path: Path, sniffs: Iterable[tuple[str, Sniff]], zip_format: s
             if path.suffix.lower() in (".jsonl", ".ndjson") and b"\n" not in head:
                 head += handle.readline()  # finish the first record, however long
     except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise FileError(f"cannot read {path}: {exc.strerror or exc}") from None
     if head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
         return zip_format if _is_inspect_zip(path) else "tidy"
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")

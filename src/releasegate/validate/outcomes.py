@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from releasegate.errors import InputError
+from releasegate.errors import BadValueError
 from releasegate.kinds import OutcomeKind
 from releasegate.policy import Policy
 
@@ -37,7 +37,7 @@ def _refuse_nested(series: pd.Series, name: str) -> None:
         example = nested.iloc[0]
         shown = (f"an object with keys {', '.join(map(str, list(example)[:5]))}" if isinstance(example, dict)
                  else "a list")
-        raise InputError(f"{name!r} holds JSON objects or lists, not values: {len(nested)} row(s), e.g. {shown}; "
+        raise BadValueError(f"{name!r} holds JSON objects or lists, not values: {len(nested)} row(s), e.g. {shown}; "
                          "flatten the records so that the column holds one value per row")
 
 
@@ -50,7 +50,7 @@ def parse_passed(series: pd.Series) -> pd.Series:
         values = series.astype(float)
         bad = values[values.notna() & ~values.isin([0.0, 1.0])]
         if len(bad):
-            raise InputError(f"'passed' must be boolean-like (0/1, true/false, pass/fail, yes/no); found "
+            raise BadValueError(f"'passed' must be boolean-like (0/1, true/false, pass/fail, yes/no); found "
                              f"{bad.nunique()} other value(s): {examples(bad.unique())}")
         return values
     missing = series.isna()
@@ -61,7 +61,7 @@ def parse_passed(series: pd.Series) -> pd.Series:
     out[text.isin(FALSE_WORDS)] = 0.0
     bad = series[out.isna() & ~missing]
     if len(bad):
-        raise InputError(f"'passed' must be boolean-like (0/1, true/false, pass/fail, yes/no); found "
+        raise BadValueError(f"'passed' must be boolean-like (0/1, true/false, pass/fail, yes/no); found "
                          f"{bad.nunique()} other value(s): {examples(bad.unique())}")
     return out
 
@@ -84,15 +84,15 @@ def parse_score(series: pd.Series, bound: float = MAX_MAGNITUDE) -> pd.Series:
             values = bad.astype(str)
             hint = ("; commas are not read as thousands separators or decimal commas: write 1234 or 0.5"
                     if values.str.match(_COMMA_NUMBER).any() else "")
-            raise InputError(f"{name!r} must be numeric; found {bad.nunique()} other value(s): "
+            raise BadValueError(f"{name!r} must be numeric; found {bad.nunique()} other value(s): "
                              f"{examples(bad.unique())}{hint}")
     infinite = numbers[np.isinf(numbers)]
     if len(infinite):
-        raise InputError(f"{name!r} must be finite; found {len(infinite)} infinite value(s), e.g. "
+        raise BadValueError(f"{name!r} must be finite; found {len(infinite)} infinite value(s), e.g. "
                          f"{examples(infinite.unique())}")
     huge = numbers[numbers.abs() > bound]
     if len(huge):
-        raise InputError(f"{name!r} values must lie within +-{bound:g} (larger ones overflow the "
+        raise BadValueError(f"{name!r} values must lie within +-{bound:g} (larger ones overflow the "
                          f"statistics); found {len(huge)}, e.g. {examples(huge.unique())}: rescale them")
     return numbers
 
@@ -113,7 +113,7 @@ def outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, OutcomeKind
         low, high = policy.score_range
         outside = score[(score < low) | (score > high)]
         if len(outside):
-            raise InputError(f"{len(outside)} score(s) outside the declared range [{low:g}, {high:g}], e.g. "
+            raise BadValueError(f"{len(outside)} score(s) outside the declared range [{low:g}, {high:g}], e.g. "
                              f"{examples(outside.unique())}")
     if policy.pass_threshold is not None:
         _check_threshold(score, policy)
@@ -133,6 +133,6 @@ def _check_threshold(score: pd.Series, policy: Policy) -> None:
     for name, (low, high) in ranges:
         if not low < threshold <= high:
             side = "passes" if threshold <= low else "fails"
-            raise InputError(f"pass_threshold {threshold:g} is outside {name} [{low:g}, {high:g}]: every score "
+            raise BadValueError(f"pass_threshold {threshold:g} is outside {name} [{low:g}, {high:g}]: every score "
                              f"{side} it, so pass/fail compares nothing; choose a threshold above {low:g} and at "
                              f"most {high:g}, or none to compare the scores themselves")

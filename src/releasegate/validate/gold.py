@@ -11,7 +11,8 @@ import pandas as pd
 
 from releasegate.errors import InputError
 from releasegate.kinds import OutcomeKind
-from releasegate.validate import ValidatedResults, parse_passed
+from releasegate.validate.outcomes import parse_passed
+from releasegate.validate.results import ValidatedResults
 
 # Below this many gold labels on a release no interval the judge section shows (Wilson's, Newcombe's, kappa's
 # normal one, PPI++'s) is worth reading; the refusal says how many more to label.

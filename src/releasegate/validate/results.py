@@ -1,4 +1,4 @@
-"""Stage 2: check the tidy table against SPEC section 3.2 and decide what the analysis will compare.
+"""Validation of one tidy table (SPEC section 3.2): the checks, the releases judged and the plan's choices.
 
 Every problem is an InputError with one line that names the problem and shows a few examples; nothing is
 written when validation fails.
@@ -14,13 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from releasegate import keycodes
-from releasegate.errors import InputError
+from releasegate.errors import BadValueError, InputError, PairingError, PolicyError
 from releasegate.kinds import NotJudgedReason, OutcomeKind
-# parse_passed and outcome_column are also read from here: the outcome's parsing is outcomes.py's.
-from releasegate.outcomes import MAX_MAGNITUDE, outcome, outcome_column, parse_passed, parse_score  # noqa: F401
-from releasegate.outcomes import examples as _examples
 from releasegate.policy import Policy
+from releasegate.validate import keycodes
+from releasegate.validate.outcomes import MAX_MAGNITUDE, outcome, outcome_column, parse_score
+from releasegate.validate.outcomes import examples as _examples
 
 COST_COLUMNS = ("latency_ms", "input_tokens", "output_tokens", "cost")
 # Beyond this a "category" column is an id or free text: every category would hold a case or two, and a
@@ -58,7 +57,7 @@ class ValidatedResults:
 
 def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
     if table["release"].isna().any() or (table["release"] == "").any():
-        raise InputError(f"{int((table['release'].isna() | (table['release'] == '')).sum())} row(s) have no release name")
+        raise BadValueError(f"{int((table['release'].isna() | (table['release'] == '')).sum())} row(s) have no release name")
     releases = tuple(pd.unique(table["release"]))
     listing = ", ".join(map(repr, releases[:MAX_LISTED]))
     if len(releases) > MAX_LISTED:
@@ -96,7 +95,7 @@ def _check_keys(table: pd.DataFrame, has_runs: bool, codes: dict[str, keycodes.C
         # counted per release: the total beside one release's name read as that release's count (issue 31)
         per = table.loc[blank, "release"].astype(str).value_counts(sort=False)
         shown = ", ".join(f"{n} in {r!r}" for r, n in list(per.items())[:5]) + (", ..." if len(per) > 5 else "")
-        raise InputError(f"{int(blank.sum())} row(s) have a blank case_id ({shown})")
+        raise BadValueError(f"{int(blank.sum())} row(s) have a blank case_id ({shown})")
     keys = ["release", "case_id"] + (["run"] if has_runs else [])
     if not keycodes.has_duplicates(keycodes.combined(*(codes[k] for k in keys))):
         return
@@ -109,7 +108,7 @@ def _check_keys(table: pd.DataFrame, has_runs: bool, codes: dict[str, keycodes.C
             raise InputError(f"the rows are a long layout, one per ({', '.join(keys)}) and metric (the 'metric' "
                              f"column: {names}): name the metrics to gate with --metric NAME (repeatable)")
         extra = "" if has_runs or "run" in table.columns else " (several runs per case need a run column: --run-col)"
-        raise InputError(f"{int(table.duplicated(subset=keys).sum())} duplicate ({', '.join(keys)}) row(s), e.g. "
+        raise BadValueError(f"{int(table.duplicated(subset=keys).sum())} duplicate ({', '.join(keys)}) row(s), e.g. "
                          f"{shown}{extra}")
 
 
@@ -122,7 +121,7 @@ def _check_attribute_agrees(table: pd.DataFrame, column: str, cases: keycodes.Co
         ids = clash.unique()
         first = table.loc[table["case_id"] == ids[0], ["release", column]].drop_duplicates(column)
         shown = ", ".join(f"{v!r} in {r!r}" for r, v in first.head(3).itertuples(index=False))
-        raise InputError(f"{len(ids)} case(s) have a different {column} in different releases or runs, e.g. "
+        raise PairingError(f"{len(ids)} case(s) have a different {column} in different releases or runs, e.g. "
                          f"case {ids[0]!r}: {shown}")
 
 
@@ -163,10 +162,10 @@ def _check_case_sets(table: pd.DataFrame, baseline: str, candidates: tuple[str, 
                  for ids, name in ((only_base, baseline), (only_cand, candidate)) if len(ids)]
         detail = ", ".join(sides)
         if not allow:
-            raise InputError(f"case sets differ between {baseline!r} and {candidate!r}: {detail}; "
+            raise PairingError(f"case sets differ between {baseline!r} and {candidate!r}: {detail}; "
                              "use --allow-missing to compare the shared cases only")
         if shared == 0:
-            raise InputError(f"{baseline!r} and {candidate!r} share no case_id; nothing to compare")
+            raise PairingError(f"{baseline!r} and {candidate!r} share no case_id; nothing to compare")
         notes.append(f"{candidate}: compared on {shared} shared cases; excluded {detail}.")
     return notes
 
@@ -191,7 +190,7 @@ def check_critical(critical: tuple[str, ...], categories: list[str] | None) -> N
     if not critical:
         return
     if categories is None:
-        raise InputError(f"critical categor{'y' if len(critical) == 1 else 'ies'} "
+        raise PolicyError(f"critical categor{'y' if len(critical) == 1 else 'ies'} "
                          f"{', '.join(map(repr, critical))} given, but the data has no category column "
                          "(add one, join a case table with --cases, or name it with --category-col)")
     known = set(categories)
@@ -203,7 +202,7 @@ def check_critical(critical: tuple[str, ...], categories: list[str] | None) -> N
             listing += f" and {len(categories) - MAX_LISTED} more"
         close = _closest_category(name, categories)
         hint = f"; closest match {close!r}" if close else ""
-        raise InputError(f"critical category {name!r} matches no category (names are case-sensitive){hint}; "
+        raise PolicyError(f"critical category {name!r} matches no category (names are case-sensitive){hint}; "
                          f"categories: {listing}")
 
 
@@ -226,7 +225,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         keycodes.drop_unused_categories(table, ("release", "case_id"))
     has_runs = "run" in table.columns and table["run"].notna().any()
     if has_runs and table["run"].isna().any():
-        raise InputError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
+        raise BadValueError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
     codes = {k: keycodes.encode(table[k]) for k in ("release", "case_id", *(["run"] if has_runs else []))}
     _check_keys(table, has_runs, codes)
     # A non-empty error marks an errored row: a third state, neither pass nor fail, for analyze.errors.
@@ -238,7 +237,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     if missing.any():
         ids = table.loc[missing, "case_id"].unique()
         if policy.missing == "refuse":
-            raise InputError(f"{int(missing.sum())} row(s) have no outcome (e.g. case {_examples(ids)}); "
+            raise BadValueError(f"{int(missing.sum())} row(s) have no outcome (e.g. case {_examples(ids)}); "
                              "use --missing fail to count them as failures or --missing drop to drop them")
         if policy.missing == "fail":
             table.loc[missing, "outcome"] = 0.0
@@ -261,7 +260,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
                    sorted(map(str, pd.unique(table["category"]))) if has_categories else None)
     if has_clusters:
         if table["cluster"].isna().any():
-            raise InputError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
+            raise BadValueError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
                              "column is set")
         keycodes.as_categories(table, ("cluster",))
         _check_attribute_agrees(table, "cluster", codes["case_id"])

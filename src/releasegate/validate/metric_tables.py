@@ -20,13 +20,13 @@ from typing import Any
 
 from releasegate.errors import InputError
 from releasegate.kinds import MetricKind
-from releasegate.outcomes import parse_passed, parse_score
 from releasegate.policy import Policy
-from releasegate.validate import ValidatedResults, validate
+from releasegate.validate.outcomes import parse_passed, parse_score
+from releasegate.validate.results import ValidatedResults, validate
 
 # Columns with a role of their own: never a metric (passed and score are: --metric passed gates that column).
 NOT_METRICS = frozenset({"release", "case_id", "category", "cluster", "run", "latency_ms", "input_tokens",
-                         "output_tokens", "cost", "error", "doc_hash", "metric"})
+                         "output_tokens", "cost", "error", "doc_hash", "metric", "content_hash", "id_is_position"})
 
 
 # Scores whose name says lower is better (issue 28 item 7): gated as "higher is better" they would call a slower,
