@@ -136,11 +136,13 @@ def table(rows: list[dict], started_load: str, ended_load: str) -> str:
     ])
 
 
-def write_results(text: str, path: Path = BENCH / "RESULTS.md") -> None:
+def write_results(text: str, path: Path = BENCH / "RESULTS.md", start: str = START, end: str = END) -> None:
+    """``text`` (which opens with ``start`` and closes with ``end``) in place of the section between those
+    markers, or at the end of the file."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    if START in old:
-        head, rest = old.split(START, 1)
-        old = head.rstrip("\n") + rest.split(END, 1)[1]
+    if start in old:
+        head, rest = old.split(start, 1)
+        old = head.rstrip("\n") + rest.split(end, 1)[1]
     path.write_text(old.rstrip("\n") + "\n\n" + text + "\n", encoding="utf-8")
 
 

@@ -106,13 +106,29 @@ class ReleaseComparison:
 
         return comparisons_frame(self.report)
 
-    def cases(self, kind: str = "broken", candidate: str | None = None, metric: str | None = None):
-        """The cases of one kind, "broken", "fixed", "both_fail" or "errored", as a DataFrame: one row per case,
-        candidate and metric (or of ``metric`` only), with both releases' answers ("output (r1)", "output
-        (r2)") side by side."""
-        from releasegate.render.frames import cases_frame
+    def cases(self, kind: str | None = None, candidate: str | None = None, metric: str | None = None, *,
+              search: str | None = None, category: str | None = None, change: str | None = None,
+              sort: str | None = None):
+        """The cases of one kind, "broken" (the default), "fixed", "both_fail" or "errored", as a DataFrame: one
+        row per case, candidate and metric (or of ``metric`` only), with both releases' answers ("output (r1)",
+        "output (r2)") side by side.
 
-        return cases_frame(self.report, kind, candidate, metric)
+        With ``search``, ``category``, ``change`` or ``sort``: the rows the HTML note's case explorer shows for
+        the same view instead (render/explorer_query.py): ``search`` words each found in the case id, category,
+        metadata or either answer (any case); ``change`` one of "broken", "fixed", "errored", "unchanged"
+        ("worsened", "improved" for scores); ``sort`` "note", "category", "score", "latency" or "cost";
+        ``candidate`` and ``metric`` as above. ``change="all"`` with no other filter: every row it holds."""
+        if search is None and category is None and change is None and sort is None:
+            from releasegate.render.frames import cases_frame
+
+            return cases_frame(self.report, kind or "broken", candidate, metric)
+        if kind is not None:
+            raise ValueError("kind names one of the note's case lists; with search, category, change or sort the "
+                             "explorer's rows are filtered: give change= instead of kind")
+        from releasegate.render.frames import explorer_frame
+
+        return explorer_frame(self.report, search or "", candidate, category, None if change == "all" else change,
+                              metric, sort or "note")
 
     def _repr_html_(self) -> str:
         """Jupyter's view: verdicts, summary, rules, categories and broken cases (render/notebook.py)."""

@@ -112,4 +112,13 @@ def words(text: str) -> str:
     return " ".join(text.replace("\u00ad", "").split())
 
 
+def without_explorer(html: str) -> str:
+    """The page without its case explorer section (templates/partials/explorer.html): what a reader without
+    scripts reads, which must need none."""
+    start = html.find('<section id="explorer"')
+    if start < 0:
+        return html
+    return html[:start] + html[html.index("</section>", html.index("</script>\n</section>", start)) + 10:]
+
+
 # ---------------------------------------------------------------------------------------------------- HTML

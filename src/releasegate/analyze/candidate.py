@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from releasegate.analyze.case_details import case_details
 from releasegate.analyze.case_view import case_view, with_split_errors
 from releasegate.analyze.clusters import apply_clusters
 from releasegate.analyze.comparisons import compare_binary, compare_paired
@@ -217,4 +218,5 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                                    judge_section(base, cand, (data.baseline, candidate), labelled, judged, policy,
                                                  corrected, gated)),
         judged=result.judged,
+        details=case_details(data, candidate, policy, paired, up | down),
     )

@@ -7,7 +7,7 @@ metric gated, one verdict per candidate). Orientation everywhere: difference = c
 baseline; broke = baseline pass and candidate fail; fixed = the reverse.
 """
 
-from releasegate.model.cases import CaseChange
+from releasegate.model.cases import CaseChange, CaseDetails
 from releasegate.model.checks import Figure, RuleCheck
 from releasegate.model.churn import ChurnGroup, ChurnSection, FragileComparison
 from releasegate.model.core import (
@@ -53,6 +53,7 @@ __all__ = [
     "CandidateSections",
     "CandidateVerdict",
     "CaseChange",
+    "CaseDetails",
     "CaseView",
     "ChurnGroup",
     "ChurnSection",

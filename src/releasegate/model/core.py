@@ -14,7 +14,7 @@ from typing import Any
 
 from releasegate.kinds import ExclusionReason, NotJudgedReason, OutcomeKind, PairingBasis
 from releasegate.model.budget import ErrorBudget, Settle
-from releasegate.model.cases import CaseChange
+from releasegate.model.cases import CaseChange, CaseDetails
 from releasegate.model.checks import RuleCheck
 from releasegate.model.churn import ChurnSection
 from releasegate.model.costs import CostComparison, CostTable
@@ -259,6 +259,9 @@ class CandidateAnalysis:
     # this the plan's own on the judge's verdicts (the summary's row, the judge section's raw figures); None
     # when ``overall`` is the judge's own.
     judged: Comparison | None = None
+    # The unchanged cases (of a small suite) and each listed case's latency and cost change: the HTML note's case
+    # explorer reads them, no verdict or other format does (analyze/case_details.py).
+    details: CaseDetails | None = None
 
     @property
     def judged_overall(self) -> Comparison:

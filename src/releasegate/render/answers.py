@@ -90,16 +90,24 @@ def text_columns(changes: Sequence[CaseChange]) -> list[str]:
     return [column for column, any_text in filled.items() if any_text]
 
 
-def pair_of(column: str, baseline: str, candidate: str, diff: bool = True) -> AnswerPair:
+def diff_runs(baseline: str, candidate: str, diff: bool = True) -> tuple[list[tuple[str, str]],
+                                                                         list[tuple[str, str]], bool]:
+    """Both texts' first :data:`WHOLE` characters as runs of :func:`word_diff`, and whether they were compared
+    word by word (False when ``diff`` is off or either text is longer than :data:`DIFF_WORDS` words: then
+    each is one unmarked run). Answers that are mostly different come back unmarked too (:data:`ALIKE`)."""
     base_words = _WORDS.findall(baseline[:WHOLE])
     cand_words = _WORDS.findall(candidate[:WHOLE])
     marked = diff and len(base_words) <= DIFF_WORDS and len(cand_words) <= DIFF_WORDS
-    if marked:
-        base_parts, cand_parts = word_diff(base_words, cand_words)
-        if not _alike(base_words, cand_words):
-            base_parts, cand_parts = [("same", "".join(base_words))], [("same", "".join(cand_words))]
-    else:
-        base_parts, cand_parts = [("same", "".join(base_words))], [("same", "".join(cand_words))]
+    base_parts, cand_parts = [("same", "".join(base_words))], [("same", "".join(cand_words))]
+    if marked and base_words and cand_words and base_words != cand_words:
+        matcher = difflib.SequenceMatcher(None, base_words, cand_words, autojunk=False)
+        if matcher.ratio() >= ALIKE:  # the same matcher's blocks give the runs
+            base_parts, cand_parts = _runs(matcher, base_words, cand_words)
+    return base_parts, cand_parts, marked
+
+
+def pair_of(column: str, baseline: str, candidate: str, diff: bool = True) -> AnswerPair:
+    base_parts, cand_parts, marked = diff_runs(baseline, candidate, diff)
     base_cut, cand_cut = len(baseline) > WHOLE, len(candidate) > WHOLE
     return AnswerPair(
         column=column,
@@ -115,18 +123,15 @@ def pair_of(column: str, baseline: str, candidate: str, diff: bool = True) -> An
     )
 
 
-def _alike(base_words: Sequence[str], cand_words: Sequence[str]) -> bool:
-    """Whether two answers are mostly alike: difflib's ratio over their words at least :data:`ALIKE`."""
-    if not base_words or not cand_words:
-        return False
-    matcher = difflib.SequenceMatcher(None, list(base_words), list(cand_words), autojunk=False)
-    return matcher.ratio() >= ALIKE
-
-
 def word_diff(base_words: Sequence[str], cand_words: Sequence[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """Both texts as runs of ("same" | "gone" | "new", text): "gone" words are the baseline's only, "new"
     words the candidate's only. Joining either side's runs gives its text back exactly."""
-    matcher = difflib.SequenceMatcher(None, list(base_words), list(cand_words), autojunk=False)
+    return _runs(difflib.SequenceMatcher(None, list(base_words), list(cand_words), autojunk=False), base_words,
+                 cand_words)
+
+
+def _runs(matcher: difflib.SequenceMatcher, base_words: Sequence[str],
+          cand_words: Sequence[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     base_parts: list[tuple[str, str]] = []
     cand_parts: list[tuple[str, str]] = []
     for op, i1, i2, j1, j2 in _absorb_short_matches(matcher.get_opcodes()):

@@ -100,7 +100,10 @@ class ChartWorker:
             self._process.kill()
         for stream in (self._process.stdin, self._process.stdout):
             if stream and not stream.closed:
-                stream.close()
+                try:
+                    stream.close()
+                except OSError:  # a dead worker's input still held bytes of the report: nobody will read them
+                    pass
         self._process.wait()
 
     def _last_error(self) -> str:
@@ -113,7 +116,7 @@ def _light(report: Report) -> Report:
     # The case lists are left out: no chart uses them, and they are most of a large report's pickle.
     def light(section: MetricSection) -> MetricSection:
         analysis = section.analysis
-        candidates = tuple(replace(c, broken_cases=(), fixed_cases=()) for c in analysis.candidates)
+        candidates = tuple(replace(c, broken_cases=(), fixed_cases=(), details=None) for c in analysis.candidates)
         return replace(section, analysis=replace(analysis, candidates=candidates))
 
     return replace(report, sections=tuple(light(s) for s in report.sections))

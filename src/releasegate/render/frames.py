@@ -1,5 +1,6 @@
-"""DataFrames of a Report for notebooks: the comparisons (``ReleaseComparison.to_frame``) and the cases of one
-kind with both releases' answers (``ReleaseComparison.cases``), each row naming its metric.
+"""DataFrames of a Report for notebooks: the comparisons (``ReleaseComparison.to_frame``), the cases of one
+kind with both releases' answers (``ReleaseComparison.cases``), each row naming its metric, and the rows of the
+HTML note's case explorer for a search and filters (``ReleaseComparison.cases(search=...)``).
 
 Nothing is computed here: every value is a field of the analysis, laid out as columns.
 """
@@ -88,6 +89,33 @@ def cases_frame(report: Report, kind: str = "broken", candidate: str | None = No
     empty = [c for c in frame.columns if c not in columns[:3] and c not in columns[-2:]
              and frame[c].map(lambda v: v is None or v == "" or (isinstance(v, float) and v != v)).all()]
     return frame.drop(columns=empty)
+
+
+def explorer_frame(report: Report, search: str = "", candidate: str | None = None, category: str | None = None,
+                   change: str | None = None, metric: str | None = None, sort: str = "note"):
+    """The rows the HTML note's case explorer shows for these filters (render/explorer_query.py), in its order:
+    one per case of a candidate on a metric, with its change ("broken", "fixed", "worsened", "improved",
+    "errored", "unchanged"), both outcomes, the score, latency and cost changes (candidate - baseline), the
+    case's metadata and each per-release text as ``"<column> (baseline)"`` and ``"<column> (candidate)"``."""
+    import pandas as pd
+
+    from releasegate.render.explorer import build_explorer
+    from releasegate.render.explorer_query import Filters, select
+
+    chosen = select(build_explorer(report), Filters(search or "", candidate, category, change, metric, sort))
+    rows = []
+    for r in chosen:
+        c = r.case
+        row = {"candidate": r.candidate, "metric": r.metric, "case_id": c.case_id, "category": c.category,
+               "critical": c.critical, "change": r.change, "baseline_outcome": c.baseline_outcome,
+               "candidate_outcome": c.candidate_outcome, "score_change": r.score_change,
+               "latency_change": r.latency_change, "cost_change": r.cost_change, **dict(r.metadata)}
+        for column, base, cand in r.texts:
+            row[f"{column} (baseline)"], row[f"{column} (candidate)"] = base, cand
+        rows.append(row)
+    columns = ["candidate", "metric", "case_id", "category", "critical", "change", "baseline_outcome",
+               "candidate_outcome", "score_change", "latency_change", "cost_change"]
+    return pd.DataFrame(rows) if rows else pd.DataFrame(columns=columns)
 
 
 def _changes(cand, kind: str) -> tuple[CaseChange, ...]:

@@ -27,6 +27,13 @@ from releasegate.render.chart_url import CHART_URL
 from releasegate.render.chart_worker import Charts, metric_anchor
 from releasegate.render.columns import case_columns
 from releasegate.render.context import build_context
+from releasegate.render.explorer_page import (
+    MAX_NOTE_BYTES,
+    MIN_DATA_BYTES,
+    ExplorerView,
+    explorer_view,
+    script_source,
+)
 from releasegate.render.filters import environment
 from releasegate.render.grid import GridCell, grid, section_provenance, worst_first
 from releasegate.render.html_limits import (
@@ -45,6 +52,14 @@ CSP_STATIC = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font
 CSP_INTERACTIVE = CSP_STATIC + "; script-src 'unsafe-inline' 'unsafe-eval'"
 
 
+def page_csp(interactive: bool, explorer: ExplorerView | None) -> str:
+    """The page's policy: no script at all, the case explorer's one script by its hash, or (interactive charts)
+    the inline scripts Vega needs, the explorer's among them."""
+    if interactive:
+        return CSP_INTERACTIVE
+    return CSP_STATIC if explorer is None else f"{CSP_STATIC}; script-src {script_source()}"
+
+
 def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = None,
                 interactive: bool = False, *, charts: Charts | None = None, pdf_page: bool = False,
                 appendix: bool = False) -> str:
@@ -58,10 +73,26 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     full (the paper's own lists are compact: the broken cases without their answers)."""
     owner = charts or Charts()
     drawn = owner.plan(report) if pdf_page else owner.get(report)
+    # The case explorer is the screen's: paper (and so the PDF) keeps the case lists alone.
+    explorer = None if pdf_page else explorer_view(report)
+    html = _page(report, drawn, explorer, interactive=interactive, pdf_page=pdf_page, appendix=appendix)
+    size = len(html.encode("utf-8"))
+    if explorer is not None and size > MAX_NOTE_BYTES:
+        # The rest of the note (many candidates' case tables) left the explorer less room than its own limit.
+        room = MAX_NOTE_BYTES - (size - len(explorer.data)) - 64 * 1024
+        explorer = explorer_view(report, max_data_bytes=max(room, MIN_DATA_BYTES))
+        html = _page(report, drawn, explorer, interactive=interactive, pdf_page=pdf_page, appendix=appendix)
+    return html
+
+
+def _page(report: Report, drawn, explorer: ExplorerView | None, *, interactive: bool, pdf_page: bool,
+          appendix: bool) -> str:
     if report.several:
-        return _metrics_page(report, drawn, interactive=interactive, pdf_page=pdf_page, appendix=appendix)
+        return _metrics_page(report, drawn, interactive=interactive, pdf_page=pdf_page, appendix=appendix,
+                             explorer=explorer)
     note, page = page_context(report.sections[0], report.provenance, drawn[0], interactive=interactive,
                               pdf_page=pdf_page, appendix=appendix)
+    page = dataclasses.replace(page, explorer=explorer, csp=page_csp(interactive, explorer))
     return environment("html").get_template("report.html").render(fields_of(note, page))
 
 
@@ -134,7 +165,8 @@ def _script_safe(code: str) -> str:
 # several metrics: the grid on page one, then one section per metric
 
 
-def _metrics_page(report: Report, drawn, *, interactive: bool, pdf_page: bool, appendix: bool = False) -> str:
+def _metrics_page(report: Report, drawn, *, interactive: bool, pdf_page: bool, appendix: bool = False,
+                  explorer: ExplorerView | None = None) -> str:
     env = environment("html")
     limits = shared_limits(len(report.sections))
     sections, views = [], []
@@ -146,7 +178,8 @@ def _metrics_page(report: Report, drawn, *, interactive: bool, pdf_page: bool, a
         sections.append(Markup(env.get_template("partials/metric.html").render(fields_of(note, page))))
     prov = report.provenance
     first_note, first_page = views[0]  # the first metric's views serve the page's head, foot and provenance
-    page = dataclasses.replace(first_page, anchor="", metric="",
+    page = dataclasses.replace(first_page, anchor="", metric="", explorer=explorer,
+                               csp=page_csp(interactive, explorer),
                                subject=" ".join(v.headline for v in report.verdicts),
                                chart_specs={name: spec for _, p in views for name, spec in p.chart_specs.items()})
     # One provenance for the page: the metrics share inputs, command and packages; the policy names them all.

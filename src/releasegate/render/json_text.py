@@ -63,6 +63,24 @@ def dumps_indented(value: Any, clean: Callable[[Any], Any]) -> str:
     return _encode(value, "", clean)
 
 
+def dumps_compact(value: Any) -> str:
+    """``value`` (dicts, lists, tuples, strings, numbers, booleans, None) as JSON without spaces, each float at
+    the 12 significant digits :func:`dumps_indented` writes and NaN or infinity as null: for data a page carries
+    (render/explorer.py), where indentation would only add bytes."""
+    return json.dumps(_rounded(value), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _rounded(value: Any) -> Any:
+    kind = type(value)
+    if kind is float:
+        return float(_float_repr(value)) if _isfinite(value) else None
+    if kind is list or kind is tuple:
+        return [_rounded(v) for v in value]
+    if kind is dict:
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
+
+
 def _key(k: Any) -> str | None:
     """A key's text with its colon (cached), or None for a key that is not a string."""
     text = _KEYS.get(k)

@@ -31,6 +31,7 @@ from releasegate.model import (
     Verdict,
 )
 from releasegate.render.answers import AnswerPair
+from releasegate.render.explorer_page import ExplorerView
 from releasegate.wording.method import Line
 
 
@@ -253,4 +254,5 @@ class PageView:
     anchor: str  # the ids' prefix: empty on a single-metric page
     pdf_page: bool
     metric: str = ""  # the metric of a several-metric page's section
+    explorer: ExplorerView | None = None  # the page's case explorer (render/explorer_page.py); never on paper
     appendix: bool = False  # the PDF's appendix: every case listing in full, the latency histograms
