@@ -77,9 +77,16 @@ def _read_delimited(path: Path, sep: str, text_columns: tuple[str, ...]) -> pd.D
     The file is parsed once without forcing types (forcing ``str`` made pandas' parser 3-4x slower on a
     million rows); an identity column that pandas read as numbers ("007" -> 7) is parsed again on its own as text.
     """
+    from releasegate.load.arrow_csv import read_delimited
+    from releasegate.load.headers import delimited_header
+
     # utf-8-sig drops a byte-order mark that Excel writes, which would otherwise corrupt the first column name.
     header = pd.read_csv(path, sep=sep, nrows=0, encoding="utf-8-sig").columns
     identity = [c for c in header if str(c).strip() in text_columns]
+    # pyarrow's reader on both cores first; what it refuses or would read otherwise, pandas reads (its messages).
+    frame = read_delimited(path, sep, delimited_header(path, sep), identity, DEFAULT_NA_WORDS)
+    if frame is not None:
+        return frame
     na_values = {c: ([""] if c in identity else DEFAULT_NA_WORDS) for c in header}
     options = {"sep": sep, "encoding": "utf-8-sig", "keep_default_na": False, "na_values": na_values}
     frame = pd.read_csv(path, **options)
@@ -198,6 +205,8 @@ def _read_parquet(path: Path) -> pd.DataFrame:
 
 def as_text(series: pd.Series) -> pd.Series:
     """Identity values as stripped strings, keeping missing values missing (not the string 'nan')."""
+    if isinstance(series.dtype, pd.CategoricalDtype) and isinstance(series.cat.categories.dtype, pd.StringDtype):
+        return _stripped_categories(series)
     mask = series.isna()
     if series.dtype.kind == "f":
         # 3.0 read from JSON is case 3, not "3.0".
@@ -212,6 +221,18 @@ def as_text(series: pd.Series) -> pd.Series:
     if mask.any():
         out[mask] = None
     return out
+
+
+def _stripped_categories(series: pd.Series) -> pd.Series:
+    """A categorical of text (read dictionary-encoded) stripped on its categories, not row by row; categories
+    that become one ("a" and " a") are merged."""
+    categories = series.cat.categories
+    if not may_need_strip(pd.Series(categories)):
+        return series
+    stripped = categories.str.strip()
+    codes, uniques = pd.factorize(stripped)
+    merged = np.where(series.cat.codes.to_numpy() >= 0, codes[series.cat.codes.to_numpy()], -1)
+    return pd.Series(pd.Categorical.from_codes(merged, categories=uniques), index=series.index, name=series.name)
 
 
 def may_need_strip(series: pd.Series) -> bool:
