@@ -92,3 +92,24 @@ def test_the_case_file_may_not_be_an_input(tmp_path: Path, example) -> None:
     victim.write_bytes((example["eval_results.csv"]).read_bytes())
     result = run_cli("report", f"r={victim}", "-o", tmp_path / "note.json")
     assert result.exit_code == 2
+
+
+def test_excluded_cases_go_to_the_case_file_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(json_cases, "CASES_IN_NOTE", 3)
+    monkeypatch.setattr(json_cases, "CASES_KEPT", 1)
+    rows = ["release,case_id,passed,category,output"]
+    rows += [f"r1,c{i},{i % 2},{'A' if i % 3 else 'B'},old {i}" for i in range(12)]
+    rows += [f"r2,c{i},{1 - i % 2},{'A' if i % 3 else 'B'},new {i}" for i in range(2, 14)]
+    path = tmp_path / "r.csv"
+    path.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "note.json"
+    assert run_cli("report", path, "--baseline", "r1", "--allow-missing", "-o", out).exit_code == 0
+    note = json.loads(out.read_text())
+    cand = note["candidates"][0]
+    assert cand["excluded_cases"] == {"only_baseline": ["c0"], "only_candidate": ["c12"]}
+    assert cand["cases_listed"]["only_baseline"] == 2 and cand["cases_listed"]["only_candidate"] == 2
+    whole = read_note(out).with_cases()["candidates"][0]
+    assert whole["excluded_cases"] == {"only_baseline": ["c0", "c1"], "only_candidate": ["c12", "c13"]}
+    assert len(whole["broken_cases"]) == cand["cases_listed"]["broken_cases"]
+    assert all(c["metadata"]["output"].startswith("new") for c in whole["broken_cases"])
+    assert run_cli("verify", out, path, "--allow-missing").exit_code == 0

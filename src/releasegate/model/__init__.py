@@ -7,7 +7,7 @@ metric gated, one verdict per candidate). Orientation everywhere: difference = c
 baseline; broke = baseline pass and candidate fail; fixed = the reverse.
 """
 
-from releasegate.model.cases import CaseChange
+from releasegate.model.cases import CaseChange, CaseListing, case_ids
 from releasegate.model.checks import Figure, RuleCheck
 from releasegate.model.churn import ChurnGroup, ChurnSection, FragileComparison
 from releasegate.model.core import (
@@ -51,6 +51,8 @@ __all__ = [
     "CandidateSections",
     "CandidateVerdict",
     "CaseChange",
+    "CaseListing",
+    "case_ids",
     "CaseView",
     "ChurnGroup",
     "ChurnSection",

@@ -71,15 +71,13 @@ def case_file_bytes(report) -> tuple[bytes, int]:
                     for key in CASE_KEYS[1:]:
                         columns[key] += [None] * n
                 else:
+                    listing_columns, metadata, texts = _columns_of(cases)
                     for key in CASE_KEYS:
-                        columns[key] += [getattr(c, key) for c in cases]
-                    names = [name for name, _ in cases[0].metadata]
-                    for i, name in enumerate(names):
-                        _column(extra, f"metadata.{name}", rows)
-                        extra[f"metadata.{name}"] += [c.metadata[i][1] for c in cases]
-                    for i, (name, _) in enumerate(cases[0].baseline_texts):
-                        _column(extra, f"answers.{name}.baseline", rows)
-                        extra[f"answers.{name}.baseline"] += [c.baseline_texts[i][1] for c in cases]
+                        columns[key] += listing_columns[key]
+                    for prefix, named in (("metadata.{}", metadata), ("answers.{}.baseline", texts)):
+                        for name, values in named:
+                            _column(extra, prefix.format(name), rows)
+                            extra[prefix.format(name)] += values
                 rows += n
                 for values in extra.values():
                     values += [None] * (rows - len(values))
@@ -89,6 +87,23 @@ def case_file_bytes(report) -> tuple[bytes, int]:
     sink = io.BytesIO()
     pq.write_table(table, sink, compression="zstd")
     return sink.getvalue(), rows
+
+
+def _columns_of(cases) -> tuple[dict[str, list[Any]], tuple, tuple]:
+    """A listing's case keys as columns, its metadata and baseline texts as (name, values) pairs: read from a
+    CaseListing's own columns, or gathered from its cases."""
+    from releasegate.model import CaseListing
+
+    if isinstance(cases, CaseListing):
+        n = len(cases)
+        return ({"case_id": cases.case_ids, "category": cases.categories or [None] * n,
+                 "cluster": cases.clusters or [None] * n, "critical": cases.critical,
+                 "baseline_outcome": cases.baseline_outcomes, "candidate_outcome": cases.candidate_outcomes},
+                cases.metadata, cases.baseline_texts)
+    first = cases[0]
+    return ({key: [getattr(c, key) for c in cases] for key in CASE_KEYS},
+            tuple((name, [c.metadata[i][1] for c in cases]) for i, (name, _) in enumerate(first.metadata)),
+            tuple((name, [c.baseline_texts[i][1] for c in cases]) for i, (name, _) in enumerate(first.baseline_texts)))
 
 
 def _column(extra: dict[str, list[Any]], name: str, rows: int) -> None:
