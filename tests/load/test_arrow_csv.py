@@ -110,3 +110,15 @@ def test_the_late_column_takes_the_whole_file_reader(tmp_path: Path, monkeypatch
     assert arrow_csv.read_delimited(path, ",", ["case_id", "release", "category", "passed", "latency_ms", "error"],
                                     ["case_id", "release", "category"], tidy.DEFAULT_NA_WORDS) is not None
     assert whole == [path]
+
+
+def test_parquet_reads_release_and_category_as_categories(tmp_path: Path) -> None:
+    path = tmp_path / "r.parquet"
+    frame = pd.DataFrame({"release": ["r1", "r1", "r2", "r2"], "case_id": ["007", "b", "007", "b"],
+                          "category": [" Fraud", None, "Fraud", None], "passed": [1, 0, 0, 1]})
+    frame.to_parquet(path, index=False)
+    read = tidy.read_tidy(path)
+    assert isinstance(read["release"].dtype, pd.CategoricalDtype)
+    assert read["category"].astype(object).where(read["category"].notna(), None).tolist() == \
+        ["Fraud", None, "Fraud", None]  # stripped on its categories, the missing value kept missing
+    assert read["case_id"].tolist() == ["007", "b", "007", "b"]

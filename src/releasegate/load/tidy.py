@@ -200,7 +200,17 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         import pyarrow  # noqa: F401
     except ImportError:
         raise FileError(f"{path}: reading Parquet needs pyarrow: pip install 'releasegate[parquet]'") from None
-    return pd.read_parquet(path)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from releasegate.load.arrow_csv import DICTIONARY_COLUMNS
+
+    # release, category and cluster dictionary-encoded as they are read (as CSV's are, load/arrow_csv.py): a
+    # categorical for validation, never a string per row.
+    schema = pq.read_schema(path)
+    text = [f.name for f in schema if f.name.strip() in DICTIONARY_COLUMNS
+            and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
+    return pq.read_table(path, read_dictionary=text).to_pandas(split_blocks=True, self_destruct=True)
 
 
 def as_text(series: pd.Series) -> pd.Series:
