@@ -266,8 +266,8 @@ def test_inspect_unknown_score_value(inspect_dir, tmp_path):
 def test_lm_eval_fixture(lm_dir):
     frame = read_lm_eval(lm_dir / LM_SAMPLES)
     records = [json.loads(line) for line in (lm_dir / LM_SAMPLES).read_text().splitlines()]
-    assert list(frame.columns) == ["release", "case_id", "passed", "score", "category", "doc_hash", "input",
-                                   "target", "output"]
+    assert list(frame.columns) == ["release", "case_id", "passed", "score", "category", "content_hash",
+                                   "id_is_position", "doc_hash", "input", "target", "output"]
     assert frame["release"].unique().tolist() == [LM_MODEL]
     assert frame["case_id"].tolist() == [str(r["doc_id"]) for r in records]
     assert frame["doc_hash"].tolist() == [r["doc_hash"] for r in records]

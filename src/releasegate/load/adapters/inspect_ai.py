@@ -9,6 +9,9 @@ A log that did not finish (status error, cancelled or started) is refused: its m
 failures, and its present ones are a biased part of the set. A log without scores is refused too. Scorers are
 named as Inspect names them in the log's results: a scorer with a dict value gives one score per key, named
 by the key (``exact``), or ``scorer/key`` (``graded/exact``) when a key alone is ambiguous.
+
+Each row carries the fingerprint of its sample's input, target and choices (``content_hash``) and whether its id
+is one Inspect numbered itself (``id_is_position``: an integer id), for the pairing to compare.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import pandas as pd
 from releasegate.errors import InputError
 from releasegate.load.adapters import inspect_epochs as epochs
 from releasegate.load.adapters.inspect_log import _load_log, _output_text, _text, _tokens
+from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN
 from releasegate.text import clip as _clip
 
 NAN = float("nan")
@@ -235,8 +239,11 @@ def _row(sample: dict, scorer: str | None, category_field: str | None) -> dict[s
     attachments = sample.get("attachments") or {}
     seconds = sample.get("total_time", sample.get("working_time"))
     input_tokens, output_tokens = sample["_tokens"] if "_tokens" in sample else _tokens(sample)
-    row = {"case_id": sample.get("id"), "run": int(sample.get("epoch") or 1), "passed": passed, "score": score,
-           "_numeric": numeric, "_value": value}
+    case = sample.get("id")
+    # Inspect numbers the samples of a dataset without ids 1..N: such an id is a position, not a name.
+    position = isinstance(case, int) and not isinstance(case, bool)
+    row = {"case_id": case, "run": int(sample.get("epoch") or 1), "passed": passed, "score": score,
+           "_numeric": numeric, "_value": value, CONTENT_COLUMN: sample.get("_content"), POSITION_COLUMN: position}
     if category_field:
         category = (sample.get("metadata") or {}).get(category_field)
         row["category"] = None if category is None else str(category)

@@ -19,6 +19,7 @@ import pandas as pd
 
 from releasegate.errors import InputError
 from releasegate.load.adapters.inspect_ai import _convert
+from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
 from releasegate.text import clip as _clip
 
 
@@ -27,7 +28,7 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
     from releasegate.load.tidy import read_tidy
 
     path = Path(path)
-    source = read_tidy(path, text_columns=("id", "eval_id", "sample_id"))
+    source = read_tidy(path, text_columns=("id", "eval_id", "sample_id", "input", "target"))
     scores = [c.removeprefix("score_") for c in source.columns if c.startswith("score_")]
     if scorer is None and len(scores) > 1:
         raise InputError(f"{path}: the export carries {len(scores)} scorers ({', '.join(scores)}); choose one with "
@@ -55,6 +56,9 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
         frame["category"] = source[column].astype(str)
     if "total_time" in source.columns:
         frame["latency_ms"] = pd.to_numeric(source["total_time"], errors="coerce") * 1000.0
+    frame[CONTENT_COLUMN] = _content(source)
+    # Inspect numbers the samples of a dataset without ids 1..N; the export writes them as integers.
+    frame[POSITION_COLUMN] = source["id"].astype(str).str.fullmatch(r"[0-9]+").to_numpy(bool)
     for column in ("input", "target", "error"):
         if column in source.columns and source[column].notna().any():
             frame[column] = source[column].map(lambda v: None if pd.isna(v) else _clip(str(v)))
@@ -66,6 +70,14 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
                                 "and a case is its mean over them (Inspect's default reducer); a log read directly "
                                 "applies the reducer it was run with.",)
     return frame
+
+
+def _content(source: pd.DataFrame) -> list[str | None]:
+    """Each row's content fingerprint from the export's input and target texts (None where it has neither)."""
+    texts = [source[c].tolist() if c in source.columns else [None] * len(source) for c in ("input", "target")]
+    return [None if all(v is None or (isinstance(v, float) and pd.isna(v)) for v in pair)
+            else content_fingerprint(*(None if isinstance(v, float) and pd.isna(v) else v for v in pair))
+            for pair in zip(*texts)]
 
 
 def _value(path: Path, row: int, value) -> tuple[float, float, bool]:

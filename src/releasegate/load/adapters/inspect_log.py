@@ -17,6 +17,7 @@ from typing import Any
 
 from releasegate.errors import InputError
 from releasegate.load.adapters.bounded_unzip import Budget, read_chunks, read_deflated
+from releasegate.load.fingerprint import content_fingerprint
 from releasegate.text import clip as _clip
 
 ZSTD_METHOD = 93  # APPNOTE 4.4.5; what Inspect writes since April 2026, unreadable by Python < 3.14
@@ -47,7 +48,43 @@ def _slim(sample: dict) -> dict:
         "input": _clip(_text(sample.get("input"), attachments)),
         "target": _clip(_text(sample.get("target"), attachments, sep=" | ")),
         "output": {"completion": _clip(_output_text(sample.get("output"), attachments))},
+        "_content": _content(sample, attachments),
     }
+
+
+def _content(sample: dict, attachments: dict) -> str | None:
+    """The fingerprint of the sample's content, what pairing compares across logs: its whole input (text, or each
+    message's role, content and tool calls) and target, and its choices when it has any; None when the sample
+    holds neither input nor target. Message ids and sources are left out: Inspect draws them afresh each run."""
+    given, target = sample.get("input"), sample.get("target")
+    if given is None and target is None:
+        return None
+    choices = sample.get("choices")
+    parts = [_plain_content(given, attachments), _plain_content(target, attachments)]
+    return content_fingerprint(*parts, *([_plain_content(choices, attachments)] if choices else []))
+
+
+def _plain_content(value: Any, attachments: dict) -> Any:
+    """A sample's input, target or choices as plain JSON with attachments resolved and per-run fields dropped."""
+    if isinstance(value, str):
+        return _text(value, attachments)
+    if isinstance(value, list):
+        return [_plain_content(v, attachments) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "role" in value:  # a chat message
+        message = {"role": value.get("role"), "content": _plain_content(value.get("content"), attachments)}
+        calls = value.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            message["tool_calls"] = [[c.get("function"), _plain_content(c.get("arguments"), attachments)]
+                                     for c in calls if isinstance(c, dict)]
+        return message
+    kind = value.get("type")
+    if kind == "text":
+        return _text(value.get("text"), attachments)
+    if isinstance(kind, str) and kind in value:  # an image, audio or video part: its reference or data
+        return {kind: _plain_content(value[kind], attachments)}
+    return {k: _plain_content(v, attachments) for k, v in value.items() if k not in ("id", "internal", "source")}
 
 
 def _load_log(path: Path) -> tuple[dict, list[dict]]:

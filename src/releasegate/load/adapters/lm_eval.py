@@ -1,7 +1,9 @@
 """Read lm-evaluation-harness ``samples_<task>_<date>.jsonl`` (``--log_samples``) into the tidy table.
 
 One row per doc_id: ``case_id`` is ``str(doc_id)`` and ``doc_hash`` is kept so the caller can check
-that every release saw the same document (:func:`check_doc_hashes`). ``category`` is the task name.
+that every release saw the same document (:func:`check_doc_hashes`). ``category`` is the task name. doc_id is a
+position in the task's documents (``id_is_position``); ``content_hash`` is the fingerprint of the task and the
+doc_hash (computed from the document as lm-eval computes it where the file has none).
 The release defaults to the model named by the sibling ``results_<date>.json``.
 
 Choices: when a doc appears under several filters (e.g. gsm8k's strict-match and flexible-extract),
@@ -19,6 +21,7 @@ ends the file name.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -28,6 +31,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
 from releasegate.text import clip as _clip
 
 NAN = float("nan")
@@ -70,7 +74,7 @@ def read_lm_eval(path: Path, *, release: str | None = None, metric: str | None =
     if not release:
         model = _model_name(path, match["date"] if match else None)
         release = model
-    rows = [_row(path, r, chosen_metric) for r in records]
+    rows = [_row(path, r, chosen_metric, task) for r in records]
     frame = pd.DataFrame(rows)
     dup = frame["case_id"][frame["case_id"].duplicated()].unique()
     if len(dup):
@@ -92,8 +96,9 @@ def read_lm_eval(path: Path, *, release: str | None = None, metric: str | None =
         frame["passed"] = frame["score"]
     frame["release"] = release
     frame["category"] = task
-    order = ["release", "case_id", "passed", "score", "category", "doc_hash", "input", "target", "output"]
-    frame = frame[[c for c in order if c in frame.columns and not (c in order[5:] and frame[c].isna().all())]]
+    order = ["release", "case_id", "passed", "score", "category", CONTENT_COLUMN, POSITION_COLUMN, "doc_hash", "input",
+             "target", "output"]
+    frame = frame[[c for c in order if c in frame.columns and not (c in order[7:] and frame[c].isna().all())]]
     version = _harness_version(path, match["date"] if match else None)
     frame.attrs.update(task=task, metric=chosen_metric, filter=chosen_filter, filters=filters,
                        model=model, source_format="lm-eval", harness="lm-eval" + (f" {version}" if version else ""),
@@ -293,7 +298,7 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names) + f" (--metric {names[0]})" if names else "none"
 
 
-def _row(path: Path, record: dict, metric: str) -> dict[str, Any]:
+def _row(path: Path, record: dict, metric: str, task: str) -> dict[str, Any]:
     value = record.get(metric)
     if value is None:
         score = NAN
@@ -302,10 +307,22 @@ def _row(path: Path, record: dict, metric: str) -> dict[str, Any]:
     else:  # corpus metrics (bleu, f1 over a set) log a per-sample tuple, not a score
         raise InputError(f"{path}: metric {metric!r} has no per-sample number (doc_id {record['doc_id']}: "
                          f"{str(value)[:40]}); choose a per-sample metric with --metric")
+    doc_hash = record.get("doc_hash") or _doc_hash(record.get("doc"))
     return {"case_id": str(record["doc_id"]), "score": score, "doc_hash": record.get("doc_hash"),
+            # doc_id is the document's place in the task's split: pairing goes by the document's own hash
+            CONTENT_COLUMN: None if doc_hash is None else content_fingerprint(task, doc_hash), POSITION_COLUMN: True,
             "input": _clip(_first_argument(record.get("arguments"))),
             "target": _clip(_target(record.get("target"))),
             "output": _clip(_first_text(record.get("filtered_resps")))}
+
+
+def _doc_hash(doc: Any) -> str | None:
+    """lm-eval's own doc_hash of a document (the sha256 of its JSON, indented by 2, as lm-eval 0.4.2 and later
+    write it), for the files written before it was logged; None without a document."""
+    if doc is None:
+        return None
+    text = json.dumps(doc, indent=2, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _first_argument(arguments: Any) -> str | None:

@@ -4,7 +4,9 @@ A record file is JSON lines: a ``spec`` line (the completion fns, the eval's nam
 ``final_report`` line (the eval's own figures, e.g. ``accuracy``), then one line per event. Match-style evals
 (``evals.elsuite.basic.match``, ``includes``, ``fuzzy_match``, multiple choice) log a ``match`` event per sample:
 ``sample_id`` is the case, ``data.correct`` its pass or fail, ``data.expected`` / ``data.picked`` the target and
-the answer. A sample with several match events (several completions) has them as runs 1..N in event order. The
+the answer. ``sample_id`` numbers the samples by their line in the samples file (``id_is_position``);
+``content_hash`` is the fingerprint of the sample's prompt (its first ``sampling`` event) and ideal answer, missing
+when the record holds no sampling event. A sample with several match events (several completions) has them as runs 1..N in event order. The
 release is the completion fn (``spec.completion_fns``; ``NAME=path`` renames it). Other event types (sampling,
 metrics) carry no per-sample pass/fail and are not read; a record without match events is refused.
 """
@@ -12,19 +14,25 @@ metrics) carry no per-sample pass/fail and are not read; a record without match 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
 from releasegate.text import clip as _clip
 
+# evals names each sample "<eval>.<split>.<n>" by its place in the samples file: an id that names another
+# question as soon as the file changes.
+_POSITION = re.compile(r"^.+\.[0-9]+$")
 _EXPECTED = "an OpenAI evals record file (oaieval --record_path) was expected"
 
 
 def read_openai_evals(path: Path, *, release: str | None = None) -> pd.DataFrame:
-    """One row per match event: (release, case_id[, run], passed, target, output)."""
+    """One row per match event: (release, case_id[, run], passed, input, target, output, content_hash,
+    id_is_position)."""
     path = Path(path)
     spec, report, events = _load(path)
     functions = spec.get("completion_fns") if isinstance(spec.get("completion_fns"), list) else []
@@ -37,6 +45,7 @@ def read_openai_evals(path: Path, *, release: str | None = None) -> pd.DataFrame
         kinds = sorted({str(e.get("type")) for e in events}) or ["none"]
         raise InputError(f"{path}: the record has no match events (event types: {', '.join(kinds)}); releasegate "
                          "reads evals that log a pass or fail per sample (Match, Includes, FuzzyMatch, ...)")
+    prompts = _prompts(events)
     rows = []
     for event in sorted(matches, key=lambda e: e.get("event_id") if isinstance(e.get("event_id"), int) else 0):
         data = event.get("data") if isinstance(event.get("data"), dict) else {}
@@ -47,14 +56,19 @@ def read_openai_evals(path: Path, *, release: str | None = None) -> pd.DataFrame
         if not isinstance(correct, bool):
             raise InputError(f"{path}: match event {event.get('event_id')} (sample {case}): 'correct' is "
                              f"{json.dumps(correct)[:40]}, not true or false")
-        rows.append({"case_id": str(case), "passed": float(correct), "target": _clip(_text(data.get("expected"))),
-                     "output": _clip(_text(data.get("picked", data.get("sampled"))))})
+        prompt = prompts.get(str(case))
+        rows.append({"case_id": str(case), "passed": float(correct), "input": _clip(_prompt_text(prompt)),
+                     "target": _clip(_text(data.get("expected"))),
+                     "output": _clip(_text(data.get("picked", data.get("sampled")))),
+                     # the sample's prompt and ideal answer; without the prompt the record holds too little of it
+                     CONTENT_COLUMN: None if prompt is None else content_fingerprint(prompt, data.get("expected")),
+                     POSITION_COLUMN: bool(_POSITION.match(str(case)))})
     frame = pd.DataFrame(rows)
     copies = frame.groupby("case_id", sort=False).cumcount() + 1
     if (copies > 1).any():
         frame.insert(1, "run", copies.astype("int64"))
     frame.insert(0, "release", release or model)
-    for column in ("target", "output"):
+    for column in ("input", "target", "output"):
         if frame[column].isna().all():
             frame = frame.drop(columns=column)
     accuracy = report.get("accuracy")
@@ -63,6 +77,24 @@ def read_openai_evals(path: Path, *, release: str | None = None) -> pd.DataFrame
                                                  if isinstance(accuracy, (int, float)) else ""),
                        release_key="NAME=" if release else "spec.completion_fns")
     return frame
+
+
+def _prompts(events: list[dict]) -> dict[str, Any]:
+    """sample id -> the prompt of its first sampling event (``record_sampling``, which evals' completion fns
+    call); samples without one are absent."""
+    found: dict[str, Any] = {}
+    for event in sorted(events, key=lambda e: e.get("event_id") if isinstance(e.get("event_id"), int) else 0):
+        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        if event.get("type") == "sampling" and data.get("prompt") is not None:
+            found.setdefault(str(event.get("sample_id")), data["prompt"])
+    return found
+
+
+def _prompt_text(prompt: Any) -> str | None:
+    """A prompt as text: a string as it is, chat messages as their contents, one a line."""
+    if isinstance(prompt, list) and all(isinstance(m, dict) for m in prompt):
+        return "\n".join(str(m.get("content")) for m in prompt if m.get("content") is not None)
+    return _text(prompt)
 
 
 def _text(value: Any) -> str | None:

@@ -4,7 +4,8 @@ One file holds one release per provider (or per prompt with ``release_by="prompt
 changes whenever the config is edited, so a case is keyed, in this order, on:
 1. ``testCase.metadata.id``, 2. ``vars.id``, 3. the test's ``description``, 4. ``"vars:"`` + the
 first 12 hex digits of the sha256 of the vars as canonical JSON (keys sorted, separators "," and ":",
-UTF-8, no ASCII escaping). A provider error (``failureReason`` 2) gives ``passed`` and ``score`` NaN.
+UTF-8, no ASCII escaping). ``content_hash`` is the fingerprint of the test's vars and assertions (none of the
+keys is a position). A provider error (``failureReason`` 2) gives ``passed`` and ``score`` NaN.
 A cached response's latency is the cache's, not the model's, so it is left out (NaN).
 
 What promptfoo users do around the file:
@@ -29,6 +30,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
 from releasegate.text import clip as _clip
 
 NAN = float("nan")
@@ -283,7 +285,8 @@ def _row(path: Path, number: int, result: dict) -> dict[str, Any]:
            "input": _clip(prompt.get("raw")),
            "output": _clip(output if isinstance(output, str) or output is None else json.dumps(output)),
            "reason": None if errored or result.get("success") else _clip(grading.get("reason")),
-           "error": _clip(result.get("error") or response.get("error")) if errored else None}
+           "error": _clip(result.get("error") or response.get("error")) if errored else None,
+           CONTENT_COLUMN: _content(test, result), POSITION_COLUMN: False}  # keys are names, never testIdx
     # Named metrics (namedScores: correctness, brevity, ...) become columns of their own, which --metric NAME
     # gates on; a name that clashes with a column above is left out rather than overwrite it.
     named = result.get("namedScores") or grading.get("namedScores") or {}
@@ -296,6 +299,16 @@ def _row(path: Path, number: int, result: dict) -> dict[str, Any]:
         if key not in row and key not in ("id", "run") and isinstance(value, (str, int, float, bool)):
             row[key] = str(value) if isinstance(value, str) else value
     return row
+
+
+def _content(test: dict, result: dict) -> str | None:
+    """The fingerprint of a test's content, what pairing compares across files: its vars and its assertions'
+    types and values (what it asks and what counts as right); None for a test with neither."""
+    variables = test.get("vars", result.get("vars"))
+    variables = variables if isinstance(variables, dict) else {}
+    asserts = test.get("assert") if isinstance(test.get("assert"), list) else []
+    checks = [[a.get("type"), a.get("value")] for a in asserts if isinstance(a, dict)]
+    return content_fingerprint(variables, checks) if variables or checks else None
 
 
 def _success(path: Path, number: int, value: Any) -> float:
