@@ -2,7 +2,7 @@
 the fastest of the hand-written scripts measured on this machine (pandas, polars, duckdb). It reads the file
 (CSV or Parquet, by its suffix), prints the pass rate per release, and per candidate joins it to the baseline on
 the case, crosstabs the outcomes, prints per-category pass rates, the fixed and broken counts and the exact
-McNemar p (summed in numpy, as bench/handwritten.py does: the default install has no scipy).
+McNemar p (bench/exact_mcnemar.py, as bench/handwritten.py).
 
 DuckDB is a bench-only dependency (``pip install '.[bench]'``); the package never imports it. Usage:
 
@@ -13,17 +13,8 @@ import sys
 from pathlib import Path
 
 import duckdb
-import numpy as np
 
-
-def mcnemar_exact_p(fixed: int, broke: int) -> float:
-    n, k = fixed + broke, min(fixed, broke)
-    if 2 * k == n:
-        return 1.0
-    steps = np.log(np.arange(n, n - k, -1)) - np.log(np.arange(1, k + 1))
-    log_pmf = -n * np.log(2.0) + np.concatenate([[0.0], np.cumsum(steps)])
-    top = log_pmf.max()
-    return min(1.0, 2.0 * float(np.exp(top) * np.exp(log_pmf - top).sum()))
+from exact_mcnemar import mcnemar_exact_p
 
 
 path, baseline = Path(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "r1-live"
