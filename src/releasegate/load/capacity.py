@@ -19,7 +19,7 @@ from releasegate.errors import FileError
 
 PER_CSV_BYTE = 4.5  # peak bytes per byte of CSV or TSV (10^7 cases x 2 releases, 974 MB: about 4.2 GiB)
 PER_JSON_BYTE = 12.0  # JSON and JSON lines: every record a Python dict before the table is built
-PER_ROW = 230  # peak bytes per row of a Parquet file
+PER_ROW = 200  # peak bytes per row of a Parquet file (10^7 cases x 2: 3.8 GiB)
 BASE = 200 << 20  # the interpreter, pandas, numpy and pyarrow loaded
 SKIP = "RELEASEGATE_MEMORY_CHECK"  # "0": read whatever the estimate says (the estimate may be wrong)
 _KINDS = {".csv": "CSV", ".tsv": "TSV", ".json": "JSON", ".jsonl": "JSON lines", ".ndjson": "JSON lines",
