@@ -207,7 +207,10 @@ def _read_parquet(path: Path) -> pd.DataFrame:
 
     # release, category and cluster dictionary-encoded as they are read (as CSV's are, load/arrow_csv.py): a
     # categorical for validation, never a string per row.
-    schema = pq.read_schema(path)
+    try:
+        schema = pq.read_schema(path)
+    except pa.ArrowException:
+        return pd.read_parquet(path)  # a file that is not Parquet: pandas' reading, whose message users see
     text = [f.name for f in schema if f.name.strip() in DICTIONARY_COLUMNS
             and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
     return pq.read_table(path, read_dictionary=text).to_pandas(split_blocks=True, self_destruct=True)
