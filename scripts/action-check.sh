@@ -116,13 +116,16 @@ if [ -n "$formats" ] || [ "$comment" = true ]; then
   mkdir -p -- "$dir" || fail "cannot create the output directory $dir"
 fi
 
-stdout=$(mktemp)
-stderr=$(mktemp)
-trap 'rm -f "$stdout" "$stderr"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+stdout=$work/stdout
+stderr=$work/stderr
+# Each verdict in plain words, a line per candidate in the order of the verdict lines: the annotations open with it.
+args+=(-o "$work/plain.txt")
 "${command[@]}" "${args[@]}" -- "${results[@]}" >"$stdout" 2>"$stderr"
 rc=$?
 cat "$stdout"
-cat "$stderr" >&2
+grep -v "^wrote $work/" "$stderr" >&2
 
 case $rc in
   0) verdict=ship ;;
@@ -167,12 +170,25 @@ output comment-path "$path"
 if [ "${GITHUB_ACTIONS:-}" = true ]; then
   level=error
   [ "$report_only" = true ] && level=warning
+  # An annotation opens with the candidate's paragraph in plain words; the check line's statistics follow.
+  plain=()
+  if [ -f "$work/plain.txt" ]; then
+    while IFS= read -r line; do plain+=("$line"); done <"$work/plain.txt"
+  fi
+  k=0
   while IFS= read -r line; do
     case "$line" in
-      "DON'T SHIP "*) echo "::$level title=releasegate::$(escape "$line")" ;;
+      "SHIP "*|"DON'T SHIP "*|"NOT PROVEN "*) ;;
+      *) continue ;;
+    esac
+    message=$line
+    if [ $k -lt ${#plain[@]} ]; then message="${plain[$k]}"$'\n\n'"Statistics: $line"; fi
+    k=$((k + 1))
+    case "$line" in
+      "DON'T SHIP "*) echo "::$level title=releasegate::$(escape "$message")" ;;
       # NOT PROVEN is amber: an error when it blocks the job, a warning when the policy or report-only lets it pass.
-      "NOT PROVEN "*) if [ $rc -eq 3 ]; then echo "::$level title=releasegate::$(escape "$line")";
-                      else echo "::warning title=releasegate::$(escape "$line")"; fi ;;
+      "NOT PROVEN "*) if [ $rc -eq 3 ]; then echo "::$level title=releasegate::$(escape "$message")";
+                      else echo "::warning title=releasegate::$(escape "$message")"; fi ;;
     esac
   done <"$stdout"
   if [ "$verdict" = error ]; then echo "::error title=releasegate::$(escape "$why")"; fi

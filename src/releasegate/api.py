@@ -130,14 +130,15 @@ def compare(
     *,
     baseline: str | None = None,
     candidates: Sequence[str] | str | None = None,
-    cases: str | os.PathLike | None = None,
+    cases: Any = None,
     policy: Policy | Mapping[str, Any] | str | os.PathLike | None = None,
     **overrides: Any,
 ) -> ReleaseComparison:
     """Compare candidate releases with the baseline, from a notebook: the same plan and rules as the CLI.
 
     ``results``: a tidy pandas DataFrame; a path (str or Path; ``NAME=path`` names its release); a list of
-    them; or a mapping ``{release name: DataFrame or path}``. ``cases``: a case table file joined on case_id.
+    them; or a mapping ``{release name: DataFrame or path}``. ``cases``: a case table joined on case_id, a file
+    or a DataFrame.
     ``policy``: a :class:`~releasegate.policy.Policy`, a dict of policy keys, or a TOML file. Keyword
     ``overrides`` win over the policy, like flags: any policy key (``critical=["Fraud"]``, ``margin=0.03``,
     ``alpha``, ``correction``, ``columns={"passed": "ok"}``, ...) and the adapter options ``format``,
@@ -155,8 +156,8 @@ def compare(
     metrics = _metric_names(metric)
     adapter = {key: overrides.pop(key) for key in ("format", *(o.name for o in OPTIONS if not o.repeatable))
                if key in overrides}
-    if cases is not None and not isinstance(cases, (str, os.PathLike)):
-        raise InputError("cases must be a file path; to use a DataFrame of cases, merge it into results on case_id")
+    if cases is not None and not isinstance(cases, (str, os.PathLike)) and type(cases).__name__ != "DataFrame":
+        raise InputError(f"cases must be a file path or a DataFrame, got {type(cases).__name__}")
     shape = {key: overrides.pop(key) for key in SHAPE_KEYS if key in overrides}
     resolved = _policy(policy, baseline=baseline, candidates=candidates, **overrides)
     release_cols = shape.get("release_cols") or ()
@@ -166,7 +167,7 @@ def compare(
                              values={k: v for k, v in adapter.items() if k != "format"},
                              wide=bool(shape.get("wide")), latency_unit=shape.get("latency_unit") or "ms",
                              release_cols=tuple(str(c).strip() for c in release_cols))
-    loaded, default_title = _load(results, resolved, Path(cases) if cases is not None else None, options, metrics)
+    loaded, default_title = _load(results, resolved, _case_source(cases), options, metrics)
     call = _call_text(results, baseline=baseline, candidates=candidates, cases=cases, policy=policy,
                       metric=metric, **adapter, **shape, **overrides)
     record = None
@@ -209,7 +210,12 @@ def _metric_names(metric: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _load(results: Any, policy: Policy, cases: Path | None, options, metrics: tuple[str, ...] = ()):
+def _case_source(cases: Any) -> Any:
+    """The case table as the loaders take it: a Path, a DataFrame as it is, or None."""
+    return None if cases is None else cases if type(cases).__name__ == "DataFrame" else Path(cases)
+
+
+def _load(results: Any, policy: Policy, cases: Any, options, metrics: tuple[str, ...] = ()):
     """Results in any accepted form -> (LoadedResults with the metrics' columns, default title)."""
     import pandas as pd
 
@@ -237,7 +243,7 @@ def _load(results: Any, policy: Policy, cases: Path | None, options, metrics: tu
         raise InputError("results must be a DataFrame, a path, a list of paths, or a mapping of release name to "
                          "DataFrame or path (not a mix)")
     loaded = load_gated(sources, columns=policy.columns, cases=cases, options=options, metrics=metrics)
-    return loaded, default_title(sources)
+    return loaded, default_title(sources, loaded.names)
 
 
 def _call_text(results: Any, **arguments: Any) -> str:

@@ -96,7 +96,8 @@ def main() -> None:
 
     \b
     releasegate report results.csv --cases cases.csv --baseline r1 -o note.html -o note.md
-    releasegate check  results.csv --policy releasegate.toml      (exit 0 ship, 1 don't ship, 2 bad input)
+    releasegate check  results.csv --policy releasegate.toml      (exit 0 ship, 1 don't ship, 3 not proven,
+                                                                   2 bad input)
     releasegate demo   [DIR]                                      (the bundled example and its reports)
     releasegate run    CONFIG.toml                                (call the systems into a store; resumable)
     releasegate verify note.json results.csv --cases cases.csv    (does an archived note follow from its inputs?)
@@ -171,7 +172,7 @@ def check(outputs, paper, pdf_variant, appendix, no_step_summary, comment, comme
     """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any is DON'T SHIP, 3 if
     any is NOT PROVEN (the data cannot show it no worse; 0 with --not-proven warn), 2 on bad input.
 
-    In GitHub Actions the verdict and the rules are appended to the job summary.
+    In GitHub Actions each verdict in plain words, then the rules collapsed, is appended to the job summary.
     """
     paths = list(outputs)
     if paths or comment:
@@ -255,8 +256,8 @@ def plan_suite(results, debug, **kw) -> None:
     """How often this suite's gate says SHIP, NOT PROVEN or DON'T SHIP, harmless or regressed (simulated)."""
     from releasegate.plan.command import plan_command
 
-    if kw.get("output") is not None:  # refused before the simulation, as report refuses before the analysis
-        _check_not_inputs([kw["output"]], {**kw, "results": results})
+    if kw.get("output"):  # refused before the simulation, as report refuses before the analysis
+        _check_not_inputs(list(kw["output"]), {**kw, "results": results})
     inputs = read_inputs({**kw, "results": results})
     if kw.get("found_policy"):
         click.echo(kw["found_policy"])

@@ -35,14 +35,14 @@ def run(
     """Load, validate, analyze and decide; the Report holds everything a renderer needs. ``metrics`` names the
     metrics gated (``--metric``: tidy columns, a long layout's metric column, Inspect scorers, promptfoo named
     metrics, lm-eval metrics); each is one section of the Report. ``default_title`` is the title when the policy
-    sets none (else the inputs' folder name; `releasegate verify` gives the note's). ``policy_file``: the file the
-    policy was read from, for the provenance."""
+    sets none (else the name the inputs give what they evaluate, load.sources.default_title; `releasegate verify`
+    gives the note's). ``policy_file``: the file the policy was read from, for the provenance."""
     from releasegate.load.per_metric import load_gated
 
     options = options or AdapterOptions()
-    title = title_of(sources) if default_title is None else default_title
-    loading = loading_record(options, tuple(metrics), title)
     loaded = load_gated(sources, columns=policy.columns, cases=cases, options=options, metrics=tuple(metrics))
+    title = title_of(sources, loaded.names) if default_title is None else default_title
+    loading = loading_record(options, tuple(metrics), title)
     return run_loaded(loaded, policy, command_line=command_line, default_title=title, loading=loading,
                       policy_file=policy_file)
 

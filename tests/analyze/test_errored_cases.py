@@ -101,7 +101,8 @@ def test_no_error_column_or_no_errors_changes_nothing(tmp_path):
     report = build_report(path, baseline="r1")
     assert report.analysis.candidates[0].sections.errors.excluded == 0
     assert "rrored" not in render_markdown(report)
-    plain = tmp_path / "plain.csv"
+    plain = tmp_path / "plain" / path.name  # the same file name: the same default title
+    plain.parent.mkdir()
     plain.write_text("\n".join(",".join(p for k, p in enumerate(line.split(",")) if k != 5)
                                for line in path.read_text().splitlines()) + "\n")
     bare = build_report(plain, baseline="r1")

@@ -180,3 +180,35 @@ def test_release_names_from_the_data_cannot_inject_markup(tmp_path):
     html, md = (tmp_path / "h.html").read_text(), (tmp_path / "h.md").read_text()
     assert "<img" not in html and "&lt;img" in html
     assert "<img" not in md and "@octocat" not in md  # the mention defused, the tag escaped
+
+
+def test_dont_ship_has_its_own_mark_and_a_policy_change_behind_a_flip_is_flagged(tmp_path):
+    """The demo's r2 judged three times: DON'T SHIP under the demo's policy, then SHIP under one that drops the
+    critical categories, the margin and the guardrail; the flip names what changed. DON'T SHIP is drawn as an x,
+    not Vega's plus-shaped "cross"."""
+    from releasegate.audit.history_charts import VERDICT_LOOK
+    from releasegate.demo import example_files
+
+    for name, path in example_files().items():
+        shutil.copyfile(path, tmp_path / name)
+    (tmp_path / "loose.toml").write_text('title = "bank-assistant"\nbaseline = "r1-live"\nmargin = 0.0\n'
+                                         'alpha = 0.001\n', encoding="utf-8")
+    for epoch, policy in (("1796000000", "releasegate.toml"), ("1797000000", "loose.toml"),
+                          ("1798000000", "loose.toml")):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("SOURCE_DATE_EPOCH", epoch)
+            result = run_cli("report", "eval_results.csv", "--cases", "eval_cases.csv", "--policy", policy,
+                             "--candidate", "r2-new-prompt", "--archive", "archive", cwd=tmp_path)
+        assert result.exit_code == 0, result.output
+    result = run_cli("history", "archive", "-o", "h.md", "-o", "h.json", "-o", "h.html", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "h.json").read_text(encoding="utf-8"))
+    flips = [f for s in data["series"] for f in s["flips"]]
+    assert [(f["release"], f["before"], f["after"]) for f in flips] == [("r2-new-prompt", "dont_ship", "ship")]
+    assert "margin: 0.05 -> 0.0" in flips[0]["policy"] and "alpha: 0.05 -> 0.001" in flips[0]["policy"]
+    markdown = (tmp_path / "h.md").read_text(encoding="utf-8")
+    assert "DON'T SHIP → SHIP | **changed**: " in markdown and "margin: 0.05 -&gt; 0.0" in markdown
+    html = (tmp_path / "h.html").read_text(encoding="utf-8")
+    assert "<strong>changed</strong>" in html
+    shape = VERDICT_LOOK["dont_ship"][0]
+    assert shape != "cross" and shape not in {look[0] for key, look in VERDICT_LOOK.items() if key != "dont_ship"}

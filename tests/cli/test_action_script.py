@@ -77,10 +77,14 @@ def test_dont_ship_fails_the_step_and_writes_every_output(tmp_path, inputs):
     # The short comment the action posts (issue 29 item 3).
     assert outputs["comment-path"] == "releasegate-report/comment.md"
     comment = (tmp_path / outputs["comment-path"]).read_text(encoding="utf-8")
-    assert comment.startswith(MARKER) and len(comment) <= 6000 and "EV264" in comment
+    assert comment.startswith(MARKER) and len(comment) < 8000 and "EV264" in comment
     assert "DON'T SHIP r2-new-prompt" in done.stdout
     assert "::error" not in done.stdout  # workflow commands only inside GitHub Actions
     assert "### releasegate: ❌ DON'T SHIP" in summary
+    # The job summary opens with the plain paragraph; the statistics follow, collapsed.
+    body = [line for line in summary.splitlines() if line.strip() and not line.startswith("#")]
+    assert body[0].startswith("Against r1-live on 400 cases: 12 fixed, 6 broken.")
+    assert summary.index("Against r1-live") < summary.index("<details><summary>") < summary.index("McNemar")
 
 
 def test_report_only_reports_without_failing(tmp_path, inputs):
@@ -166,8 +170,12 @@ def test_an_output_dir_with_a_line_break_is_refused_and_adds_no_output(tmp_path,
 
 
 def test_annotations_in_github_actions(tmp_path, inputs):
-    done, _, _ = run_action(tmp_path, {"GITHUB_ACTIONS": "true"}, **inputs)
-    assert re.search(r"^::error title=releasegate::DON'T SHIP r2-new-prompt: it broke 6", done.stdout, re.MULTILINE)
+    """Each annotation opens with the candidate's paragraph in plain words; the check line follows it."""
+    done, _, summary = run_action(tmp_path, {"GITHUB_ACTIONS": "true"}, **inputs)
+    assert re.search(r"^::error title=releasegate::DON'T SHIP r2-new-prompt: Against r1-live on 400 cases: 12 fixed, "
+                     r"6 broken\..*Next: fix EV264, .*%0A%0AStatistics: DON'T SHIP r2-new-prompt: it broke 6",
+                     done.stdout, re.MULTILINE)
+    assert "plain.txt" not in done.stderr and not (tmp_path / "releasegate-report" / "plain.txt").exists()
     done, _, _ = run_action(tmp_path, {"GITHUB_ACTIONS": "true"}, **inputs, report_only="yes")
     assert "::error" not in done.stdout
     assert re.search(r"^::warning title=releasegate::DON'T SHIP r3-small-model", done.stdout, re.MULTILINE)

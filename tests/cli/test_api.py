@@ -57,6 +57,24 @@ def test_dataframe_in_gives_the_same_analysis(example):
     assert record.sha256 == hashlib.sha256(frame.to_csv(index=False).encode("utf-8")).hexdigest()
 
 
+def test_cases_as_a_dataframe_give_the_same_note_as_the_file(example):
+    """compare(..., cases=DataFrame): the same analysis and verdicts as the case table's file, the frame recorded
+    by its content's hash; integer case ids match the results' text ones, as a file's do."""
+    from_file = releasegate.compare(example["eval_results.csv"], cases=example["eval_cases.csv"],
+                                    policy=example["releasegate.toml"])
+    cases = pd.read_csv(example["eval_cases.csv"])
+    from_frame = releasegate.compare(example["eval_results.csv"], cases=cases, policy=example["releasegate.toml"])
+    assert from_frame.analysis == from_file.analysis and _verdicts(from_frame) == _verdicts(from_file)
+    record = from_frame.report.provenance.inputs[-1]
+    assert (record.path, record.rows, record.format) == ("<DataFrame of cases>", 400, "cases")
+    assert record.sha256 == hashlib.sha256(cases.to_csv(index=False).encode("utf-8")).hexdigest()
+    results, numbered = pd.read_csv(example["eval_results.csv"]), cases.copy()
+    results["case_id"] = results["case_id"].str[2:].astype(int)
+    numbered["case_id"] = numbered["case_id"].str[2:].astype(int)
+    both = releasegate.compare(results, cases=numbered, policy=example["releasegate.toml"])
+    assert _verdicts(both) == _verdicts(from_file)
+
+
 def test_one_input_per_release_as_frames_or_named_paths(tmp_path, example):
     whole = pd.read_csv(example["eval_results.csv"])
     cases = pd.read_csv(example["eval_cases.csv"])
@@ -111,8 +129,12 @@ def test_bad_input_raises_input_error(tmp_path, example):
         releasegate.compare(example["eval_results.csv"], baseline="r0")
     with pytest.raises(InputError, match="results must be"):
         releasegate.compare(42, baseline="r1-live")
-    with pytest.raises(InputError, match="cases must be a file path"):
+    with pytest.raises(InputError, match="cases must be a file path or a DataFrame, got int"):
+        releasegate.compare(example["eval_results.csv"], baseline="r1-live", cases=7)
+    with pytest.raises(InputError, match="result case_id\\(s\\) are not in the case table <DataFrame of cases>"):
         releasegate.compare(example["eval_results.csv"], baseline="r1-live", cases=pd.DataFrame({"case_id": [1]}))
+    with pytest.raises(InputError, match="the case table has no rows"):
+        releasegate.compare(example["eval_results.csv"], baseline="r1-live", cases=pd.DataFrame({"case_id": []}))
     with pytest.raises(InputError, match="file not found"):
         releasegate.compare(tmp_path / "missing.csv", baseline="r1-live")
     frame = pd.read_csv(example["eval_results.csv"]).rename(columns={"case_id": "id"})

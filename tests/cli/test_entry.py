@@ -28,3 +28,10 @@ def test_full_exit_switch_gives_the_same_result(example):
             "--policy", str(example["releasegate.toml"]), "--no-step-summary")
     fast, full = _run(*args), _run(*args, RELEASEGATE_FULL_EXIT="1")
     assert (fast.returncode, fast.stdout) == (full.returncode, full.stdout) == (1, fast.stdout)
+
+
+def test_the_top_level_help_names_every_exit_status_of_check():
+    from conftest import run_cli
+
+    text = " ".join(run_cli("--help").output.split())
+    assert "(exit 0 ship, 1 don't ship, 3 not proven, 2 bad input)" in text

@@ -81,7 +81,7 @@ def test_plan_api_is_the_same_function(example):
     (("--n-cases", "100", "--churn", "0.5"), "cannot be simulated"),
     (("--n-cases", "100", "--critical-size", "Fraud"), "NAME=CASES"),
     (("--n-cases", "100", "--replications", "0"), "--replications must be at least 1"),
-    (("--n-cases", "100", "-o", "plan.txt"), "writes JSON"),
+    (("--n-cases", "100", "-o", "plan.txt"), "writes .json, .md, .html"),
     (("--n-cases", "100", "--churn", "-0.1"), "--churn must be a share"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, needle):
@@ -112,3 +112,25 @@ def test_output_that_is_an_input_is_refused_and_nothing_is_written(tmp_path):
     write_json(plan, tmp_path / "plan.json", [target])
     assert json.loads((tmp_path / "plan.json").read_text())["replications"] == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.json", "plan.json"]  # no temporary left
+
+
+def test_o_writes_json_markdown_and_html_and_refuses_before_simulating(tmp_path):
+    from releasegate.plan.outputs import PLAN_FORMATS
+
+    args = ("plan", "--n-cases", "60", "--replications", "5", "--seed", "3")
+    result = run_cli(*args, "-o", tmp_path / "p.json", "-o", tmp_path / "p.md", "-o", tmp_path / "p.html")
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert json.loads((tmp_path / "p.json").read_text())["replications"] == 5
+    markdown = (tmp_path / "p.md").read_text()
+    assert markdown.startswith("## releasegate plan\n") and markdown.count("\n- ") == len(lines)
+    assert "a release that changes nothing: DON'T SHIP" in markdown
+    page = (tmp_path / "p.html").read_text()
+    assert page.count("<li>") == len(lines) and "DON&#39;T SHIP" in page and "http" not in page
+    for suffix in PLAN_FORMATS:
+        assert suffix in run_cli("plan", "--help").output
+    # A wrong suffix or the same file twice is refused at once, and nothing is written.
+    for bad in (("-o", tmp_path / "p.txt"), ("-o", tmp_path / "q.md", "-o", tmp_path / "q.md")):
+        refused = run_cli(*args, "-o", tmp_path / "q.json", *bad)
+        assert refused.exit_code == 2 and "-o" in refused.output, refused.output
+        assert not (tmp_path / "q.json").exists()

@@ -110,7 +110,8 @@ def test_inspect_scored_eval_matches_the_logs_own_accuracy_and_usage(inspect_dir
     assert frame["output_tokens"].sum() == usage["output_tokens"]
     assert frame.attrs == {"task": "popularity", "model": "openai/gpt-4o-mini", "scorer": "match",
                            "source_format": "inspect", "harness": "inspect-ai 0.3.58.dev16+g6a87748b",
-                           "release_key": "eval.model"}
+                           "release_key": "eval.model", "metadata_fields": ["label_confidence"]}
+    assert frame["label_confidence"].notna().all()  # a metadata field is case metadata
     assert "latency_ms" not in frame.columns  # this 2025-02 log has no total_time: no column of NaN
 
 

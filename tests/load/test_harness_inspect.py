@@ -160,3 +160,18 @@ def test_an_eval_set_missing_a_tasks_log_is_refused(tmp_path):
     (folder / "logs.json").write_text(json.dumps({k: v for k, v in index.items() if k != gone}))
     _raises(lambda: harness_files(folder), "lists task(s) with no log", index[gone]["eval"]["task_id"],
             "incomplete")
+
+
+def test_a_stopped_logs_error_message_is_kept_whole(tmp_path):
+    """The exception of a log that stopped is quoted whole, on one line: it was cut at 120 characters, mid-word
+    ("... Max retries e)")."""
+    log = json.loads((Path(__file__).parents[1] / "fixtures" / "inspect" /
+                      "2025-05-12T20-28-13-04-00_popularity.json").read_text(encoding="utf-8"))
+    message = ("RetryError: HTTPSConnectionPool(host='api.example.invalid', port=443): Max retries exceeded with "
+               "url: /v1/chat/completions (Caused by NewConnectionError('Failed to establish a new connection:\n"
+               "[Errno 111] Connection refused'))")
+    log["status"], log["error"] = "error", {"message": message, "traceback": "Traceback ..."}
+    path = tmp_path / "stopped.json"
+    path.write_text(json.dumps(log), encoding="utf-8")
+    text = _raises(lambda: read_inspect(path), "status 'error'", "inspect eval-retry")
+    assert " ".join(message.split()) in text and "\n" not in text

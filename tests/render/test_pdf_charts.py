@@ -133,6 +133,12 @@ def test_paper_lists_the_broken_cases_and_the_appendix_every_answer(report, in_p
         assert rows > 0 and broken.count('class="data answer"') == 2 * rows
         assert _block(page, f"{ids}cases-1-fixed").count('class="data answer"') > 0
     broken = paper[paper.index('id="cases-1-broken"'):paper.index('id="method"')]
-    assert broken.count("<tr") > 1 and 'class="data answer"' not in broken and 'id="cases-1-fixed"' not in paper
+    listing = broken[:broken.index("</table>")]
+    assert listing.count("<tr") > 1 and 'class="data answer"' not in listing and 'id="cases-1-fixed"' not in paper
+    # Under the listing, the broken critical cases' input and both answers (the first 6 of each candidate).
+    critical = [c for c in report.sections[0].analysis.candidates[0].broken_cases if c.critical]
+    shown = broken[broken.index('class="cases with-answers paper-answers"'):]
+    shown = shown[:shown.index("</table>")]
+    assert critical and shown.count('class="data answer"') == 2 * min(6, len(critical))
     text = " ".join(page.extract_text() for page in PdfReader(io.BytesIO(in_process)).pages)
     assert "Every case with both answers is in the HTML and JSON reports" in " ".join(text.split())

@@ -80,7 +80,7 @@ def test_the_category_table_shows_the_p_the_rule_reads(report):
 
 def test_the_comment_is_short_and_names_the_worst_cases(report):
     text = render_comment(report, "https://example.invalid/run/1")
-    assert text.startswith("<!-- releasegate -->\n") and len(text) <= 6000
+    assert text.startswith("<!-- releasegate -->\n") and len(text) < 8000
     assert "r2-new-prompt" in text and "r3-small-model" in text and "EV264" in text
     assert text.count("**(critical)**") == 2 * MAX_CASES  # five per candidate, critical first
     assert "5 of 14" in text and "https://example.invalid/run/1" in text
@@ -93,4 +93,25 @@ def test_report_writes_the_comment(tmp_path, example):
                    "--policy", example["releasegate.toml"], "--comment", out)
     assert done.exit_code == 0, done.output
     text = out.read_text(encoding="utf-8")
-    assert len(text) <= 6000 and "EV264" in text
+    assert len(text) < 8000 and "EV264" in text
+
+
+def test_the_txt_output_is_each_verdict_in_plain_words_a_line_per_candidate(report):
+    from releasegate.render.summary import render_plain_text
+
+    lines = render_plain_text(report).splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("DON'T SHIP r2-new-prompt: Against r1-live on 400 cases: 12 fixed, 6 broken.")
+    assert lines[1].startswith("DON'T SHIP r3-small-model: Against r1-live on 400 cases: 1 fixed, 14 broken.")
+    assert render(report, ".txt").decode("utf-8") == render_plain_text(report)
+
+
+def test_the_job_summary_opens_with_the_plain_paragraphs_and_folds_the_statistics(report):
+    from releasegate.render.summary import render_summary
+
+    text = render_summary(report)
+    body = [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    assert body[0].startswith("Against r1-live on 400 cases: 12 fixed, 6 broken.")
+    folded = text[text.index("<details><summary>"):]
+    assert "McNemar" not in text[:text.index("<details><summary>")] and "`critical_broken`" in folded
+    assert folded.rstrip().endswith("</details>")

@@ -109,3 +109,32 @@ def test_four_kills_and_a_resume_give_the_uninterrupted_table(tmp_path):
     left = resumed.table[columns].sort_values(key).reset_index(drop=True)
     right = clean.table[columns].sort_values(key).reset_index(drop=True)
     assert left.equals(right)
+
+
+def test_an_interrupted_run_says_that_running_it_again_resumes(tmp_path):
+    """Ctrl-C (SIGINT) mid-run: one line saying the committed cells are kept and the same command resumes, exit
+    4 (holes remain, the store is valid), and the store intact."""
+    cases = write_cases(tmp_path / "cases.csv", 200)
+    systems = [{"name": n, "kind": "fake", "seed": i, "latency_s": 0.01, "accuracy": 0.7}
+               for i, n in enumerate(("r1", "r2"))]
+    path = write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store", "max_concurrency": 2},
+                        systems, {"kind": "exact"})
+    db = tmp_path / "store" / "releasegate-run.sqlite"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    child = subprocess.Popen([sys.executable, "-m", "releasegate.cli", "run", str(path)], env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(6000):  # polls until some cells are committed, not a timing assertion
+            if db.exists() and len(_ok_cells(db)) >= 20 or child.poll() is not None:
+                break
+            time.sleep(0.01)
+        child.send_signal(signal.SIGINT)
+        _, stderr = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 4, stderr
+    assert "interrupted: the cells already committed are kept in the store" in stderr
+    assert "run the same command again to resume" in stderr and "Traceback" not in stderr
+    with Store(tmp_path / "store") as store:
+        assert store.integrity() == "ok"
+    assert run_config(load_config(path)).complete

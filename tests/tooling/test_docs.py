@@ -47,6 +47,24 @@ def test_relative_links_resolve(page):
             assert anchor in _anchors(linked), f"{page.name}: no heading for #{anchor} in {linked.name}"
 
 
+# A section named in prose: docs/run.md ("In CI"), in the docs, the README and the files users copy.
+NAMED_SECTION = re.compile(r"docs/([\w-]+\.md) \(\"([^\"]+)\"\)")
+QUOTING = [*PAGES, *sorted((ROOT / "examples").rglob("*.yml")), ROOT / "action.yml"]
+
+
+@pytest.mark.parametrize("page", QUOTING, ids=lambda p: p.name)
+def test_sections_named_in_prose_exist(page):
+    for name, title in NAMED_SECTION.findall(page.read_text(encoding="utf-8")):
+        headings = {line.lstrip("#").strip() for line in (DOCS / name).read_text(encoding="utf-8").splitlines()
+                    if re.match(r"#{1,6} ", line)}
+        assert title in headings, f"{page.name} names docs/{name} (\"{title}\"), which has no such heading"
+
+
+def test_the_example_workflow_names_the_in_ci_section():
+    workflow = (ROOT / "examples" / "github-actions" / "release-gate.yml").read_text(encoding="utf-8")
+    assert NAMED_SECTION.findall(workflow) == [("run.md", "In CI")]
+
+
 def test_policy_examples_load():
     text = (DOCS / "policy.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```toml\n(.*?)```", text, re.DOTALL)

@@ -378,9 +378,10 @@ sys.modules.setdefault("input_cases", sys.modules[__name__])
 from input_cases_fail_closed import FAIL_CLOSED_CASES  # noqa: E402
 from input_cases_gold import GOLD_CASES  # noqa: E402
 from input_cases_harness import HARNESS_CASES  # noqa: E402
+from input_cases_harness44 import HARNESS_44_CASES  # noqa: E402
 from input_cases_issue28 import ISSUE_28_CASES  # noqa: E402
 
-CASES += FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES + HARNESS_CASES
+CASES += FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES + HARNESS_CASES + HARNESS_44_CASES
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from releasegate.analyze.judge_gated import corrected_comparison, corrected_powe
 from releasegate.analyze.min_change import moved
 from releasegate.analyze.ni_reach import ni_reach_of
 from releasegate.analyze.pairing import case_changes, pair, paired_difference
+from releasegate.analyze.regression_bounds import with_bounds
 from releasegate.analyze.runs import run_axis
 from releasegate.kinds import OutcomeKind
 from releasegate.model import (
@@ -188,7 +189,7 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     return CandidateAnalysis(
         name=candidate,
         overall=result.overall,
-        categories=result.categories,
+        categories=with_bounds(result.categories, policy.alpha, mcnemar),
         broken_cases=case_changes(paired, down, data.metadata_columns, critical, texts),
         fixed_cases=case_changes(paired, up, data.metadata_columns, critical, texts),
         exclusions=exclusions,

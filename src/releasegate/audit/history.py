@@ -9,7 +9,9 @@ and categories with their sizes. Figures of different baselines or suites are no
 drawn apart and the page says what sets them apart. Per note, each release (the baseline and every candidate)
 gives a :class:`ReleasePoint`: its pass rate (mean score) with its interval, the candidate's verdict and
 difference, the cost per 1,000 cases and the p95 latency; per candidate and category a :class:`CategoryChange`;
-and per candidate every critical category it broke cases of, a :class:`CriticalBreak`.
+and per candidate every critical category it broke cases of, a :class:`CriticalBreak`; and every candidate whose
+verdict changed from the last note that judged it, with what of the policy changed between the two notes, a
+:class:`VerdictFlip` (a flip the policy made is not a flip the release made).
 
 Only keys every note of schema 1.x holds are read, each through :meth:`Note.sections`, so that a shape the
 JSON gains later does not change what is read here.
@@ -17,6 +19,7 @@ JSON gains later does not change what is read here.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -80,6 +83,19 @@ class CriticalBreak:
 
 
 @dataclass(frozen=True)
+class VerdictFlip:
+    """A candidate whose verdict changed from one note to the next it appears in, and what of the policy changed
+    between the two (each key as "key: before -> after"; empty when the policy is the same)."""
+
+    note: int  # the later note
+    when: str
+    release: str
+    before: str
+    after: str
+    policy: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class NoteRef:
     path: str
     when: str
@@ -101,6 +117,7 @@ class Series:
     points: tuple[ReleasePoint, ...]
     changes: tuple[CategoryChange, ...]
     breaks: tuple[CriticalBreak, ...]
+    flips: tuple[VerdictFlip, ...] = ()
 
     @property
     def label(self) -> str:
@@ -239,6 +256,33 @@ def _changes(i: int, when: str, section: dict[str, Any]) -> tuple[list[CategoryC
     return changes, breaks
 
 
+def _shown(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False) if not isinstance(value, str) else value
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def policy_changes(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, ...]:
+    """Every policy key whose value differs between two notes, "key: before -> after" (absent: "none")."""
+    return tuple(f"{key}: {_shown(before.get(key)) if key in before else 'none'} -> "
+                 f"{_shown(after.get(key)) if key in after else 'none'}"
+                 for key in sorted(set(before) | set(after)) if before.get(key) != after.get(key))
+
+
+def _flips(points: list[ReleasePoint], policies: list[dict[str, Any]]) -> list[VerdictFlip]:
+    """Each candidate's verdict against the one of the last earlier note it was judged in; a change is a flip."""
+    last: dict[str, ReleasePoint] = {}
+    flips = []
+    for p in points:
+        if p.role != "candidate" or p.verdict is None:
+            continue
+        earlier = last.get(p.release)
+        if earlier is not None and earlier.verdict != p.verdict:
+            flips.append(VerdictFlip(p.note, p.when, p.release, str(earlier.verdict), p.verdict,
+                                     policy_changes(policies[earlier.note], policies[p.note])))
+        last[p.release] = p
+    return flips
+
+
 def build_history(paths: list[Path]) -> History:
     """The notes under ``paths`` as series of releases over time (see the module docstring)."""
     notes, not_read = read_notes(paths)
@@ -257,9 +301,10 @@ def build_history(paths: list[Path]) -> History:
             found_changes, found_breaks = _changes(i, note.generated_at, section)
             changes += found_changes
             breaks += found_breaks
+        policies = [_dict(section.get("policy")) for _, _, section in members]
         series.append(Series(title.removesuffix(f": {metric}") if metric else title, metric, baseline,
                              str(kind), n_cases, categories, tuple(refs), tuple(points), tuple(changes),
-                             tuple(breaks)))
+                             tuple(breaks), tuple(_flips(points, policies))))
     series.sort(key=lambda s: (s.notes[0].when, s.label))
     return History(tuple(series), tuple(not_read))
 

@@ -25,9 +25,11 @@ from releasegate.render.chart_look import (
     top_spec,
 )
 
-# The verdict's marker: shape and fill carry it in greyscale too (a cross for DON'T SHIP, filled for SHIP).
-VERDICT_LOOK = {"baseline": ("diamond", "BASELINE"), "ship": ("circle", "SHIP"), "dont_ship": ("cross", "DON'T SHIP"),
-                "not_proven": ("triangle-up", "NOT PROVEN")}
+# The verdict's marker: its shape carries it in greyscale too. DON'T SHIP is a diagonal cross (an x, drawn as a
+# path): Vega's "cross" is a plus sign, which reads as a gain.
+DONT_SHIP_MARK = "M-0.8,-0.8L0.8,0.8M-0.8,0.8L0.8,-0.8"
+VERDICT_LOOK = {"baseline": ("diamond", "BASELINE"), "ship": ("circle", "SHIP"),
+                "dont_ship": (DONT_SHIP_MARK, "DON'T SHIP"), "not_proven": ("triangle-up", "NOT PROVEN")}
 
 
 def verdict_label(verdict: str | None) -> str:

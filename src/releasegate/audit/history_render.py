@@ -65,6 +65,8 @@ def _series_context(s: Series, charts: list) -> dict[str, Any]:
         "breaks": [{"note": note_label(b.note, b.when), "release": b.release, "category": b.category,
                     "broke": b.broke, "fixed": b.fixed, "p": fmt.pvalue(b.p_value) if b.p_value is not None else "",
                     "blocks": b.blocks} for b in s.breaks],
+        "flips": [{"note": note_label(f.note, f.when), "release": f.release, "before": verdict_label(f.before),
+                   "after": verdict_label(f.after), "policy": list(f.policy)} for f in s.flips],
         "notes": [{"label": note_label(i, n.when), "path": n.path, "when": n.when, "also": list(n.also),
                    "version": n.tool_version} for i, n in enumerate(s.notes)],
         "releases": list(dict.fromkeys(p.release for p in s.points)),

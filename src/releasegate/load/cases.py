@@ -1,4 +1,5 @@
-"""The case table (``--cases``): case_id plus attributes (category, cluster, input, ...) joined onto the results."""
+"""The case table (``--cases``, or ``compare(..., cases=DataFrame)``): case_id plus attributes (category, cluster,
+input, ...) joined onto the results."""
 
 from __future__ import annotations
 
@@ -9,16 +10,38 @@ import pandas as pd
 
 from releasegate.errors import InputError
 from releasegate.load.columns import rename_columns, require_column
-from releasegate.load.sources import check_file, sha256_of
-from releasegate.load.tidy import identity_names, read_tidy
+from releasegate.load.sources import check_file, frame_sha256, sha256_of
+from releasegate.load.tidy import as_text, identity_names, read_tidy
 from releasegate.model import InputFile
 
 
-def join_cases(table: pd.DataFrame, path: Path, columns: Mapping[str, str],
+CASES_FRAME = "<DataFrame of cases>"  # a notebook's case table: no path, its record the frame's content hash
+
+
+def _frame(frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
+    """A notebook's case table read as a file's would be: column names and identity columns as text."""
+    if frame.shape[0] == 0:
+        raise InputError(f"{CASES_FRAME}: the case table has no rows")
+    cases = frame.reset_index(drop=True).rename(columns=str)
+    for name in identity_names(columns):
+        if name in cases.columns:
+            cases[name] = as_text(cases[name])
+    return cases
+
+
+def join_cases(table: pd.DataFrame, source: Path | pd.DataFrame, columns: Mapping[str, str],
                 seen: set[str]) -> tuple[pd.DataFrame, InputFile]:
-    """Join a case table (case_id plus attributes such as category, cluster, input) onto the results."""
-    check_file(path)
-    cases = read_tidy(path, identity_names(columns))
+    """Join a case table (case_id plus attributes such as category, cluster, input) onto the results: a file, or
+    a DataFrame (the notebook's ``compare(..., cases=frame)``)."""
+    if isinstance(source, pd.DataFrame):
+        path: Path | str = CASES_FRAME
+        cases = _frame(source, columns)
+        record = InputFile(CASES_FRAME, frame_sha256(source), int(source.shape[0]), "cases")
+    else:
+        path = source
+        check_file(source)
+        cases = read_tidy(source, identity_names(columns))
+        record = InputFile(str(source), sha256_of(source), int(cases.shape[0]), "cases")
     seen.update(map(str, cases.columns))
     cases = rename_columns(cases, {k: v for k, v in columns.items() if k not in ("release",)}, path, ("case_id",))
     require_column(cases, "case_id", path, "--case-col", columns.get("case_id"))
@@ -44,4 +67,4 @@ def join_cases(table: pd.DataFrame, path: Path, columns: Mapping[str, str],
         raise InputError(f"{len(ids)} result case_id(s) are not in the case table {path}, "
                          f"e.g. {', '.join(map(str, ids[:3]))}")
     joined = table.merge(cases, on="case_id", how="left", sort=False)
-    return joined, InputFile(str(path), sha256_of(path), int(cases.shape[0]), "cases")
+    return joined, record

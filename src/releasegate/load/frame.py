@@ -1,14 +1,13 @@
 """Load an in-memory pandas DataFrame (the notebook's tidy table) as if it had been read from a file.
 
 The frame gets the same treatment as a tidy file: column names as text, the ``[columns]`` renaming, identity
-columns as text, the optional case table joined from a file, and an input record for provenance. A frame
+columns as text, the optional case table joined (a file or a DataFrame), and an input record for provenance. A frame
 has no path, so its record is ``<DataFrame>`` with the sha256 of its canonical CSV text
 (``frame.to_csv(index=False)``, UTF-8): saving the same frame with that call gives a file of the same hash.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from releasegate.load import shapes
 from releasegate.load.cases import join_cases
 from releasegate.load.columns import rename_columns, require_column
 from releasegate.load.results import LoadedResults
+from releasegate.load.sources import frame_sha256
 from releasegate.load.tidy import TEXT_COLUMNS, as_text
 from releasegate.model import InputFile
 from releasegate.load.fingerprint import PAIRING_COLUMNS
@@ -27,16 +27,11 @@ from releasegate.policy import CANONICAL_COLUMNS
 FRAME_PATH = "<DataFrame>"
 
 
-def frame_sha256(frame: pd.DataFrame) -> str:
-    """sha256 of the frame's canonical CSV text (no index, UTF-8)."""
-    return hashlib.sha256(frame.to_csv(index=False).encode("utf-8")).hexdigest()
-
-
 def load_frame(
     frames: pd.DataFrame | Mapping[str, pd.DataFrame],
     *,
     columns: Mapping[str, str] | None = None,
-    cases: Path | None = None,
+    cases: Path | pd.DataFrame | None = None,
     wide_release_cols: tuple[str, ...] = (),
     latency_unit: str = "ms",
     metrics: tuple[str, ...] = (),
@@ -76,7 +71,8 @@ def load_frame(
         if column in table.columns:
             table[column] = as_text(table[column])
     if cases is not None:
-        table, case_input = join_cases(table, Path(cases), columns, set(map(str, table.columns)))
+        table, case_input = join_cases(table, cases if isinstance(cases, pd.DataFrame) else Path(cases), columns,
+                                       set(map(str, table.columns)))
         inputs.append(case_input)
     if "passed" not in table.columns and "score" not in table.columns and not metrics:
         present = ", ".join(str(c) for c in table.columns)

@@ -62,7 +62,8 @@ METRIC_OPTIONS: dict[str, Callable[[str, Mapping[str, Any]], dict[str, Any]]] = 
 _KEYS = ("release", "case_id", "run")
 
 
-def load_gated(sources: list[Source], *, columns: Mapping[str, str] | None = None, cases: Path | None = None,
+def load_gated(sources: list[Source], *, columns: Mapping[str, str] | None = None,
+               cases: Path | pd.DataFrame | None = None,
                options: AdapterOptions | None = None, metrics: tuple[str, ...] = ()) -> LoadedResults:
     """Read the inputs with every metric of ``metrics`` as a column of its own (none: the passed or score
     column is the one outcome, as without ``--metric``)."""

@@ -61,6 +61,9 @@ class LoadedResults:
     # Harness files read once per metric (load/per_metric.py): each metric's own records (its scorer, metric,
     # filter), for that metric's provenance; empty otherwise.
     metric_inputs: Mapping[str, tuple[InputFile, ...]] = field(default_factory=dict)
+    # What the inputs name the thing evaluated (an Inspect task, lm-eval tasks, a promptfoo description, an OpenAI
+    # evals eval), in the order read: the default title (load.sources.default_title).
+    names: tuple[str, ...] = ()
 
 
 STORE = "store"  # the format of a `releasegate run` store (load/store.py), beside the adapters' and "tidy"
@@ -123,7 +126,7 @@ def load_results(
     sources: list[Source],
     *,
     columns: Mapping[str, str] | None = None,
-    cases: Path | None = None,
+    cases: Path | pd.DataFrame | None = None,
     options: AdapterOptions | None = None,
     metrics: tuple[str, ...] = (),
     resolved: tuple[ResolvedInput, ...] | None = None,
@@ -169,6 +172,7 @@ def load_results(
                 digest = pool.submit(sha256_of, source.path)
                 frame = _read_one(source, fmt, options, columns)
             notes += [n for n in frame.attrs.get("notes", ()) if n not in notes]  # an adapter's readings
+            notes += [n for n in _conditional_notes(frame, columns) if n not in notes]
         formats.append(fmt)
         frame = shapes.resolve_dotted(frame, columns.values(), source.path)
         seen.update(map(str, frame.columns))
@@ -211,11 +215,13 @@ def load_results(
     if cases is not None:
         table, case_input = join_cases(table, cases, columns, seen)
         inputs.append(case_input)
+    fields = sorted({f for _, frame, _, _ in read for f in frame.attrs.get("metadata_fields", ())})
     for role in ("category", "cluster"):
         given = columns.get(role)
         if given and given != role and given not in seen:
             raise InputError(f"column {given!r} ({COLUMN_FLAGS[role]}) is in none of the files; columns present: "
-                             f"{', '.join(sorted(seen))}")
+                             f"{', '.join(sorted(seen - set(PAIRING_COLUMNS)))}"
+                             + (f"; the cases' metadata fields: {', '.join(fields)}" if fields else ""))
     if "passed" not in table.columns and "score" not in table.columns and not metrics:
         present = ", ".join(str(c) for c in table.columns)
         close = plausible_match("passed", [str(c) for c in table.columns])
@@ -230,8 +236,20 @@ def load_results(
     by_metric = _judge_by_metric(inputs, [frame for _, frame, _, _ in read], metrics)
     if len(metrics) == 1 and by_metric:
         inputs = list(by_metric[metrics[0]])  # one metric read: the records say what that metric is
+    names = tuple(dict.fromkeys(str(frame.attrs["task"]) for _, frame, fmt, _ in read
+                                if fmt in adapters.ADAPTERS and frame.attrs.get("task")))
     return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline, metric_inputs=by_metric,
-                         settled=settled[0][1] if settled else None)
+                         settled=settled[0][1] if settled else None, names=names)
+
+
+def _conditional_notes(frame: pd.DataFrame, columns: Mapping[str, str]) -> list[str]:
+    """An adapter's notes that hold only for one reading: on the pass/fail column (``passed_notes``), unless the
+    user named the score column instead; on the category found in the cases' metadata (``category_note``),
+    unless the user named another column as the category."""
+    reads_score = "score" in columns and "passed" not in columns
+    found = [] if reads_score else list(frame.attrs.get("passed_notes", ()))
+    category = frame.attrs.get("category_note")
+    return found + ([category] if category and columns.get("category") in (None, "category") else [])
 
 
 def _judge_by_metric(inputs: list[InputFile], frames: list[pd.DataFrame],

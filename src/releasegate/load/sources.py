@@ -5,8 +5,12 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from releasegate.errors import FileError
+
+if TYPE_CHECKING:  # pandas only for the annotation: reading a source's name needs no pandas
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -26,11 +30,20 @@ def parse_source(text: str) -> Source:
     return Source(Path(text))
 
 
-def default_title(sources: list[Source]) -> str:
-    """The report's title when none is given: the first input's folder name, else its file name."""
-    first = sources[0].path
-    name = first.parent.name if first.parent.name else first.stem
-    return name or first.stem
+def default_title(sources: list[Source], names: tuple[str, ...] = ()) -> str:
+    """The report's title when the policy sets none, from the data: the names the inputs give what they evaluated
+    (an Inspect task, lm-eval tasks, a promptfoo description, an OpenAI evals eval), else the first input file's
+    name without its suffix; never a folder's name, which says where the files were put, not what they hold."""
+    if names:
+        return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    first = sources[0].path if sources else None
+    return first.stem if first is not None and first.suffix and first.stem else "release comparison"
+
+
+def frame_sha256(frame: pd.DataFrame) -> str:
+    """sha256 of a DataFrame's canonical CSV text (no index, UTF-8): saving the same frame with
+    ``frame.to_csv(index=False)`` gives a file of the same hash."""
+    return hashlib.sha256(frame.to_csv(index=False).encode("utf-8")).hexdigest()
 
 
 def sha256_of(path: Path) -> str:

@@ -43,6 +43,11 @@ class Figure:
     method: str = ""
     fired: bool = False
     unmeasured: Unmeasured = ""
+    # A regression a rule names: the upper bound of ``value`` at one-sided 1 - alpha from the interval that
+    # inverts a test, and that test (``method`` is the test the rule read; where the two differ the sentence
+    # names both).
+    bound: float | None = None
+    bound_method: str = ""
 
 
 @dataclass(frozen=True)

@@ -133,6 +133,11 @@ class Comparison:
     # broke; the exact test on the groups that changed), read by the discrete correction; None for a p that
     # can take any value (paired t, clustered t, sign flips, mid-p).
     trials: int | None = None
+    # Where the one-sided p is below alpha (a regression a rule may name): the upper bound of ``diff`` at
+    # one-sided 1 - alpha from the interval that inverts a test, and that test (analyze/regression_bounds.py);
+    # NaN and "" elsewhere.
+    bound: float = float("nan")
+    bound_method: str = ""
 
 
 @dataclass(frozen=True)

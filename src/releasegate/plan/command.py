@@ -1,16 +1,14 @@
 """``releasegate plan``: options -> a design (measured from results, or from counts) -> the plan, printed
-(and written as JSON with ``-o``). The command line only parses the options and calls :func:`plan_command`."""
+(and written with ``-o`` as JSON, Markdown or HTML: plan/outputs.py). The command line only parses the options and calls :func:`plan_command`."""
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from releasegate.errors import InputError
+from releasegate.plan.outputs import check_outputs, write_outputs
 from releasegate.plan.suite import (
     SuiteDesign,
     SuitePlan,
@@ -80,33 +78,9 @@ def _progress_bar(stream) -> Callable[[int, int], None] | None:
     return show
 
 
-def check_output(path: Path, inputs: list[Path | None]) -> None:
-    """Refuse ``-o`` before anything is simulated: not JSON, one of the inputs, or in a missing folder."""
-    if path.suffix.lower() != ".json":
-        raise InputError(f"-o {path}: releasegate plan writes JSON; name the file .json")
-    target = path.resolve()
-    if any(target == p.resolve() for p in inputs if p is not None):
-        raise InputError(f"-o {path} is one of the inputs; write the plan elsewhere")
-    if not target.parent.is_dir():
-        raise InputError(f"-o {path}: folder {path.parent} does not exist")
-
-
 def write_json(plan: SuitePlan, path: Path, inputs: list[Path | None]) -> None:
     """The plan as JSON, written whole or not at all (a temporary file renamed into place)."""
-    _write_text(json.dumps(plan_dict(plan), indent=2) + "\n", path, inputs)
-
-
-def _write_text(text: str, path: Path, inputs: list[Path | None]) -> None:
-    check_output(path, inputs)
-    target = path.resolve()
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_outputs([path], plan_lines(plan), plan_dict(plan), inputs)
 
 
 def _gold(results: tuple[str, ...], kw: dict, echo: Callable[[str], None], policy: Policy,
@@ -125,8 +99,9 @@ def _gold(results: tuple[str, ...], kw: dict, echo: Callable[[str], None], polic
     plans = gold_plans(report, kw.get("gold_width"))
     for line in gold_plan_lines(plans):
         echo(line)
-    if kw.get("output") is not None:
-        _write_text(json.dumps(gold_plan_dict(plans), indent=2) + "\n", kw["output"], [*inputs, Path(policy.gold)])
+    outputs = list(kw.get("output") or ())
+    if outputs:
+        write_outputs(outputs, gold_plan_lines(plans), gold_plan_dict(plans), [*inputs, Path(policy.gold)])
     return 0
 
 
@@ -144,9 +119,8 @@ def plan_command(results: tuple[str, ...], kw: dict, echo: Callable[[str], None]
     from releasegate.load.sources import parse_source
 
     inputs = [parse_source(r).path for r in results] + [kw.get("cases"), kw.get("policy_path")]
-    output = kw.get("output")
-    if output is not None:
-        check_output(output, inputs)
+    outputs = list(kw.get("output") or ())
+    check_outputs(outputs, inputs)
     policy = policy if policy is not None else make_policy({})
     if kw.get("gold") is not None or kw.get("gold_width") is not None:
         return _gold(results, kw, echo, policy, options, metrics, inputs)
@@ -155,6 +129,6 @@ def plan_command(results: tuple[str, ...], kw: dict, echo: Callable[[str], None]
                       progress=_progress_bar(sys.stderr))
     for line in plan_lines(plan):
         echo(line)
-    if output is not None:
-        write_json(plan, output, inputs)
+    if outputs:
+        write_outputs(outputs, plan_lines(plan), plan_dict(plan), inputs)
     return 0

@@ -31,5 +31,7 @@ PLAN_OPTIONS: tuple[tuple[tuple[str, ...], dict], ...] = (
     (("--seed",), {"type": int, "default": DEFAULT_SEED, "show_default": True, "help": "Random seed."}),
     (("--gold-width",), {"type": float, "help": "With --gold: the width of the corrected difference's interval "
                                                  "to plan the gold labels for (default: the margin, or 0.05)."}),
-    (("-o", "--output"), {"type": click.Path(path_type=Path), "help": "Also write the plan as JSON (.json)."}),
+    (("-o", "--output"), {"type": click.Path(path_type=Path), "multiple": True,
+                          "help": "Also write the plan, repeatable; the format comes from the suffix: .json (every "
+                                  "figure), .md (its lines as Markdown), .html (a page)."}),
 )

@@ -52,6 +52,12 @@ def _json_files(report: Report, path: Path) -> list[tuple[Path, bytes]]:
     return json_files(report, path, render_json)
 
 
+def _text(report: Report, **options) -> bytes:
+    from releasegate.render.summary import render_plain_text
+
+    return render_plain_text(report).encode("utf-8")
+
+
 def _comment(report: Report, link: str | None = None, **options) -> bytes:
     from releasegate.render.comment import render_comment
 
@@ -77,6 +83,7 @@ RENDERERS: dict[str, Renderer] = {r.suffix: r for r in (
     Renderer(".md", "a pull-request comment", _markdown),
     Renderer(".pdf", "A4 or Letter", _pdf, charted=True),
     Renderer(".json", "every figure, for machines and audits", _json, files=_json_files),
+    Renderer(".txt", "each verdict in plain words, a line per candidate", _text),
 )}
 SUFFIXES = tuple(RENDERERS)
 # The pull-request comment (--comment FILE): not a format of -o (it is Markdown, as .md is), but a short note of

@@ -67,7 +67,7 @@ def category_chart(analysis: Analysis) -> Chart | None:
     rows = []
     for cand in analysis.candidates:
         for comp in cand.categories:
-            regressed = is_regressed(comp)
+            regressed = is_regressed(comp, analysis.parameters.alpha)
             rows.append({
                 "category": category_name(comp), "candidate": cand.name,
                 "diff": comp.diff * units["scale"], "low": comp.ci_low * units["scale"],
@@ -115,14 +115,14 @@ def category_chart(analysis: Analysis) -> Chart | None:
             "height": step * len(order),
             "title": title_of(f"Change per category against {analysis.baseline}",
                             ["Marker: the difference; line: its 95% interval; black vertical line: no change.",
-                             ("Filled marker, thick line and ▼ value: the whole interval is below zero "
-                              "(a regression).")]),
+                             ("Filled marker, thick line and ▼ value: a regression its own test finds "
+                              "(one-sided, adjusted: the rule's reading).")]),
             "width": WIDTH - 190}
     return Chart("chart-categories", f"Change per category against {analysis.baseline}",
-                 "One row per category (critical first), one marker per candidate. Categories with a filled "
-                 "marker lost cases beyond what chance explains at the 95% level, before any correction for "
-                 "the number of categories; the per-category tables below give the adjusted p-values the "
-                 "gate uses.", top_spec(body, {EMPTY: [{}], "categories": rows}))
+                 "One row per category (critical first), one marker per candidate. A filled marker is a "
+                 "regression the gate's rule names: the category's own one-sided test, adjusted in the error "
+                 "budget, below alpha. The line is the 95% interval, another method (or a stricter level), so it "
+                 "may cross zero beside a filled marker; the rules table gives the test's own bound.", top_spec(body, {EMPTY: [{}], "categories": rows}))
 
 
 def changes_chart(analysis: Analysis) -> Chart | None:

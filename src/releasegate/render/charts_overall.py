@@ -44,7 +44,7 @@ def overall_chart(analysis: Analysis) -> Chart:
     body = {"vconcat": [rates, diffs], "spacing": 22}
     return Chart("chart-overall", f"Overall {units['rate']} and difference",
                  "A candidate is non-inferior when its pale band stays right of the dotted margin line; a filled "
-                 "marker means the whole 95% interval is below zero.",
+                 "marker is a regression the overall test finds (one-sided, adjusted in the error budget).",
                  top_spec(body, {EMPTY: [{}], "rates": rate_rows, "differences": diff_rows}))
 
 
@@ -124,7 +124,7 @@ def _differences_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[d
         diff_rows.append({"release": f"{name}: {diff_label(o.diff, binary)} {interval_label(o, binary)}",
                           "key": cand.name, "diff": o.diff * scale, "low": o.ci_low * scale,
                           "high": o.ci_high * scale, "ni_low": o.ni_low * scale, "ni_high": o.ni_high * scale,
-                          "regressed": is_regressed(o)})
+                          "regressed": is_regressed(o, analysis.parameters.alpha)})
     margin = analysis.parameters.margin * scale
     ni_level = section_words.ni_level(analysis.parameters)
     low, high = _extent(diff_rows, ("low", "high", "ni_low", "ni_high"))

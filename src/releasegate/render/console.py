@@ -19,14 +19,21 @@ def verdict_lines(report: Report) -> list[str]:
     out = []
     for verdict in report.verdicts:
         out.append(one_line(verdict.headline))
-        for section in report.sections:
-            cand = next(c for c in section.analysis.candidates if c.name == verdict.candidate)
-            e = cand.sections.errors
-            if e is None or not e.excluded:
-                continue
-            line = one_line(error_line(e, section.analysis.baseline, verdict.candidate))
-            out.append(f"  {one_line(section.metric)}: {line}" if report.several else f"  {line}")
+        out += [f"  {line}" for line in errored(report, verdict.candidate)]
     return out + not_judged(report) + uncalibrated(report)
+
+
+def errored(report: Report, candidate: str) -> list[str]:
+    """The candidate's errored cases that left the comparison, a line per metric (named when several)."""
+    out = []
+    for section in report.sections:
+        cand = next(c for c in section.analysis.candidates if c.name == candidate)
+        e = cand.sections.errors
+        if e is None or not e.excluded:
+            continue
+        line = one_line(error_line(e, section.analysis.baseline, candidate))
+        out.append(f"{one_line(section.metric)}: {line}" if report.several else line)
+    return out
 
 
 def uncalibrated(report: Report) -> list[str]:

@@ -7,7 +7,7 @@ from functools import cache
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from releasegate import fmt
 from releasegate.text import visible
@@ -56,6 +56,14 @@ def md_escape(value: Any) -> str:
     text = _MD_AUTOLINK.sub(lambda m: m.group(0) + _ZERO_WIDTH_SPACE, text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
     return text
+
+
+def inline_html(value: Any) -> MdRaw:
+    """Escape a value for raw HTML inside Markdown (a ``<summary>`` line, where GitHub reads no Markdown and
+    a backslash escape would show): HTML entities, control characters shown as codes, mentions and references
+    defused as :func:`md_escape` does."""
+    text = str(escape(visible("" if value is None else str(value))))
+    return MdRaw(_MD_AUTOLINK.sub(lambda m: m.group(0) + _ZERO_WIDTH_SPACE, text).replace("\n", " "))
 
 
 def cut(value: Any, length: int = 160) -> str:
@@ -124,6 +132,7 @@ FILTERS = {
     "icon": icon,
     "verdict_mark": verdict_mark,
     "cell_mark": cell_mark,
+    "inline_html": inline_html,
 }
 
 

@@ -39,12 +39,13 @@ def render_markdown(report: Report, limit: int = GITHUB_COMMENT_LIMIT) -> str:
     return text
 
 
-def grid_markdown(report: Report, marker: bool = True) -> str:
+def grid_markdown(report: Report, marker: bool = True, not_judged: bool = True) -> str:
     """The candidate x metric grid and the headlines: the top of a several-metric note (with the comment's
-    ``marker`` line) and its job summary (without)."""
+    ``marker`` line and the releases not judged) and its job summary's statistics (without: the summary says
+    them above its fold)."""
     template = environment("md").get_template("grid.md")
-    not_judged = not_judged_lines(report.not_judged, [v.candidate for v in report.verdicts])
-    return template.render(metrics=report.metrics, rows=grid(report), marker=marker, not_judged=not_judged)
+    listed = not_judged_lines(report.not_judged, [v.candidate for v in report.verdicts]) if not_judged else []
+    return template.render(metrics=report.metrics, rows=grid(report), marker=marker, not_judged=listed)
 
 
 def section_markdown(section: MetricSection, provenance: Provenance, limit: int = GITHUB_COMMENT_LIMIT) -> str:

@@ -53,7 +53,16 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
         raise InputError("--labels sets the size of the labelling sheet: give --labelling-sheet FILE too")
     if sheet is not None:
         check_sheet_output(sheet, (*config.inputs(), db_path(config.store), *([output] if output else [])))
-    result = run_config(config, dry_run=dry_run, only=only, fresh=fresh, progress=progress, announce=echo)
+    try:
+        result = run_config(config, dry_run=dry_run, only=only, fresh=fresh, progress=progress, announce=echo)
+    except KeyboardInterrupt:
+        if dry_run:
+            raise
+        # Cells are committed as they finish: an interrupted run is a run with holes, and the same command
+        # resumes it.
+        echo(f"interrupted: the cells already committed are kept in the store ({config.store}); run the same "
+             "command again to resume")
+        return EXIT_HOLES
     if dry_run:
         echo(f"dry run: {result.plan.describe()}")
         return EXIT_DONE

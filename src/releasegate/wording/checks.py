@@ -131,8 +131,26 @@ def category(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
     if not check.fired:
         worst = check.figures[0]
         return f"no category regresses significantly (smallest adjusted {fmt.p_is(worst.p)}, {worst.subject})"
-    parts = [f"{c.subject} {diff(c, binary)}, adjusted {fmt.p_is(c.p)}" for c in check.figures]
-    return "significant regression in " + "; ".join(parts)
+    return "significant regression in " + "; ".join(regression_named(f, binary) for f in check.figures)
+
+
+def regression_named(f: Figure, binary: bool) -> str:
+    """A category the rule names, with the test it read and the bound of the interval that inverts a test: one
+    method behind the claim, or both named where the bound does not exclude no change or the two-sided interval
+    beside it (another method, or the same at a stricter level) includes zero."""
+    text = f"{f.subject} {diff(f, binary)}, adjusted {fmt.p_is(f.p)} ({f.method})"
+    if f.bound is None or f.bound != f.bound:
+        return text
+    size = (lambda x: f"{fmt.points(x)} points") if binary else fmt.signed
+    level = f"one-sided {fmt.number(100 * (1 - (f.alpha or 0.05)), 0)}%"
+    if not f.bound < 0:
+        return (f"{text}; {f.bound_method} inverted bounds it at {size(f.bound)} ({level}), which does not exclude "
+                f"no change: two methods, and the rule reads the {f.method} test")
+    text += f"; {level} bound {size(f.bound)} ({f.bound_method} inverted)"
+    if f.ci_high is not None and not f.ci_high < 0:
+        other = "Newcombe's, another method" if binary else "the same method at 97.5% a side"
+        text += f"; the two-sided 95% interval beside it is {other}, and includes zero"
+    return text
 
 
 # --------------------------------------------------------------------------------------------------------

@@ -130,15 +130,29 @@ def reasons(p: PlainInput) -> list[str]:
     return out
 
 
+def _may_ship(p: PlainInput) -> str:
+    """Why a SHIP ships, in what its figures show: the drops it has (named, critical first) are within chance,
+    and how large a loss the cases rule out. A SHIP may have broken cases and categories that went down; the
+    sentence never says nothing got worse beside them."""
+    o = p.cand.overall
+    unit = " points" if p.binary else ""
+    loss = (", and the cases rule out any loss" if o.ni_low >= 0 else
+            f", and the cases rule out a loss of more than {fmt.size_points(-o.ni_low) if p.binary else fmt.number(-o.ni_low)}"
+            f"{unit}") if math.isfinite(o.ni_low) else ""
+    if o.broke == 0:
+        return f"It may ship: it {'broke' if p.binary else 'lowered'} no case{loss}."
+    worse, _ = _category_moves(p.cand, p.binary)
+    if not worse:
+        return f"It may ship: no drop is more than chance explains{loss}."
+    drops = "its drop" if len(worse) == 1 else "its drops"
+    return (f"It may ship: {drops} ({_listed(worse)}) {'is' if len(worse) == 1 else 'are'} within what chance "
+            f"explains{loss}.")
+
+
 def decision(p: PlainInput) -> str:
     """May it ship, and why."""
     if p.decision == "ship":
-        o = p.cand.overall
-        unit = "points" if p.binary else ""
-        loss = (" and the cases rule out any loss" if o.ni_low >= 0 else
-                f" and the cases rule out a loss of more than {fmt.size_points(-o.ni_low) if p.binary else fmt.number(-o.ni_low)}"
-                f"{' ' + unit if unit else ''}") if math.isfinite(o.ni_low) else ""
-        return f"It may ship: nothing the policy guards got worse{loss}."
+        return _may_ship(p)
     why = reasons(p)
     if p.decision == "not_proven":
         few = "the cases are" if p.cand.judged is None else "the human's labels are"
@@ -159,7 +173,11 @@ def costs(cand: CandidateAnalysis) -> str:
     p95 = k.latency_p95_ratio
     if p95 is not None and math.isfinite(p95.ratio) and round(p95.ratio, 2) != 1:
         parts.append(f"its slowest answers take {p95.ratio:.2f}x as long")
-    return f"It costs {'; '.join(parts)}." if parts else ""
+    if not parts:
+        return ""
+    # "It costs" leads only a cost figure; without one the latency is a sentence of its own.
+    text = "; ".join(parts)
+    return f"It costs {text}." if parts[0].endswith("per answer") else f"{text[0].upper()}{text[1:]}."
 
 
 def _settle(cand: CandidateAnalysis) -> str:

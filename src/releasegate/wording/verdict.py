@@ -50,12 +50,33 @@ def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
         ids = case_ids(cand.broken_cases, critical_only=True, category=t.label)
         if not ids:
             continue
-        verdict = "blocks" if t.blocks else "does not block"
+        # Shown under "do not change the verdict": a test that blocks is the verdict's reason, said so, not
+        # a warning that blocks.
+        verdict = "is the reason for the verdict" if t.blocks else "does not block"
         how = (f"{_critical_test(t, section)}" if section.rule == "test"
                else "zero tolerance (critical_rule = any)")
         out.append(f"{t.label} (critical): {len(ids)} {'broken' if binary else 'worsened'} case"
                    f"{'' if len(ids) == 1 else 's'}: {', '.join(ids)}; the critical test {verdict} ({how})")
     return out
+
+
+def critical_down(cand: CandidateAnalysis, binary: bool) -> str:
+    """The critical categories that went down without their own test blocking ("" when none): the check line
+    names every critical category that lost ground, whatever the verdict; one whose test blocks is named by
+    the critical rule's reason, which leads the headline."""
+    section = cand.sections.critical
+    tests = {t.label: t for t in section.tests} if section is not None else {}
+    worse, better = ("broken", "fixed") if binary else ("worsened", "improved")
+    parts = []
+    for c in cand.categories:
+        t = tests.get(c.label)
+        if not c.critical or not c.diff < 0 or (t is not None and t.blocks):
+            continue
+        p = (f"; its own test does not block, adjusted {fmt.p_is(t.p_adjusted)}"
+             if t is not None and t.p_adjusted == t.p_adjusted else "")
+        parts.append(f"{c.label} {unit(binary)(c.diff)} ({c.broke} {worse}, {c.fixed} {better}{p})")
+    return ("critical categories down: " if len(parts) > 1 else "critical category down: ") + ", ".join(parts) \
+        if parts else ""
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -86,7 +107,9 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
     overall_text = f"overall {diff(o, binary)} ({test_name(o)} {fmt.p_is(o.p_value)}, {p_word})"
     if o.diff != o.diff or o.p_value != o.p_value:
         overall_text = "overall: no corrected figure (the gold labels cannot correct the judge's)"
-    if o.p_value >= parameters.alpha and (o.ci_low > 0 or o.ci_high < 0) and o.method.startswith("McNemar"):
+    regression_found = o.diff < 0 and o.p_adjusted < parameters.alpha  # the overall rule fired
+    if (o.p_value >= parameters.alpha and (o.ci_low > 0 or o.ci_high < 0) and o.method.startswith("McNemar")
+            and not regression_found):
         # Newcombe's interval (score-based) and the exact McNemar test (on the changed cases alone) are
         # different methods; with few changed cases the exact test is the more cautious, and the gate reads it.
         overall_text += (" (the interval excludes zero but the exact test, which the rules read, does not reach "
@@ -98,6 +121,9 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
         text = f"{reasons[0].message}."
     else:
         text = f"{reasons[0].message}; {overall_text}."
+    down = critical_down(cand, binary)
+    if down:
+        text = f"{text[:-1]}; {down}."
     if cost_clause:
         # What the release saves (or costs) beside its quality, so the trade-off is read in one line.
         text = f"{text[:-1]}; {cost_clause}."

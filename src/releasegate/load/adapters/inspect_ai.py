@@ -25,8 +25,10 @@ import pandas as pd
 
 from releasegate.errors import InputError
 from releasegate.load.adapters import inspect_epochs as epochs
-from releasegate.load.adapters.inspect_log import _load_log, _output_text, _text, _tokens
+from releasegate.load.adapters import inspect_notes as notes
+from releasegate.load.adapters.inspect_log import _load_log, _output_text, _text
 from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN
+from releasegate.policy import CANONICAL_COLUMNS
 from releasegate.text import clip as _clip
 
 NAN = float("nan")
@@ -67,6 +69,7 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
             raise InputError(f"{path}: sample {sample.get('id')!s}: {exc}") from None
     if category_field:
         _check_categories(path, samples, rows, category_field)
+    errored = notes.partly_errored(rows)
     if reduced_by:
         rows = _reduce(path, header, rows, chosen, scorer_name or "", reduced_by)
     frame = pd.DataFrame(rows)
@@ -90,11 +93,34 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
                        release_key="NAME=" if named else "eval.model")
     if judged_by_model(scorer_name or ""):
         frame.attrs["judge"] = f"Inspect scorer {scorer_name}"
-    if reduced_by:
-        frame.attrs.update(reducer=reduced_by, notes=(
-            f"Inspect task {spec.get('task')}: the {spec.get('config', {}).get('epochs')} epochs of each sample "
-            f"reduced by {reduced_by}, as Inspect reduces them (one outcome per sample, Inspect's own figures).",))
+    name, count = str(spec.get("task") or ""), (spec.get("config") or {}).get("epochs")
+    who = f"Inspect task {name} ({release})"
+    said = [notes.reduced(who, count, reduced_by, errored) if reduced_by else None,
+            notes.epoch_errors(who, count, errored, _accuracy(header, scorer_name or "", reduced_by))
+            if errored else None, notes.other_tokens(who, model, samples, "input_tokens" in frame)]
+    partial = notes.partial_credit(who, _shown_name(samples, chosen) or "", rows) if "passed" in frame else None
+    frame.attrs.update({key: value for key, value in (
+        ("reducer", reduced_by), ("notes", tuple(n for n in said if n)),
+        ("passed_notes", (partial,) if partial else ()))  # said only where the pass/fail column is read
+        if value})
+    fields = sorted({k for s in samples for k in (s.get("metadata") or {})})
+    frame.attrs.update({"metadata_fields": fields} if fields else {})  # named when a --category-col is not found
+    if not category_field and "category" in frame:
+        frame.attrs["category_note"] = notes.category_from_metadata(f"Inspect task {name}", rows)
     return frame
+
+
+def _accuracy(header: dict, scorer_name: str, reducer: str | None) -> float | None:
+    """Inspect's own accuracy of the scorer under the reducer, from the log's results (None when absent)."""
+    results = header.get("results") if isinstance(header.get("results"), dict) else {}
+    for score in results.get("scores") or []:
+        if not isinstance(score, dict) or scorer_name not in (score.get("scorer"), score.get("name")):
+            continue
+        if (score.get("reducer") or epochs.MEAN) != (reducer or epochs.MEAN):
+            continue
+        value = ((score.get("metrics") or {}).get("accuracy") or {}).get("value")
+        return float(value) if isinstance(value, (int, float)) else None
+    return None
 
 
 # Inspect's model-graded scorers (inspect_ai.scorer): a model grades each answer (issue 35: an LLM judge).
@@ -150,7 +176,8 @@ def _check_finished(path: Path, header: dict, n_samples: int, spec: dict) -> Non
     epochs = config.get("epochs") or 1
     of = f" of {planned * epochs}" if isinstance(planned, int) and isinstance(epochs, int) else ""
     error = header.get("error") if isinstance(header.get("error"), dict) else {}
-    why = f" ({str(error.get('message'))[:120]})" if error.get("message") else ""
+    # The whole message on one line: cut, "Max retries exceeded" read "Max retries e".
+    why = f" ({' '.join(str(error.get('message')).split())})" if error.get("message") else ""
     raise InputError(f"{path}: the Inspect log stopped with status {status!r}{why}, {n_samples}{of} sample(s) logged; "
                      "its results are incomplete: finish it with `inspect eval-retry` and pass the new log")
 
@@ -238,7 +265,7 @@ def _row(sample: dict, scorer: str | None, category_field: str | None) -> dict[s
         passed = score = NAN
     attachments = sample.get("attachments") or {}
     seconds = sample.get("total_time", sample.get("working_time"))
-    input_tokens, output_tokens = sample["_tokens"] if "_tokens" in sample else _tokens(sample)
+    input_tokens, output_tokens = sample["_tokens"]
     case = sample.get("id")
     # Inspect numbers the samples of a dataset without ids 1..N: such an id is a position, not a name.
     position = isinstance(case, int) and not isinstance(case, bool)
@@ -253,7 +280,16 @@ def _row(sample: dict, scorer: str | None, category_field: str | None) -> dict[s
                target=_clip(_text(sample.get("target"), attachments, sep=" | ")),
                output=_clip(_output_text(sample.get("output"), attachments)),
                error=_clip(error.get("message") if isinstance(error, dict) else error) if error else None)
+    # The samples' scalar metadata fields are case metadata (a "category" field is the category, and
+    # --category-col names any of them); fields named like the table's own columns are left out.
+    for key, item in (sample.get("metadata") or {}).items():
+        if key not in row and key not in _RESERVED and not key.startswith("_") and \
+                isinstance(item, (str, int, float, bool)):
+            row[key] = item
     return row
+
+
+_RESERVED = frozenset(c for c in CANONICAL_COLUMNS if c != "category") | {"doc_hash", "metric"}
 
 
 def _check_categories(path: Path, samples: list[dict], rows: list[dict], field: str) -> None:

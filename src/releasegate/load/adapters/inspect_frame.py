@@ -18,7 +18,8 @@ from pathlib import Path
 import pandas as pd
 
 from releasegate.errors import InputError
-from releasegate.load.adapters.inspect_ai import _convert
+from releasegate.load.adapters import inspect_notes as notes
+from releasegate.load.adapters.inspect_ai import _RESERVED, _convert
 from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
 from releasegate.text import clip as _clip
 
@@ -54,6 +55,10 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
             raise InputError(f"{path}: no metadata field {category_field!r} (column {column}); metadata fields: "
                              f"{', '.join(fields) or 'none'}")
         frame["category"] = source[column].astype(str)
+    for column in [c for c in source.columns if c.startswith("metadata_")]:
+        name = column.removeprefix("metadata_")  # case metadata, as a log's metadata fields are
+        if name not in frame.columns and name not in _RESERVED:
+            frame[name] = source[column].map(lambda v: None if isinstance(v, float) and pd.isna(v) else v)
     if "total_time" in source.columns:
         frame["latency_ms"] = pd.to_numeric(source["total_time"], errors="coerce") * 1000.0
     frame[CONTENT_COLUMN] = _content(source)
@@ -65,6 +70,15 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
     frame.attrs.update(task="", source_format="inspect-samples", scorer=chosen,
                        harness="inspect-ai samples_df export",
                        release_key="NAME=" if release else ("model" if "model" in source.columns else "model_usage"))
+    fields = sorted(c.removeprefix("metadata_") for c in source.columns if c.startswith("metadata_"))
+    frame.attrs.update({"metadata_fields": fields} if fields else {})
+    if not category_field and "category" in frame.columns:
+        frame.attrs["category_note"] = notes.category_from_metadata(
+            "Inspect samples_df export " + path.name, frame[["category"]].to_dict("records"))
+    if "passed" in frame.columns:
+        values = [{"_value": v, "error": e} for v, e in zip(source["score_" + chosen].tolist(), errored.tolist())]
+        partial = notes.partial_credit(f"Inspect samples_df export {path.name}", chosen, values)
+        frame.attrs.update({"passed_notes": (partial,)} if partial else {})
     if frame.groupby(["release", "case_id"]).size().max() > 1:
         frame.attrs["notes"] = (f"{path.name}: Inspect's samples_df export holds no epochs reducer: each epoch is a run "
                                 "and a case is its mean over them (Inspect's default reducer); a log read directly "

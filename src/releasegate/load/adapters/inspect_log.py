@@ -26,7 +26,7 @@ _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 NAN = float("nan")
 
 
-def _slim(sample: dict) -> dict:
+def _slim(sample: dict, model: str) -> dict:
     """What the reader uses of one sample, with its texts resolved and clipped: the parsed sample (its messages,
     events and attachments, up to megabytes each) is dropped as soon as it is read, so memory follows the number
     of samples, not the size of the log (issue 28, item 13)."""
@@ -34,7 +34,7 @@ def _slim(sample: dict) -> dict:
     scores = sample.get("scores")
     error = sample.get("error")
     metadata = sample.get("metadata") if isinstance(sample.get("metadata"), dict) else {}
-    input_tokens, output_tokens = _tokens(sample)
+    own, others = _tokens(sample, model)
     return {
         "id": sample.get("id"), "epoch": sample.get("epoch"),
         "scores": {name: {"value": score.get("value") if isinstance(score, dict) else score}
@@ -44,7 +44,7 @@ def _slim(sample: dict) -> dict:
         "error": ({"message": _clip(str(error.get("message")))} if isinstance(error, dict) else _clip(str(error)))
         if error else None,
         "total_time": sample.get("total_time"), "working_time": sample.get("working_time"),
-        "_tokens": (input_tokens, output_tokens),
+        "_tokens": own, "_other_tokens": others,
         "input": _clip(_text(sample.get("input"), attachments)),
         "target": _clip(_text(sample.get("target"), attachments, sep=" | ")),
         "output": {"completion": _clip(_output_text(sample.get("output"), attachments))},
@@ -106,7 +106,7 @@ def _load_log(path: Path) -> tuple[dict, list[dict]]:
                          "(run without --no-log-samples)")
     if not all(isinstance(s, dict) for s in samples):
         raise InputError(f"{path}: a sample is not a JSON object: not an Inspect log")
-    return log, [_slim(s) for s in samples]
+    return log, [_slim(s, _model(log)) for s in samples]
 
 
 def read_header(path: Path) -> dict:
@@ -157,10 +157,15 @@ def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
             sample = _member_json(path, archive, name, budget)
             if not isinstance(sample, dict):
                 raise InputError(f"{path}: a samples/*.json member is not a JSON object")
-            samples.append(_slim(sample))
+            samples.append(_slim(sample, _model(header)))
         if "reductions.json" in names and "reductions" not in header:
             header = {**header, "reductions": _member_json(path, archive, "reductions.json", budget)}
     return header, samples
+
+
+def _model(header: dict) -> str:
+    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    return str(spec.get("model") or "")
 
 
 def _member_json(path: Path, archive: zipfile.ZipFile, name: str, budget: Budget) -> Any:
@@ -204,16 +209,26 @@ def _parse_json(path: Path, data: bytes, what: str) -> Any:
         raise InputError(f"{path}: {what} is nested too deeply to be an Inspect log") from None
 
 
-def _tokens(sample: dict) -> tuple[float, float]:
-    """Sum over every model the sample used; fall back to the output's usage when model_usage is empty."""
-    usages = list((sample.get("model_usage") or {}).values())
-    if not usages and isinstance(sample.get("output"), dict) and sample["output"].get("usage"):
-        usages = [sample["output"]["usage"]]
-    totals = []
-    for key in ("input_tokens", "output_tokens"):
-        found = [u[key] for u in usages if isinstance(u, dict) and isinstance(u.get(key), (int, float))]
-        totals.append(float(sum(found)) if found else NAN)
-    return totals[0], totals[1]
+def _tokens(sample: dict, model: str) -> tuple[tuple[float, float], dict[str, tuple[float, float]]]:
+    """The release's own (input, output) tokens and every other model's, kept apart: a grader's tokens are the
+    grading's cost, not the release's. The release's are its model's entry of model_usage (the only entry when
+    there is one; the output's usage when model_usage is empty), NaN when several models used it and none is
+    the release's."""
+    usage = sample.get("model_usage") if isinstance(sample.get("model_usage"), dict) else {}
+    usage = {str(name): counts for name, counts in usage.items() if isinstance(counts, dict)}
+    if not usage and isinstance(sample.get("output"), dict) and isinstance(sample["output"].get("usage"), dict):
+        usage = {model: sample["output"]["usage"]}
+    own = model if model in usage else next(iter(usage)) if len(usage) == 1 else None
+    others = {name: _counts(counts) for name, counts in usage.items() if name != own}
+    return (_counts(usage[own]) if own is not None else (NAN, NAN)), others
+
+
+def _counts(usage: dict) -> tuple[float, float]:
+    def number(key: str) -> float:
+        value = usage.get(key)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else NAN
+
+    return number("input_tokens"), number("output_tokens")
 
 
 def _text(value: Any, attachments: dict, sep: str = "\n") -> str | None:

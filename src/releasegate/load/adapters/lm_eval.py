@@ -24,13 +24,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.adapters.lm_eval_files import (harness_version, model_name, old_task_name, read_records,
+                                                     read_summary, task_config)
 from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
 from releasegate.text import clip as _clip
 
@@ -55,24 +56,24 @@ def read_lm_eval(path: Path, *, release: str | None = None, metric: str | None =
     """Read one samples file; ``df.attrs`` holds ``task``, ``metric``, ``filter``, ``filters``, ``model``."""
     path = Path(path)
     match = _NAME.match(path.stem)
-    task = match["task"] if match else _old_task_name(path)
-    records = list(_records(path))
+    task = match["task"] if match else old_task_name(path)
+    records = list(read_records(path))
     if not records:
         raise InputError(f"{path}: no records; an lm-evaluation-harness samples_*.jsonl file was expected")
-    summary = _summary(path, match["date"] if match else None)
+    summary = read_summary(path, match["date"] if match else None)
     filter_name = choice_for_task(filter_name, task)
     metric = choice_for_task(metric, task)
-    _name_unnamed_filters(path, records, _task_config(summary, task))
+    _name_unnamed_filters(path, records, task_config(summary, task))
     filters = list(dict.fromkeys(str(r.get("filter", "none")) for r in records))
     chosen_filter = filter_name if filter_name is not None else filters[0]
     if chosen_filter not in filters:
         raise InputError(f"{path}: no filter {chosen_filter!r}; filters present: {', '.join(filters)}")
     records = [r for r in records if str(r.get("filter", "none")) == chosen_filter]
-    aggregations = _aggregations(_task_config(summary, task))
+    aggregations = _aggregations(task_config(summary, task))
     chosen_metric = _choose_metric(path, records, metric, aggregations, task)
     model = ""
     if not release:
-        model = _model_name(path, match["date"] if match else None)
+        model = model_name(path, match["date"] if match else None)
         release = model
     rows = [_row(path, r, chosen_metric, task) for r in records]
     frame = pd.DataFrame(rows)
@@ -99,7 +100,7 @@ def read_lm_eval(path: Path, *, release: str | None = None, metric: str | None =
     order = ["release", "case_id", "passed", "score", "category", CONTENT_COLUMN, POSITION_COLUMN, "doc_hash", "input",
              "target", "output"]
     frame = frame[[c for c in order if c in frame.columns and not (c in order[7:] and frame[c].isna().all())]]
-    version = _harness_version(path, match["date"] if match else None)
+    version = harness_version(path, match["date"] if match else None)
     frame.attrs.update(task=task, metric=chosen_metric, filter=chosen_filter, filters=filters,
                        model=model, source_format="lm-eval", harness="lm-eval" + (f" {version}" if version else ""),
                        release_key="NAME=" if model == "" else "the model in results*.json",
@@ -117,29 +118,6 @@ def choice_for_task(given: str | None, task: str) -> str | None:
         return given
     pairs = dict(part.strip().split("=", 1) for part in given.split(",") if "=" in part)
     return pairs.get(task) or None
-
-
-def _old_task_name(path: Path) -> str:
-    """The task of a file not named samples_<task>_<date>: the longest results task that ends the name."""
-    stem = path.stem.removeprefix("samples_")
-    summary = _read_results(path.with_name("results.json")) if path.with_name("results.json").is_file() else {}
-    tasks = summary.get("results") if isinstance(summary.get("results"), dict) else {}
-    ends = [t for t in tasks if stem == t or stem.endswith("_" + t)]
-    return max(ends, key=len) if ends else stem
-
-
-def _summary(path: Path, date: str | None) -> dict:
-    """The results*.json beside the samples (the one of the same date, else the only one), or {}."""
-    candidates = [path.with_name(f"results_{date}.json")] if date else []
-    if not (candidates and candidates[0].is_file()):
-        candidates = sorted(path.parent.glob("results_*.json")) or sorted(path.parent.glob("results.json"))
-    return _read_results(candidates[0]) if len(candidates) == 1 else {}
-
-
-def _task_config(summary: dict, task: str) -> dict:
-    configs = summary.get("configs") if isinstance(summary.get("configs"), dict) else {}
-    config = configs.get(task)
-    return config if isinstance(config, dict) else {}
 
 
 def _aggregations(config: dict) -> dict[str, str]:
@@ -178,23 +156,6 @@ def _name_unnamed_filters(path: Path, records: list[dict], config: dict) -> None
         record["filter"] = names[number // distinct]
 
 
-def _harness_version(path: Path, date: str | None) -> str | None:
-    """lm_eval_version from the results file beside the samples (written since 0.4.3; None before)."""
-    for candidate in ([path.with_name(f"results_{date}.json")] if date else []) + [path.with_name("results.json")]:
-        if candidate.is_file():
-            version = _read_results(candidate).get("lm_eval_version")
-            return str(version) if version else None
-    return None
-
-
-def _read_results(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
 def check_doc_hashes(frames: list[pd.DataFrame]) -> None:
     """Raise InputError when one (task, case_id) has different doc_hash values across frames.
 
@@ -216,46 +177,6 @@ def check_doc_hashes(frames: list[pd.DataFrame]) -> None:
         shown = ", ".join(f"{case} ({task})" for task, case in differ.index[:5])
         raise InputError(f"doc_hash differs between files for {len(differ)} doc_id(s): {shown}: "
                          "the releases were not evaluated on the same documents (check dataset and task version)")
-
-
-def _records(path: Path) -> Iterator[dict]:
-    try:
-        handle = path.open("r", encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    with handle:
-        try:
-            start = handle.read(1 << 12).lstrip("\ufeff \t\r\n")
-            handle.seek(0)
-            if start.startswith("["):  # lm-eval 0.4.0/0.4.1: one pretty-printed JSON array
-                yield from _array_records(path, handle.read())
-                return
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg}); an lm-eval "
-                                     "samples_*.jsonl file was expected") from None
-                if not isinstance(record, dict) or "doc_id" not in record:
-                    raise InputError(f"{path}: line {number} has no 'doc_id'; an lm-eval samples_*.jsonl file "
-                                     "(written with --log_samples) was expected")
-                yield record
-        except UnicodeDecodeError:
-            raise InputError(f"{path}: not UTF-8 text; an lm-eval samples_*.jsonl file was expected") from None
-
-
-def _array_records(path: Path, text: str) -> Iterator[dict]:
-    try:
-        records = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); an lm-eval samples file "
-                         "was expected") from None
-    for number, record in enumerate(records if isinstance(records, list) else [None], 1):
-        if not isinstance(record, dict) or "doc_id" not in record:
-            raise InputError(f"{path}: record {number} has no 'doc_id'; an lm-eval samples file was expected")
-        yield record
 
 
 def _metric_names(records: list[dict]) -> list[str]:
@@ -345,44 +266,49 @@ def _target(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _model_name(path: Path, date: str | None) -> str:
-    """The model named by the results_*.json beside the samples file (same date suffix when there is one)."""
-    candidates = [path.with_name(f"results_{date}.json")] if date else []
-    if not (candidates and candidates[0].is_file()):
-        candidates = sorted(path.parent.glob("results_*.json")) or sorted(path.parent.glob("results.json"))
-    if len(candidates) != 1:
-        found = "none" if not candidates else f"{len(candidates)} and none with the samples' date"
-        raise InputError(f"{path}: cannot tell the model: results_*.json beside it: {found}; "
-                         "name the release (NAME=path)")
-    try:
-        results = json.loads(candidates[0].read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{candidates[0]}: unreadable lm-eval results file ({exc})") from None
-    config = results.get("config") if isinstance(results, dict) else None
-    config = config if isinstance(config, dict) else {}
-    name = results.get("model_name") if isinstance(results, dict) else None
-    args = config.get("model_args")
-    if not name and isinstance(args, str):
-        args = dict(part.split("=", 1) for part in args.split(",") if "=" in part)
-    if not name and isinstance(args, dict):
-        name = next((args[k] for k in ("pretrained", "model", "engine", "path") if args.get(k)), None)
-    name = name or config.get("model")
-    if not name:
-        raise InputError(f"{candidates[0]}: names no model (model_name, config.model_args); name the release "
-                         "(NAME=path)")
-    return str(name)
-
-
-
 read = read_lm_eval
 
 
 def combine(frames: list[pd.DataFrame]) -> None:
-    """Every release must have seen the same documents (doc_hash); with several tasks, lm-eval numbers documents
-    from 0 in each, so a case becomes "task/doc_id"."""
+    """Every release must have seen the same documents (doc_hash); tasks read together give one kind of outcome
+    (:func:`one_outcome_kind`); with several tasks, lm-eval numbers documents from 0 in each, so a case becomes
+    "task/doc_id"."""
     if len(frames) > 1:
         check_doc_hashes(frames)
+    one_outcome_kind(frames)
     tasks = {f.attrs.get("task") for f in frames}
     if len(tasks) > 1:
         for frame in frames:
             frame["case_id"] = frame.attrs["task"] + "/" + frame["case_id"].astype(str)
+
+
+def one_outcome_kind(frames: list[pd.DataFrame]) -> None:
+    """Tasks read together are all pass/fail or all scores, each from its own metric. A task whose metric is 0 or
+    1 on every document without being named like an accuracy (``correct``; ``wrong`` turned round) is pass/fail,
+    as it reads alone, beside a task of ``acc``: its rows get ``passed`` too, rather than being read as missing
+    outcomes (which ``missing = "fail"`` would turn into failures). A task of other scores beside a pass/fail
+    task is refused: one gate compares one kind of outcome."""
+    if not any("passed" in f.columns for f in frames):
+        return
+    by_task: dict[str, list[pd.DataFrame]] = {}
+    for frame in frames:
+        by_task.setdefault(str(frame.attrs.get("task", "")), []).append(frame)
+    scored = []
+    for task, group in by_task.items():
+        if all("passed" in f.columns for f in group):
+            continue
+        values = pd.concat([f["score"] for f in group]).dropna()
+        if not values.isin((0.0, 1.0)).all():
+            scored.append(task)
+            continue
+        for frame in group:
+            if "passed" not in frame.columns:
+                frame.insert(int(frame.columns.get_loc("score")), "passed", frame["score"])
+    if scored:
+        passing = sorted(t for t in by_task if t not in scored)
+        named = [f"{t} ({by_task[t][0].attrs.get('metric')})" for t in (*scored, *passing)]
+        raise InputError(f"lm-eval tasks of two kinds read together: {', '.join(named[:len(scored)])} scored "
+                         f"(values other than 0 and 1) beside {', '.join(named[len(scored):])} pass/fail; one gate "
+                         f"compares one kind of outcome: read each kind in its own run (name the "
+                         f"samples_{scored[0]}_*.jsonl files alone), or choose a 0/1 metric for {scored[0]} "
+                         f"(--metric {scored[0]}=METRIC)")
