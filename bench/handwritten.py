@@ -2,27 +2,16 @@
 answer, run in the same environment as the command it is compared with. It reads the file, joins each candidate
 to the baseline on the case, crosstabs the outcomes, prints per-category pass rates and the exact McNemar p.
 
-The default install has no scipy, so the exact two-sided binomial p (k of n changes being fixes, p = 1/2) is
-summed here: log pmf(k + 1) - log pmf(k) = log(n - k) - log(k + 1), from log pmf(0) = -n log 2, and the
-smaller tail doubled (the distribution is symmetric). Usage:
+The exact McNemar p is summed in numpy (bench/exact_mcnemar.py): the default install has no scipy. Usage:
 
     python bench/handwritten.py RESULTS.csv [BASELINE]
 """
 
 import sys
 
-import numpy as np
 import pandas as pd
 
-
-def mcnemar_exact_p(fixed: int, broke: int) -> float:
-    n, k = fixed + broke, min(fixed, broke)
-    if 2 * k == n:
-        return 1.0
-    steps = np.log(np.arange(n, n - k, -1)) - np.log(np.arange(1, k + 1))
-    log_pmf = -n * np.log(2.0) + np.concatenate([[0.0], np.cumsum(steps)])
-    top = log_pmf.max()
-    return min(1.0, 2.0 * float(np.exp(top) * np.exp(log_pmf - top).sum()))
+from exact_mcnemar import mcnemar_exact_p
 
 
 path, baseline = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "r1-live"

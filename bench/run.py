@@ -374,10 +374,10 @@ def closing(gaps: list[str], missing: list[str], results: list[Result]) -> str:
 def _scaling_section(path: Path) -> str:
     """The sections of RESULTS.md this script does not measure, kept when the table is rewritten: the
     hand-written notes on where the time goes (once the README's), bench/scaling.py's, bench/run_client.py's
-    and bench/run_store.py's for ``releasegate run``, and bench/explorer.py's for the HTML note's case explorer."""
+    and bench/run_store.py's for ``releasegate run``, bench/explorer.py's for the HTML note's case explorer, and the columnar yardstick's."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     kept = ""
-    present = [name for name in ("internals", "run-engine", "scaling", "install", "explorer") if f"<!-- {name}:start -->" in old]
+    present = [name for name in ("internals", "run-engine", "scaling", "install", "explorer", "columnar") if f"<!-- {name}:start -->" in old]
     for name in sorted(present, key=lambda name: old.index(f"<!-- {name}:start -->")):  # in the file's order
         start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
         kept += "\n\n" + start + old.split(start, 1)[1].split(end, 1)[0] + end + "\n"

@@ -84,7 +84,9 @@ def _check_not_inputs(paths: list[Path], kw: dict) -> None:
 
     inputs = [parse_source(text).path for text in kw["results"]]
     inputs += [kw.get("cases"), kw.get("policy_path"), kw.get("gold") and Path(kw["gold"]), kw.get("previous")]
-    check_outputs_are_not_inputs(paths, inputs)
+    from releasegate.render import companion_paths
+
+    check_outputs_are_not_inputs([*paths, *companion_paths(paths)], inputs)
 
 
 class OneLineUsage(click.ClickException):

@@ -10,7 +10,7 @@ first); the counts are whole. The record is :class:`releasegate.model.CaseView`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -61,16 +61,16 @@ def capped(paired: pd.DataFrame, mask: np.ndarray, critical: tuple[str, ...]) ->
 
 
 def case_view(paired: pd.DataFrame, both_fail: np.ndarray | None, metadata_columns: tuple[str, ...],
-              listed: Callable[[np.ndarray], tuple[CaseChange, ...]], critical: tuple[str, ...]) -> CaseView:
+              listed: Callable[[np.ndarray], Sequence[CaseChange]], critical: tuple[str, ...]) -> CaseView:
     """The view of one candidate. ``both_fail`` is the mask of cases failing on both (None: not defined for
     this plan); ``listed(mask)`` turns a mask into the CaseChange records of the plan (analyze._changes)."""
     column = error_column(metadata_columns)
     errored = errored_mask(paired, column)
     fails = both_fail if both_fail is not None else np.zeros(len(paired), dtype=bool)
     return CaseView(
-        both_fail=listed(capped(paired, fails, critical)) if fails.any() else (),
+        both_fail=tuple(listed(capped(paired, fails, critical))) if fails.any() else (),
         both_fail_total=int(fails.sum()),
-        errored=listed(capped(paired, errored, critical)) if errored.any() else (),
+        errored=tuple(listed(capped(paired, errored, critical))) if errored.any() else (),
         errored_total=int(errored.sum()),
         error_column=column,
         both_fail_defined=both_fail is not None,

@@ -7,13 +7,12 @@ only the listed cases become objects.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-from releasegate.model import CaseChange, Exclusions
+from releasegate.model import CaseListing, Exclusions
 from releasegate.validate import ValidatedResults
 
 # Shown beside broken cases; longer texts are cut by the renderers, not here.
@@ -131,12 +130,13 @@ def text_order_key(values: pd.Series | pd.Index) -> np.ndarray | None:
 
 
 def case_changes(paired: pd.DataFrame, mask: np.ndarray, metadata_columns: tuple[str, ...],
-                 critical: tuple[str, ...], per_release: tuple[str, ...] = ()) -> tuple[CaseChange, ...]:
-    """The cases selected by ``mask`` as CaseChange records: critical categories first, then the largest
-    change first (the cases a reviewer should read), then category and case id for a stable order."""
+                 critical: tuple[str, ...], per_release: tuple[str, ...] = ()) -> CaseListing:
+    """The cases selected by ``mask`` as a listing (model.CaseListing, columns from which each CaseChange is
+    made when read): critical categories first, then the largest change first (the cases a reviewer should
+    read), then category and case id for a stable order."""
     idx = np.flatnonzero(mask)
     if idx.size == 0:
-        return ()
+        return CaseListing([], None, None, [], [], [])
     rows = paired.iloc[idx]
     ids = np.asarray(rows.index.astype(str), dtype=str)
     base = rows["base"].to_numpy(np.float64)
@@ -152,17 +152,15 @@ def case_changes(paired: pd.DataFrame, mask: np.ndarray, metadata_columns: tuple
     order = np.lexsort((ids if id_key is None else id_key, categories if category_key is None else category_key,
                         -size, ~is_critical))  # the last key sorts first
     meta = list(metadata_columns[:MAX_METADATA_COLUMNS])
-    meta_rows = zip(*[_text(rows[c])[order].tolist() for c in meta]) if meta else itertools.repeat(())
-    answers = baseline_texts(rows.iloc[order], [c for c in meta if c in per_release])
-    # Plain Python lists: building each record from numpy scalars would cost several times as much.
-    listed = zip(
-        ids[order].tolist(),
-        categories[order].tolist() if has_category else itertools.repeat(None),
-        clusters[order].tolist() if clusters is not None else itertools.repeat(None),
-        base[order].tolist(), cand[order].tolist(), is_critical[order].tolist(), meta_rows, answers,
-    )
-    return tuple(CaseChange(i, cat, cl, b, c, crit, tuple(zip(meta, values)), texts)
-                 for i, cat, cl, b, c, crit, values, texts in listed)
+    ordered = rows.iloc[order] if meta else rows
+    texts = [c for c in meta if c in per_release and baseline_column(c) in rows.columns]
+    # Plain Python lists: a case read from them is made without a numpy scalar per value.
+    return CaseListing(
+        ids[order].tolist(), categories[order].tolist() if has_category else None,
+        clusters[order].tolist() if clusters is not None else None,
+        base[order].tolist(), cand[order].tolist(), is_critical[order].tolist(),
+        tuple((c, _text(ordered[c]).tolist()) for c in meta),
+        tuple((c, _text(ordered[baseline_column(c)]).tolist()) for c in texts))
 
 
 # The paired table holds the candidate's columns under their own names; the baseline's copy of a per-release
@@ -174,13 +172,3 @@ _BASELINE_PREFIX = "\x00baseline:"
 def baseline_column(name: str) -> str:
     """The paired table's name for the baseline's value of the per-release column ``name``."""
     return _BASELINE_PREFIX + name
-
-
-def baseline_texts(rows: pd.DataFrame, columns: list[str]) -> list[tuple[tuple[str, str], ...]]:
-    """Per row of the paired ``rows``: ((column, the baseline's text), ...) for each per-release column, in
-    order; a missing value is the empty text, as in the metadata."""
-    present = [c for c in columns if baseline_column(c) in rows.columns]
-    if not present:
-        return [()] * int(rows.shape[0])
-    texts = [_text(rows[baseline_column(c)]).tolist() for c in present]
-    return [tuple(zip(present, values)) for values in zip(*texts)]

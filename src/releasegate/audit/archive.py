@@ -59,9 +59,9 @@ def _new_folder(directory: Path, name: str) -> Path:
 
 def write_archived(report: Any, paths: list[Path], directory: Path, charts=None, **options: Any) -> list[Path]:
     """Write the ``-o`` outputs and the archive's note.json and note.pdf (PDF/A-3b), all or none; returns the
-    archive's two files. ``options`` are the outputs' rendering options (paper, pdf_variant, interactive); the
+    archive's files (the note, its case file if it has one, the PDF). ``options`` are the outputs' rendering options (paper, pdf_variant, interactive); the
     archive's PDF takes the paper size and is always PDF/A-3b."""
-    from releasegate.render import COMMENT, check_output_paths, render
+    from releasegate.render import COMMENT, check_output_paths, output_files, render
     from releasegate.render.atomic import write_files_atomically
     from releasegate.render.chart_worker import Charts
 
@@ -79,10 +79,13 @@ def write_archived(report: Any, paths: list[Path], directory: Path, charts=None,
             cache[key] = render(report, suffix, charts, **given)
         return cache[key]
 
-    outputs = [(path, rendered(path.suffix, **options)) for path in paths]
+    outputs: list[tuple[Path, bytes]] = []
+    for path in paths:  # a JSON note with its case file, if it has one (render/json_cases.py)
+        outputs += output_files(report, path) if path.suffix.lower() == ".json" else [
+            (path, rendered(path.suffix, **options))]
     if comment is not None:
         outputs.append((comment, COMMENT.render(report, comment_link)))
-    archived = [rendered(".json"), rendered(".pdf", **{**options, "pdf_variant": ARCHIVE_PDF_VARIANT})]
+    pdf = rendered(".pdf", **{**options, "pdf_variant": ARCHIVE_PDF_VARIANT})
     provenance = _provenance(report)
     title = provenance.title
     metrics = getattr(report, "metrics", ())
@@ -92,9 +95,11 @@ def write_archived(report: Any, paths: list[Path], directory: Path, charts=None,
         folder = _new_folder(directory, folder_name(provenance.generated_at, title))
     except OSError as exc:
         raise InputError(f"--archive {directory}: cannot make a folder in it: {exc.strerror or exc}") from None
-    files = [folder / name for name in FILES]
+    # The note and, past the bound of its listings, its case file (render/json_cases.py), then the PDF.
+    archived = [*output_files(report, folder / FILES[0]), (folder / FILES[1], pdf)]
+    files = [path for path, _ in archived]
     try:
-        write_files_atomically([*outputs, *zip(files, archived)])
+        write_files_atomically([*outputs, *archived])
     except BaseException:
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()  # nothing was written: no empty dated folder left to mislead `history`

@@ -19,6 +19,7 @@ from typing import Any
 
 from releasegate.errors import InputError
 from releasegate.files import TABLE_CAP, read_capped
+from releasegate.render.json_cases import CASE_KEYS, LISTINGS
 
 ATTACHMENT = "analysis.json"  # the name render/pdf.py gives the attached JSON
 
@@ -105,6 +106,17 @@ class Note:
         return values
 
 
+    def with_cases(self) -> dict[str, Any]:
+        """The note's JSON with every case listing whole: from its case file (checked against the sha256 the note
+        records, render/json_cases.py) when it has one, else as it is."""
+        record = self.data.get("cases_file")
+        if not isinstance(record, dict):
+            return self.data
+        data = json.loads(json.dumps(self.data))
+        expand_listings(data, read_case_file(self.path, record))
+        return data
+
+
 def sections(data: dict[str, Any]) -> list[tuple[str | None, dict[str, Any]]]:
     """A note's single-metric notes: the note itself, or each metric's note of a several-metric note."""
     metrics = data.get("metrics")
@@ -176,3 +188,62 @@ def _attached_json(path: Path) -> bytes:
         raise InputError(f"{path} is a PDF without the note's JSON attached ({ATTACHMENT}); "
                          "write the note with --pdf-variant pdf/a-3b, or give its .json")
     return attached[0]
+
+
+def read_case_file(note_path: Path, record: dict[str, Any]):
+    """The case file a note names, checked against its sha256: a pyarrow Table. InputError (one line) when it is
+    missing, is not where the note says, or is not the file the note was written with."""
+    name = record.get("path")
+    if not isinstance(name, str) or Path(name).name != name:
+        raise InputError(f"{note_path}: its case file is named {name!r}, not a file name beside the note")
+    path = note_path.with_name(name)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{note_path}: its case listings are in {path}, which cannot be read "
+                         f"({exc.strerror or exc}); keep the case file beside the note") from None
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != record.get("sha256"):
+        raise InputError(f"{path}: not the case file {note_path.name} was written with (sha256 {digest}, the note "
+                         f"records {record.get('sha256')})")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        return pq.read_table(pa.BufferReader(data))
+    except pa.ArrowException as exc:
+        raise InputError(f"{path}: cannot read as Parquet: {str(exc).splitlines()[0]}") from None
+
+
+def expand_listings(data: dict[str, Any], table) -> None:
+    """Put the case file's listings (a pyarrow Table from :func:`read_case_file`) back into the note's ``data``
+    (in place), as the note would list them without the bound."""
+    rows: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    names = table.column_names
+    metadata = [n for n in names if n.startswith("metadata.")]
+    answers = [n for n in names if n.startswith("answers.") and n.endswith(".baseline")]
+    for row in table.to_pylist():
+        key = (row["metric"] or "", row["candidate"], row["listing"])
+        if row["listing"].startswith("excluded_cases."):
+            rows.setdefault(key, []).append(row["case_id"])
+            continue
+        meta = {n[len("metadata."):]: row[n] for n in metadata if row[n] is not None}
+        said = {n[len("answers."):-len(".baseline")]: row[n] for n in answers if row[n] is not None}
+        rows.setdefault(key, []).append({
+            **{k: row[k] for k in CASE_KEYS[:3]}, "critical": row["critical"],
+            "baseline_outcome": row["baseline_outcome"], "candidate_outcome": row["candidate_outcome"],
+            "metadata": meta,
+            "answers": {name: {"baseline": text, "candidate": meta.get(name, "")} for name, text in said.items()}})
+    data["cases_file"] = None  # as the note without the bound has it
+    for metric, note in sections(data):
+        for cand in note.get("candidates") or []:
+            if not isinstance(cand, dict):
+                continue
+            if isinstance(cand.get("cases_listed"), dict):
+                cand["cases_listed"]["in_note_at_most"] = None
+            for listing in LISTINGS:
+                found = rows.get((metric or "", str(cand.get("name")), listing), [])
+                if listing.startswith("excluded_cases."):
+                    cand.setdefault("excluded_cases", {})[listing.partition(".")[2]] = found
+                else:
+                    cand[listing] = found

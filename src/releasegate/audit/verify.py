@@ -66,11 +66,12 @@ def verify(note: Note, *, sources: list, policy, cases: Path | None = None, opti
     from releasegate.pipeline import run
     from releasegate.render import render
 
-    table = next((i for i in _inputs(note.data) if i.get("format") == "cases"), None)
+    data = note.with_cases()  # every case listed, from the note's case file when it has one
+    table = next((i for i in _inputs(data) if i.get("format") == "cases"), None)
     if table is not None and cases is None:  # the rerun would fail on, or differ by, the missing categories
         raise InputError(f"{note.path} was made with a case table ({table.get('path')}, sha256 "
                          f"{table.get('sha256')}): give it with --cases")
-    gold = next((i for i in _inputs(note.data) if i.get("format") == "gold"), None)
+    gold = next((i for i in _inputs(data) if i.get("format") == "gold"), None)
     if gold is not None and getattr(policy, "gold", None) and not Path(policy.gold).exists():
         raise InputError(f"{note.path} was made with gold labels ({gold.get('path')}, sha256 {gold.get('sha256')}), "
                          f"not found at {policy.gold}: give them with --gold")
@@ -81,16 +82,16 @@ def verify(note: Note, *, sources: list, policy, cases: Path | None = None, opti
     except InputError as exc:
         raise InputError(f"cannot rerun {note.path}: {exc}") from None
     rerun = json.loads(render(report, ".json").decode("utf-8"))
-    _carry_over(note.data, rerun, policy_file_given=policy_file is not None)
+    _carry_over(data, rerun, policy_file_given=policy_file is not None)
     ignore = _ignored(note)
-    differences = [*input_differences(_inputs(note.data), _inputs(rerun)), *compare(note.data, rerun, ignore=ignore)]
+    differences = [*input_differences(_inputs(data), _inputs(rerun)), *compare(data, rerun, ignore=ignore)]
     if note.schema_version != schema_version():  # an older minor schema: what it did not yet write is not compared
         differences = [d for d in differences if not (d.kind == "key" and d.note is MISSING)
                        and d.path.rpartition(".")[2] != "schema_version"]
     differences.sort(key=lambda d: _ORDER.get(d.kind, len(_ORDER)))  # stable: the note's order within a kind
-    figures, values = count_leaves(note.data, ignore)
+    figures, values = count_leaves(data, ignore)
     unchecked = "" if policy_file is not None else unchecked_policy(note, [s.path for s in sources])
-    return Verification(note, tuple(differences), __version__, len(_inputs(note.data)), figures, values, unchecked)
+    return Verification(note, tuple(differences), __version__, len(_inputs(data)), figures, values, unchecked)
 
 
 def unchecked_policy(note: Note, inputs: list[Path]) -> str:

@@ -17,6 +17,7 @@ import pandas as pd
 
 from releasegate.errors import InputError, StoreError
 from releasegate.load import adapters, shapes
+from releasegate.load.capacity import check_fits
 from releasegate.load.cases import join_cases
 from releasegate.load.columns import COLUMN_FLAGS, check_columns, plausible_match, rename_columns, require_column
 from releasegate.load.sources import Source, check_file, sha256_of
@@ -153,7 +154,10 @@ def load_results(
     notes: list[str] = []
     recorded: set[str] = set()  # baselines recorded by run stores (a sweep's grid)
     settled: list[tuple[Path, SettledRecord]] = []  # settled stores and what run --settle decided
-    for one in resolve_inputs(sources, options) if resolved is None else resolved:
+    resolved = resolve_inputs(sources, options) if resolved is None else resolved
+    # What this machine cannot hold is refused now, with the figures, not killed half-way (load/capacity.py).
+    check_fits(one.source.path for one in resolved if one.format == "tidy")
+    for one in resolved:
         source, fmt = one.source, one.format
         store_input = None
         digest = None

@@ -93,9 +93,16 @@ def _read_delimited(path: Path, sep: str, text_columns: tuple[str, ...]) -> pd.D
     The file is parsed once without forcing types (forcing ``str`` made pandas' parser 3-4x slower on a
     million rows); an identity column that pandas read as numbers ("007" -> 7) is parsed again on its own as text.
     """
+    from releasegate.load.arrow_csv import read_delimited
+    from releasegate.load.headers import delimited_header
+
     # utf-8-sig drops a byte-order mark that Excel writes, which would otherwise corrupt the first column name.
     header = pd.read_csv(path, sep=sep, nrows=0, encoding="utf-8-sig").columns
     identity = [c for c in header if str(c).strip() in text_columns]
+    # pyarrow's reader on both cores first; what it refuses or would read otherwise, pandas reads (its messages).
+    frame = read_delimited(path, sep, delimited_header(path, sep), identity, DEFAULT_NA_WORDS)
+    if frame is not None:
+        return frame
     na_values = {c: ([""] if c in identity else DEFAULT_NA_WORDS) for c in header}
     options = {"sep": sep, "encoding": "utf-8-sig", "keep_default_na": False, "na_values": na_values}
     frame = pd.read_csv(path, **options)
@@ -209,11 +216,26 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         import pyarrow  # noqa: F401
     except ImportError:
         raise FileError(f"{path}: reading Parquet needs pyarrow: pip install 'releasegate[parquet]'") from None
-    return pd.read_parquet(path)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from releasegate.load.arrow_csv import DICTIONARY_COLUMNS
+
+    # release, category and cluster dictionary-encoded as they are read (as CSV's are, load/arrow_csv.py): a
+    # categorical for validation, never a string per row.
+    try:
+        schema = pq.read_schema(path)
+    except pa.ArrowException:
+        return pd.read_parquet(path)  # a file that is not Parquet: pandas' reading, whose message users see
+    text = [f.name for f in schema if f.name.strip() in DICTIONARY_COLUMNS
+            and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
+    return pq.read_table(path, read_dictionary=text).to_pandas(split_blocks=True, self_destruct=True)
 
 
 def as_text(series: pd.Series) -> pd.Series:
     """Identity values as stripped strings, keeping missing values missing (not the string 'nan')."""
+    if isinstance(series.dtype, pd.CategoricalDtype) and isinstance(series.cat.categories.dtype, pd.StringDtype):
+        return _stripped_categories(series)
     mask = series.isna()
     if series.dtype.kind == "f":
         # 3.0 read from JSON is case 3, not "3.0".
@@ -242,6 +264,18 @@ def _refuse_inexact_ids(name, whole: pd.Series) -> None:
     if len(big):
         raise BadValueError(f"{name!r} holds {len(big)} number(s) too large to be an exact id, e.g. {big.iloc[0]:g}; "
                             f"numbers of {_EXACT_WHOLE:,.0f} and more lose digits: write the ids as text (quoted)")
+
+
+def _stripped_categories(series: pd.Series) -> pd.Series:
+    """A categorical of text (read dictionary-encoded) stripped on its categories, not row by row; categories
+    that become one ("a" and " a") are merged."""
+    categories = series.cat.categories
+    if not may_need_strip(pd.Series(categories)):
+        return series
+    stripped = categories.str.strip()
+    codes, uniques = pd.factorize(stripped)
+    merged = np.where(series.cat.codes.to_numpy() >= 0, codes[series.cat.codes.to_numpy()], -1)
+    return pd.Series(pd.Categorical.from_codes(merged, categories=uniques), index=series.index, name=series.name)
 
 
 def may_need_strip(series: pd.Series) -> bool:

@@ -7,7 +7,7 @@ difference = candidate - baseline; broke = baseline pass and candidate fail; fix
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
@@ -250,8 +250,10 @@ class CandidateAnalysis:
     name: str
     overall: Comparison
     categories: tuple[Comparison, ...]
-    broken_cases: tuple[CaseChange, ...]
-    fixed_cases: tuple[CaseChange, ...]
+    # The analysis's listings are model.CaseListing (columns; a case is made when read); any sequence of
+    # CaseChange will do.
+    broken_cases: Sequence[CaseChange]
+    fixed_cases: Sequence[CaseChange]
     exclusions: Exclusions
     power: Power
     sections: CandidateSections = CandidateSections()

@@ -45,6 +45,13 @@ def _json(report: Report, **options) -> bytes:
     return render_json(report).encode("utf-8")
 
 
+def _json_files(report: Report, path: Path) -> list[tuple[Path, bytes]]:
+    from releasegate.render.json_cases import json_files
+    from releasegate.render.json_out import render_json
+
+    return json_files(report, path, render_json)
+
+
 def _text(report: Report, **options) -> bytes:
     from releasegate.render.summary import render_plain_text
 
@@ -66,13 +73,16 @@ class Renderer:
     use: str
     render: Callable[..., bytes]
     charted: bool = False
+    # The files written for an output at a path, when there may be more than one (the JSON note and, past a
+    # bound, its case file: render/json_cases.py); None, the output alone.
+    files: Callable[[Report, Path], list[tuple[Path, bytes]]] | None = None
 
 
 RENDERERS: dict[str, Renderer] = {r.suffix: r for r in (
     Renderer(".html", "one self-contained page", _html, charted=True),
     Renderer(".md", "a pull-request comment", _markdown),
     Renderer(".pdf", "A4 or Letter", _pdf, charted=True),
-    Renderer(".json", "every figure, for machines and audits", _json),
+    Renderer(".json", "every figure, for machines and audits", _json, files=_json_files),
     Renderer(".txt", "each verdict in plain words, a line per candidate", _text),
 )}
 SUFFIXES = tuple(RENDERERS)
@@ -125,6 +135,21 @@ def render(report: Report, suffix: str, charts: Charts | None = None, **options)
     return renderer.render(report)
 
 
+def output_files(report: Report, path: Path, charts: Charts | None = None, **options) -> list[tuple[Path, bytes]]:
+    """The files the output ``path`` is made of (path, bytes): itself, and a JSON note's case file past a bound."""
+    renderer = RENDERERS[path.suffix.lower()]
+    if renderer.files is not None:
+        return renderer.files(report, path)
+    return [(path, render(report, path.suffix, charts, **options))]
+
+
+def companion_paths(paths: list[Path]) -> list[Path]:
+    """The files an output may write beside itself (a JSON note's case file), which no input may be."""
+    from releasegate.render.json_cases import case_file_path
+
+    return [case_file_path(path) for path in paths if path.suffix.lower() == ".json"]
+
+
 def write_reports(report: Report, paths: list[Path], charts: Charts | None = None, *, comment: Path | None = None,
                   comment_link: str | None = None, **options) -> None:
     """Render every output in memory, then write each to a temporary file beside it and rename it into place.
@@ -140,7 +165,7 @@ def write_reports(report: Report, paths: list[Path], charts: Charts | None = Non
 
             charts = Charts()
         charts.ask(report)  # drawn beside the other outputs and the imports they need
-    rendered = [(path, render(report, path.suffix, charts, **options)) for path in paths]
+    rendered = [one for path in paths for one in output_files(report, path, charts, **options)]
     if comment is not None:
         rendered.append((comment, COMMENT.render(report, comment_link)))
     from releasegate.render.atomic import write_files_atomically

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-from releasegate.model import CaseChange
+from releasegate.model import CaseChange, CaseListing
 from releasegate.text import visible
 
 DIFF_WORDS = 2_000  # per text; two such texts take about 0.1 s to compare
@@ -78,15 +78,22 @@ def any_longer(rows: Sequence[Sequence[AnswerPair]], limit: int = MARKDOWN_CUT) 
     return any(len(a.baseline) > limit or len(a.candidate) > limit for row in rows for a in row)
 
 
-def text_columns(changes: Sequence[CaseChange]) -> list[str]:
+def text_columns(*listings: Sequence[CaseChange]) -> list[str]:
     """The per-release columns of a candidate's listings (every case carries the same ones) that hold a text on
     either side for some case: an error column is empty on every compared case (errored cases leave the
-    comparison), and drawn it would only squeeze the answers."""
+    comparison), and drawn it would only squeeze the answers. A CaseListing is read by its columns."""
     filled: dict[str, bool] = {}
-    for change in changes:
-        candidate = dict(change.metadata)
-        for column, text in change.baseline_texts:
-            filled[column] = filled.get(column, False) or bool(text.strip() or candidate.get(column, "").strip())
+    for changes in listings:
+        if isinstance(changes, CaseListing):
+            candidate_side = dict(changes.metadata)
+            for column, texts in changes.baseline_texts:
+                filled[column] = filled.get(column, False) or any(
+                    t.strip() for t in (*texts, *candidate_side.get(column, ())))
+            continue
+        for change in changes:
+            candidate = dict(change.metadata)
+            for column, text in change.baseline_texts:
+                filled[column] = filled.get(column, False) or bool(text.strip() or candidate.get(column, "").strip())
     return [column for column, any_text in filled.items() if any_text]
 
 

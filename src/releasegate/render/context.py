@@ -10,6 +10,7 @@ view models of :mod:`releasegate.render.views`.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 from releasegate.decide.rules import RULES, detail
 from releasegate.model import CandidateAnalysis, Decision, MetricSection, Parameters, Provenance
@@ -62,7 +63,7 @@ def _view_rows(cand: CandidateAnalysis, kind: str, limit: int | None) -> CaseRow
 
 def _metadata_columns(cand: CandidateAnalysis) -> list[str]:
     """The metadata shown once per case; the per-release columns are shown side by side instead."""
-    for change in (*cand.broken_cases, *cand.fixed_cases):
+    for change in itertools.chain(cand.broken_cases[:1], cand.fixed_cases[:1]):
         per_release = {name for name, _ in change.baseline_texts}
         return [name for name, _ in change.metadata if name not in per_release]
     return []
@@ -153,7 +154,7 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
             both_fail=_view_rows(cand, "both_fail", case_limit),
             errored=_view_rows(cand, "errored", case_limit),
             metadata_columns=_metadata_columns(cand),
-            text_columns=text_columns((*cand.broken_cases, *cand.fixed_cases)),
+            text_columns=text_columns(cand.broken_cases, cand.fixed_cases),
             exclusions=cand.exclusions,
             power=cand.power,
             sections=cand.sections,

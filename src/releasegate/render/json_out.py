@@ -40,7 +40,8 @@ from releasegate.wording import judge as judge_words
 from releasegate.wording import sections as words
 
 # 1.1: provenance ``loading`` (how the inputs were read), so that `releasegate verify` can rerun a note, and
-# ``policy_file`` (the policy file read, with its sha256).
+# ``policy_file`` (the policy file read, with its sha256). 1.2: ``cases_file`` (past a bound the case listings
+# are in a Parquet file beside the note, render/json_cases.py) and each candidate's ``cases_listed``.
 SCHEMA_VERSION = "1.2"
 
 
@@ -128,14 +129,18 @@ def to_json_dict(report: Report) -> dict[str, Any]:
     return _clean(_report_dict(report))
 
 
-def _report_dict(report: Report) -> dict[str, Any]:
-    """The report's dict before cleaning: may hold NaN, tuples, numpy scalars and dataclasses."""
+def _report_dict(report: Report, case_file: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The report's dict before cleaning: may hold NaN, tuples, numpy scalars and dataclasses. ``case_file``: the
+    record of the case file the listings are in (render/json_cases.py); None, the note lists every case."""
+    kept = case_file["listed_in_note"] if case_file else None
     if not report.several:
-        return section_dict(report.sections[0], report.provenance)
+        return section_dict(report.sections[0], report.provenance, kept, case_file)
     return {"schema_version": SCHEMA_VERSION, "kind": "several_metrics",
             "baseline": report.sections[0].analysis.baseline, "metrics_gated": list(report.metrics),
             "ship": report.ship_all, "candidates": [_grid_row(row) for row in grid(report)],
-            "metrics": {s.metric: section_dict(s, section_provenance(report, i)) for i, s in enumerate(report.sections)}}
+            "cases_file": case_file,
+            "metrics": {s.metric: section_dict(s, section_provenance(report, i), kept, root=False)
+                        for i, s in enumerate(report.sections)}}
 
 
 def _grid_row(row: GridRow) -> dict[str, Any]:
@@ -149,8 +154,11 @@ def _grid_row(row: GridRow) -> dict[str, Any]:
                         for c in row.cells}}
 
 
-def section_dict(section: MetricSection, prov: Provenance) -> dict[str, Any]:
-    """One metric's report: its analysis, its verdicts and the provenance of the run."""
+def section_dict(section: MetricSection, prov: Provenance, kept: int | None = None,
+                 case_file: dict[str, Any] | None = None, root: bool = True) -> dict[str, Any]:
+    """One metric's report: its analysis, its verdicts and the provenance of the run. ``kept``: each case
+    listing's first cases only (the whole listings are in the case file, ``case_file`` its record, at the root
+    of the note: a several-metric note's metrics have none of their own)."""
     a = section.analysis
     verdicts = {v.candidate: v for v in section.verdicts}
     candidates = []
@@ -176,11 +184,14 @@ def section_dict(section: MetricSection, prov: Provenance) -> dict[str, Any]:
                  "discordant_needed": c.discordant_needed}
                 for c in cand.categories
             ],
-            "broken_cases": _cases(cand.broken_cases),
-            "fixed_cases": _cases(cand.fixed_cases),
-            "excluded_cases": {"only_baseline": list(cand.exclusions.ids("only_baseline")),
-                               "only_candidate": list(cand.exclusions.ids("only_candidate"))},
-            "exclusions": exclusions_json(cand.exclusions, v.excluded),
+            "broken_cases": _cases(cand.broken_cases[:kept]),
+            "fixed_cases": _cases(cand.fixed_cases[:kept]),
+            "excluded_cases": {"only_baseline": list(cand.exclusions.ids("only_baseline")[:kept]),
+                               "only_candidate": list(cand.exclusions.ids("only_candidate")[:kept])},
+            "cases_listed": {"broken_cases": len(cand.broken_cases), "fixed_cases": len(cand.fixed_cases),
+                             "only_baseline": len(cand.exclusions.ids("only_baseline")),
+                             "only_candidate": len(cand.exclusions.ids("only_candidate")), "in_note_at_most": kept},
+            "exclusions": exclusions_json(cand.exclusions, v.excluded, kept),
             "power": dataclasses.asdict(cand.power),
         }
         entry.update(_sections(cand, a.parameters, a.baseline))
@@ -208,6 +219,8 @@ def section_dict(section: MetricSection, prov: Provenance) -> dict[str, Any]:
         # Release-level optional sections: the per-release latency, tokens and cost table.
         **({"costs": cost_table_json(a.sections.costs, a.parameters)} if a.sections.costs is not None else {}),
         "candidates": candidates,
+        # Past a bound the case listings are in a Parquet file beside the note (render/json_cases.py).
+        **({"cases_file": case_file} if root else {}),
         # Releases of the data that no verdict is about: a policy's short list of candidates, the baseline rerun.
         "not_judged": [{"release": n.release, "reason": n.reason} for n in a.not_judged],
         # The outcomes are an LLM judge's verdicts (an adapter says so): calibrated against gold labels or not.
@@ -255,13 +268,14 @@ def churn_json(c, baseline: str) -> dict[str, Any]:
             "fragile": [dataclasses.asdict(f) for f in c.fragile]}
 
 
-def exclusions_json(x: Exclusions, clause: str) -> dict[str, Any]:
+def exclusions_json(x: Exclusions, clause: str, kept: int | None = None) -> dict[str, Any]:
     """What the comparison set apart, as the pairing decided it (docs/json.md, "exclusions"), with the clause
-    every format shows beside the verdict."""
+    every format shows beside the verdict. Each reason lists at most ``kept`` of its case ids (the note's bound
+    on its case listings); its count is always whole."""
     return {"baseline_cases": x.baseline_cases, "compared": x.compared, "left_out": x.left_out,
             "pairing": x.basis, "paired_by_id_only": x.by_id_only, "clause": clause,
             "reasons": [{"reason": r.reason, "count": r.count, "left_out": r.reason in LEFT_OUT,
-                         "case_ids": list(r.case_ids)} for r in x.reasons]}
+                         "case_ids": list(r.case_ids[:kept])} for r in x.reasons]}
 
 
 def errors_json(e: ErroredCases) -> dict[str, Any]:
@@ -378,8 +392,9 @@ def _totals_json(r: RatioResult | None, base: float, cand: float) -> dict | None
             "ci_high": r.ci_high, "method": r.method, "n": r.n, "excluded": r.excluded}
 
 
-def render_json(report: Report) -> str:
+def render_json(report: Report, case_file: dict[str, Any] | None = None) -> str:
+    """The note's text; ``case_file`` (render/json_cases.json_files): its listings are in that file."""
     from releasegate.render.json_text import dumps_indented
 
     # The same text as json.dumps(to_json_dict(report), indent=2, ensure_ascii=False), in a third of the time.
-    return dumps_indented(_report_dict(report), _clean) + "\n"
+    return dumps_indented(_report_dict(report, case_file), _clean) + "\n"

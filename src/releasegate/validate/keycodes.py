@@ -194,6 +194,13 @@ def unique_categories_dtype(categories: pd.Index) -> pd.CategoricalDtype:
     return pd.CategoricalDtype(categories)
 
 
+def fill_missing(column: pd.Series, value: str) -> pd.Series:
+    """``column.fillna(value)``; on a categorical (read dictionary-encoded) ``value`` is added as a category first."""
+    if isinstance(column.dtype, pd.CategoricalDtype) and column.isna().any() and value not in column.cat.categories:
+        column = column.cat.add_categories([value])
+    return column.fillna(value)
+
+
 def drop_unused_categories(table: pd.DataFrame, columns: tuple[str, ...]) -> None:
     """Leave out the categories no row holds any more (in place), as if the rows kept had been factorized."""
     for column in columns:

@@ -256,7 +256,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     has_categories = "category" in table.columns and table["category"].notna().any()
     has_clusters = "cluster" in table.columns and table["cluster"].notna().any()
     if has_categories:
-        table["category"] = table["category"].fillna("(none)")
+        table["category"] = keycodes.fill_missing(table["category"], "(none)")
         keycodes.as_categories(table, ("category",))  # before the checks, which then count its codes
         _check_category_count(table)
         _check_attribute_agrees(table, "category", codes["case_id"], changed)

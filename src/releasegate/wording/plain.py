@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from releasegate import fmt
-from releasegate.model import CandidateAnalysis, MetricSection, Report, RuleCheck
+from releasegate.model import CandidateAnalysis, MetricSection, Report, RuleCheck, case_ids
 from releasegate.wording.exclusions import clause
 
 MAX_NAMED = 2  # categories named per direction; the rest counted
@@ -225,8 +225,7 @@ def next_step(p: PlainInput) -> str:
                 "judge, then compare again.")
     if p.decision == "not_proven" or (p.decision != "ship" and fired == {"not_non_inferior"}):
         return f"Next: {_settle(cand)}."  # too little evidence either way: more of it, not a fix
-    broken = [c.case_id for c in cand.broken_cases]
-    critical = [c.case_id for c in cand.broken_cases if c.critical]
+    broken, critical = case_ids(cand.broken_cases), case_ids(cand.broken_cases, critical_only=True)
     verb = "broke" if p.binary else "lowered"
     if p.decision == "ship":
         return f"Next: ship it, and read the {_cases(len(broken))} it {verb}." if broken else "Next: ship it."

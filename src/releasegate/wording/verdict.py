@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from releasegate import fmt
-from releasegate.model import CandidateAnalysis, Comparison, CriticalSection, CriticalTest, Parameters
+from releasegate.model import CandidateAnalysis, Comparison, CriticalSection, CriticalTest, Parameters, case_ids
 from releasegate.model.budget import Settle
 from releasegate.model.judge import CORRECTED_METHOD
 from releasegate.wording.checks import budget_test
@@ -48,7 +48,7 @@ def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
         return []
     out = []
     for t in section.tests:
-        ids = [c.case_id for c in cand.broken_cases if c.critical and c.category == t.label]
+        ids = case_ids(cand.broken_cases, critical_only=True, category=t.label)
         if not ids:
             continue
         # Shown under "do not change the verdict": a test that blocks is the verdict's reason, said so, not

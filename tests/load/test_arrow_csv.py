@@ -1,0 +1,124 @@
+"""pyarrow's CSV reading (load/arrow_csv.py) gives the frame pandas' reading gives, or steps aside for it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from releasegate.load import arrow_csv, tidy
+
+
+def _both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[pd.DataFrame, pd.DataFrame]:
+    arrow = tidy.read_tidy(path)
+    with monkeypatch.context() as patch:
+        patch.setattr(arrow_csv, "read_delimited", lambda *args, **kwargs: None)
+        pandas = tidy.read_tidy(path)
+    return arrow, pandas
+
+
+def _same(arrow: pd.DataFrame, pandas: pd.DataFrame) -> None:
+    assert list(arrow.columns) == list(pandas.columns)
+    for name in arrow.columns:
+        a, p = arrow[name], pandas[name]
+        if isinstance(a.dtype, pd.CategoricalDtype):
+            a = a.astype(object).where(a.notna(), None)
+            p = p.astype(object).where(p.notna(), None)
+        else:
+            assert a.dtype == p.dtype, name
+        assert a.tolist() == p.tolist() or (a.isna().equals(p.isna()) and a.dropna().tolist() == p.dropna().tolist()), name
+
+
+TEXTS = {
+    "identity kept as written": "release,case_id,category,passed\nr1,007,NA,1\nr1,None,null,0\nr2,007,NA,1\nr2,None,,0\n",
+    "missing words in other columns": "release,case_id,passed,note,latency_ms\nr1,a,1,NA,12.5\nr1,b,0,fine,NA\n"
+                                      "r2,a,1,,3\nr2,b,1,null,\n",
+    "quoted line breaks and commas": 'release,case_id,passed,output\nr1,a,1,"two\nlines, and a comma"\nr2,a,0,"x ""q"""\n',
+    "dates stay text": "release,case_id,passed,when,at\nr1,a,1,2024-01-01,12:30:00\nr2,a,0,2024-01-02,13:00:00\n",
+    "spaces around identity values": "release,case_id,category,passed\n r1 , a ,  Fraud ,1\nr2,a,Fraud,0\n",
+    "true and false words": "release,case_id,passed,flag\nr1,a,true,1\nr2,a,False,0\n",
+    "byte-order mark": "\ufeffrelease,case_id,passed\nr1,a,1\nr2,a,0\n",
+    "a column with no value": "release,case_id,passed,cluster,empty\nr1,a,1,,\nr2,a,0,,\n",
+    "tab-separated": "release\tcase_id\tpassed\nr1\t01\t1\nr2\t01\t0\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_small_files_read_alike(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / ("r.tsv" if "tab" in name else "r.csv")
+    path.write_text(TEXTS[name], encoding="utf-8")
+    arrow, pandas = _both(path, monkeypatch)
+    _same(arrow, pandas)
+    assert isinstance(arrow["release"].dtype, pd.CategoricalDtype)  # dictionary-encoded at read
+
+
+def _generated(path: Path, n: int, late: str = "") -> None:
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"case_id": [f"c{i}" for i in range(n)] * 2, "release": ["r1"] * n + ["r2"] * n,
+                          "category": rng.choice(["A", "B", "C"], 2 * n), "passed": rng.integers(0, 2, 2 * n),
+                          "latency_ms": rng.gamma(2.0, 100.0, 2 * n).round(1), "error": ""})
+    if late:
+        frame.loc[2 * n - 3, "error"] = late
+    frame.to_csv(path, index=False)
+
+
+def test_halves_read_on_two_threads_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "big.csv"
+    _generated(path, 20_000)
+    monkeypatch.setattr(arrow_csv, "SPLIT_FROM", 1)
+    monkeypatch.setattr(arrow_csv, "BLOCK", 64 << 10)
+    seen = []
+    original = arrow_csv._stream
+    monkeypatch.setattr(arrow_csv, "_stream", lambda *args: seen.append(args[1]) or original(*args))
+    arrow, pandas = _both(path, monkeypatch)
+    assert len(seen) == 2 and 0 in seen  # both halves
+    _same(arrow, pandas)
+
+
+def test_a_column_filled_late_is_read_with_its_type(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The streams infer types from their first block; an error column empty until near the end is text."""
+    path = tmp_path / "late.csv"
+    _generated(path, 20_000, late="timeout")
+    monkeypatch.setattr(arrow_csv, "SPLIT_FROM", 1)
+    monkeypatch.setattr(arrow_csv, "BLOCK", 64 << 10)
+    arrow, pandas = _both(path, monkeypatch)
+    _same(arrow, pandas)
+    assert arrow["error"].dropna().tolist() == ["timeout"]
+
+
+@pytest.mark.parametrize("text", ["release,case_id,passed\nr1,a,1\nr2,a,0,7\n",  # a line with a field too many
+                                  "release,case_id,passed,passed\nr1,a,1,0\n"])  # a name given twice
+def test_what_pyarrow_would_read_otherwise_is_left_to_pandas(text: str, tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text(text, encoding="utf-8")
+    header = text.splitlines()[0].split(",")
+    assert arrow_csv.read_delimited(path, ",", header, ["release", "case_id"], tidy.DEFAULT_NA_WORDS) is None
+
+
+def test_the_late_column_takes_the_whole_file_reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyarrow.csv as csv
+
+    path = tmp_path / "late.csv"
+    _generated(path, 20_000, late="timeout")
+    monkeypatch.setattr(arrow_csv, "SPLIT_FROM", 1)
+    monkeypatch.setattr(arrow_csv, "BLOCK", 64 << 10)
+    whole = []
+    original = csv.read_csv
+    monkeypatch.setattr(csv, "read_csv", lambda *args, **kwargs: whole.append(args[0]) or original(*args, **kwargs))
+    assert arrow_csv.read_delimited(path, ",", ["case_id", "release", "category", "passed", "latency_ms", "error"],
+                                    ["case_id", "release", "category"], tidy.DEFAULT_NA_WORDS) is not None
+    assert whole == [path]
+
+
+def test_parquet_reads_release_and_category_as_categories(tmp_path: Path) -> None:
+    path = tmp_path / "r.parquet"
+    frame = pd.DataFrame({"release": ["r1", "r1", "r2", "r2"], "case_id": ["007", "b", "007", "b"],
+                          "category": [" Fraud", None, "Fraud", None], "passed": [1, 0, 0, 1]})
+    frame.to_parquet(path, index=False)
+    read = tidy.read_tidy(path)
+    assert isinstance(read["release"].dtype, pd.CategoricalDtype)
+    assert read["category"].astype(object).where(read["category"].notna(), None).tolist() == \
+        ["Fraud", None, "Fraud", None]  # stripped on its categories, the missing value kept missing
+    assert read["case_id"].tolist() == ["007", "b", "007", "b"]
