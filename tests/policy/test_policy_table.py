@@ -98,10 +98,12 @@ def test_a_boolean_is_never_a_number(row):
 
 
 def test_a_switch_is_only_true_or_false():
-    (switch,) = [k for k in KEYS if isinstance(k.value, Switch)]
-    for value in (1, 0, "yes", "true"):
-        with pytest.raises(PolicyError, match="must be true or false"):
-            make_policy({switch.name: value})
+    switches = [k for k in KEYS if isinstance(k.value, Switch)]
+    assert {k.name for k in switches} == {"allow_missing", "allow_changed", "allow_incomplete_runs"}
+    for switch in switches:
+        for value in (1, 0, "yes", "true"):
+            with pytest.raises(PolicyError, match="must be true or false"):
+                make_policy({switch.name: value})
 
 
 def test_a_metric_threshold_is_negated_with_the_scores_and_a_margin_is_not():
