@@ -52,6 +52,9 @@ def _rows(browser, note: Path, width: int, height: int, swipe: int = 0):
     page = browser.new_page(viewport={"width": width, "height": height})
     try:
         page.goto(note.as_uri())
+        # Sections away from the screen are laid out only when near it (content-visibility, for long notes):
+        # the summary is brought to the screen, as a reader scrolling to it would.
+        page.evaluate("document.querySelector('#summary').scrollIntoView()")
         if swipe:
             page.evaluate(f"document.querySelector('#summary .table-wrap').scrollLeft = {swipe}")
         return page.evaluate(CELLS), page.evaluate("document.documentElement.scrollWidth")

@@ -12,7 +12,7 @@ took 0.57 s of a 2.4 s analysis.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -33,7 +33,7 @@ def case_details(data: ValidatedResults, candidate: str, policy: Policy, paired:
     cases (worsened and improved for scores)."""
     errored = errored_mask(paired, error_column(data.metadata_columns))
     still = ~moved & ~errored
-    unchanged: tuple[CaseChange, ...] = ()
+    unchanged: Sequence[CaseChange] = ()
     listed = moved | errored
     if len(paired) <= UNCHANGED_LISTED_UP_TO:
         unchanged = case_changes(paired, still, data.metadata_columns, tuple(policy.critical),

@@ -19,7 +19,13 @@ def delimited_header(path: Path, sep: str) -> list[str]:
     """The header row exactly as written (pandas would already have renamed duplicates)."""
     with open(path, encoding="utf-8-sig", newline="") as handle:
         lines = "".join(itertools.islice(handle, 1))
-    return next(csv.reader([lines], delimiter=sep), [])
+    try:
+        return next(csv.reader([lines], delimiter=sep), [])
+    except csv.Error:
+        # Python's csv module refuses a field over 128 KiB; a name that long is refused for its length, the
+        # way a shorter over-long one is.
+        check_name_lengths(path, lines.rstrip("\r\n").split(sep))
+        raise ColumnError(f"{path}: its header row cannot be read as column names separated by {sep!r}") from None
 
 
 # promptfoo's CSV export (`promptfoo eval -o results.csv`): a "[provider] prompt" column per release, with

@@ -43,7 +43,7 @@ class CaseDetails:
     baseline per listed case id (milliseconds; the cost's unit), for the cases with a value on both sides.
     """
 
-    unchanged: tuple[CaseChange, ...]
+    unchanged: Sequence[CaseChange]
     unchanged_total: int
     latency_change: Mapping[str, float]
     cost_change: Mapping[str, float]

@@ -191,7 +191,7 @@ def section_dict(section: MetricSection, prov: Provenance, kept: int | None = No
             "cases_listed": {"broken_cases": len(cand.broken_cases), "fixed_cases": len(cand.fixed_cases),
                              "only_baseline": len(cand.exclusions.ids("only_baseline")),
                              "only_candidate": len(cand.exclusions.ids("only_candidate")), "in_note_at_most": kept},
-            "exclusions": exclusions_json(cand.exclusions, v.excluded, kept),
+            "exclusions": exclusions_json(cand.exclusions, v.excluded),
             "power": dataclasses.asdict(cand.power),
         }
         entry.update(_sections(cand, a.parameters, a.baseline))
@@ -268,14 +268,13 @@ def churn_json(c, baseline: str) -> dict[str, Any]:
             "fragile": [dataclasses.asdict(f) for f in c.fragile]}
 
 
-def exclusions_json(x: Exclusions, clause: str, kept: int | None = None) -> dict[str, Any]:
+def exclusions_json(x: Exclusions, clause: str) -> dict[str, Any]:
     """What the comparison set apart, as the pairing decided it (docs/json.md, "exclusions"), with the clause
-    every format shows beside the verdict. Each reason lists at most ``kept`` of its case ids (the note's bound
-    on its case listings); its count is always whole."""
+    every format shows beside the verdict (each reason's first case ids, as the pairing keeps them)."""
     return {"baseline_cases": x.baseline_cases, "compared": x.compared, "left_out": x.left_out,
             "pairing": x.basis, "paired_by_id_only": x.by_id_only, "clause": clause,
             "reasons": [{"reason": r.reason, "count": r.count, "left_out": r.reason in LEFT_OUT,
-                         "case_ids": list(r.case_ids[:kept])} for r in x.reasons]}
+                         "case_ids": list(r.case_ids)} for r in x.reasons]}
 
 
 def errors_json(e: ErroredCases) -> dict[str, Any]:
