@@ -10,11 +10,17 @@ import dataclasses
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from releasegate.errors import InputError
-from releasegate.model import Analysis, CandidateVerdict, Report
+from releasegate.model import Analysis, CandidateVerdict, Decision, Report
 from releasegate.policy import Policy
+
+if TYPE_CHECKING:  # pandas, the loading and the plan are imported by the calls that need them
+    import pandas as pd
+
+    from releasegate.load import AdapterOptions, LoadedResults
+    from releasegate.plan.suite import SuitePlan
 
 SHAPE_KEYS = ("wide", "release_cols", "latency_unit")  # input shapes (load/shapes.py), beside the adapters'
 
@@ -48,7 +54,7 @@ class ReleaseComparison:
         return self.report.ship_all
 
     @property
-    def decision(self):
+    def decision(self) -> Decision:
         """The gate's verdict over the candidates (a :class:`releasegate.model.Decision`): DON'T SHIP if any is,
         else NOT PROVEN if any is, else SHIP."""
         return self.report.decision
@@ -85,11 +91,11 @@ class ReleaseComparison:
 
         return render(self.report, ".html", **options).decode("utf-8")
 
-    def to_pdf(self, path: str | os.PathLike, **options: Any) -> Path:
+    def to_pdf(self, path: str | os.PathLike[str], **options: Any) -> Path:
         """Write the PDF report to ``path`` atomically (options: paper="Letter", pdf_variant="pdf/a-3b")."""
         return self.save(path, **options)[0]
 
-    def save(self, *paths: str | os.PathLike, **options: Any) -> list[Path]:
+    def save(self, *paths: str | os.PathLike[str], **options: Any) -> list[Path]:
         """Write the report in every format named by the paths' suffixes, all or nothing (like ``-o``)."""
         from releasegate.render import write_reports
 
@@ -97,7 +103,7 @@ class ReleaseComparison:
         write_reports(self.report, targets, **options)
         return targets
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """One row per candidate, metric and comparison (overall, then each category): a pandas DataFrame, with
         the candidate's cost and latency ratios (and intervals) on its rows when the data has costs.
         ``frame.attrs["columns"]`` says what the p-value and ratio columns are: ``p_adjusted`` is the one-sided
@@ -108,7 +114,7 @@ class ReleaseComparison:
 
     def cases(self, kind: str | None = None, candidate: str | None = None, metric: str | None = None, *,
               search: str | None = None, category: str | None = None, change: str | None = None,
-              sort: str | None = None):
+              sort: str | None = None) -> pd.DataFrame:
         """The cases of one kind, "broken" (the default), "fixed", "both_fail" or "errored", as a DataFrame: one
         row per case, candidate and metric (or of ``metric`` only), with both releases' answers ("output (r1)",
         "output (r2)") side by side.
@@ -147,7 +153,7 @@ def compare(
     baseline: str | None = None,
     candidates: Sequence[str] | str | None = None,
     cases: Any = None,
-    policy: Policy | Mapping[str, Any] | str | os.PathLike | None = None,
+    policy: Policy | Mapping[str, Any] | str | os.PathLike[str] | None = None,
     **overrides: Any,
 ) -> ReleaseComparison:
     """Compare candidate releases with the baseline, from a notebook: the same plan and rules as the CLI.
@@ -228,7 +234,8 @@ def _case_source(cases: Any) -> Any:
     return None if cases is None else cases if type(cases).__name__ == "DataFrame" else Path(cases)
 
 
-def _load(results: Any, policy: Policy, cases: Any, options, metrics: tuple[str, ...] = ()):
+def _load(results: Any, policy: Policy, cases: Any, options: AdapterOptions,
+          metrics: tuple[str, ...] = ()) -> tuple[LoadedResults, str]:
     """Results in any accepted form -> (LoadedResults with the metrics' columns, default title)."""
     import pandas as pd
 
@@ -279,12 +286,12 @@ def _short(value: Any) -> str:
     return repr(value)
 
 
-def plan_suite(results: Any = None, *, cases: str | os.PathLike | None = None,
-               policy: Policy | Mapping[str, Any] | str | os.PathLike | None = None, baseline: str | None = None,
+def plan_suite(results: Any = None, *, cases: str | os.PathLike[str] | None = None,
+               policy: Policy | Mapping[str, Any] | str | os.PathLike[str] | None = None, baseline: str | None = None,
                baseline_rerun: str | None = None, churn: float | None = None, replications: int | None = None,
                seed: int | None = None, n_cases: int | None = None, pass_rate: float = 0.9,
                critical_sizes: Mapping[str, int] | None = None, categories: int = 1, runs: int = 1,
-               run_churn: float | None = None, **overrides: Any):
+               run_churn: float | None = None, **overrides: Any) -> SuitePlan:
     """``releasegate plan`` from a notebook: the gate's own plan on simulated releases like this suite.
 
     The suite is measured from ``results`` (any form :func:`compare` takes) or described by counts

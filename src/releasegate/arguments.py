@@ -8,6 +8,7 @@ import dataclasses
 import shlex
 import sys
 from pathlib import Path
+from typing import Any
 
 from releasegate.load.adapters import OPTIONS as ADAPTER_OPTIONS
 
@@ -20,7 +21,7 @@ COLUMN_FLAGS = (
 
 
 
-def read_inputs(kw: dict, note=None) -> dict:
+def read_inputs(kw: dict[str, Any], note: Any = None) -> dict[str, Any]:
     """Options -> what the pipeline reads: sources, policy, adapter options, metrics and the policy file. For
     `verify`, ``note`` (a note read back, audit/notes.py) gives the policy and the reading of the inputs that
     its flags do not (no releasegate.toml is looked for: the note holds its policy)."""
@@ -64,7 +65,7 @@ def read_inputs(kw: dict, note=None) -> dict:
     return {"sources": sources, "policy": policy, "options": options, "metrics": metrics, "policy_file": record}
 
 
-def run_arguments(kw: dict, note=None) -> dict:
+def run_arguments(kw: dict[str, Any], note: Any = None) -> dict[str, Any]:
     """Options -> every argument of pipeline.run: :func:`read_inputs`' and the case table, the command line and
     (for `verify`) the note's default title."""
     recorded = note.loading if note else {}

@@ -5,7 +5,9 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import click
 from click.core import ParameterSource
@@ -16,10 +18,13 @@ from releasegate.plan.options import PLAN_OPTIONS, PLAN_SKIPS
 from releasegate.process import cyclic_gc_paused, say
 from releasegate.render import SUFFIXES, formats_help
 
+Arguments = ParamSpec("Arguments")
+Result = TypeVar("Result")
+
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_BAD_INPUT, EXIT_NOT_PROVEN = 0, 1, 2, 3
 
 
-def exit_status(report) -> int:
+def exit_status(report: Any) -> int:
     """check's exit status: 1 if any candidate is DON'T SHIP, else 3 if any is NOT PROVEN and the policy blocks
     on it (``not_proven = "block"``, the default), else 0."""
     if report.any_dont_ship:
@@ -27,7 +32,7 @@ def exit_status(report) -> int:
     return EXIT_SHIP if report.passes else EXIT_NOT_PROVEN
 
 
-def _fail(message: str, code: str = "input") -> None:
+def _fail(message: str, code: str = "input") -> NoReturn:
     """One line on stderr, ``releasegate: error[<code>]: <message>`` (the kinds of releasegate.errors), exit 2."""
     from releasegate.text import one_line
 
@@ -35,11 +40,11 @@ def _fail(message: str, code: str = "input") -> None:
     sys.exit(EXIT_BAD_INPUT)
 
 
-def guarded(function):
+def guarded(function: Callable[Arguments, Result]) -> Callable[Arguments, Result]:
     """Turn InputError (and any unexpected error) into one line on stderr and exit status 2."""
 
     @functools.wraps(function)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Arguments.args, **kwargs: Arguments.kwargs) -> Result:
         debug = kwargs.get("debug", False)
         try:
             return function(*args, **kwargs)
@@ -60,7 +65,7 @@ def guarded(function):
     return wrapper
 
 
-def read_inputs(kw: dict) -> dict:
+def read_inputs(kw: dict[str, Any]) -> dict[str, Any]:
     """Options -> what the pipeline reads (arguments.read_inputs): sources, policy, adapter options, metrics and
     the policy file."""
     from releasegate.arguments import read_inputs as read
@@ -68,7 +73,7 @@ def read_inputs(kw: dict) -> dict:
     return read(kw)
 
 
-def build_report(kw: dict):
+def build_report(kw: dict[str, Any]) -> Any:
     """Options -> Report, through the library's one pipeline."""
     from releasegate.arguments import run_arguments
     from releasegate.pipeline import run
@@ -76,7 +81,7 @@ def build_report(kw: dict):
     return run(**run_arguments(kw))
 
 
-def _check_not_inputs(paths: list[Path], kw: dict) -> None:
+def _check_not_inputs(paths: list[Path], kw: dict[str, Any]) -> None:
     """No output may be an input: a named file, a file inside a directory input, the case table, the policy or
     the gold labels."""
     from releasegate.load import parse_source
@@ -94,7 +99,7 @@ class OneLineUsage(click.ClickException):
 
     exit_code = EXIT_BAD_INPUT
 
-    def show(self, file=None) -> None:
+    def show(self, file: Any = None) -> None:
         from releasegate.text import one_line
 
         say(f"releasegate: error[input]: {one_line(self.message)}", err=True)
@@ -104,20 +109,20 @@ class Commands(click.Group):
     """The command group: click's several-line usage errors become one line and exit status 2."""
 
     @staticmethod
-    def _one_line(error: click.UsageError) -> click.UsageError:
+    def _one_line(error: click.UsageError) -> click.ClickException:
         if type(error).__name__ == "NoArgsIsHelpError":  # no arguments at all: click shows the help, as asked
             return error
         words = error.ctx.command_path.split()[1:] if error.ctx is not None else []
         command = " ".join(["releasegate", *words])  # the program's name whatever it was started as
         return OneLineUsage(f"{error.format_message()} (see {command} --help)")
 
-    def parse_args(self, ctx, args):
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
             return super().parse_args(ctx, args)
         except click.UsageError as error:
             raise self._one_line(error) from error.__cause__
 
-    def invoke(self, ctx):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except click.UsageError as error:
@@ -158,8 +163,8 @@ def main() -> None:
         help="The JSON note of an earlier comparison of the same baseline and candidates: this one is its next "
              "look, its regression tests read at what the earlier looks left unspent (docs/methods.md).")
 @guarded
-def report(outputs, archive, paper, pdf_variant, interactive, appendix, comment, comment_link, debug,
-           **kw) -> None:
+def report(outputs: tuple[Path, ...], archive: Path | None, paper: str, pdf_variant: str | None, interactive: bool,
+           appendix: bool, comment: Path | None, comment_link: str | None, debug: bool, **kw: Any) -> None:
     """Write the release note in every format asked for with -o (and --archive, --comment)."""
     from releasegate.render import check_output_paths, rendering, write_reports
 
@@ -168,16 +173,17 @@ def report(outputs, archive, paper, pdf_variant, interactive, appendix, comment,
         _fail(f"give an output with -o PATH ({', '.join(SUFFIXES)}), --comment FILE or --archive DIR")
     check_output_paths(paths, comment)
     _check_not_inputs(paths + ([comment] if comment else []), kw)
+    writer: Callable[..., list[Path] | None] = write_reports
     if archive is not None:
         from releasegate.audit.archive import check_archive, write_archived
 
         check_archive(archive)
-        write_reports = functools.partial(write_archived, directory=archive)  # returns the archive's files
+        writer = functools.partial(write_archived, directory=archive)  # returns the archive's files
     with rendering(paths + [Path("note.pdf")] * (archive is not None)) as charts, cyclic_gc_paused():
         result = build_report(kw)
-        archived = write_reports(result, paths, charts=charts, paper=paper, pdf_variant=pdf_variant,
-                                 interactive=interactive, appendix=appendix, comment=comment,
-                                 comment_link=comment_link) or []
+        archived = writer(result, paths, charts=charts, paper=paper, pdf_variant=pdf_variant,
+                          interactive=interactive, appendix=appendix, comment=comment,
+                          comment_link=comment_link) or []
     from releasegate.text import one_line
 
     if kw.get("found_policy"):
@@ -209,7 +215,8 @@ def report(outputs, archive, paper, pdf_variant, interactive, appendix, comment,
         help="The JSON note of an earlier comparison of the same baseline and candidates: this one is its next "
              "look, its regression tests read at what the earlier looks left unspent (docs/methods.md).")
 @guarded
-def check(outputs, paper, pdf_variant, appendix, no_step_summary, comment, comment_link, debug, **kw) -> None:
+def check(outputs: tuple[Path, ...], paper: str, pdf_variant: str | None, appendix: bool, no_step_summary: bool,
+          comment: Path | None, comment_link: str | None, debug: bool, **kw: Any) -> None:
     """The CI gate: a short verdict on stdout; exit 0 if every candidate may ship, 1 if any is DON'T SHIP, 3 if
     any is NOT PROVEN (the data cannot show it no worse; 0 with --not-proven warn), 2 on bad input.
 
@@ -244,7 +251,7 @@ def check(outputs, paper, pdf_variant, appendix, no_step_summary, comment, comme
     sys.exit(exit_status(result))
 
 
-def _append_summary(result, path: Path) -> None:
+def _append_summary(result: Any, path: Path) -> None:
     """A lost job summary must not change the gate's verdict: warn and carry on."""
     from releasegate.render.summary import append_step_summary
 
@@ -271,7 +278,8 @@ def _append_summary(result, path: Path) -> None:
         help="With --settle: at most CALLS system calls for the extra runs (default: the design's 4 more runs).")
 @option("--debug", is_flag=True, help="Show the traceback of an error.")
 @guarded
-def run_systems(config, dry_run, only, fresh, output, sheet, labels, settle, settle_budget, debug) -> None:
+def run_systems(config: Path, dry_run: bool, only: str | None, fresh: bool, output: Path | None, sheet: Path | None,
+                labels: int | None, settle: bool, settle_budget: int | None, debug: bool) -> None:
     """Call every system on every case for every run, score the outputs, keep them in the store (resumable).
 
     Exit 0 when every cell is done, 4 when holes remain (run again to resume), 2 for bad configuration.
@@ -284,7 +292,7 @@ def run_systems(config, dry_run, only, fresh, output, sheet, labels, settle, set
                          settle_budget=settle_budget, say=say))
 
 
-def _options(table):
+def _options(table: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     return lambda f: functools.reduce(lambda g, o: option(*o[0], **o[1])(g), reversed(table), f)
 
 
@@ -293,7 +301,7 @@ def _options(table):
 @functools.partial(input_options, skip=PLAN_SKIPS)
 @_options(PLAN_OPTIONS)
 @guarded
-def plan_suite(results, debug, **kw) -> None:
+def plan_suite(results: tuple[str, ...], debug: bool, **kw: Any) -> None:
     """How often this suite's gate says SHIP, NOT PROVEN or DON'T SHIP, harmless or regressed (simulated)."""
     from releasegate.plan.command import plan_command
 
@@ -313,7 +321,7 @@ def plan_suite(results, debug, **kw) -> None:
 @input_options
 @click.pass_context
 @guarded
-def verify(ctx, note, debug, **kw) -> None:
+def verify(ctx: click.Context, /, note: Path, debug: bool, **kw: Any) -> None:
     """Rerun a note (.json, or .pdf written with --pdf-variant pdf/a-3b) from its inputs and compare every figure.
 
     The note's policy and reading of the inputs are used; flags given win. Exit 0 reproduced, 1 differs (each
@@ -339,7 +347,7 @@ def verify(ctx, note, debug, **kw) -> None:
         help="history.html, history.md or history.json (the suffix says which). Repeatable.")
 @option("--debug", is_flag=True, help="Show the traceback of an error.")
 @guarded
-def history(notes, outputs, debug) -> None:
+def history(notes: tuple[Path, ...], outputs: tuple[Path, ...], debug: bool) -> None:
     """Releases over time from archived notes (folders, .json, PDF/A-3b): pass rates, verdicts, costs, categories."""
     from releasegate.audit.history_render import history_command
 
@@ -353,7 +361,7 @@ def history(notes, outputs, debug) -> None:
         help="Instead: the offline `releasegate run` example (two fake-provider systems and a case file).")
 @option("--debug", is_flag=True, help="Show the traceback of an error.")
 @guarded
-def demo(directory, run_example, debug) -> None:
+def demo(directory: Path, run_example: bool, debug: bool) -> None:
     """Write the bundled bank-assistant example, its policy and its reports into DIRECTORY."""
     if run_example:
         from releasegate.demo import write_run_demo
@@ -385,7 +393,7 @@ def entry() -> None:
     """
     try:
         main(prog_name="releasegate")
-        code: object = 0
+        code: str | int | None = 0
     except SystemExit as exc:
         code = exc.code
     if os.environ.get("RELEASEGATE_FULL_EXIT"):

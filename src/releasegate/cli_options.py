@@ -4,7 +4,9 @@ adapter and policy options shared by every command that reads results (report, c
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 from click.core import ParameterSource
@@ -14,20 +16,23 @@ from releasegate.load.adapters import FORMATS
 from releasegate.load.adapters import OPTIONS as ADAPTER_OPTIONS
 from releasegate.policy.keys import KEYS, Key
 
+# A command function as click decorates it.
+Command = TypeVar("Command", bound=Callable[..., Any])
+
 
 # Click keeps the last of `--passed-col a --passed-col b` silently; a user who wrote both meant something the
 # tool cannot guess, so a second occurrence of a one-valued option is an error (one line, exit 2) instead.
 class OneValued(click.Option):
     """An option that takes one value and may be given at most once."""
 
-    def add_to_parser(self, parser, ctx) -> None:
+    def add_to_parser(self, parser: click.parser._OptionParser, ctx: click.Context) -> None:
         if self.multiple or self.is_flag or self.count:
             super().add_to_parser(parser, ctx)
             return
         # Collected as a list so that consume_value can see how often it was given.
         parser.add_option(obj=self, opts=self.opts, dest=self.name, action="append", nargs=self.nargs)
 
-    def consume_value(self, ctx, opts):
+    def consume_value(self, ctx: click.Context, opts: Any) -> tuple[Any, ParameterSource]:
         value, source = super().consume_value(ctx, opts)
         if source is ParameterSource.COMMANDLINE and isinstance(value, list) \
                 and not (self.multiple or self.is_flag or self.count):
@@ -42,7 +47,7 @@ class OneValued(click.Option):
         return value, source
 
 
-def option(*names, **kwargs):
+def option(*names: str, **kwargs: Any) -> Callable[[Command], Command]:
     """click.option with the OneValued class: every option of the command line is built with it."""
     return click.option(*names, cls=OneValued, **kwargs)
 
@@ -54,7 +59,7 @@ def _default_text(row: Key) -> str:
         else str(row.default)
 
 
-def policy_option(row: Key):
+def policy_option(row: Key) -> Callable[[Command], Command]:
     """The flag of one policy key, from its row of the table (releasegate.policy.keys): its type, its choices
     (the kinds.py tuple), repeatable for names, on/off for a switch; the help is the row's doc line."""
     kind = row.value.flag
@@ -67,12 +72,12 @@ def policy_option(row: Key):
     return option(row.flag, row.name, type=parsed, help=help_text)
 
 
-def policy_options() -> list:
+def policy_options() -> list[Callable[[Command], Command]]:
     """Every policy key that has a flag, in the table's order."""
     return [policy_option(row) for row in KEYS if row.flag]
 
 
-def input_options(function, skip: tuple[str, ...] = ()):
+def input_options(function: Command, skip: tuple[str, ...] = ()) -> Command:
     """The options of every command that reads results (report, check, plan): inputs, columns, adapters and
     policy; ``skip`` leaves out the named ones (plan's --seed is its simulation's)."""
     decorators = [
@@ -107,6 +112,6 @@ def input_options(function, skip: tuple[str, ...] = ()):
     before = len(getattr(function, "__click_params__", ()))  # the command's own options, kept whatever skip says
     for decorator in reversed(decorators):
         function = decorator(function)
-    params = function.__click_params__
-    function.__click_params__ = params[:before] + [p for p in params[before:] if p.name not in skip]
+    params = getattr(function, "__click_params__")
+    setattr(function, "__click_params__", params[:before] + [p for p in params[before:] if p.name not in skip])
     return function

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from releasegate import __version__
 from releasegate.errors import InputError
 from releasegate.load.results import AdapterOptions, LoadedResults
 from releasegate.load.sources import Source
 from releasegate.load.sources import default_title as title_of
-from releasegate.model import MetricSection, PolicyFile, Provenance, Report
+from releasegate.model import InputFile, MetricSection, PolicyFile, Provenance, Report
 from releasegate.model.budget import PreviousLook
 from releasegate.policy import Policy
 from releasegate.provenance import generation_time, package_versions
@@ -51,7 +52,7 @@ def run(
                       policy_file=policy_file, previous=previous)
 
 
-def loading_record(options: AdapterOptions, metrics: tuple[str, ...] = (), default_title: str = "") -> dict:
+def loading_record(options: AdapterOptions, metrics: tuple[str, ...] = (), default_title: str = "") -> dict[str, Any]:
     """How the inputs were read, for the provenance (JSON ``loading``): with the policy, everything a rerun needs
     besides the files themselves (:func:`rerun_arguments` reads it back)."""
     return {"format": options.format, "options": dict(sorted(options.given().items())), "wide": options.wide,
@@ -59,7 +60,7 @@ def loading_record(options: AdapterOptions, metrics: tuple[str, ...] = (), defau
             "drop_holes": options.drop_holes, "metrics": list(metrics), "default_title": default_title}
 
 
-def rerun_arguments(loading: dict) -> dict:
+def rerun_arguments(loading: dict[str, Any]) -> dict[str, Any]:
     """:func:`loading_record`'s record as the keyword arguments of :func:`run` (options, metrics, default title)."""
     options = AdapterOptions(format=loading.get("format", "auto"), values=dict(loading.get("options") or {}),
                              wide=bool(loading.get("wide")), release_cols=tuple(loading.get("release_cols") or ()),
@@ -70,7 +71,7 @@ def rerun_arguments(loading: dict) -> dict:
 
 
 def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "", default_title: str = "",
-               loading: dict | None = None, policy_file: PolicyFile | None = None,
+               loading: dict[str, Any] | None = None, policy_file: PolicyFile | None = None,
                previous: Mapping[str, PreviousLook] | None = None) -> Report:
     """The pipeline after loading (validate, analyze, decide, provenance), for files and in-memory tables alike."""
     from releasegate.analyze import analyze
@@ -130,7 +131,7 @@ def stated_directions(loaded: LoadedResults) -> frozenset[str]:
     higher_is_better where the file has it, and the harnesses whose scores are higher-is-better by their own
     definition (Inspect AI's, promptfoo's, OpenAI evals'); a tidy table or a run store states none."""
 
-    def states(files) -> bool:
+    def states(files: Sequence[InputFile]) -> bool:
         return bool(files) and all(f.direction or (f.harness and not f.harness.startswith("lm-eval"))
                                    for f in files)
 

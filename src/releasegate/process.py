@@ -24,6 +24,7 @@ import io
 import os
 import sys
 from collections.abc import Iterator
+from typing import TextIO
 
 
 @contextlib.contextmanager
@@ -51,7 +52,7 @@ def say(line: str = "", err: bool = False) -> None:
         _to_null_device(stream)
 
 
-def _to_null_device(stream) -> None:
+def _to_null_device(stream: TextIO) -> None:
     """Point the closed stream's descriptor at the null device: what is still buffered, and every later line,
     goes nowhere instead of failing again (at exit too)."""
     try:

@@ -19,7 +19,7 @@ TEXT_LIMIT = 2000
 _HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
-def _code(match: re.Match) -> str:
+def _code(match: re.Match[str]) -> str:
     point = ord(match.group(0))
     return f"\\x{point:02x}" if point < 0x100 else f"\\u{point:04x}"
 

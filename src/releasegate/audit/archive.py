@@ -57,7 +57,7 @@ def _new_folder(directory: Path, name: str) -> Path:
     raise InputError(f"--archive {directory}: 999 folders named {name} already; archive elsewhere")
 
 
-def write_archived(report: Any, paths: list[Path], directory: Path, charts=None, **options: Any) -> list[Path]:
+def write_archived(report: Any, paths: list[Path], directory: Path, charts: Any = None, **options: Any) -> list[Path]:
     """Write the ``-o`` outputs and the archive's note.json and note.pdf (PDF/A-3b), all or none; returns the
     archive's files (the note, its case file if it has one, the PDF). ``options`` are the outputs' rendering options (paper, pdf_variant, interactive); the
     archive's PDF takes the paper size and is always PDF/A-3b."""

@@ -193,7 +193,7 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _suite_key(section: dict[str, Any]) -> tuple:
+def _suite_key(section: dict[str, Any]) -> tuple[Any, ...]:
     first = next((c for c in _list(section.get("candidates")) if isinstance(c, dict)), {})
     categories = tuple((str(c.get("category")), _number(c.get("n"))) for c in _list(first.get("categories"))
                        if isinstance(c, dict))
@@ -286,7 +286,7 @@ def _flips(points: list[ReleasePoint], policies: list[dict[str, Any]]) -> list[V
 def build_history(paths: list[Path]) -> History:
     """The notes under ``paths`` as series of releases over time (see the module docstring)."""
     notes, not_read = read_notes(paths)
-    groups: dict[tuple, list[tuple[Note, list[str], dict[str, Any]]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[Note, list[str], dict[str, Any]]]] = {}
     for note, also in notes:
         for metric, section in note.sections():
             key = (str(section.get("title") or ""), metric, str(section.get("baseline")), *_suite_key(section))

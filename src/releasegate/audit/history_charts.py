@@ -9,10 +9,11 @@ its column, and every point names its release, so that the chart reads without i
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from releasegate import fmt
-from releasegate.audit.history import Series
+from releasegate.audit.history import History, ReleasePoint, Series
 from releasegate.render.chart_look import (
     BASELINE_COLOUR,
     FONT,
@@ -24,6 +25,9 @@ from releasegate.render.chart_look import (
     title_of,
     top_spec,
 )
+
+if TYPE_CHECKING:  # altair is imported inside the functions that draw
+    import altair as alt
 
 # The verdict's marker: its shape carries it in greyscale too. DON'T SHIP is a diagonal cross (an x, drawn as a
 # path): Vega's "cross" is a plus sign, which reads as a gain.
@@ -58,7 +62,7 @@ def _scales(series: Series) -> dict[str, Any]:
             "shape": alt.Scale(domain=kinds, range=[shapes.get(k, "square") for k in kinds])}
 
 
-def _axes(series: Series):
+def _axes(series: Series) -> tuple[alt.X, alt.XOffset]:
     import altair as alt
 
     notes = [note_label(i, n.when) for i, n in enumerate(series.notes)]
@@ -68,7 +72,8 @@ def _axes(series: Series):
     return x, x_offset
 
 
-def _point_rows(series: Series, value) -> list[dict[str, Any]]:
+def _point_rows(series: Series,
+                value: Callable[[ReleasePoint], dict[str, Any] | None]) -> list[dict[str, Any]]:
     rows = []
     for p in series.points:
         figure = value(p)
@@ -86,7 +91,7 @@ def rate_chart(series: Series, prefix: str) -> Chart | None:
     scale = 100.0 if series.binary else 1.0
     unit = "pass rate, %" if series.binary else "mean score"
 
-    def value(p):
+    def value(p: ReleasePoint) -> dict[str, Any] | None:
         if p.rate is None:
             return None
         shown = fmt.pct(p.rate) if series.binary else fmt.number(p.rate)
@@ -106,7 +111,7 @@ def rate_chart(series: Series, prefix: str) -> Chart | None:
                                                            color=colour, tooltip=tooltip)
     points = alt.Chart().mark_point(size=90, strokeWidth=2.2, filled=False, opacity=1).encode(
         x=x, xOffset=x_offset, y=alt.Y(**field_of("rate:Q")), color=colour,
-        shape=alt.Shape(**field_of("verdict:N"), scale=scales["shape"], title="verdict"), tooltip=tooltip)
+        shape=alt.Shape(field="verdict", type="nominal", scale=scales["shape"], title="verdict"), tooltip=tooltip)
     names = alt.Chart().mark_text(dy=-10, fontSize=11, angle=0, baseline="bottom").encode(
         x=x, xOffset=x_offset, y=alt.Y(**field_of("high:Q")), text=alt.Text(**field_of("label:N")), color=colour)
     body = {"layer": [layer_spec(c, "points") for c in (interval, points, names)],
@@ -120,7 +125,8 @@ def rate_chart(series: Series, prefix: str) -> Chart | None:
                  top_spec(body, {"points": rows}))
 
 
-def _figure_chart(series: Series, prefix: str, name: str, title: str, axis: str, value, shown) -> Chart | None:
+def _figure_chart(series: Series, prefix: str, name: str, title: str, axis: str,
+                  value: Callable[[ReleasePoint], float | None], shown: Callable[[float], str]) -> Chart | None:
     import altair as alt
 
     # The bars are told apart by the release legend's colours; each is labelled with its value only, which fits.
@@ -210,7 +216,7 @@ def series_charts(series: Series, prefix: str) -> list[Chart]:
     return [c for c in charts if c is not None]
 
 
-def draw_history_charts(history) -> list[list[Chart]]:
+def draw_history_charts(history: History) -> list[list[Chart]]:
     """Every series' charts drawn to SVG in this process (one vl-convert engine for all)."""
     from releasegate.render.charts import draw
 

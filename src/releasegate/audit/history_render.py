@@ -35,7 +35,7 @@ def _interval(s: Series, low: float | None, high: float | None, diff: bool = Fal
     return fmt.interval_pct(low, high) if s.binary else fmt.interval_signed(low, high)
 
 
-def _series_context(s: Series, charts: list) -> dict[str, Any]:
+def _series_context(s: Series, charts: list[Any]) -> dict[str, Any]:
     rows = [{"note": note_label(p.note, p.when), "when": p.when, "release": p.release, "role": p.role,
              "verdict": verdict_label(p.verdict), "verdict_class": p.verdict or "baseline",
              "rate": _rate(s, p.rate), "rate_ci": _interval(s, p.ci_low, p.ci_high),
@@ -73,7 +73,7 @@ def _series_context(s: Series, charts: list) -> dict[str, Any]:
     }
 
 
-def history_context(history: History, drawn: list[list] | None = None) -> dict[str, Any]:
+def history_context(history: History, drawn: list[list[Any]] | None = None) -> dict[str, Any]:
     """What templates/history.html and history.md read: every figure formatted, the charts as SVG."""
     from releasegate.render.html import CSP_STATIC
 

@@ -215,7 +215,7 @@ def read_case_file(note_path: Path, record: dict[str, Any]):
         raise InputError(f"{path}: cannot read as Parquet: {str(exc).splitlines()[0]}") from None
 
 
-def expand_listings(data: dict[str, Any], table) -> None:
+def expand_listings(data: dict[str, Any], table: Any) -> None:
     """Put the case file's listings (a pyarrow Table from :func:`read_case_file`) back into the note's ``data``
     (in place), as the note would list them without the bound."""
     rows: dict[tuple[str, str, str], list[dict[str, Any]]] = {}

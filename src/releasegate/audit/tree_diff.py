@@ -59,7 +59,7 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _identity(a: list, b: list) -> str | None:
+def _identity(a: list[Any], b: list[Any]) -> str | None:
     """The key both lists of objects are matched on, or None (matched on position)."""
     items = a + b
     if not items or not all(isinstance(x, dict) for x in items):
@@ -113,7 +113,7 @@ def _walk(a: Any, b: Any, path: str, shape: str, ignore: Callable[[str], bool], 
         yield Difference(path, kind, a, b)
 
 
-def _lists(a: list, b: list, path: str, shape: str, ignore: Callable[[str], bool], verdict_keys: frozenset[str],
+def _lists(a: list[Any], b: list[Any], path: str, shape: str, ignore: Callable[[str], bool], verdict_keys: frozenset[str],
            key: str) -> Iterator[Difference]:
     identity = _identity(a, b)
     scalars = not any(isinstance(x, (dict, list)) for x in a + b)

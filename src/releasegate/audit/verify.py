@@ -53,7 +53,7 @@ class Verification:
         return 0 if self.reproduced else 1
 
 
-def verify(note: Note, *, sources: list, policy, cases: Path | None = None, options=None, metrics=(),
+def verify(note: Note, *, sources: list[Any], policy, cases: Path | None = None, options=None, metrics=(),
            default_title: str | None = None, command_line: str = "", policy_file=None,
            previous=None) -> Verification:
     """Rerun ``note`` on ``sources`` (and ``cases``) with ``policy`` and the reading ``options``, and compare.

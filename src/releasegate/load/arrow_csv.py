@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import mmap
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import pandas as pd
 
@@ -62,7 +63,7 @@ BLOCK = 16 << 20
 SPLIT_FROM = 64 << 20
 
 
-def _read_table(path: Path, parse, options, header: list[str], split: bool):
+def _read_table(path: Path, parse: Any, options: Any, header: list[str], split: bool) -> Any:
     """The file as one Arrow table, read by streaming readers (one block in flight each, so the peak is the table
     and not the file read ahead as well: pyarrow's whole-file reader held three times the table at 10^7 rows). A
     file with no quote (no value can hold a line break) is cut at the line end nearest its middle and the halves
@@ -92,7 +93,7 @@ def _read_table(path: Path, parse, options, header: list[str], split: bool):
         return csv.read_csv(path, parse_options=parse, convert_options=options)
 
 
-def _stream(path: Path, start: int, stop: int, parse, options, header: list[str] | None):
+def _stream(path: Path, start: int, stop: int, parse: Any, options: Any, header: list[str] | None) -> Any:
     """Bytes ``start`` to ``stop`` of the file as a table (``header``: the column names, for a part without the
     header row)."""
     import pyarrow as pa
@@ -109,14 +110,14 @@ def _stream(path: Path, start: int, stop: int, parse, options, header: list[str]
 class _Range(io.RawIOBase):
     """The next ``length`` bytes of an open file, as a file of its own."""
 
-    def __init__(self, handle, length: int) -> None:
+    def __init__(self, handle: BinaryIO, length: int) -> None:
         super().__init__()
         self._handle, self._left = handle, length
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:
+    def readinto(self, buffer: Any) -> int:
         want = min(len(buffer), self._left)
         if want <= 0:
             return 0
@@ -149,7 +150,7 @@ def _has_quotes(path: Path) -> bool:
             return False
 
 
-def _retyped(path: Path, table, parse, options):
+def _retyped(path: Path, table: Any, parse: Any, options: Any) -> Any:
     """Columns pyarrow read as dates, times or timestamps read again as text (pandas parses no dates), and
     columns with no value at all as float (pandas' type for them)."""
     import pyarrow as pa
@@ -168,7 +169,7 @@ def _retyped(path: Path, table, parse, options):
     return table
 
 
-def _frame(table, identity: set[str], na_words: list[str]) -> pd.DataFrame:
+def _frame(table: Any, identity: set[str], na_words: list[str]) -> pd.DataFrame:
     """The Arrow table as pandas' frame: the empty identity value missing, the missing-value words missing in
     other text columns (pyarrow leaves text as written when told to keep strings)."""
     import pyarrow as pa

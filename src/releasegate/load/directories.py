@@ -27,7 +27,7 @@ _LM_SAMPLES = re.compile(r"^samples_.+\.jsonl$")
 _LM_RESULTS = re.compile(r"^results(_.+)?\.json$")
 
 
-def expand_sources(sources: list, task: str | None = None) -> list:
+def expand_sources(sources: list[Any], task: str | None = None) -> list[Any]:
     """Each directory source becomes the sources of the files it holds; index files are refused. ``task``
     (``--task``) keeps the Inspect logs of that task only."""
     from releasegate.load.sources import Source
@@ -90,7 +90,7 @@ def _of_task(directory: Path, logs: list[Path], task: str) -> list[Path]:
     return kept
 
 
-def _spec(header: Any) -> dict:
+def _spec(header: Any) -> dict[str, Any]:
     spec = header.get("eval") if isinstance(header, dict) else None
     return spec if isinstance(spec, dict) else {}
 
@@ -135,7 +135,7 @@ def _inspect_logs(directory: Path) -> list[Path]:
 def _latest_per_task(directory: Path, logs: list[Path], headers: dict[str, Any], eval_set: Any) -> list[Path]:
     """Of the logs of one task (task_id, else task and model), the latest that succeeded, else the latest."""
     known = {p.name: p for p in logs}
-    groups: dict[tuple, list[tuple[str, Path, str]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[str, Path, str]]] = {}
     for name, header in headers.items():
         if name not in known:
             continue  # logs.json may still list a log that was deleted by hand

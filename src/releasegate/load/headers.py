@@ -11,8 +11,12 @@ import csv
 import itertools
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from releasegate.errors import ColumnError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def delimited_header(path: Path, sep: str) -> list[str]:
@@ -34,7 +38,7 @@ _PROMPTFOO_EXPORT = {"Status", "Score", "Grader Reason"}
 _PROMPTFOO_CELL = ("[PASS]", "[FAIL]", "[ERROR]")
 
 
-def refuse_harness_export(path: Path, frame) -> None:
+def refuse_harness_export(path: Path, frame: pd.DataFrame) -> None:
     """A table a harness writes for people to read, not its per-result output: say which and what to pass."""
     names = [str(n).strip() for n in frame.columns]
     crossed = [n for n in names if n.startswith("[") and "] " in n]

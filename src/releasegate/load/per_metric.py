@@ -25,12 +25,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from releasegate.errors import InputError
 from releasegate.load.results import AdapterOptions, LoadedResults, ResolvedInput, load_results, resolve_inputs
 from releasegate.load.sources import Source
 from releasegate.model import InputFile
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _inspect(metric: str, given: Mapping[str, Any]) -> dict[str, Any]:

@@ -150,7 +150,7 @@ def load_results(
 
     from releasegate.load.records import check_one_file_per_release, input_record
 
-    read: list = []
+    read: list[Any] = []
     notes: list[str] = []
     recorded: set[str] = set()  # baselines recorded by run stores (a sweep's grid)
     settled: list[tuple[Path, SettledRecord]] = []  # settled stores and what run --settle decided

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -97,10 +98,10 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
     return StoreInput(table.reset_index(drop=True), record, tuple(notes), result.baseline, settled)
 
 
-def _errored_notes(errored: list, table: pd.DataFrame) -> list[str]:
+def _errored_notes(errored: list[Any], table: pd.DataFrame) -> list[str]:
     """Per release: how many of its cells errored, as a share, and that they are the error state."""
     counts = table.groupby("release", sort=False).size()
-    by_release: dict[str, list] = {}
+    by_release: dict[str, list[Any]] = {}
     for hole in errored:
         by_release.setdefault(hole.release, []).append(hole)
     notes = []

@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -162,7 +163,7 @@ def _bounded_int(text: str) -> int:
     return int(text)
 
 
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, Any]:
     record = dict(pairs)
     if len(record) != len(pairs):
         seen: set[str] = set()
@@ -257,7 +258,7 @@ def as_text(series: pd.Series) -> pd.Series:
 _EXACT_WHOLE = 2.0 ** 53
 
 
-def _refuse_inexact_ids(name, whole: pd.Series) -> None:
+def _refuse_inexact_ids(name: str, whole: pd.Series) -> None:
     """Identity values read as numbers beyond 2^53 (a JSON ``1e300``, a 20-digit id) are refused: the file's
     digits are already gone, and two cases could be paired as one."""
     big = whole[whole.abs() >= _EXACT_WHOLE]

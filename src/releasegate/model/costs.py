@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from releasegate.stats.costs import LatencySummary, RatioResult
+from releasegate.stats.costs import LatencySummary
+from releasegate.stats.costs import RatioResult as RatioResult  # the JSON writer names it
 
 # Above this many resampled cases (pairs x resamples; 2,000 pairs at the default 10,000 resamples) the cost
 # intervals use the delta method instead of the bootstrap (releasegate.stats.costs_normal).

@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TextIO
 
 from releasegate.errors import InputError
 from releasegate.plan.outputs import check_outputs, write_outputs
@@ -23,7 +24,7 @@ from releasegate.policy import Policy, make_policy
 COUNT_OPTIONS = ("n_cases", "pass_rate", "critical_sizes", "categories", "runs")
 
 
-def _sizes(texts) -> tuple[tuple[str, int], ...]:
+def _sizes(texts: Sequence[str]) -> tuple[tuple[str, int], ...]:
     out = []
     for text in texts:
         name, sep, size = str(text).rpartition("=")
@@ -33,7 +34,7 @@ def _sizes(texts) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
-def design_for(results: tuple[str, ...], kw: dict, policy: Policy, options: AdapterOptions | None = None,
+def design_for(results: tuple[str, ...], kw: dict[str, Any], policy: Policy, options: AdapterOptions | None = None,
                metrics: tuple[str, ...] = ()) -> SuiteDesign:
     """The design from the results (read with ``options`` and ``metrics``, as report reads them; counts refused
     beside them) or from the counts alone."""
@@ -62,7 +63,7 @@ def design_for(results: tuple[str, ...], kw: dict, policy: Policy, options: Adap
         raise InputError(f"this suite cannot be simulated: {exc}") from None
 
 
-def _progress_bar(stream) -> Callable[[int, int], None] | None:
+def _progress_bar(stream: TextIO) -> Callable[[int, int], None] | None:
     """A one-line bar redrawn in place, only when ``stream`` is a terminal (logs and pipes stay clean)."""
     if not stream.isatty():
         return None
@@ -83,7 +84,7 @@ def write_json(plan: SuitePlan, path: Path, inputs: list[Path | None]) -> None:
     write_outputs([path], plan_lines(plan), plan_dict(plan), inputs)
 
 
-def _gold(results: tuple[str, ...], kw: dict, echo: Callable[[str], None], policy: Policy,
+def _gold(results: tuple[str, ...], kw: dict[str, Any], echo: Callable[[str], None], policy: Policy,
           options: AdapterOptions | None, metrics: tuple[str, ...], inputs: list[Path | None]) -> int:
     """``--gold``: the gold-label plan of every candidate (plan/gold.py) instead of the simulation."""
     from releasegate.load.sources import parse_source
@@ -105,7 +106,7 @@ def _gold(results: tuple[str, ...], kw: dict, echo: Callable[[str], None], polic
     return 0
 
 
-def plan_command(results: tuple[str, ...], kw: dict, echo: Callable[[str], None], *,
+def plan_command(results: tuple[str, ...], kw: dict[str, Any], echo: Callable[[str], None], *,
                  policy: Policy | None = None, options: AdapterOptions | None = None,
                  metrics: tuple[str, ...] = (), **_: object) -> int:
     """Run ``releasegate plan``; 0 when it answered (bad input raises InputError: one line, exit 2). ``policy``

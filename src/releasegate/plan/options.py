@@ -4,6 +4,7 @@ so that the command line's start-up stays light."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -14,7 +15,7 @@ from releasegate.plan.defaults import DEFAULT_REPLICATIONS, DEFAULT_SEED
 # its simulation's; it judges no named candidate, writes no titled note and simulates no judge).
 # --gold (with --gold-width) asks plan's other question: how many gold labels the judge's correction needs.
 PLAN_SKIPS = ("results", "seed", "n_resamples", "title", "candidates")
-PLAN_OPTIONS: tuple[tuple[tuple[str, ...], dict], ...] = (
+PLAN_OPTIONS: tuple[tuple[tuple[str, ...], dict[str, Any]], ...] = (
     (("--n-cases",), {"type": int, "help": "Without RESULTS: the suite's number of cases."}),
     (("--pass-rate",), {"type": float, "help": "Without RESULTS: the baseline's pass rate (default 0.9)."}),
     (("--critical-size", "critical_sizes"), {"multiple": True,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from markupsafe import escape
 
@@ -16,15 +17,15 @@ from releasegate.render.filters import md_escape
 TITLE = "releasegate plan"
 
 
-def _json(lines: list[str], data: dict) -> str:
+def _json(lines: list[str], data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
-def _markdown(lines: list[str], data: dict) -> str:
+def _markdown(lines: list[str], data: dict[str, Any]) -> str:
     return f"## {TITLE}\n\n" + "".join(f"- {md_escape(line)}\n" for line in lines)
 
 
-def _html(lines: list[str], data: dict) -> str:
+def _html(lines: list[str], data: dict[str, Any]) -> str:
     items = "".join(f"<li>{escape(line)}</li>\n" for line in lines)
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -33,7 +34,7 @@ def _html(lines: list[str], data: dict) -> str:
             f"<body><h1>{TITLE}</h1>\n<ul>\n{items}</ul>\n</body></html>\n")
 
 
-PLAN_FORMATS: dict[str, tuple[str, Callable[[list[str], dict], str]]] = {
+PLAN_FORMATS: dict[str, tuple[str, Callable[[list[str], dict[str, Any]], str]]] = {
     ".json": ("every figure", _json),
     ".md": ("the plan's lines as Markdown", _markdown),
     ".html": ("the plan's lines as a page", _html),
@@ -56,7 +57,7 @@ def check_outputs(paths: list[Path], inputs: list[Path | None]) -> None:
             raise InputError(f"-o {path}: folder {path.parent} does not exist")
 
 
-def write_outputs(paths: list[Path], lines: list[str], data: dict, inputs: list[Path | None]) -> None:
+def write_outputs(paths: list[Path], lines: list[str], data: dict[str, Any], inputs: list[Path | None]) -> None:
     """Every output in its format, all written or none."""
     from releasegate.render.atomic import write_files_atomically
 

@@ -77,7 +77,7 @@ class Sample:
     cand_runs: np.ndarray | None
 
 
-def cell_probabilities(p0: float, share: float, delta) -> np.ndarray:
+def cell_probabilities(p0: float, share: float, delta: float | np.ndarray) -> np.ndarray:
     """Probabilities of (both pass, broke, fixed, both fail); ``delta`` may be an array (one per stratum).
 
     Raises ValueError when the design is impossible (more breaks than passing cases, or more fixes than
@@ -306,7 +306,7 @@ def reproduce_for(churn: float, p0: float) -> float:
     return (lo + hi) / 2
 
 
-def _release_runs(rng, latent: np.ndarray, runs: int) -> np.ndarray:
+def _release_runs(rng: np.random.Generator, latent: np.ndarray, runs: int) -> np.ndarray:
     """(reps, runs, n) 0/1 draws from per-case pass probabilities (reps, n)."""
     return (rng.random((latent.shape[0], runs, latent.shape[1])) < latent[:, None, :]).astype(np.int8)
 

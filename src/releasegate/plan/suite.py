@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from releasegate.errors import InputError
 from releasegate.plan.defaults import DEFAULT_REPLICATIONS, DEFAULT_SEED
@@ -303,14 +304,14 @@ def design_from_counts(n_cases: int, *, pass_rate: float = 0.9, critical: tuple[
     return design
 
 
-def plan_dict(plan: SuitePlan) -> dict:
+def plan_dict(plan: SuitePlan) -> dict[str, Any]:
     """The plan as plain data (``-o plan.json``)."""
     d = plan.design
 
-    def rate(r: Rate) -> dict:
+    def rate(r: Rate) -> dict[str, Any]:
         return {"rate": r.rate, "se": r.se, "blocked": r.count, "replications": r.reps}
 
-    def size(t: TargetSize) -> dict:
+    def size(t: TargetSize) -> dict[str, Any]:
         return {"scale": t.scale, "cases": t.cases, "false_blocks": rate(t.false_blocks),
                 "detection": rate(t.detection), "reached": t.reached}
 

@@ -87,7 +87,7 @@ def rows(cls: type) -> tuple[Key, ...]:
             continue
         row = dict(f.metadata["row"])
         derived = row.pop("derived_flag")
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[operator]
         out.append(Key(f.name, default=default, flag=row.pop("flag") or ("--" + f.name.replace("_", "-")
                                                                               if derived else ""), **row))
     return tuple(out)

@@ -12,7 +12,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from releasegate.errors import InputError
 
@@ -21,25 +21,25 @@ if TYPE_CHECKING:  # the model (numpy) and the chart worker are imported by the 
     from releasegate.render.chart_worker import Charts
 
 
-def _html(report: Report, **options) -> bytes:
+def _html(report: Report, **options: Any) -> bytes:
     from releasegate.render.html import render_html
 
     return render_html(report, **options).encode("utf-8")
 
 
-def _markdown(report: Report, **options) -> bytes:
+def _markdown(report: Report, **options: Any) -> bytes:
     from releasegate.render.markdown import render_markdown
 
     return render_markdown(report).encode("utf-8")
 
 
-def _pdf(report: Report, **options) -> bytes:
+def _pdf(report: Report, **options: Any) -> bytes:
     from releasegate.render.pdf import render_pdf
 
     return render_pdf(report, **options)
 
 
-def _json(report: Report, **options) -> bytes:
+def _json(report: Report, **options: Any) -> bytes:
     from releasegate.render.json_out import render_json
 
     return render_json(report).encode("utf-8")
@@ -52,13 +52,13 @@ def _json_files(report: Report, path: Path) -> list[tuple[Path, bytes]]:
     return json_files(report, path, render_json)
 
 
-def _text(report: Report, **options) -> bytes:
+def _text(report: Report, **options: Any) -> bytes:
     from releasegate.render.summary import render_plain_text
 
     return render_plain_text(report).encode("utf-8")
 
 
-def _comment(report: Report, link: str | None = None, **options) -> bytes:
+def _comment(report: Report, link: str | None = None, **options: Any) -> bytes:
     from releasegate.render.comment import render_comment
 
     return render_comment(report, link).encode("utf-8")
@@ -66,7 +66,7 @@ def _comment(report: Report, link: str | None = None, **options) -> bytes:
 
 @dataclass(frozen=True)
 class Renderer:
-    """One output format: ``render(report, **options) -> bytes``; a ``charted`` one also takes ``charts=``
+    """One output format: ``render(report, **options: Any) -> bytes``; a ``charted`` one also takes ``charts=``
     (the command's chart owner) and the options (paper, pdf_variant, interactive)."""
 
     suffix: str
@@ -127,7 +127,7 @@ def rendering(paths: list[Path]) -> Iterator[Charts | None]:
             charts.close()
 
 
-def render(report: Report, suffix: str, charts: Charts | None = None, **options) -> bytes:
+def render(report: Report, suffix: str, charts: Charts | None = None, **options: Any) -> bytes:
     """The bytes of one output format (a suffix of :data:`RENDERERS`)."""
     renderer = RENDERERS[suffix.lower()]
     if renderer.charted:
@@ -135,7 +135,7 @@ def render(report: Report, suffix: str, charts: Charts | None = None, **options)
     return renderer.render(report)
 
 
-def output_files(report: Report, path: Path, charts: Charts | None = None, **options) -> list[tuple[Path, bytes]]:
+def output_files(report: Report, path: Path, charts: Charts | None = None, **options: Any) -> list[tuple[Path, bytes]]:
     """The files the output ``path`` is made of (path, bytes): itself, and a JSON note's case file past a bound."""
     renderer = RENDERERS[path.suffix.lower()]
     if renderer.files is not None:
@@ -151,7 +151,7 @@ def companion_paths(paths: list[Path]) -> list[Path]:
 
 
 def write_reports(report: Report, paths: list[Path], charts: Charts | None = None, *, comment: Path | None = None,
-                  comment_link: str | None = None, **options) -> None:
+                  comment_link: str | None = None, **options: Any) -> None:
     """Render every output in memory, then write each to a temporary file beside it and rename it into place.
 
     A failure while rendering writes nothing; an existing report is replaced only by a complete new one.

@@ -21,6 +21,7 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from markupsafe import Markup, escape
 
@@ -137,7 +138,7 @@ def word_diff(base_words: Sequence[str], cand_words: Sequence[str]) -> tuple[lis
                  cand_words)
 
 
-def _runs(matcher: difflib.SequenceMatcher, base_words: Sequence[str],
+def _runs(matcher: difflib.SequenceMatcher[str], base_words: Sequence[str],
           cand_words: Sequence[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     base_parts: list[tuple[str, str]] = []
     cand_parts: list[tuple[str, str]] = []
@@ -157,7 +158,7 @@ def _absorb_short_matches(opcodes: list[tuple[str, int, int, int, int]]) -> list
     """Two different answers share "the", "and", "your" here and there; marked as common, those words chop
     a rewritten sentence into confetti. A match of fewer than :data:`MIN_MATCH` words between two changes
     counts as changed; matches at either end (a shared greeting, a shared last sentence) stay."""
-    merged: list[list] = []
+    merged: list[list[Any]] = []
     for k, (op, i1, i2, j1, j2) in enumerate(opcodes):
         inner = 0 < k < len(opcodes) - 1
         if op == "equal" and inner and i2 - i1 < MIN_MATCH:

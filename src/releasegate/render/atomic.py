@@ -25,7 +25,7 @@ NEW_FILE_MODE = 0o644
 _SIGNALS = tuple(s for s in (getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None)) if s is not None)
 
 
-def _exit_on_signal(signum, _frame) -> None:
+def _exit_on_signal(signum: int, _frame: object) -> None:
     raise SystemExit(128 + signum)  # unwinds through the cleanup; the shell's status for a signal
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from releasegate.model import Report
+from releasegate.model import MetricSection
 
 MAX_CHART_CATEGORIES = 40
 MAX_CHART_CANDIDATES = 12
@@ -21,7 +21,7 @@ def _diff_key(value: float) -> float:
     return value if isinstance(value, (int, float)) and math.isfinite(value) else math.inf
 
 
-def _worst_categories(report: Report) -> list[str]:
+def _worst_categories(report: MetricSection) -> list[str]:
     """Category labels, critical first, then by the worst difference over the candidates (as the charts sort)."""
     worst: dict[str, tuple[bool, float]] = {}
     for cand in report.analysis.candidates:
@@ -31,7 +31,7 @@ def _worst_categories(report: Report) -> list[str]:
     return sorted(worst, key=lambda label: (*worst[label], label))
 
 
-def chart_view(report: Report) -> tuple[Report, str]:
+def chart_view(report: MetricSection) -> tuple[MetricSection, str]:
     """The report the charts are drawn from, and the sentence to add to their captions ("" when all show)."""
     analysis = report.analysis
     candidates = analysis.candidates

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from releasegate import fmt
 from releasegate.model import Analysis, CandidateAnalysis, Comparison
+
+if TYPE_CHECKING:  # altair is imported inside the functions that draw
+    import altair as alt
 
 VL_VERSION = "6.4"
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
@@ -80,7 +83,7 @@ def chart_config() -> dict[str, Any]:
     }
 
 
-def layer_spec(chart, data: str | None = None) -> dict[str, Any]:
+def layer_spec(chart: alt.Chart, data: str | None = None) -> dict[str, Any]:
     """One layer (mark, encoding, transforms) built by altair as a plain Vega-Lite dict, reading the named data.
 
     Only the leaves go through altair: its layer, concat and facet deep-copy every sub-chart and re-check its
@@ -94,13 +97,24 @@ def layer_spec(chart, data: str | None = None) -> dict[str, Any]:
     return {"data": {"name": data}, **spec} if data else spec
 
 
-def field_of(shorthand: str) -> dict[str, str]:
+class FieldKeywords(TypedDict):
+    """The keywords ``field`` and ``type`` of an altair channel, typed so that a channel given ``**field_of(...)``
+    is checked against altair's own signatures."""
+
+    field: str
+    type: Literal["nominal", "quantitative"]
+
+
+_FIELD_TYPES: dict[str, Literal["nominal", "quantitative"]] = {"N": "nominal", "Q": "quantitative"}
+
+
+def field_of(shorthand: str) -> FieldKeywords:
     """``"low:Q"`` as the keywords ``field`` and ``type``: altair's shorthand parser compiles a dozen regexes."""
     name, code = shorthand.rsplit(":", 1)
-    return {"field": name, "type": {"N": "nominal", "Q": "quantitative"}[code]}
+    return {"field": name, "type": _FIELD_TYPES[code]}
 
 
-def when_regressed(then, otherwise):
+def when_regressed(then: alt.SchemaBase, otherwise: alt.SchemaBase) -> Any:
     """A channel that is ``then`` on rows whose whole interval lies below zero, else ``otherwise``."""
     import altair as alt
 
@@ -112,18 +126,19 @@ def title_of(text: str, subtitle: str | list[str]) -> dict[str, Any]:
     return {"text": text, "subtitle": subtitle}
 
 
-def top_spec(body: dict[str, Any], datasets: dict[str, list[dict]]) -> dict[str, Any]:
+def top_spec(body: dict[str, Any], datasets: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     """The top-level spec: the look, the composed views, and every row once, by name."""
     import altair as alt
 
     return {"config": chart_config(), **body, "$schema": alt.SCHEMA_URL, "datasets": datasets}
 
 
-def zero_rule():
+def zero_rule() -> alt.Chart:
     """The black line at zero (a datum layer: it draws from the EMPTY dataset's one row, or a facet's rows)."""
     import altair as alt
 
-    return alt.Chart().mark_rule(color="#000000", strokeWidth=1.3).encode(x=alt.XDatum(0))
+    rule: alt.Chart = alt.Chart().mark_rule(color="#000000", strokeWidth=1.3).encode(x=alt.XDatum(0))
+    return rule
 
 
 def round_axis(low: float, high: float, most: int = 8) -> tuple[list[float], list[float]]:

@@ -27,9 +27,12 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import replace
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
 from releasegate.model import MetricSection, Report
+
+if TYPE_CHECKING:  # altair and the chart modules are imported by the process that draws
+    from releasegate.render.chart_look import Chart
 
 
 class WorkerLost(Exception):
@@ -128,7 +131,7 @@ def metric_anchor(report: Report, index: int) -> str:
     return f"metric-{index + 1}-" if report.several else ""
 
 
-Plan = tuple[list, list[tuple[str, object]]]  # one section's charts and its cost section's charts (with kind)
+Plan = tuple[list["Chart"], list[tuple[str, "Chart"]]]  # one section's charts and its cost section's charts (with kind)
 
 
 def plan_charts(report: Report) -> tuple[Plan, ...]:
@@ -152,16 +155,17 @@ def plan_report_charts(report: MetricSection, prefix: str = "") -> Plan:
     drawn; ``prefix`` starts every chart's name."""
     from releasegate.render import charts
     from releasegate.render.chart_limits import chart_view
+    from releasegate.render.chart_look import Chart
     from releasegate.render.charts_costs import latency_charts, quality_cost_chart
 
-    report, note = chart_view(report)  # the worst N categories and candidates when there are many
+    section, note = chart_view(report)  # the worst N categories and candidates when there are many
     main = [replace(c, name=prefix + c.name, caption=f"{c.caption} {note}".strip())
-            for c in charts.build_charts(report.analysis)]
+            for c in charts.build_charts(section.analysis)]
     # charts_costs.cost_charts(report), taken by kind so that the template captions each kind once.
-    quality = quality_cost_chart(report)
-    costs = [("quality", charts.Chart(f"{prefix}chart-costs-quality", quality["title"]["text"], note, quality))] if quality else []
-    costs += [("latency", charts.Chart(f"{prefix}chart-costs-latency-{i}", title, note, spec))
-              for i, (title, spec) in enumerate(latency_charts(report), start=1)]
+    quality = quality_cost_chart(section)
+    costs = [("quality", Chart(f"{prefix}chart-costs-quality", quality["title"]["text"], note, quality))] if quality else []
+    costs += [("latency", Chart(f"{prefix}chart-costs-latency-{i}", title, note, spec))
+              for i, (title, spec) in enumerate(latency_charts(section), start=1)]
     return main, costs
 
 
@@ -245,11 +249,12 @@ def serve() -> None:
     import altair  # noqa: F401  (imported now, while the parent loads and analyses)
     import vl_convert
 
-    from releasegate.render import charts
+    from releasegate.render import charts  # noqa: F401  (the chart modules too, before the report arrives)
+    from releasegate.render.chart_look import VL_VERSION
 
     # The smallest chart vl-convert accepts: it starts the engine and loads this Vega-Lite version.
     tiny = {"data": {"values": [{"x": 0}]}, "mark": "point", "encoding": {"x": {"field": "x", "type": "quantitative"}}}
-    vl_convert.vegalite_to_svg(tiny, vl_version=charts.VL_VERSION, allowed_base_urls=[])
+    vl_convert.vegalite_to_svg(tiny, vl_version=VL_VERSION, allowed_base_urls=[])
     try:
         report = pickle.load(sys.stdin.buffer)
     except EOFError:
@@ -257,7 +262,7 @@ def serve() -> None:
     try:
         planned = plan_charts(report)
         _reply(reply_to, ("planned", planned))  # the parent may lay out its page while these are drawn
-        reply = ("ok", draw_plan(planned))
+        reply: tuple[str, Any] = ("ok", draw_plan(planned))
     except Exception as exc:  # noqa: BLE001  (any failure becomes one line; the parent raises it)
         reply = ("error", f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
     _reply(reply_to, reply)
@@ -266,6 +271,6 @@ def serve() -> None:
     os._exit(0)
 
 
-def _reply(stream, message: tuple[str, Any]) -> None:
+def _reply(stream: IO[bytes], message: tuple[str, Any]) -> None:
     pickle.dump(message, stream, protocol=pickle.HIGHEST_PROTOCOL)
     stream.flush()

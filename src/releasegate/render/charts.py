@@ -92,7 +92,7 @@ def category_chart(analysis: Analysis) -> Chart | None:
         for key in ("low", "high"):
             if fmt.is_number(r[key]) and math.isinf(r[key]):
                 r[key] = domain[0] if r[key] < 0 else domain[-1]
-    x_axis = {"title": x_title, "axis": alt.Axis(labelExpr=signed_label_expr(units["diff_format"]), values=ticks),
+    x_axis: dict[str, Any] = {"title": x_title, "axis": alt.Axis(labelExpr=signed_label_expr(units["diff_format"]), values=ticks),
               "scale": alt.Scale(domain=domain, nice=False)}
     colour = alt.Color(**field_of("candidate:N"), scale=scales["colour"], title="candidate")
     tooltip = [alt.Tooltip(**field_of(t))
@@ -103,7 +103,7 @@ def category_chart(analysis: Analysis) -> Chart | None:
         tooltip=tooltip)
     points = alt.Chart().mark_point(size=70, strokeWidth=2, opacity=1).encode(
         y=y, yOffset=y_offset, x=alt.X(**field_of("diff:Q"), **x_axis), color=colour,
-        shape=alt.Shape(**field_of("candidate:N"), scale=scales["shape"], title="candidate"),
+        shape=alt.Shape(field="candidate", type="nominal", scale=scales["shape"], title="candidate"),
         fill=when_regressed(alt.Fill(**field_of("candidate:N"), scale=scales["colour"], title="candidate"),
                            alt.FillValue("white")),
         tooltip=tooltip)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from releasegate.model import Report
+from releasegate.model import MetricSection
 from releasegate.render.chart_look import BASELINE_COLOUR, BASELINE_SHAPE, FONT, PALETTE, SHAPES
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
@@ -43,7 +43,7 @@ def _base(title: str, height: int) -> dict[str, Any]:
     return {"$schema": SCHEMA, "title": {"text": title}, "width": WIDTH, "height": height, "config": CONFIG}
 
 
-def _release_styles(report: Report) -> dict[str, tuple[str, str]]:
+def _release_styles(report: MetricSection) -> dict[str, tuple[str, str]]:
     """Each release's colour and marker shape, as in the report's other charts (baseline grey diamond)."""
     names = [c.name for c in report.analysis.candidates]
     styles = {name: (PALETTE[i % len(PALETTE)], SHAPES[i % len(SHAPES)]) for i, name in enumerate(names)}
@@ -51,7 +51,7 @@ def _release_styles(report: Report) -> dict[str, tuple[str, str]]:
     return styles
 
 
-def quality_cost_chart(report: Report) -> dict[str, Any] | None:
+def quality_cost_chart(report: MetricSection) -> dict[str, Any] | None:
     """Pass rate (or mean score) with its 95% interval against cost per 1,000 cases, one point per release."""
     table = report.analysis.sections.costs
     if table is None or not table.has_cost:
@@ -97,7 +97,7 @@ def quality_cost_chart(report: Report) -> dict[str, Any] | None:
     return spec
 
 
-def latency_charts(report: Report) -> list[tuple[str, dict[str, Any]]]:
+def latency_charts(report: MetricSection) -> list[tuple[str, dict[str, Any]]]:
     """One histogram of per-case latency per release, on shared bins and a shared axis, p50 and p95 marked."""
     table = report.analysis.sections.costs
     if table is None or not table.has_latency or len(table.histogram_edges) < 2:
@@ -141,7 +141,7 @@ def latency_charts(report: Report) -> list[tuple[str, dict[str, Any]]]:
     return charts
 
 
-def cost_charts(report: Report) -> list[tuple[str, dict[str, Any]]]:
+def cost_charts(report: MetricSection) -> list[tuple[str, dict[str, Any]]]:
     """Every chart of the cost section, as (title, Vega-Lite spec) pairs; see the module docstring."""
     charts = []
     quality = quality_cost_chart(report)

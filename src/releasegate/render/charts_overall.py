@@ -60,11 +60,11 @@ def _release_marks(analysis: Analysis) -> tuple[list[str], list[str], list[str]]
 
 
 # The release labels (name, value and interval) sit left of both panels of the overall chart, equally wide.
-LABEL_AXIS = {"labelLimit": 320, "minExtent": 260, "maxExtent": 320, "labelFontSize": 13}
+LABEL_AXIS: dict[str, Any] = {"labelLimit": 320, "minExtent": 260, "maxExtent": 320, "labelFontSize": 13}
 OVERALL_WIDTH = WIDTH - 270
 
 
-def _rates_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[dict], dict[str, Any]]:
+def _rates_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The overall chart's top panel: its rows and its layers (baseline line, intervals, markers)."""
     import altair as alt
 
@@ -94,7 +94,7 @@ def _rates_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[dict], 
     x = alt.X(**field_of("low:Q"), title=units["rate"] + (f", {units['rate_unit']}" if units["rate_unit"] else ""),
               scale=alt.Scale(domain=domain, nice=False), axis=alt.Axis(values=ticks, format=units["rate_format"]))
     colour = alt.Color(**field_of("key:N"), scale=alt.Scale(domain=all_names, range=colours), legend=None)
-    shape = alt.Shape(**field_of("key:N"), scale=alt.Scale(domain=all_names, range=shapes), legend=None)
+    shape = alt.Shape(field="key", type="nominal", scale=alt.Scale(domain=all_names, range=shapes), legend=None)
     layers = [
         layer_spec(alt.Chart().mark_rule(strokeDash=[5, 3], color=BASELINE_COLOUR).encode(
             x=alt.X(datum=baseline_value, scale=alt.Scale(domain=domain, nice=False))), EMPTY),
@@ -110,7 +110,7 @@ def _rates_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[dict], 
                        "width": OVERALL_WIDTH}
 
 
-def _differences_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[dict], dict[str, Any]]:
+def _differences_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The overall chart's bottom panel: its rows and its layers (bands, zero, intervals, markers, margin)."""
     import altair as alt
 
@@ -135,9 +135,9 @@ def _differences_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[d
               axis=alt.Axis(**LABEL_AXIS))
     colour_scale = alt.Scale(domain=all_names, range=colours)
     colour = alt.Color(**field_of("key:N"), scale=colour_scale, legend=None)
-    shape = alt.Shape(**field_of("key:N"), scale=alt.Scale(domain=all_names, range=shapes), legend=None)
+    shape = alt.Shape(field="key", type="nominal", scale=alt.Scale(domain=all_names, range=shapes), legend=None)
 
-    def x(field: str):
+    def x(field: str) -> alt.X:
         return alt.X(**field_of(field), title=f"difference vs {analysis.baseline}, {units['diff_unit']}",
                      scale=alt.Scale(domain=domain, nice=False),
                      axis=alt.Axis(values=ticks, labelExpr=signed_label_expr(units["diff_format"])))
@@ -164,7 +164,7 @@ def _differences_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[d
                        "title": title_of("Overall difference", subtitle), "width": OVERALL_WIDTH}
 
 
-def _extent(rows: list[dict], keys: tuple[str, ...]) -> tuple[float, float]:
+def _extent(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> tuple[float, float]:
     values = [row[k] for row in rows for k in keys if fmt.is_number(row[k])] or [0.0]
     return min(values), max(values)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from typing import Any
 
 from releasegate.model import CandidateVerdict, CaseChange, Report
 from releasegate.render.answers import answer_pairs
@@ -89,7 +90,7 @@ def _broken(report: Report, name: str) -> tuple[list[CommentCase], int]:
 _URL = re.compile(r"https?://[^\s<>()\[\]`*_|\\]+")
 
 
-def comment_context(report: Report, link: str | None = None) -> dict:
+def comment_context(report: Report, link: str | None = None) -> dict[str, Any]:
     by_name = plain_words.inputs(report)
     baseline = report.sections[0].analysis.baseline
     candidates = []

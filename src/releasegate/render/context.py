@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Sequence
 
 from releasegate.decide.rules import RULES, detail
-from releasegate.model import CandidateAnalysis, Decision, MetricSection, Parameters, Provenance
+from releasegate.model import CandidateAnalysis, CaseChange, Decision, MetricSection, Parameters, Provenance
 from releasegate.model.judge import GATED_CORRECTED
 from releasegate.render.answers import answer_rows, any_longer, text_columns
 from releasegate.render.views import (
@@ -42,7 +43,7 @@ from releasegate.wording import verdict as verdict_words
 from releasegate.wording.method import found_policy_lines, method_lines
 
 
-def _case_rows(changes, limit: int | None) -> CaseRows:
+def _case_rows(changes: Sequence[CaseChange], limit: int | None) -> CaseRows:
     shown = changes if limit is None else changes[:limit]
     # "answers": per shown case, its per-release texts side by side with the word diff (render/answers.py).
     answers = answer_rows(shown)

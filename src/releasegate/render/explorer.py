@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from releasegate import fmt
 from releasegate.model import CaseChange, MetricSection, Report
@@ -162,7 +163,7 @@ def _candidate_rows(section: MetricSection, name: str) -> tuple[list[ExplorerRow
 # the page's data
 
 
-def explorer_data(explorer: Explorer) -> dict:
+def explorer_data(explorer: Explorer) -> dict[str, Any]:
     """The plain value the page's script reads (templates/explorer.js): every string once in ``strings``, each
     row a list of numbers and string indices (``fields`` names them)."""
     strings: dict[str, int] = {}

@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from releasegate.render.explorer import Explorer, ExplorerRow, shown
 
@@ -82,14 +83,14 @@ def _rounded(x: float) -> float:
     return float(format(x, ".12g")) if math.isfinite(x) else math.nan
 
 
-def _sort_key(explorer: Explorer, sort: str) -> Callable[[ExplorerRow], tuple]:
+def _sort_key(explorer: Explorer, sort: str) -> Callable[[ExplorerRow], tuple[Any, ...]]:
     if sort == "category":
         rank = {c: i for i, c in enumerate(explorer.categories)}
         return lambda r: (rank.get(shown(r.case.category), len(rank)) if r.case.category else len(rank),)
     sign = 1.0 if sort == "score" else -1.0
     field = {"score": "score_change", "latency": "latency_change", "cost": "cost_change"}[sort]
 
-    def key(row: ExplorerRow) -> tuple:
+    def key(row: ExplorerRow) -> tuple[Any, ...]:
         value = _rounded(getattr(row, field))
         return (1, 0.0) if value != value else (0, sign * value)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -48,7 +49,7 @@ def md_escape(value: Any) -> str:
         return str(value)
     text = visible(str(value))
 
-    def repl(match: re.Match) -> str:
+    def repl(match: re.Match[str]) -> str:
         ch = match.group(1)
         return _MD_ENTITIES.get(ch, "\\" + ch)
 
@@ -106,11 +107,11 @@ def cell_mark(v: Any) -> str:
     return MdRaw(_MARKS[_decision_value(v)])
 
 
-def _ci_pct(rate) -> str:
+def _ci_pct(rate: Any) -> str:
     return fmt.interval_pct(rate.ci_low, rate.ci_high)
 
 
-def _numeric(function):
+def _numeric(function: Callable[..., str]) -> Callable[..., MdRaw]:
     # Formatted numbers hold only digits, signs, brackets and units: safe as Markdown, and left unescaped so
     # the raw text of a comment stays readable.
     return lambda *args, **kwargs: MdRaw(function(*args, **kwargs))

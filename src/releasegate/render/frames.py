@@ -7,9 +7,12 @@ Nothing is computed here: every value is a field of the analysis, laid out as co
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from releasegate.model import CaseChange, MetricSection, Report
+from releasegate.model import CandidateAnalysis, CaseChange, MetricSection, Report
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CASE_KINDS = ("broken", "fixed", "both_fail", "errored")
 
@@ -26,7 +29,7 @@ COLUMN_NOTES = {
 }
 
 
-def comparisons_frame(report: Report):
+def comparisons_frame(report: Report) -> pd.DataFrame:
     """One row per metric, candidate and comparison (overall, then each category), with the candidate's cost and
     latency ratios (and intervals) on its rows when the data has costs; ``attrs["columns"]`` says what the
     p-value and ratio columns are."""
@@ -48,7 +51,8 @@ def comparisons_frame(report: Report):
     return frame
 
 
-def cases_frame(report: Report, kind: str = "broken", candidate: str | None = None, metric: str | None = None):
+def cases_frame(report: Report, kind: str = "broken", candidate: str | None = None,
+                metric: str | None = None) -> pd.DataFrame:
     """One row per case of ``kind`` ("broken", "fixed", "both_fail" or "errored") of every candidate (or of
     ``candidate``) on every metric (or on ``metric``): ids, category, both outcomes, the case's metadata, and,
     for each per-release column (the output, the grader's reason), the baseline's and the candidate's text in
@@ -92,7 +96,7 @@ def cases_frame(report: Report, kind: str = "broken", candidate: str | None = No
 
 
 def explorer_frame(report: Report, search: str = "", candidate: str | None = None, category: str | None = None,
-                   change: str | None = None, metric: str | None = None, sort: str = "note"):
+                   change: str | None = None, metric: str | None = None, sort: str = "note") -> pd.DataFrame:
     """The rows the HTML note's case explorer shows for these filters (render/explorer_query.py), in its order:
     one per case of a candidate on a metric, with its change ("broken", "fixed", "worsened", "improved",
     "errored", "unchanged"), both outcomes, the score, latency and cost changes (candidate - baseline), the
@@ -118,7 +122,7 @@ def explorer_frame(report: Report, search: str = "", candidate: str | None = Non
     return pd.DataFrame(rows) if rows else pd.DataFrame(columns=columns)
 
 
-def _changes(cand, kind: str) -> tuple[CaseChange, ...]:
+def _changes(cand: CandidateAnalysis, kind: str) -> tuple[CaseChange, ...]:
     if kind == "broken":
         return cand.broken_cases
     if kind == "fixed":

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from releasegate.model import CandidateVerdict, Decision, Provenance, Report
 
@@ -54,7 +55,7 @@ def grid(report: Report) -> tuple[GridRow, ...]:
     return tuple(rows)
 
 
-def worst_first(row: GridRow) -> tuple:
+def worst_first(row: GridRow) -> tuple[Any, ...]:
     """DON'T SHIP first, then NOT PROVEN, then the most blocking metrics, then the largest drop on any metric,
     then the name."""
     drops = [c.diff for c in row.cells if isinstance(c.diff, float) and math.isfinite(c.diff)]

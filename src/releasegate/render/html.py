@@ -17,6 +17,7 @@ import dataclasses
 import functools
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
@@ -45,6 +46,9 @@ from releasegate.render.html_limits import (
     shared_limits,
 )
 from releasegate.render.views import ChartView, NoteView, PageView, fields_of
+
+if TYPE_CHECKING:
+    from releasegate.render.chart_look import Chart
 
 RENDER_PACKAGES = ("altair", "vl-convert-python", "weasyprint")
 CSP_STATIC = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:"
@@ -85,7 +89,7 @@ def render_html(report: Report, paper: str = "A4", pdf_variant: str | None = Non
     return html
 
 
-def _page(report: Report, drawn, explorer: ExplorerView | None, *, interactive: bool, pdf_page: bool,
+def _page(report: Report, drawn: Any, explorer: ExplorerView | None, *, interactive: bool, pdf_page: bool,
           appendix: bool) -> str:
     if report.several:
         return _metrics_page(report, drawn, interactive=interactive, pdf_page=pdf_page, appendix=appendix,
@@ -99,7 +103,7 @@ def _page(report: Report, drawn, explorer: ExplorerView | None, *, interactive: 
 PAGE_LIMITS = (MAX_CASE_ROWS, MAX_CATEGORY_ROWS, MAX_DETAILED_CANDIDATES)
 
 
-def page_context(section: MetricSection, provenance: Provenance, drawn_charts, *, interactive: bool = False,
+def page_context(section: MetricSection, provenance: Provenance, drawn_charts: Any, *, interactive: bool = False,
                  pdf_page: bool = False, anchor: str = "", metric: str = "",
                  limits: tuple[int, int, int] = PAGE_LIMITS, appendix: bool = False) -> tuple[NoteView, PageView]:
     """What the note's templates read for one metric's section: the note's view, and what the page adds.
@@ -139,7 +143,7 @@ def chart_contexts(report: Report) -> list[list[ChartView]]:
             for drawn, drawn_costs in Charts().get(report)]
 
 
-def _chart_view(chart, as_link: bool = False, kind: str = "") -> ChartView:
+def _chart_view(chart: Chart, as_link: bool = False, kind: str = "") -> ChartView:
     # vl-convert writes well-formed SVG with every data string XML-escaped: safe to place as markup.
     # As a link (the PDF's page): WeasyPrint parses an inline SVG as HTML and cascades its stylesheet over every
     # element; an image goes to its own SVG loader instead (about 0.3 s less on the example), and stays vector,
@@ -165,7 +169,7 @@ def _script_safe(code: str) -> str:
 # several metrics: the grid on page one, then one section per metric
 
 
-def _metrics_page(report: Report, drawn, *, interactive: bool, pdf_page: bool, appendix: bool = False,
+def _metrics_page(report: Report, drawn: Any, *, interactive: bool, pdf_page: bool, appendix: bool = False,
                   explorer: ExplorerView | None = None) -> str:
     env = environment("html")
     limits = shared_limits(len(report.sections))

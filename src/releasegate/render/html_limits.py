@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 from releasegate.render.views import CandidateView, NoteView, SummaryRow
 
@@ -18,7 +19,7 @@ MAX_CASE_ROWS = 200  # broken (and fixed) cases per candidate
 MAX_SUMMARY_ROWS = 200  # releases in the summary table
 
 
-def _worst_first(candidate: CandidateView) -> tuple:
+def _worst_first(candidate: CandidateView) -> tuple[Any, ...]:
     diff = candidate.overall.diff
     return (candidate.verdict.ship, diff if isinstance(diff, (int, float)) and math.isfinite(diff) else math.inf,
             candidate.name)
@@ -41,7 +42,7 @@ def limit_context(context: NoteView, max_candidates: int = MAX_DETAILED_CANDIDAT
         # The baseline and the detailed candidates first, then the rest worst first (DON'T SHIP, largest drop).
         ship = {v.candidate: v.ship for v in context.verdicts}
 
-        def rank(row: SummaryRow) -> tuple:
+        def rank(row: SummaryRow) -> tuple[Any, ...]:
             name, overall = row.release.name, row.overall
             diff = overall.diff if overall is not None and math.isfinite(overall.diff) else math.inf
             return (not row.release.is_baseline, name not in detailed, ship.get(name, True), diff)

@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import hashlib
 import io
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from releasegate.model import CandidateAnalysis, Report
 
 # A note listing at most this many cases (all listings of all candidates and metrics) carries them all; past it,
 # every listing is in the case file. At about 320 bytes a listed case in the JSON, 10,000 is about 3 MB.
@@ -36,19 +40,19 @@ def case_file_path(note: Path) -> Path:
     return note.with_name(note.stem + ".cases.parquet")
 
 
-def _listings(cand) -> dict[str, tuple]:
+def _listings(cand: CandidateAnalysis) -> dict[str, tuple[Any, ...]]:
     return {"broken_cases": cand.broken_cases, "fixed_cases": cand.fixed_cases,
             "excluded_cases.only_baseline": cand.exclusions.ids("only_baseline"),
             "excluded_cases.only_candidate": cand.exclusions.ids("only_candidate")}
 
 
-def listed_count(report) -> int:
+def listed_count(report: Report) -> int:
     """How many cases the note's listings hold, all candidates and metrics together."""
     return sum(len(listing) for section in report.sections for cand in section.analysis.candidates
                for listing in _listings(cand).values())
 
 
-def case_file_bytes(report) -> tuple[bytes, int]:
+def case_file_bytes(report: Report) -> tuple[bytes, int]:
     """The case file's bytes (Parquet, zstd) and its number of rows. The same report gives the same bytes."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -89,7 +93,7 @@ def case_file_bytes(report) -> tuple[bytes, int]:
     return sink.getvalue(), rows
 
 
-def _columns_of(cases) -> tuple[dict[str, list[Any]], tuple, tuple]:
+def _columns_of(cases: Sequence[Any]) -> tuple[dict[str, list[Any]], tuple[Any, ...], tuple[Any, ...]]:
     """A listing's case keys as columns, its metadata and baseline texts as (name, values) pairs: read from a
     CaseListing's own columns, or gathered from its cases."""
     from releasegate.model import CaseListing
@@ -111,7 +115,7 @@ def _column(extra: dict[str, list[Any]], name: str, rows: int) -> None:
         extra[name] = [None] * rows
 
 
-def json_files(report, path: Path, render_json) -> list[tuple[Path, bytes]]:
+def json_files(report: Report, path: Path, render_json: Callable[..., str]) -> list[tuple[Path, bytes]]:
     """The note at ``path`` and, past :data:`CASES_IN_NOTE` listed cases, its case file: (path, bytes) each.
     ``render_json(report, case_file)`` writes the note (render/json_out.render_json)."""
     if listed_count(report) <= CASES_IN_NOTE:

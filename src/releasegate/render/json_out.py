@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from releasegate.decide.rules import detail
 from releasegate.model import (
     LEFT_OUT,
+    CandidateAnalysis,
     CaseChange,
     ClusterAnalysis,
     Comparison,
@@ -111,12 +113,12 @@ def _case(change: CaseChange) -> tuple[Any, ...]:
             change.candidate_outcome, metadata, answers)
 
 
-def _cases(changes) -> Records:
+def _cases(changes: Sequence[CaseChange]) -> Records:
     """A case listing: the same keys for every case, given once (render/json_text.Records)."""
     return Records(CASE_KEYS, [_case(c) for c in changes])
 
 
-def case_view_json(view) -> dict[str, Any]:
+def case_view_json(view: Any) -> dict[str, Any]:
     """The case view (model.CaseView): cases failing on both releases and errored cases, as the broken ones."""
     return {"both_fail_total": view.both_fail_total, "both_fail": _cases(view.both_fail),
             "errored_total": view.errored_total, "errored": _cases(view.errored),
@@ -229,7 +231,7 @@ def section_dict(section: MetricSection, prov: Provenance, kept: int | None = No
     }
 
 
-def _judge_metric(prov, a) -> dict[str, Any]:
+def _judge_metric(prov: Any, a: Any) -> dict[str, Any]:
     """``judge_metric`` (docs/json.md): present when an input says its outcomes are a judge's verdicts."""
     judges = judge_words.judge_sources(prov.inputs)
     calibrated = any(c.sections.judge is not None for c in a.candidates)
@@ -239,7 +241,7 @@ def _judge_metric(prov, a) -> dict[str, Any]:
                              "note": judge_words.uncalibrated_note(prov.inputs, calibrated) or None}}
 
 
-def _sections(cand, parameters: Parameters, baseline: str) -> dict[str, Any]:
+def _sections(cand: CandidateAnalysis, parameters: Parameters, baseline: str) -> dict[str, Any]:
     """The candidate's optional sections, by name in name order."""
     s = cand.sections
     group = s.clusters.cluster_column if s.clusters is not None else None
@@ -260,7 +262,7 @@ def _sections(cand, parameters: Parameters, baseline: str) -> dict[str, Any]:
     return {name: writers[name](section) for name, section in s.present().items()}
 
 
-def churn_json(c, baseline: str) -> dict[str, Any]:
+def churn_json(c: Any, baseline: str) -> dict[str, Any]:
     """The baseline's churn (docs/json.md, "churn"): overall and per category, and the fragile verdicts."""
     return {**{k: getattr(c, k) for k in ("source", "rerun", "cases", "runs_min", "runs_max", "share", "one_run")},
             "definition": churn_words.definition(c), "summary": churn_words.churn_summary(c, baseline),
@@ -384,7 +386,7 @@ def cost_comparison_json(k: CostComparison) -> dict[str, Any]:
     }
 
 
-def _totals_json(r: RatioResult | None, base: float, cand: float) -> dict | None:
+def _totals_json(r: RatioResult | None, base: float, cand: float) -> dict[str, Any] | None:
     if r is None:
         return None
     return {"baseline_per_case": base, "candidate_per_case": cand, "ratio": r.ratio, "ci_low": r.ci_low,

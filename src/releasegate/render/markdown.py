@@ -7,6 +7,9 @@ its share of the limit (each says where its full list is). Every value goes thro
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from releasegate.errors import InputError
 from releasegate.model import MetricSection, Provenance, Report
 from releasegate.render.context import build_context
@@ -68,7 +71,7 @@ _SHORTEST_ROW = 8  # "| a | b |" and its newline: no listed row is shorter
 
 
 def _rows_listed(section: MetricSection, case_limit: int | None, category_limit: int | None) -> int:
-    def shown(items, cap):
+    def shown(items: Sequence[Any], cap: int) -> tuple[Sequence[Any], int]:
         return len(items) if cap is None else min(len(items), cap)
 
     return sum(shown(c.broken_cases, case_limit) + shown(c.fixed_cases, case_limit)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import gc
+from typing import Any
 
 from releasegate.errors import InputError
 from releasegate.model import Report
@@ -54,7 +55,7 @@ def _typeset(report: Report, size: str, pdf_variant: str | None, charts: Charts,
     page_html = _page(report, charts, appendix)
     html = weasyprint.HTML(string=page_html, url_fetcher=fetcher, base_url=None)
     page = weasyprint.CSS(string=f"@page {{ size: {size}; }}", url_fetcher=fetcher)
-    options: dict = {"stylesheets": [page], "pdf_identifier": False}
+    options: dict[str, Any] = {"stylesheets": [page], "pdf_identifier": False}
     if pdf_variant:
         created = _generated(report)
         options["pdf_variant"] = pdf_variant

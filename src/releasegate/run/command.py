@@ -26,6 +26,9 @@ from releasegate.model import Decision
 if TYPE_CHECKING:
     import pandas as pd
 
+    from releasegate.run import RunResult
+    from releasegate.run.config import RunConfig
+
 EXIT_DONE, EXIT_BAD_CONFIG, EXIT_HOLES = 0, 2, 4
 EXIT_SHIP, EXIT_DONT_SHIP, EXIT_NOT_PROVEN = 0, 1, 3
 TABLE_SUFFIXES = (".parquet", ".csv")
@@ -39,7 +42,7 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
     from releasegate.run import run_config, summary_line
     from releasegate.run.config import load_config
     from releasegate.run.settle import check_settle_options
-    from releasegate.run.store import db_path
+    from releasegate.load.store_table import db_path
 
     check_settle_options(settle=settle, budget=settle_budget, dry_run=dry_run, only=only)
     if output is not None and output.suffix.lower() not in TABLE_SUFFIXES:
@@ -97,19 +100,21 @@ def run_command(config_path: Path, *, dry_run: bool, only: str | None, fresh: bo
     return EXIT_DONE
 
 
-def settle_command(config, budget: int | None, echo: Callable[[str], None], say: Callable[[str], None],
+def settle_command(config: RunConfig, budget: int | None, echo: Callable[[str], None], say: Callable[[str], None],
                    progress: bool, output: Path | None) -> int:
     """Phase one is complete: look 1, and on NOT PROVEN the second phase and look 2 (run/settle.py)."""
     from releasegate.run import run_config, summary_line
     from releasegate.run.plan import read_cases
     from releasegate.run.settle import settle
 
-    def execute(second):
+    def execute(second: RunConfig) -> RunResult:
         result = run_config(second, progress=progress, announce=echo)
+        stats = result.stats
+        assert stats is not None  # a run that is not a dry run has its stats
         if not progress:
-            echo(summary_line(result.stats))
-        if result.stats.stopped:
-            raise InputError(result.stats.stopped)
+            echo(summary_line(stats))
+        if stats.stopped:
+            raise InputError(stats.stopped)
         if not result.complete:
             echo(f"{result.hole_count} cells of the second phase missing or errored: run again with --settle to "
                  "resume (look 1 is read from the first runs again, so nothing is decided twice)")

@@ -23,7 +23,7 @@ KEYS = frozenset({"accuracy", "rate_429", "rate_5xx", "rate_timeout", "seed", "v
 
 
 def parse_spec(raw: Mapping[str, Any], base_dir: Path, where: str) -> dict[str, Any]:
-    spec = {
+    spec: dict[str, Any] = {
         "accuracy": number(raw, "accuracy", 0.8, where, low=0.0, high=1.0),
         "rate_429": number(raw, "rate_429", 0.0, where, low=0.0, high=1.0),
         "rate_5xx": number(raw, "rate_5xx", 0.0, where, low=0.0, high=1.0),

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from releasegate.load.store_table import db_path
 from releasegate.run.attempts import Attempts, RunStats
 from releasegate.run.calls import Request, Score
 from releasegate.run.config import RunConfig
@@ -33,7 +34,7 @@ from releasegate.run.metric_kinds import is_judged, local_score
 from releasegate.run.plan import UNSCORED, Case, Cell, Plan
 from releasegate.run.secrets import Redactor
 from releasegate.run.spec import SystemConfig
-from releasegate.run.store import UPSERT_CELL, Store, db_path
+from releasegate.run.store import UPSERT_CELL, Store
 from releasegate.run.system_kinds import SYSTEM_KINDS
 from releasegate.run.writer import ONE_OK_ATTEMPT, ONE_OK_ATTEMPT_JSON, Statement, StoreWriter, score_statement
 

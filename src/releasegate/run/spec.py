@@ -16,7 +16,7 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from releasegate.errors import RunConfigError
 from releasegate.files import TEXT_CAP, read_text_capped
@@ -138,8 +138,15 @@ def integer(raw: Mapping[str, Any], key: str, default: int, where: str, *, low: 
     return value
 
 
+@overload
+def number(raw: Mapping[str, Any], key: str, default: float, where: str, *, low: float,
+           high: float | None = None, open_low: bool = False) -> float: ...
+@overload
+def number(raw: Mapping[str, Any], key: str, default: None, where: str, *, low: float,
+           high: float | None = None, open_low: bool = False) -> float | None: ...
 def number(raw: Mapping[str, Any], key: str, default: float | None, where: str, *, low: float,
            high: float | None = None, open_low: bool = False) -> float | None:
+    """``raw[key]`` checked as a finite number in its range; with a number as ``default`` it is never None."""
     value = raw.get(key, default)
     if value is None and default is None:
         return None

@@ -16,13 +16,16 @@ import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from releasegate.errors import InputError
 from releasegate.kinds import MetricKind
 from releasegate.policy import KEYS, MetricSpec, Policy
 from releasegate.validate.outcomes import parse_passed, parse_score
 from releasegate.validate.results import ValidatedResults, validate
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Columns with a role of their own: never a metric (passed and score are: --metric passed gates that column).
 NOT_METRICS = frozenset({"release", "case_id", "category", "cluster", "run", "latency_ms", "input_tokens",
@@ -70,7 +73,7 @@ class MetricTable:
     critical: bool = False
 
 
-def metric_tables(table, metadata_columns: tuple[str, ...], policy: Policy, metrics: tuple[str, ...],
+def metric_tables(table: pd.DataFrame, metadata_columns: tuple[str, ...], policy: Policy, metrics: tuple[str, ...],
                   notes: tuple[str, ...] = (), stated: frozenset[str] = frozenset(),
                   case_columns: tuple[str, ...] = ()) -> tuple[MetricTable, ...]:
     """The validated table of each metric gated, in the order given (``metrics`` empty: the outcome column's
@@ -115,7 +118,7 @@ def refuse_ungated_tables(tables: Mapping[str, Any], metrics: tuple[str, ...]) -
                      f"name it with --metric {unknown[0]} or remove the table")
 
 
-def could_be_metric(values) -> bool:
+def could_be_metric(values: pd.Series) -> bool:
     """Whether a column holds pass/fail values or numbers (and at least one value)."""
     if not values.notna().any():
         return False
@@ -128,12 +131,12 @@ def could_be_metric(values) -> bool:
     return False
 
 
-def metric_columns(table) -> list[str]:
+def metric_columns(table: pd.DataFrame) -> list[str]:
     """The columns that could be metrics, in table order (asked only to say what --metric could name)."""
     return [str(c) for c in table.columns if str(c) not in NOT_METRICS and could_be_metric(table[c])]
 
 
-def check_metrics(metrics: tuple[str, ...], table, policy: Policy) -> None:
+def check_metrics(metrics: tuple[str, ...], table: pd.DataFrame, policy: Policy) -> None:
     """A metric named twice, one that matches no column or names a column of text (listing the columns that could
     be metrics, the closest first), or a policy table for a metric not gated is refused with one line."""
     seen: set[str] = set()
@@ -155,7 +158,7 @@ def check_metrics(metrics: tuple[str, ...], table, policy: Policy) -> None:
     refuse_ungated_tables(policy.metrics, metrics)
 
 
-def _metric_table(table, metadata_columns: tuple[str, ...], metric: str, others: tuple[str, ...], policy: Policy):
+def _metric_table(table: pd.DataFrame, metadata_columns: tuple[str, ...], metric: str, others: tuple[str, ...], policy: Policy):
     """The table with ``metric`` as its one outcome (passed or score by its kind), its metadata columns, and the
     policy of a single-metric run of it."""
     spec = policy.metrics.get(metric, NO_SPEC)

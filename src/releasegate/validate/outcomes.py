@@ -7,6 +7,8 @@ and returns floats, or raises an InputError whose one line names the column and 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,7 +25,7 @@ _COMMA_NUMBER = re.compile(r"^\s*[-+]?\d[\d.]*,\d")
 MAX_MAGNITUDE = 1e100
 
 
-def examples(values, k: int = 3) -> str:
+def examples(values: Iterable[Any], k: int = 3) -> str:
     shown = [repr(v) if isinstance(v, str) else str(v) for v in list(values)[:k]]
     return ", ".join(shown)
 
@@ -97,7 +99,7 @@ def parse_score(series: pd.Series, bound: float = MAX_MAGNITUDE) -> pd.Series:
     return numbers
 
 
-def outcome_column(columns, policy: Policy) -> str:
+def outcome_column(columns: Iterable[str], policy: Policy) -> str:
     """passed, unless the user named a score column: it wins over a passed column that merely happens to be there."""
     chose_score = "score" in policy.columns and "passed" not in policy.columns and "score" in columns
     return "passed" if "passed" in columns and not chose_score else "score"

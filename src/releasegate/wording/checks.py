@@ -29,7 +29,7 @@ def _and(parts: Sequence[str]) -> str:
 # critical_broken
 
 
-def budget_test(method: str, p: float, adjusted: float, weight: float, alpha: float) -> str:
+def budget_test(method: str, p: float | None, adjusted: float | None, weight: float, alpha: float) -> str:
     """"one-sided exact McNemar p = 0.016 (adjusted 0.016 in the error budget, weight 10; alpha 0.05)": a
     critical category's own test, a member of the one error budget (the warnings say it too)."""
     return (f"one-sided {method} {fmt.p_is(p)} (adjusted {fmt.pvalue(adjusted)} in the error budget, "

@@ -15,7 +15,8 @@ def error_line(e: ErroredCases, baseline: str, candidate: str) -> str:
             f"{e.compared} compared, and no errored case counts as fixed or broken.")
 
 
-def error_rate_test(increase: float, low: float, high: float, p: float, adjusted: float, limit: float) -> str:
+def error_rate_test(increase: float | None, low: float | None, high: float | None, p: float | None,
+                    adjusted: float | None, limit: float | None) -> str:
     """"error_rate_increase +39.5 points [+32.8, +45.9]; one-sided exact McNemar p < 0.001 (adjusted < 0.001 in
     the error budget); blocks above +2.0 points when significant"."""
     return (f"error_rate_increase {fmt.points(increase)} points {fmt.interval_points(low, high)}; one-sided exact "

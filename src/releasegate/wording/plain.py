@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from releasegate import fmt
-from releasegate.model import CandidateAnalysis, MetricSection, Report, RuleCheck, case_ids
+from releasegate.model import CandidateAnalysis, Figure, MetricSection, Report, RuleCheck, case_ids
 from releasegate.wording.exclusions import clause
 
 MAX_NAMED = 2  # categories named per direction; the rest counted
@@ -83,7 +83,7 @@ _GUARDRAIL_WORDS = {
 }
 
 
-def _guardrail(f) -> str:
+def _guardrail(f: Figure) -> str:
     if f.subject == "max_error_rate_increase":
         return "it errors more often than the policy allows"
     what = _GUARDRAIL_WORDS.get(f.subject, f.subject.removeprefix("max_").replace("_", " "))

@@ -7,7 +7,8 @@ nothing here computes a statistic.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from releasegate import fmt
 from releasegate.model import CandidateAnalysis, Comparison, CriticalSection, CriticalTest, Parameters, case_ids
@@ -135,7 +136,7 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
     return text
 
 
-def _chances(needed, targets, unit: str, first_tail: str = "") -> str:
+def _chances(needed: Sequence[Any], targets: Sequence[Any], unit: str, first_tail: str = "") -> str:
     """"420 cases for an 80% chance<first_tail>, 690 for 95%" from the figures at each target."""
     parts = []
     for n, t in zip(needed, targets):
@@ -192,7 +193,7 @@ def settles(settle: Settle, binary: bool = True) -> str:
     return text + "."
 
 
-def _suites(needed, targets, n: int, power: float, tail: str) -> str:
+def _suites(needed: Sequence[Any], targets: Sequence[Any], n: int, power: float, tail: str) -> str:
     """"a suite of 424 cases (24 more) gives an 80% chance<tail>, 736 (336 more) 95% (these 400: 78%)": only the
     targets these cases do not reach, as whole suites and what to add; "these 400 cases give a 83% chance<tail>"
     when they reach every target."""

@@ -12,10 +12,13 @@ import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from releasegate.errors import InputError
 from releasegate.load.adapters.sniff import detect_format as _detect
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,7 @@ def formats_taking(option: str) -> list[str]:
     return [a.name for a in ADAPTERS.values() if option in a.option_names]
 
 
-def read_with(fmt: str, path: Path, release: str | None, options: dict[str, Any]):
+def read_with(fmt: str, path: Path, release: str | None, options: dict[str, Any]) -> pd.DataFrame:
     """Read one file with the adapter named ``fmt``; ``options`` holds only the options given (not None) that
     this adapter takes."""
     if fmt not in ADAPTERS:
@@ -127,7 +130,7 @@ def read_with(fmt: str, path: Path, release: str | None, options: dict[str, Any]
     return ADAPTERS[fmt].load().read(Path(path), release=release, **options)
 
 
-def read_adapter(path: Path, fmt: str | None = None, **options: Any):
+def read_adapter(path: Path, fmt: str | None = None, **options: Any) -> pd.DataFrame:
     """Read a harness file with its adapter; ``options`` left as None are ignored. An option the format does
     not take (e.g. ``metric`` for an Inspect log) is an InputError, since the user expected it to matter."""
     path = Path(path)
@@ -146,7 +149,7 @@ def read_adapter(path: Path, fmt: str | None = None, **options: Any):
     return read_with(fmt, path, release, given)
 
 
-def combine(fmt: str, frames: list) -> None:
+def combine(fmt: str, frames: list[Any]) -> None:
     """Run the format's check over every frame of that format read in one run (same task, same documents)."""
     module = ADAPTERS[fmt].load()
     if frames and hasattr(module, "combine"):

@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.adapters.fields import mapping_at
 from releasegate.load.adapters import inspect_epochs as epochs
 from releasegate.load.adapters import inspect_notes as notes
 from releasegate.load.adapters.inspect_log import _load_log, _output_text, _text
@@ -49,7 +50,7 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
     """
     path = Path(path)
     header, samples = _load_log(path)
-    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    spec = mapping_at(header, "eval")
     if task is not None and str(spec.get("task") or "") != task:
         raise InputError(f"{path}: the log is of task {spec.get('task')!r}, not {task!r} (--task)")
     model = str(spec.get("model") or "")
@@ -86,7 +87,7 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
     for column in ("latency_ms", "input_tokens", "output_tokens", "input", "target", "output", "error"):
         if frame[column].isna().all():
             frame = frame.drop(columns=column)  # the log does not have it: no column beats a column of NaN
-    packages = spec.get("packages") if isinstance(spec.get("packages"), dict) else {}
+    packages = mapping_at(spec, "packages")
     version = packages.get("inspect_ai")
     frame.attrs.update(task=str(spec.get("task") or ""), model=model, scorer=_shown_name(samples, chosen) or "",
                        source_format="inspect", harness="inspect-ai" + (f" {version}" if version else ""),
@@ -110,9 +111,9 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
     return frame
 
 
-def _accuracy(header: dict, scorer_name: str, reducer: str | None) -> float | None:
+def _accuracy(header: dict[str, Any], scorer_name: str, reducer: str | None) -> float | None:
     """Inspect's own accuracy of the scorer under the reducer, from the log's results (None when absent)."""
-    results = header.get("results") if isinstance(header.get("results"), dict) else {}
+    results = mapping_at(header, "results")
     for score in results.get("scores") or []:
         if not isinstance(score, dict) or scorer_name not in (score.get("scorer"), score.get("name")):
             continue
@@ -132,13 +133,13 @@ def judged_by_model(scorer: str) -> bool:
     return scorer.rsplit("/", 1)[-1] in MODEL_GRADED
 
 
-def _reduce(path: Path, header: dict, rows: list[dict], key: str | None, scorer_name: str,
-            reducer: str) -> list[dict]:
+def _reduce(path: Path, header: dict[str, Any], rows: list[dict[str, Any]], key: str | None, scorer_name: str,
+            reducer: str) -> list[dict[str, Any]]:
     """One row per sample: Inspect's reduced value (stored in the log, else reduced here as Inspect does); an
     epoch that errored leaves the sample errored. Texts come from its first epoch; latency is the median over the
     epochs, tokens their sum (the calls behind the one outcome)."""
     stored = epochs.stored_reductions(header, scorer_name, reducer)
-    by_case: dict[str, list[dict]] = {}
+    by_case: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_case.setdefault(str(row["case_id"]), []).append(row)
     reduced = []
@@ -165,24 +166,24 @@ def _reduce(path: Path, header: dict, rows: list[dict], key: str | None, scorer_
     return reduced
 
 
-def _check_finished(path: Path, header: dict, n_samples: int, spec: dict) -> None:
+def _check_finished(path: Path, header: dict[str, Any], n_samples: int, spec: dict[str, Any]) -> None:
     """A log that stopped early is refused: its results are not the eval's (fail closed)."""
     status = header.get("status")
     if status in (None, "success"):  # logs before 0.3 have no status
         return
-    dataset = spec.get("dataset") if isinstance(spec.get("dataset"), dict) else {}
-    config = spec.get("config") if isinstance(spec.get("config"), dict) else {}
+    dataset = mapping_at(spec, "dataset")
+    config = mapping_at(spec, "config")
     planned = dataset.get("samples")
     epochs = config.get("epochs") or 1
     of = f" of {planned * epochs}" if isinstance(planned, int) and isinstance(epochs, int) else ""
-    error = header.get("error") if isinstance(header.get("error"), dict) else {}
+    error = mapping_at(header, "error")
     # The whole message on one line: cut, "Max retries exceeded" read "Max retries e".
     why = f" ({' '.join(str(error.get('message')).split())})" if error.get("message") else ""
     raise InputError(f"{path}: the Inspect log stopped with status {status!r}{why}, {n_samples}{of} sample(s) logged; "
                      "its results are incomplete: finish it with `inspect eval-retry` and pass the new log")
 
 
-def _score_values(sample: dict) -> dict[str, Any]:
+def _score_values(sample: dict[str, Any]) -> dict[str, Any]:
     """Scorer name -> value; a scorer with a dict value gives one entry per key ("name/key")."""
     values: dict[str, Any] = {}
     scores = sample.get("scores")
@@ -195,24 +196,24 @@ def _score_values(sample: dict) -> dict[str, Any]:
     return values
 
 
-def _scorer_names(samples: list[dict]) -> dict[str, str]:
+def _scorer_names(samples: list[dict[str, Any]]) -> dict[str, str]:
     """Inspect's name of each score -> the key into ``_score_values`` ("exact" -> "graded/exact")."""
     keys = list(dict.fromkeys(name for s in samples for name in _score_values(s)))
     short = [k.split("/", 1)[1] if "/" in k and k not in _plain(samples) else k for k in keys]
     return {(name if short.count(name) == 1 else key): key for name, key in zip(short, keys)}
 
 
-def _plain(samples: list[dict]) -> set[str]:
+def _plain(samples: list[dict[str, Any]]) -> set[str]:
     """Scorer names whose value is not a dict (a "/" in such a name is the scorer's own)."""
     return {name for s in samples for name, score in (s.get("scores") or {}).items()
             if not isinstance(score.get("value") if isinstance(score, dict) else score, dict)}
 
 
-def _shown_name(samples: list[dict], key: str | None) -> str | None:
+def _shown_name(samples: list[dict[str, Any]], key: str | None) -> str | None:
     return next((name for name, k in _scorer_names(samples).items() if k == key), key)
 
 
-def _choose_scorer(path: Path, samples: list[dict], scorer: str | None) -> str | None:
+def _choose_scorer(path: Path, samples: list[dict[str, Any]], scorer: str | None) -> str | None:
     names = _scorer_names(samples)
     if not names:
         raise InputError(f"{path}: the Inspect log holds no scores (the task has no scorer, or it ran with "
@@ -248,14 +249,14 @@ def _convert(value: Any) -> tuple[float, float, bool]:
     raise InputError(f"Inspect score value {str(value)[:40]!r} is not C/I/P/N, yes/no, true/false or a number")
 
 
-def _sample_order(sample: dict) -> tuple:
+def _sample_order(sample: dict[str, Any]) -> tuple[Any, ...]:
     # Inspect's own order: integer ids numerically, then string ids, then epoch.
     case = sample.get("id")
     epoch = sample.get("epoch")
     return (0, case, "") if isinstance(case, int) else (1, 0, str(case)), epoch if isinstance(epoch, int) else 0
 
 
-def _row(sample: dict, scorer: str | None, category_field: str | None) -> dict[str, Any]:
+def _row(sample: dict[str, Any], scorer: str | None, category_field: str | None) -> dict[str, Any]:
     if sample.get("id") is None:
         raise InputError("the sample has no id")
     error = sample.get("error")
@@ -292,7 +293,7 @@ def _row(sample: dict, scorer: str | None, category_field: str | None) -> dict[s
 _RESERVED = frozenset(c for c in CANONICAL_COLUMNS if c != "category") | {"doc_hash", "metric"}
 
 
-def _check_categories(path: Path, samples: list[dict], rows: list[dict], field: str) -> None:
+def _check_categories(path: Path, samples: list[dict[str, Any]], rows: list[dict[str, Any]], field: str) -> None:
     missing = [str(r["case_id"]) for r in rows if r["category"] is None]
     if missing:
         keys = sorted({k for s in samples for k in (s.get("metadata") or {})})

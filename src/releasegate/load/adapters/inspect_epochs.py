@@ -24,6 +24,7 @@ from collections import Counter
 from typing import Any
 
 from releasegate.errors import InputError
+from releasegate.load.adapters.fields import mapping_at
 
 MEAN = "mean"
 _AT_LEAST = re.compile(r"^at_least_(\d+)$")
@@ -32,23 +33,23 @@ _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 
 
-def reducers_of(header: dict, scorer_name: str) -> list[str]:
+def reducers_of(header: dict[str, Any], scorer_name: str) -> list[str]:
     """The reducers Inspect applied to ``scorer_name``'s epochs (results.scores, else eval.config), [] for none."""
-    results = header.get("results") if isinstance(header.get("results"), dict) else {}
+    results = mapping_at(header, "results")
     found = [str(s.get("reducer")) for s in results.get("scores") or []
              if isinstance(s, dict) and s.get("scorer") == scorer_name and s.get("reducer")]
     if found:
         return list(dict.fromkeys(found))
-    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
-    config = spec.get("config") if isinstance(spec.get("config"), dict) else {}
+    spec = mapping_at(header, "eval")
+    config = mapping_at(spec, "config")
     listed = config.get("epochs_reducer")
     return [str(r) for r in listed] if isinstance(listed, list) else [str(listed)] if listed else []
 
 
-def choose_reducer(where: str, header: dict, scorer_name: str, given: str | None) -> str | None:
+def choose_reducer(where: str, header: dict[str, Any], scorer_name: str, given: str | None) -> str | None:
     """The reducer to apply (None: keep the epochs as runs, Inspect's mean); InputError on an ambiguous log."""
-    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
-    config = spec.get("config") if isinstance(spec.get("config"), dict) else {}
+    spec = mapping_at(header, "eval")
+    config = mapping_at(spec, "config")
     epochs = config.get("epochs")
     reducers = reducers_of(header, scorer_name)
     if given is not None:
@@ -64,7 +65,7 @@ def choose_reducer(where: str, header: dict, scorer_name: str, given: str | None
     return reducers[0]
 
 
-def stored_reductions(header: dict, scorer_name: str, reducer: str) -> dict[str, Any] | None:
+def stored_reductions(header: dict[str, Any], scorer_name: str, reducer: str) -> dict[str, Any] | None:
     """sample id (as text) -> Inspect's reduced value for (scorer, reducer), or None when the log has none."""
     for entry in header.get("reductions") or []:
         if not isinstance(entry, dict) or entry.get("scorer") != scorer_name:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -94,7 +95,7 @@ def _content(source: pd.DataFrame) -> list[str | None]:
             for pair in zip(*texts)]
 
 
-def _value(path: Path, row: int, value) -> tuple[float, float, bool]:
+def _value(path: Path, row: int, value: Any) -> tuple[float, float, bool]:
     if isinstance(value, float) and pd.isna(value):
         return float("nan"), float("nan"), False
     try:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import InputError
+from releasegate.load.adapters.fields import mapping_at
 from releasegate.load.adapters.bounded_unzip import Budget, read_chunks, read_deflated
 from releasegate.load.fingerprint import content_fingerprint
 from releasegate.text import clip as _clip
@@ -26,14 +27,14 @@ _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 NAN = float("nan")
 
 
-def _slim(sample: dict, model: str) -> dict:
+def _slim(sample: dict[str, Any], model: str) -> dict[str, Any]:
     """What the reader uses of one sample, with its texts resolved and clipped: the parsed sample (its messages,
     events and attachments, up to megabytes each) is dropped as soon as it is read, so memory follows the number
     of samples, not the size of the log (issue 28, item 13)."""
-    attachments = sample.get("attachments") if isinstance(sample.get("attachments"), dict) else {}
+    attachments = mapping_at(sample, "attachments")
     scores = sample.get("scores")
     error = sample.get("error")
-    metadata = sample.get("metadata") if isinstance(sample.get("metadata"), dict) else {}
+    metadata = mapping_at(sample, "metadata")
     own, others = _tokens(sample, model)
     return {
         "id": sample.get("id"), "epoch": sample.get("epoch"),
@@ -52,7 +53,7 @@ def _slim(sample: dict, model: str) -> dict:
     }
 
 
-def _content(sample: dict, attachments: dict) -> str | None:
+def _content(sample: dict[str, Any], attachments: dict[str, Any]) -> str | None:
     """The fingerprint of the sample's content, what pairing compares across logs: its whole input (text, or each
     message's role, content and tool calls) and target, and its choices when it has any; None when the sample
     holds neither input nor target. Message ids and sources are left out: Inspect draws them afresh each run."""
@@ -64,7 +65,7 @@ def _content(sample: dict, attachments: dict) -> str | None:
     return content_fingerprint(*parts, *([_plain_content(choices, attachments)] if choices else []))
 
 
-def _plain_content(value: Any, attachments: dict) -> Any:
+def _plain_content(value: Any, attachments: dict[str, Any]) -> Any:
     """A sample's input, target or choices as plain JSON with attachments resolved and per-run fields dropped."""
     if isinstance(value, str):
         return _text(value, attachments)
@@ -87,7 +88,7 @@ def _plain_content(value: Any, attachments: dict) -> Any:
     return {k: _plain_content(v, attachments) for k, v in value.items() if k not in ("id", "internal", "source")}
 
 
-def _load_log(path: Path) -> tuple[dict, list[dict]]:
+def _load_log(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     try:
         with path.open("rb") as handle:
             head = handle.read(2)
@@ -109,7 +110,7 @@ def _load_log(path: Path) -> tuple[dict, list[dict]]:
     return log, [_slim(s, _model(log)) for s in samples]
 
 
-def read_header(path: Path) -> dict:
+def read_header(path: Path) -> dict[str, Any]:
     """The log's header alone (header.json of a .eval, the log without samples of a small .json), {} when it has
     none; for choosing among the logs of a directory (task, task_id, status, created)."""
     if path.suffix.lower() != ".eval":
@@ -130,7 +131,7 @@ def read_header(path: Path) -> dict:
     return header if isinstance(header, dict) else {}
 
 
-def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
+def _load_eval_zip(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     try:
         archive = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -163,8 +164,8 @@ def _load_eval_zip(path: Path) -> tuple[dict, list[dict]]:
     return header, samples
 
 
-def _model(header: dict) -> str:
-    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+def _model(header: dict[str, Any]) -> str:
+    spec = mapping_at(header, "eval")
     return str(spec.get("model") or "")
 
 
@@ -209,12 +210,12 @@ def _parse_json(path: Path, data: bytes, what: str) -> Any:
         raise InputError(f"{path}: {what} is nested too deeply to be an Inspect log") from None
 
 
-def _tokens(sample: dict, model: str) -> tuple[tuple[float, float], dict[str, tuple[float, float]]]:
+def _tokens(sample: dict[str, Any], model: str) -> tuple[tuple[float, float], dict[str, tuple[float, float]]]:
     """The release's own (input, output) tokens and every other model's, kept apart: a grader's tokens are the
     grading's cost, not the release's. The release's are its model's entry of model_usage (the only entry when
     there is one; the output's usage when model_usage is empty), NaN when several models used it and none is
     the release's."""
-    usage = sample.get("model_usage") if isinstance(sample.get("model_usage"), dict) else {}
+    usage = mapping_at(sample, "model_usage")
     usage = {str(name): counts for name, counts in usage.items() if isinstance(counts, dict)}
     if not usage and isinstance(sample.get("output"), dict) and isinstance(sample["output"].get("usage"), dict):
         usage = {model: sample["output"]["usage"]}
@@ -223,7 +224,7 @@ def _tokens(sample: dict, model: str) -> tuple[tuple[float, float], dict[str, tu
     return (_counts(usage[own]) if own is not None else (NAN, NAN)), others
 
 
-def _counts(usage: dict) -> tuple[float, float]:
+def _counts(usage: dict[str, Any]) -> tuple[float, float]:
     def number(key: str) -> float:
         value = usage.get(key)
         return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else NAN
@@ -231,7 +232,7 @@ def _counts(usage: dict) -> tuple[float, float]:
     return number("input_tokens"), number("output_tokens")
 
 
-def _text(value: Any, attachments: dict, sep: str = "\n") -> str | None:
+def _text(value: Any, attachments: dict[str, Any], sep: str = "\n") -> str | None:
     """Plain text of a string, chat message, content part, or a list of them (image parts are skipped)."""
     if value is None or isinstance(value, str):
         # .eval samples move long strings into "attachments", leaving "attachment://<hash>" behind.
@@ -244,7 +245,7 @@ def _text(value: Any, attachments: dict, sep: str = "\n") -> str | None:
     return str(value)
 
 
-def _output_text(output: Any, attachments: dict) -> str | None:
+def _output_text(output: Any, attachments: dict[str, Any]) -> str | None:
     if not isinstance(output, dict):
         return None
     choices = output.get("choices") or [{}]

@@ -20,7 +20,7 @@ def _ids(cases: list[str]) -> str:
     return ", ".join(cases[:5]) + (f" and {len(cases) - 5} more" if len(cases) > 5 else "")
 
 
-def partly_errored(rows: list[dict]) -> list[str]:
+def partly_errored(rows: list[dict[str, Any]]) -> list[str]:
     """The samples (ids, in order) errored in some of their epochs but not all: Inspect reduces them over the
     epochs that ran; here they are errored cases, on either reducer path."""
     epochs: dict[str, list[bool]] = {}
@@ -45,7 +45,7 @@ def reduced(who: str, epochs: Any, reducer: str, errored: list[str]) -> str:
             f"them (one outcome per sample, {own}).")
 
 
-def partial_credit(who: str, scorer: str, rows: list[dict]) -> str | None:
+def partial_credit(who: str, scorer: str, rows: list[dict[str, Any]]) -> str | None:
     """A note when a pass/fail gate reads P (partial credit) grades: as fails, where Inspect counts 0.5."""
     partial = sum(1 for r in rows if isinstance(r["_value"], str) and r["_value"].strip().upper() == "P"
                   and not r["error"])
@@ -56,7 +56,7 @@ def partial_credit(who: str, scorer: str, rows: list[dict]) -> str | None:
             "values give --score-col score (and --pass-threshold 0.5 to pass a P).")
 
 
-def other_tokens(who: str, model: str, samples: list[dict], own_known: bool) -> str | None:
+def other_tokens(who: str, model: str, samples: list[dict[str, Any]], own_known: bool) -> str | None:
     """A note naming the tokens of the models other than the release's (a grader's), kept apart."""
     totals: dict[str, list[float]] = {}
     for sample in samples:
@@ -74,7 +74,7 @@ def other_tokens(who: str, model: str, samples: list[dict], own_known: bool) -> 
             "kept apart: the token figures are the release's own.")
 
 
-def category_from_metadata(who: str, rows: list[dict]) -> str | None:
+def category_from_metadata(who: str, rows: list[dict[str, Any]]) -> str | None:
     """A note when the category is each sample's metadata field ``category`` (no flag named it)."""
     values = [r.get("category") for r in rows]
     if all(v is None for v in values):

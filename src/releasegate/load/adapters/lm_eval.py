@@ -31,6 +31,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.adapters.fields import mapping_at
 from releasegate.load.adapters.lm_eval_files import (harness_version, model_name, old_task_name, read_records,
                                                      read_summary, task_config)
 from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
@@ -121,7 +122,7 @@ def choice_for_task(given: str | None, task: str) -> str | None:
     return pairs.get(task) or None
 
 
-def _aggregations(config: dict) -> dict[str, str]:
+def _aggregations(config: dict[str, Any]) -> dict[str, str]:
     """metric -> aggregation as the task's config names it (names lm-eval aggregates over the corpus otherwise)."""
     found = dict(CORPUS_AGGREGATIONS)
     for entry in config.get("metric_list") or []:
@@ -130,14 +131,14 @@ def _aggregations(config: dict) -> dict[str, str]:
     return found
 
 
-def _direction(summary: dict, task: str, metric: str) -> bool | None:
+def _direction(summary: dict[str, Any], task: str, metric: str) -> bool | None:
     """lm-eval's higher_is_better of the task's metric (True, False), or None when the summary does not say."""
-    table = summary.get("higher_is_better") if isinstance(summary.get("higher_is_better"), dict) else {}
+    table = mapping_at(summary, "higher_is_better")
     value = (table.get(task) or {}).get(metric) if isinstance(table.get(task), dict) else None
     return value if isinstance(value, bool) else None
 
 
-def _name_unnamed_filters(path: Path, records: list[dict], config: dict) -> None:
+def _name_unnamed_filters(path: Path, records: list[dict[str, Any]], config: dict[str, Any]) -> None:
     """lm-eval before 0.4.7 wrote no ``filter`` key: a task of several filters lists every document once per
     filter, in the order of the config's filter_list (strict-match rows, then flexible-extract). Name them so."""
     if any("filter" in r for r in records):
@@ -157,7 +158,7 @@ def _name_unnamed_filters(path: Path, records: list[dict], config: dict) -> None
         record["filter"] = names[number // distinct]
 
 
-def _metric_names(records: list[dict]) -> list[str]:
+def _metric_names(records: list[dict[str, Any]]) -> list[str]:
     names: dict[str, None] = {}
     for record in records:
         listed = record.get("metrics")
@@ -170,7 +171,7 @@ def _metric_names(records: list[dict]) -> list[str]:
     return list(names)
 
 
-def _choose_metric(path: Path, records: list[dict], metric: str | None, aggregations: dict[str, str],
+def _choose_metric(path: Path, records: list[dict[str, Any]], metric: str | None, aggregations: dict[str, str],
                    task: str) -> str:
     names = _metric_names(records)
     per_document = [n for n in names if aggregations.get(n, "mean") == "mean"]
@@ -197,7 +198,7 @@ def _listed(names: list[str]) -> str:
     return ", ".join(names) + f" (--metric {names[0]})" if names else "none"
 
 
-def _row(path: Path, record: dict, metric: str, task: str) -> dict[str, Any]:
+def _row(path: Path, record: dict[str, Any], metric: str, task: str) -> dict[str, Any]:
     value = record.get(metric)
     if value is None:
         score = NAN

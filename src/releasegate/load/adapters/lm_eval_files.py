@@ -8,20 +8,22 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from releasegate.errors import InputError
+from releasegate.load.adapters.fields import mapping_at
 
 
 def old_task_name(path: Path) -> str:
     """The task of a file not named samples_<task>_<date>: the longest results task that ends the name."""
     stem = path.stem.removeprefix("samples_")
     summary = _read_results(path.with_name("results.json")) if path.with_name("results.json").is_file() else {}
-    tasks = summary.get("results") if isinstance(summary.get("results"), dict) else {}
+    tasks = mapping_at(summary, "results")
     ends = [t for t in tasks if stem == t or stem.endswith("_" + t)]
     return max(ends, key=len) if ends else stem
 
 
-def read_summary(path: Path, date: str | None) -> dict:
+def read_summary(path: Path, date: str | None) -> dict[str, Any]:
     """The results*.json beside the samples (the one of the same date, else the only one), or {}."""
     candidates = [path.with_name(f"results_{date}.json")] if date else []
     if not (candidates and candidates[0].is_file()):
@@ -29,8 +31,8 @@ def read_summary(path: Path, date: str | None) -> dict:
     return _read_results(candidates[0]) if len(candidates) == 1 else {}
 
 
-def task_config(summary: dict, task: str) -> dict:
-    configs = summary.get("configs") if isinstance(summary.get("configs"), dict) else {}
+def task_config(summary: dict[str, Any], task: str) -> dict[str, Any]:
+    configs = mapping_at(summary, "configs")
     config = configs.get(task)
     return config if isinstance(config, dict) else {}
 
@@ -44,7 +46,7 @@ def harness_version(path: Path, date: str | None) -> str | None:
     return None
 
 
-def _read_results(path: Path) -> dict:
+def _read_results(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
@@ -52,7 +54,7 @@ def _read_results(path: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
-def read_records(path: Path) -> Iterator[dict]:
+def read_records(path: Path) -> Iterator[dict[str, Any]]:
     try:
         handle = path.open("r", encoding="utf-8")
     except OSError as exc:
@@ -80,7 +82,7 @@ def read_records(path: Path) -> Iterator[dict]:
             raise InputError(f"{path}: not UTF-8 text; an lm-eval samples_*.jsonl file was expected") from None
 
 
-def _array_records(path: Path, text: str) -> Iterator[dict]:
+def _array_records(path: Path, text: str) -> Iterator[dict[str, Any]]:
     try:
         records = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.adapters.fields import list_at, mapping_at
 from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
 from releasegate.text import clip as _clip
 
@@ -35,7 +36,7 @@ def read_openai_evals(path: Path, *, release: str | None = None) -> pd.DataFrame
     id_is_position)."""
     path = Path(path)
     spec, report, events = _load(path)
-    functions = spec.get("completion_fns") if isinstance(spec.get("completion_fns"), list) else []
+    functions = list_at(spec, "completion_fns")
     model = ",".join(str(f) for f in functions)
     if not (release or model):
         raise InputError(f"{path}: the record names no completion fn (spec.completion_fns); name the release "
@@ -48,7 +49,7 @@ def read_openai_evals(path: Path, *, release: str | None = None) -> pd.DataFrame
     prompts = _prompts(events)
     rows = []
     for event in sorted(matches, key=lambda e: e.get("event_id") if isinstance(e.get("event_id"), int) else 0):
-        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        data = mapping_at(event, "data")
         case = event.get("sample_id")
         if case in (None, ""):
             raise InputError(f"{path}: match event {event.get('event_id')} has no sample_id")
@@ -79,12 +80,12 @@ def read_openai_evals(path: Path, *, release: str | None = None) -> pd.DataFrame
     return frame
 
 
-def _prompts(events: list[dict]) -> dict[str, Any]:
+def _prompts(events: list[dict[str, Any]]) -> dict[str, Any]:
     """sample id -> the prompt of its first sampling event (``record_sampling``, which evals' completion fns
     call); samples without one are absent."""
     found: dict[str, Any] = {}
     for event in sorted(events, key=lambda e: e.get("event_id") if isinstance(e.get("event_id"), int) else 0):
-        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        data = mapping_at(event, "data")
         if event.get("type") == "sampling" and data.get("prompt") is not None:
             found.setdefault(str(event.get("sample_id")), data["prompt"])
     return found
@@ -103,16 +104,16 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _load(path: Path) -> tuple[dict, dict, list[dict]]:
+def _load(path: Path) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]]]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise InputError(f"{path}: not UTF-8 text; {_EXPECTED}") from None
-    spec: dict = {}
-    report: dict = {}
-    events: list[dict] = []
+    spec: dict[str, Any] = {}
+    report: dict[str, Any] = {}
+    events: list[dict[str, Any]] = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue

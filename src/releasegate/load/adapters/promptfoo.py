@@ -30,6 +30,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
+from releasegate.load.adapters.fields import list_at, mapping_at
 from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
 from releasegate.text import clip as _clip
 
@@ -84,15 +85,15 @@ MODEL_GRADED = ("llm-rubric", "model-graded-closedqa", "model-graded-factuality"
                 "search-rubric")
 
 
-def model_graded(results: list[dict]) -> list[str]:
+def model_graded(results: list[dict[str, Any]]) -> list[str]:
     """The model-graded assertion types the results were graded by (their gradingResult's components, or the
     test case's assertions), in the order met."""
     found: dict[str, None] = {}
     for result in results:
-        grading = result.get("gradingResult") if isinstance(result.get("gradingResult"), dict) else {}
-        parts = grading.get("componentResults") if isinstance(grading.get("componentResults"), list) else []
-        test = result.get("testCase") if isinstance(result.get("testCase"), dict) else {}
-        asserts = test.get("assert") if isinstance(test.get("assert"), list) else []
+        grading = mapping_at(result, "gradingResult")
+        parts = list_at(grading, "componentResults")
+        test = mapping_at(result, "testCase")
+        asserts = list_at(test, "assert")
         for item in [p.get("assertion") for p in parts if isinstance(p, dict)] + asserts:
             kind = item.get("type") if isinstance(item, dict) else None
             if isinstance(kind, str) and kind.removeprefix("not-") in MODEL_GRADED:
@@ -100,15 +101,15 @@ def model_graded(results: list[dict]) -> list[str]:
     return list(found)
 
 
-def model_graded_by_metric(results: list[dict]) -> dict[str, list[str]]:
+def model_graded_by_metric(results: list[dict[str, Any]]) -> dict[str, list[str]]:
     """Per named metric (an assertion's ``metric``, a key of namedScores), the model-graded assertion types
     among the assertions that name it, in the order met; metrics graded by none are absent."""
     found: dict[str, dict[str, None]] = {}
     for result in results:
-        grading = result.get("gradingResult") if isinstance(result.get("gradingResult"), dict) else {}
-        parts = grading.get("componentResults") if isinstance(grading.get("componentResults"), list) else []
-        test = result.get("testCase") if isinstance(result.get("testCase"), dict) else {}
-        asserts = test.get("assert") if isinstance(test.get("assert"), list) else []
+        grading = mapping_at(result, "gradingResult")
+        parts = list_at(grading, "componentResults")
+        test = mapping_at(result, "testCase")
+        asserts = list_at(test, "assert")
         for item in [p.get("assertion") for p in parts if isinstance(p, dict)] + asserts:
             if not isinstance(item, dict) or not isinstance(item.get("metric"), str):
                 continue
@@ -142,7 +143,7 @@ def _number_runs(path: Path, frame: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_index().drop(columns=["_prompt", "_provider", "_test", "_order"])
 
 
-def _load(path: Path) -> tuple[list[dict], str, str]:
+def _load(path: Path) -> tuple[list[dict[str, Any]], str, str]:
     """The results, the config's description, and what wrote them ("promptfoo 0.123.1, results version 3")."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -181,10 +182,10 @@ def _load(path: Path) -> tuple[list[dict], str, str]:
     return results, description, wrote + (f", results version {version}" if version is not None else "")
 
 
-def _attach_tests(path: Path, results: list[dict], table: Any) -> None:
+def _attach_tests(path: Path, results: list[dict[str, Any]], table: Any) -> None:
     """Version 2 results carry only vars: find each one's test (description, metadata) in ``table.body``."""
     body = table.get("body") if isinstance(table, dict) else None
-    tests: dict[str, dict[str, dict]] = {}
+    tests: dict[str, dict[str, dict[str, Any]]] = {}
     for row in body if isinstance(body, list) else []:
         test = row.get("test") if isinstance(row, dict) else None
         if isinstance(test, dict):
@@ -200,7 +201,7 @@ def _attach_tests(path: Path, results: list[dict], table: Any) -> None:
             result["testCase"] = found[0]
 
 
-def _attach_provider_labels(results: list[dict], config: Any) -> None:
+def _attach_provider_labels(results: list[dict[str, Any]], config: Any) -> None:
     """A provider written without its label (results version 2) takes the label its config entry gives it."""
     entries = config.get("providers") if isinstance(config, dict) else None
     labels = {str(e["id"]): str(e["label"]) for e in entries if isinstance(e, dict) and e.get("id") and e.get("label")} \
@@ -223,10 +224,10 @@ def _parse(path: Path, text: str, where: str) -> Any:
         raise InputError(f"{path}: {where} is not valid JSON ({exc.msg} at line {exc.lineno}); {_EXPECTED}") from None
 
 
-def case_key(result: dict) -> str:
+def case_key(result: dict[str, Any]) -> str:
     """The stable case key of one promptfoo result (see the module docstring for the order)."""
-    test = result.get("testCase") if isinstance(result.get("testCase"), dict) else {}
-    meta = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
+    test = mapping_at(result, "testCase")
+    meta = mapping_at(test, "metadata")
     variables = test.get("vars") if isinstance(test.get("vars"), dict) else result.get("vars")
     variables = variables if isinstance(variables, dict) else {}
     for candidate in (meta.get("id"), variables.get("id"), test.get("description"), result.get("description")):
@@ -236,7 +237,7 @@ def case_key(result: dict) -> str:
     return "vars:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
 
 
-def _name(result: dict, role: str) -> str:
+def _name(result: dict[str, Any], role: str) -> str:
     """The provider's label (else id), or the prompt's label (else display, else text) cut for the command line."""
     item = result.get(role)
     if isinstance(item, dict):
@@ -263,15 +264,15 @@ def short_name(text: str) -> str:
     return f"{first[:RELEASE_NAME_LIMIT - 10].rstrip()}… #{digest}"
 
 
-def _row(path: Path, number: int, result: dict) -> dict[str, Any]:
-    response = result.get("response") if isinstance(result.get("response"), dict) else {}
+def _row(path: Path, number: int, result: dict[str, Any]) -> dict[str, Any]:
+    response = mapping_at(result, "response")
     errored = result.get("failureReason") == ERROR_REASON or (
         "failureReason" not in result and bool(response.get("error")))
     usage = _usage(result.get("tokenUsage"), response.get("tokenUsage"))
     latency = _number(result.get("latencyMs", response.get("latencyMs")))
-    test = result.get("testCase") if isinstance(result.get("testCase"), dict) else {}
-    prompt = result.get("prompt") if isinstance(result.get("prompt"), dict) else {}
-    grading = result.get("gradingResult") if isinstance(result.get("gradingResult"), dict) else {}
+    test = mapping_at(result, "testCase")
+    prompt = mapping_at(result, "prompt")
+    grading = mapping_at(result, "gradingResult")
     output = response.get("output")
     row = {"_provider": _name(result, "provider"), "_prompt": _name(result, "prompt"),
            "_test": _canonical(test.get("vars", result.get("vars"))), "_order": _order(result, number),
@@ -294,19 +295,19 @@ def _row(path: Path, number: int, result: dict) -> dict[str, Any]:
         if str(key) not in row:
             row[str(key)] = NAN if errored else _number(value)
     # Scalar test metadata (e.g. a "category" or "difficulty" field) is kept as case metadata.
-    meta = test.get("metadata") if isinstance(test.get("metadata"), dict) else {}
+    meta = mapping_at(test, "metadata")
     for key, value in meta.items():
         if key not in row and key not in ("id", "run") and isinstance(value, (str, int, float, bool)):
             row[key] = str(value) if isinstance(value, str) else value
     return row
 
 
-def _content(test: dict, result: dict) -> str | None:
+def _content(test: dict[str, Any], result: dict[str, Any]) -> str | None:
     """The fingerprint of a test's content, what pairing compares across files: its vars and its assertions'
     types and values (what it asks and what counts as right); None for a test with neither."""
     variables = test.get("vars", result.get("vars"))
     variables = variables if isinstance(variables, dict) else {}
-    asserts = test.get("assert") if isinstance(test.get("assert"), list) else []
+    asserts = list_at(test, "assert")
     checks = [[a.get("type"), a.get("value")] for a in asserts if isinstance(a, dict)]
     return content_fingerprint(variables, checks) if variables or checks else None
 
@@ -323,7 +324,7 @@ def _success(path: Path, number: int, value: Any) -> float:
                      "promptfoo writes a boolean there: was the file edited?")
 
 
-def _order(result: dict, number: int) -> int:
+def _order(result: dict[str, Any], number: int) -> int:
     # --repeat copies a test under a new testIdx: its runs are numbered in testIdx order, else in file order.
     index = result.get("testIdx")
     return index if isinstance(index, int) else number
