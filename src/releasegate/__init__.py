@@ -6,12 +6,14 @@ for the notebook entry point. Heavy modules are imported lazily so that ``releas
 
 from __future__ import annotations
 
+from typing import Any
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "compare", "plan_suite", "run"]
+__all__ = ["__version__", "compare", "plan_suite", "run_systems"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name == "compare":
         from releasegate.api import compare
 
@@ -20,7 +22,11 @@ def __getattr__(name: str):
         from releasegate.api import plan_suite
 
         return plan_suite
-    if name == "run":  # the package releasegate.run, callable as releasegate.run(...) (run/__init__.py)
+    if name == "run_systems":  # releasegate run from Python: the function run of the package releasegate.run
+        from releasegate.run import run
+
+        return run
+    if name == "run":  # the package (a module attribute once imported; looked up here before that)
         import importlib
 
         return importlib.import_module("releasegate.run")

@@ -107,7 +107,7 @@ def test_python_api_returns_table_and_complete(tmp_path):
     async def other(case, run):
         return {"output": "nope", "usage": {"input_tokens": 3, "output_tokens": 1, "cost": 0.001}}
 
-    result = releasegate.run(systems={"a": bot, "b": other}, cases=write_cases(tmp_path / "c.csv", 5),
+    result = releasegate.run_systems(systems={"a": bot, "b": other}, cases=write_cases(tmp_path / "c.csv", 5),
                              metric="exact", runs=2, store=tmp_path / "s", max_concurrency=2)
     assert result.complete
     assert result.table.groupby("release")["passed"].mean().to_dict() == {"a": 1.0, "b": 0.0}
@@ -118,7 +118,7 @@ def test_python_api_returns_table_and_complete(tmp_path):
             raise RuntimeError("boom")
         return None if case["case_id"] == "C0002" else "x"
 
-    broken = releasegate.run(systems={"f": flaky}, cases=tmp_path / "c.csv", metric="exact", store=tmp_path / "t",
+    broken = releasegate.run_systems(systems={"f": flaky}, cases=tmp_path / "c.csv", metric="exact", store=tmp_path / "t",
                              max_attempts=2, backoff_s=0.0)
     assert not broken.complete
     kinds = {h.case_id: (h.kind, h.attempts) for h in broken.holes}

@@ -113,14 +113,14 @@ def test_sync_and_async_callables_and_a_template_error(tmp_path):
     async def answer(case, run):
         return {"output": case["reference"], "usage": {"input_tokens": 5, "output_tokens": 1}}
 
-    result = releasegate.run(systems={"async": answer, "sync": lambda case, run: case["reference"]}, cases=cases,
+    result = releasegate.run_systems(systems={"async": answer, "sync": lambda case, run: case["reference"]}, cases=cases,
                              metric="exact", store=tmp_path / "s")
     assert result.complete and result.table["passed"].eq(1.0).all()
     assert result.table.loc[result.table.release == "async", "input_tokens"].eq(5).all()
 
     system = {"kind": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "user_template": "{missing}"}
     with pytest.raises(InputError, match=r"user_template uses \{missing\}, which the case table does not have"):
-        releasegate.run(systems={"t": system}, cases=cases, metric="exact", store=tmp_path / "t")
+        releasegate.run_systems(systems={"t": system}, cases=cases, metric="exact", store=tmp_path / "t")
     assert not (tmp_path / "t").exists()  # refused before the store is made or anything is called
 
 
@@ -146,6 +146,6 @@ def test_sync_callables_run_up_to_max_concurrency_at_once(tmp_path):
                 state["now"] -= 1
         return case["reference"]
 
-    result = releasegate.run(systems={"s": slow}, cases=write_cases(tmp_path / "c.csv", 16), metric="exact",
+    result = releasegate.run_systems(systems={"s": slow}, cases=write_cases(tmp_path / "c.csv", 16), metric="exact",
                              store=tmp_path / "s", max_concurrency=8, max_attempts=1)
     assert result.complete and state["peak"] == 8

@@ -17,7 +17,7 @@ def _store(tmp_path):
     systems = [{"name": "live", "kind": "fake", "accuracy": 0.9}, {"name": "cand", "kind": "fake", "seed": 2}]
     path = write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store", "runs": 2, "max_attempts": 1},
                         systems, {"name": "correct", "kind": "exact"})
-    assert releasegate.run(path).complete
+    assert releasegate.run_systems(path).complete
     return tmp_path / "store"
 
 

@@ -1,16 +1,14 @@
 """Run the systems: call every system on every case for every run, score each output, keep it all in a store.
 
-``releasegate run CONFIG.toml`` and :func:`run` are the same thing; docs/run.md describes the config, the
-store and the semantics (resume by key, holes, retries, limits per endpoint). aiohttp is imported
-only when a run makes calls, never by ``report`` or ``check`` reading a store.
+``releasegate run CONFIG.toml`` and :func:`run` (``releasegate.run_systems`` from the top package) are the same
+thing; docs/run.md describes the config, the store and the semantics (resume by key, holes, retries, limits per
+endpoint). aiohttp is imported only when a run makes calls, never by ``report`` or ``check`` reading a store.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import sys
-import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -73,6 +71,9 @@ def run(config: str | Path | Mapping[str, Any] | None = None, *, systems: Mappin
     ``systems`` maps a release name to a callable ``fn(case, run)`` or to a ``[[run.system]]`` table;
     ``metric`` is a kind ("exact", "contains", "regex") or a ``[run.metric]`` table; other settings
     (max_concurrency, max_attempts, timeout_s, ...) are the ``[run]`` keys.
+
+    From the top package it is ``releasegate.run_systems``: it replaced ``releasegate.run(...)``, which made
+    this package's module callable (``releasegate.run`` is this package, a module, once it is imported).
     """
     from releasegate.run.config import load_config, parse_config
 
@@ -89,7 +90,7 @@ def run(config: str | Path | Mapping[str, Any] | None = None, *, systems: Mappin
                 raw[key] = str(value)
         raw.setdefault("runs", runs)
         raw.update(settings)
-        parsed = parse_config(raw, base_dir=Path("."), where="releasegate.run()")
+        parsed = parse_config(raw, base_dir=Path("."), where="releasegate.run_systems()")
     return run_config(parsed, dry_run=dry_run, only=only, fresh=fresh, progress=progress)
 
 
@@ -110,7 +111,8 @@ def run_config(config: RunConfig, *, dry_run: bool = False, only: str | None = N
     real time)."""
     from releasegate.run.lock import StoreLock
     from releasegate.run.plan import check_cases, count_done, make_plan, read_cases, save_expected
-    from releasegate.run.store import Store, is_store
+    from releasegate.load.store_table import is_store
+    from releasegate.run.store import Store
     from releasegate.run.table import read_store
 
     cases = read_cases(config.cases_path)
@@ -200,12 +202,3 @@ def summary_line(stats: RunStats) -> str:
             f"rate-limited; cost ${stats.cost:.4f}")
 
 
-class _CallableModule(types.ModuleType):
-    """``releasegate.run(...)`` is the function and ``releasegate.run`` the package: once the package is
-    imported Python binds the name to the module, so the module itself forwards a call to :func:`run`."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> RunResult:
-        return run(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -185,17 +185,6 @@ class Store:
         return self.connection.execute("SELECT COUNT(*) FROM cells WHERE status = ?", (status,)).fetchone()[0]
 
     # -- scores ---------------------------------------------------------------------------------------
-    def put_score(self, score: Mapping[str, Any]) -> None:
-        self.connection.execute(UPSERT_SCORE, [score.get(c) for c in SCORE_COLUMNS])
-
-    def put_scores(self, scores: list[Mapping[str, Any]]) -> None:
-        """Many scores in one transaction (a re-score of a whole store after a metric change)."""
-        if not scores:
-            return
-        with self.connection:
-            self.connection.execute("BEGIN")
-            self.connection.executemany(UPSERT_SCORE, ([score.get(c) for c in SCORE_COLUMNS] for score in scores))
-
     def scores(self, metric_hash: str) -> dict[str, dict[str, Any]]:
         cursor = self.connection.execute(
             f"SELECT {', '.join(SCORE_COLUMNS)} FROM scores WHERE metric_hash = ?", (metric_hash,))

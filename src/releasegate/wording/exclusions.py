@@ -39,14 +39,3 @@ def clause(exclusions: Exclusions, candidate: str) -> str:
     parts += [f"{_cases(r.count)} {PHRASES[r.reason].format(candidate=candidate)}"
               for r in exclusions.reasons if r.reason not in LEFT_OUT]
     return "; ".join(parts)
-
-
-def basis_sentence(exclusions: Exclusions) -> str:
-    """How the cases were matched, for the JSON and the method notes."""
-    if exclusions.basis == "content":
-        extra = (f" ({exclusions.by_id_only:,} of them by id only: their content was not given on both sides)"
-                 if exclusions.by_id_only else "")
-        return f"by id and content: a case is compared only where its content agrees on both sides{extra}"
-    if exclusions.basis == "case_table":
-        return "by id: the cases' content came from the case table, the same for every release"
-    return "by id only: the cases' content was not given"
