@@ -55,6 +55,8 @@ def _rows(browser, note: Path, width: int, height: int, swipe: int = 0):
         # Sections away from the screen are laid out only when near it (content-visibility, for long notes):
         # the summary is brought to the screen, as a reader scrolling to it would.
         page.evaluate("document.querySelector('#summary').scrollIntoView()")
+        page.wait_for_function("document.querySelector('#summary table.summary').innerText.includes('r2-new-prompt')",
+                               timeout=5000)
         if swipe:
             page.evaluate(f"document.querySelector('#summary .table-wrap').scrollLeft = {swipe}")
         return page.evaluate(CELLS), page.evaluate("document.documentElement.scrollWidth")
