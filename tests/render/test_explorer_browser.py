@@ -209,9 +209,12 @@ def test_without_scripts_the_static_tables_show_and_the_explorer_says_why(bank, 
     page = visit(bank["path"], scripts=False)
     p = page.page
     assert p.is_visible("#explorer-noscript") and not p.is_visible("#explorer-ui")
+    from playwright.sync_api import expect
+
     p.locator("#cases").scroll_into_view_if_needed()  # laid out near the screen (content-visibility: auto)
     assert p.locator("#cases table.cases").first.is_visible()
-    assert "EV264" in p.inner_text("#cases")
+    # Its rendered text, once the section is laid out: the frame after the scroll, which may not have come yet.
+    expect(p.locator("#cases")).to_contain_text("EV264", use_inner_text=True, timeout=5000)
 
 
 def test_compressed_data_reads_the_same(bank, visit, tmp_path, monkeypatch):
