@@ -104,7 +104,21 @@ def headline(res: Results) -> str:
                 false_block, ni_alone = res.gate(gate, runs=runs, delta=0.0), "n/a"
             detect = [_cell(res.gate(gate, runs=runs, delta=d)) for d in (-0.02, -0.03, -0.05)]
             rows.append([name, _cell(false_block), _cell(ni_alone), *detect])
-    return _table(header, rows)
+    return _table(header, rows) + "\n\n" + _warn_table(res)
+
+
+def _warn_table(res: Results) -> str:
+    """With not_proven = "warn" a NOT PROVEN passes the gate: how often a real regression ships (no rule but
+    non-inferiority fired), by runs (issue 46)."""
+    rows = []
+    for runs in (1, 5):
+        ships = []
+        for d in (-0.02, -0.03, -0.05):
+            blocked = res.gate("library_regression", runs=runs, delta=d)
+            ships.append(_cell(1 - blocked if isinstance(blocked, float) else blocked))
+        rows.append([f"releasegate, not_proven = \"warn\"{', 5 runs per case' if runs > 1 else ''}", *ships])
+    return _table(["gate (the same releases)", "2-point regression: ships", "3-point regression: ships",
+                   "5-point regression: ships"], rows)
 
 
 def summary(res: Results) -> str:

@@ -1,4 +1,4 @@
-"""The tables of the teams' grid (bench/opchar/teams.py) and the targets of issues 21 and 34, as Markdown blocks
+"""The tables of the teams' grid (bench/opchar/teams.py) and the targets of issue 46, as Markdown blocks
 of docs/operating-characteristics.md (``generated:teams-*``): DON'T SHIP and NOT PROVEN in columns of their
 own, and the settle design's rows."""
 
@@ -76,11 +76,12 @@ def _mark(room: float, reps: int | None, rate: float) -> str:
 
 
 def targets(res: TeamResults) -> str:
-    """Issue 34's targets: all rules together, default policy, 400 cases in 9 categories of which one 50-case
-    critical one. A harmless release is DON'T SHIP at most 5% of the time (NOT PROVEN beside it); a 5-point
-    regression is not SHIP at least 80%; a 20-point drop in the critical category is caught at least 90%. Each
-    rate has its Monte Carlo standard error; a rate on the wrong side of its target by less than two of them is
-    marked as within Monte Carlo error, not as met or missed."""
+    """Issue 46's targets (its "done when", where this grid has the design): all rules together, default policy,
+    400 cases in 9 categories of which one 50-case critical one. A harmless release is DON'T SHIP at most 5% of
+    the time (NOT PROVEN beside it); a 3-point regression at 5% churn is DON'T SHIP at least 36%; a 5-point one
+    at 10% churn DON'T SHIP at least 70% and not SHIP at least 98%; a 20-point drop in the critical category is
+    not SHIP at least 93%. Each rate has its Monte Carlo standard error; a rate on the wrong side of its target by
+    less than two of them is marked as within Monte Carlo error, not as met or missed."""
     rows = []
     for churn, runs, size in ((0.05, 1, 50), (0.10, 1, 30), (0.10, 1, 50), (0.10, 1, 100), (0.17, 1, 50),
                               (0.17, 5, 50)):
@@ -89,14 +90,16 @@ def targets(res: TeamResults) -> str:
         rows.append([f"harmless release, {churn:.0%} churn, {runs} run{'s' if runs > 1 else ''}, {size}-case critical "
                      "category: DON'T SHIP", "<= 5%", _with_se(new, reps), pct(res.not_proven(**want)),
                      pct(res.blocked(OLD, **want)), _mark(0.05 - new, reps, new)])
-    det, reps = res.blocked(churn=0.10, drop=0.05), res.reps(churn=0.10, drop=0.05)
-    rows.append(["5-point regression added on top of 10% churn, 1 run: not SHIP", ">= 80%", _with_se(det, reps),
-                 pct(res.not_proven(churn=0.10, drop=0.05)), pct(res.blocked(OLD, churn=0.10, drop=0.05)),
-                 _mark(det - 0.8, reps, det)])
-    crit, reps = res.blocked(churn=0.10, critical_drop=0.20), res.reps(churn=0.10, critical_drop=0.20)
-    rows.append(["20 points in the 50-case critical category, 10% churn: not SHIP", ">= 90%", _with_se(crit, reps),
-                 pct(res.not_proven(churn=0.10, critical_drop=0.20)),
-                 pct(res.blocked(OLD, churn=0.10, critical_drop=0.20)), _mark(crit - 0.9, reps, crit)])
+    for what, want, verdict, floor in (
+            ("3-point regression added on top of 5% churn, 1 run", {"churn": 0.05, "drop": 0.03}, "DON'T SHIP", 0.36),
+            ("5-point regression added on top of 10% churn, 1 run", {"churn": 0.10, "drop": 0.05}, "DON'T SHIP", 0.70),
+            ("5-point regression added on top of 10% churn, 1 run", {"churn": 0.10, "drop": 0.05}, "not SHIP", 0.98),
+            ("20 points in the 50-case critical category, 10% churn", {"churn": 0.10, "critical_drop": 0.20},
+             "not SHIP", 0.93)):
+        rate = res.dont_ship(**want) if verdict == "DON'T SHIP" else res.blocked(**want)
+        reps = res.reps(**want)
+        rows.append([f"{what}: {verdict}", f">= {floor:.0%}", _with_se(rate, reps), pct(res.not_proven(**want)),
+                     pct(res.blocked(OLD, **want)), _mark(rate - floor, reps, rate)])
     return _table(["target", "wanted", "new defaults (SE)", "new: NOT PROVEN", "old defaults (blocked)", ""], rows)
 
 
@@ -124,14 +127,15 @@ def null_table(res: TeamResults) -> str:
 
 
 def detection_table(res: TeamResults) -> str:
-    header = ["churn", "regression", "runs", "not SHIP", "DON'T SHIP", "NOT PROVEN", *[name for _, name in RULE_COLUMNS],
-              "old defaults, all rules", "threshold", "z-test", "seed axis"]
+    header = ["churn", "regression", "runs", "not SHIP", "DON'T SHIP", "NOT PROVEN", "ships under not_proven = warn",
+              *[name for _, name in RULE_COLUMNS], "old defaults, all rules", "threshold", "z-test", "seed axis"]
     rows = []
     for r, s in res.labelled("regression"):
         new = r["policies"][NEW]
         seed = r["gates"]["seed_axis"]
         rows.append([f"{s['churn']:.0%}", f"{s['drop'] * 100:.0f} points, {s['mode']}", str(s["runs"]),
-                     pct(new["blocked"]), pct(new["dont_ship"]), pct(new["not_proven"]), *[pct(new["rules"].get(rule, 0.0)) for rule, _ in RULE_COLUMNS],
+                     pct(new["blocked"]), pct(new["dont_ship"]), pct(new["not_proven"]), pct(1 - new["dont_ship"]),
+                     *[pct(new["rules"].get(rule, 0.0)) for rule, _ in RULE_COLUMNS],
                      pct(r["policies"][OLD]["blocked"]), pct(r["gates"]["threshold"]), pct(r["gates"]["ztest"]),
                      "n/a" if seed is None else pct(seed)])
     return _table(header, rows)

@@ -1,5 +1,5 @@
-"""The issue-34 studies keep running as the tree changes (bench/verdicts.py, bench/settle.py,
-bench/error_rate.py): a few replications each, the tables' shape checked, no rate asserted."""
+"""The issue-34 studies keep running as the tree changes (bench/verdicts.py, bench/critical_designs.py,
+bench/settle.py, bench/error_rate.py): a few replications each, the tables' shape checked, no rate asserted."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(("script", "args", "rows"), [
     ("verdicts.py", ("--reps", "3"), 14),
     ("verdicts.py", ("--study", "rerun", "--reps", "3"), 6),
+    ("critical_designs.py", ("--reps", "2", "--workers", "1"), 7),
     ("settle.py", ("--reps", "3"), 12),
     ("error_rate.py", ("--reps", "4"), 42),
 ])
