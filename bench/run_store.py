@@ -36,6 +36,7 @@ def build_store(workdir: Path, n_cells: int):
     from releasegate.run.plan import CaseTable, make_plan, save_expected
     from releasegate.run.runner import output_hash
     from releasegate.run.store import Store
+    from releasegate.run.table import keep_columns
 
     systems = [{"name": f"r{i}", "kind": "fake", "seed": i} for i in range(2)]
     config = parse_config({"cases": "unused.csv", "store": str(workdir / "big"), "runs": RUNS, "system": systems,
@@ -67,6 +68,7 @@ def build_store(workdir: Path, n_cells: int):
             "VALUES (?, ?, 'passed', 'ok', ?, 't')",
             {(r[7], config.metric.metric_hash, 1.0 if r[6] == "x" else 0.0) for r in rows})
         db.connection.execute("COMMIT")
+        keep_columns(db.connection)  # as a finished run keeps them
     return config, cases
 
 

@@ -111,7 +111,7 @@ def run_config(config: RunConfig, *, dry_run: bool = False, only: str | None = N
     from releasegate.run.lock import StoreLock
     from releasegate.run.plan import check_cases, count_done, make_plan, read_cases, save_expected
     from releasegate.run.store import Store, is_store
-    from releasegate.run.table import read_store
+    from releasegate.run.table import keep_columns, read_store
 
     cases = read_cases(config.cases_path)
     check_cases(config, cases, only)
@@ -130,6 +130,7 @@ def run_config(config: RunConfig, *, dry_run: bool = False, only: str | None = N
         stats = _execute(config, db, plan, progress=progress, clock=clock, sleep=sleep, callers=callers,
                          environ=environ, keys=keys)
         holes = len(cases) * config.runs * len(config.systems) - count_done(db.connection, config, len(cases))
+        keep_columns(db.connection)  # what `check STORE` reads in one pass (load/store_columns.py)
         ranking = _sweep_ranking(config, holes)
         db.set_meta("sweep_ranking", list(ranking))  # what report / check on the store put in the notes
     store = config.store
