@@ -125,7 +125,8 @@ def _body_parts(spec: Mapping[str, Any], prefix: list[dict[str, str]]) -> tuple[
     if "seed" in params:
         return None
     messages = "".join(json.dumps(m, ensure_ascii=False) + ", " for m in prefix)
-    head = f'{{"model": {json.dumps(spec["model"], ensure_ascii=False)}, "messages": [{messages}{{"role": "user", "content": '
+    model = json.dumps(spec["model"], ensure_ascii=False)
+    head = f'{{"model": {model}, "messages": [{messages}{{"role": "user", "content": '
     tail = "}]" + "".join(f", {json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
                           for k, v in params.items())
     return head, tail
