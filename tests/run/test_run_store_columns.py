@@ -13,6 +13,7 @@ import pytest
 
 import releasegate
 from releasegate.load.store_columns import Grid, save_grid
+from releasegate.load import store_table
 from releasegate.load.store_table import db_path, keep_columns, read_store
 from run_support import write_cases, write_config
 
@@ -56,8 +57,12 @@ def test_a_finished_run_keeps_columns_that_read_as_its_cells_do(tmp_path):
     assert from_columns.models["live"][0] and not from_columns.holes
 
 
-def test_columns_kept_on_a_store_with_every_kind_of_hole(tmp_path):
+@pytest.mark.parametrize("rowids", [65_536, 7])
+def test_columns_kept_on_a_store_with_every_kind_of_hole(tmp_path, monkeypatch, rowids):
     store = _store(tmp_path)
+    # 7: the 64 cells kept a slice of 7 rowids at a time, each with its own outputs' scores
+    monkeypatch.setattr(store_table, "ROWIDS_AT_ONCE", rowids)
+    monkeypatch.setattr(store_table, "SCORES_AT_ONCE", 262_144 if rowids > 64 else 0)
     with sqlite3.connect(db_path(store)) as db:
         db.execute("DELETE FROM cells WHERE release = 'live' AND case_id = 'C0000' AND run = 1")
         db.execute("UPDATE cells SET status = 'error', error_kind = 'server', error = 'HTTP 500: down', "
@@ -72,7 +77,9 @@ def test_columns_kept_on_a_store_with_every_kind_of_hole(tmp_path):
         keep_columns(db)
     assert _kept(store)
     from_columns = read_store(store)
-    _same(from_columns, _computed(store, tmp_path))
+    monkeypatch.setattr(store_table, "ROWIDS_AT_ONCE", 65_536)
+    monkeypatch.setattr(store_table, "SCORES_AT_ONCE", 262_144)
+    _same(from_columns, _computed(store, tmp_path))  # the cells read in one slice
     assert {h.reason for h in from_columns.holes} == {"missing", "error", "stale", "unscored", "unparseable"}
 
 

@@ -100,10 +100,15 @@ def is_store(directory: Path) -> bool:
 # when a stored cell is a hole; the texts (output, model, fingerprint) by a third, only when asked for.
 STATES = ("done", "missing", "errored", "stale", "unscored", "score")
 CURRENT = "c.input_hash = k.input_hash AND c.system_hash = releases.system_hash"
+# The cells are the outer loop, read by a range of rowids (a slice of the table at a time, so that what is held
+# does not grow with the store: :data:`ROWIDS_AT_ONCE`).
 CELLS = """
-FROM cells c JOIN releases ON releases.name = c.release JOIN cases k ON k.case_id = c.case_id{scores}
-WHERE c.run < ?
+FROM cells c CROSS JOIN releases ON releases.name = c.release JOIN cases k ON k.case_id = c.case_id{scores}
+WHERE c.run < ? AND c.rowid >= ? AND c.rowid < ?
 """
+ROWIDS_AT_ONCE = 65_536
+SCORES_AT_ONCE = 262_144  # a metric with more scores has them read a slice's at a time
+EVERY_ROW = (-(2**63), 2**63 - 1)
 SCORED = "\nLEFT JOIN scores s ON s.output_hash = c.output_hash AND s.metric_hash = ?"
 GRID = "(releases.position * ? + k.position) * ? + c.run"
 CELL_QUERY = f"""
@@ -129,6 +134,8 @@ AT, STATE_AT, LATENCY, INPUT_TOKENS, OUTPUT_TOKENS, COST, OUTPUT_HASH = range(7)
 FIGURES = (("latency_ms", LATENCY), ("input_tokens", INPUT_TOKENS), ("output_tokens", OUTPUT_TOKENS), ("cost", COST))
 STATUS, ERROR_KIND, ERROR, ATTEMPTS, SCORE_STATUS, SCORE_ERROR = range(1, 7)  # of a details row
 SCORES_QUERY = "SELECT output_hash, status, value FROM scores WHERE metric_hash = ?"
+SCORES_OF_ROWS = SCORES_QUERY + " AND output_hash IN (SELECT output_hash FROM cells WHERE rowid >= ? AND rowid < ?)"
+COUNT_SCORES = "SELECT count(*) FROM scores WHERE metric_hash = ?"
 TEXTS = ("output", "model", "fingerprint")
 # The models each release answered with (the notes name them), from its current ok cells.
 MODELS_QUERY = "SELECT DISTINCT release, system_hash, model, fingerprint FROM cells WHERE status = 'ok'"
@@ -189,24 +196,41 @@ def _querier(connection: sqlite3.Connection, plan: dict[str, Any], n_cases: int)
                        n_cases, plan["runs"], plan["runs"]]
     scored_parameters = [*cell_parameters[:-1], plan["metric"]["hash"], plan["runs"]]
 
-    def query(sql: str, null: str = "NULL", scored: bool = False) -> Any:
+    def query(sql: str, null: str = "NULL", scored: bool = False, rows: tuple[int, int] = EVERY_ROW) -> Any:
         if not releases:
             return iter(())
         return connection.execute(sql.format(releases=values, null=null),
-                                  scored_parameters if scored else cell_parameters)
+                                  [*(scored_parameters if scored else cell_parameters), *rows])
 
     return query
 
 
 def _read_grid(connection: sqlite3.Connection, plan: dict[str, Any], n_cases: int) -> Grid:
-    """The expected cells' numbers computed from the stored cells and scores (the caller holds a transaction)."""
+    """The expected cells' numbers computed from the stored cells and scores (the caller holds a transaction), a
+    slice of :data:`ROWIDS_AT_ONCE` cells at a time, the metric's scores read in one scan (or, past
+    :data:`SCORES_AT_ONCE` of them, each slice with the scores of its own outputs)."""
     query = _querier(connection, plan, n_cases)
-    rows = query(CELL_QUERY, NULL_AS_NUMBER).fetchall()
-    columns = _columns(rows, lambda: query(CELL_QUERY).fetchall(),
-                       lambda: connection.execute(MINUS_INFINITY).fetchone()[0] == 1)
-    scores = connection.execute(SCORES_QUERY, (plan["metric"]["hash"],)).fetchall()
     expected = len(plan["releases"]) * n_cases * plan["runs"]
-    state, value, figures = _placed(columns, [row[OUTPUT_HASH] for row in rows], scores, expected)
+    grid = Grid(np.ones(expected, dtype=np.int64), np.full(expected, np.nan),  # missing unless stored
+                {name: np.full(expected, np.nan) for name, _ in FIGURES}, {})
+    first, last = connection.execute("SELECT min(rowid), max(rowid) FROM cells").fetchone()
+    holds: list[bool] = []  # whether the store holds a minus infinity of its own: asked once, when needed
+
+    def minus_infinity() -> bool:
+        if not holds:
+            holds.append(connection.execute(MINUS_INFINITY).fetchone()[0] == 1)
+        return holds[0]
+
+    metric = plan["metric"]["hash"]
+    every_score = None
+    if connection.execute(COUNT_SCORES, (metric,)).fetchone()[0] <= SCORES_AT_ONCE:
+        every_score = _scores(connection.execute(SCORES_QUERY, (metric,)).fetchall())
+    for start in range(first, last + 1, ROWIDS_AT_ONCE) if first is not None else ():
+        rowids = (start, start + ROWIDS_AT_ONCE)
+        rows = query(CELL_QUERY, NULL_AS_NUMBER, rows=rowids).fetchall()
+        columns = _columns(rows, lambda: query(CELL_QUERY, rows=rowids).fetchall(), minus_infinity)
+        scores = every_score or _scores(connection.execute(SCORES_OF_ROWS, (metric, *rowids)).fetchall())
+        _place(columns, [row[OUTPUT_HASH] for row in rows], scores, grid)
     hashes = {r["name"]: r["system_hash"] for r in plan["releases"]}
     models: dict[str, tuple[set[str], set[str]]] = {name: (set(), set()) for name in hashes}
     for release, system_hash, model, fingerprint in connection.execute(MODELS_QUERY):
@@ -215,8 +239,8 @@ def _read_grid(connection: sqlite3.Connection, plan: dict[str, Any], n_cases: in
                 models[release][0].add(str(model))
             if fingerprint is not None:
                 models[release][1].add(str(fingerprint))
-    return Grid(state, value, figures,
-                {name: (tuple(sorted(m)), tuple(sorted(f))) for name, (m, f) in models.items()})
+    grid.models.update({name: (tuple(sorted(m)), tuple(sorted(f))) for name, (m, f) in models.items()})
+    return grid
 
 
 def _value_column(plan: dict[str, Any]) -> str:
@@ -255,30 +279,32 @@ def _columns(rows: list[tuple[Any, ...]], again: Callable[[], list[tuple[Any, ..
 _NUMBERS = operator.itemgetter(slice(0, COST + 1))
 
 
-def _placed(columns: list[np.ndarray], output_hashes: list[Any], scores: list[tuple[Any, ...]],
-            expected: int) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-    """Each expected cell's state, value and figures, from the stored cells' columns and the metric's scores."""
+def _scores(rows: list[tuple[Any, ...]]) -> tuple[pd.Index, np.ndarray, np.ndarray]:
+    """Scores as a pandas index of their output hashes, whether each is ok and its value, each array ending in
+    the answer for a hash not found (position -1): not ok, no value."""
+    hashes, status, value = ([row[i] for row in rows] for i in range(3))
+    return (pd.Index(hashes, dtype=object), np.append(np.array(status, dtype=object) == "ok", False),
+            np.append(_numbers(value), np.nan))
+
+
+def _place(columns: list[np.ndarray], output_hashes: list[Any], scores: tuple[pd.Index, np.ndarray, np.ndarray],
+           grid: Grid) -> None:
+    """Each stored cell's state, value and figures, from its columns and its outputs' scores, into ``grid``."""
     at = columns[AT].astype(np.int64)
     # A current ok cell is done if its output has an ok score, unscored without one, else the score's hole; the
-    # scores are read by one scan and matched by hash with a pandas index (SQLite's join on the scores' key cost
-    # more than the whole rest of the query).
-    score_hashes, score_status, score_value = ([score[i] for score in scores] for i in range(3))
-    found = pd.Index(score_hashes, dtype=object).get_indexer(np.array(output_hashes, dtype=object))
-    found_ok = np.append(np.array(score_status, dtype=object) == "ok", False)[found]  # found -1: the False
+    # scores are matched by hash with a pandas index (SQLite's join on the scores' key cost more than the whole
+    # rest of the query).
+    index, ok, values = scores
+    found = index.get_indexer(np.array(output_hashes, dtype=object))
+    found_ok = ok[found]
     cell_state = columns[STATE_AT].astype(np.int64)
     cell_state[(cell_state == 0) & (found < 0)] = 4
     cell_state[(cell_state == 0) & ~found_ok] = 5
-    state = np.ones(expected, dtype=np.int64)  # missing unless stored
-    state[at] = cell_state
-    value = np.full(expected, np.nan)
-    value[at] = np.where(cell_state == 0, np.append(_numbers(score_value), np.nan)[found], np.nan)
+    grid.state[at] = cell_state
+    grid.value[at] = np.where(cell_state == 0, values[found], np.nan)
     answered = (cell_state != 1) & (cell_state != 2)  # an errored cell has no figures
-    figures = {}
     for name, index in FIGURES:
-        column = np.full(expected, np.nan)
-        column[at] = np.where(answered, columns[index], np.nan)
-        figures[name] = column
-    return state, value, figures
+        grid.figures[name][at] = np.where(answered, columns[index], np.nan)
 
 
 def _table(grid: Grid, cases: list[tuple[str, str]], releases: list[dict[str, Any]], n_runs: int, value_column: str,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 import sys
 import types
 from collections.abc import Callable, Mapping
@@ -17,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from releasegate.errors import InputError, RunConfigError
+from releasegate.errors import InputError, RunConfigError, StoreError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -130,7 +131,10 @@ def run_config(config: RunConfig, *, dry_run: bool = False, only: str | None = N
         stats = _execute(config, db, plan, progress=progress, clock=clock, sleep=sleep, callers=callers,
                          environ=environ, keys=keys)
         holes = len(cases) * config.runs * len(config.systems) - count_done(db.connection, config, len(cases))
-        keep_columns(db.connection)  # what `check STORE` reads in one pass (load/store_columns.py)
+        try:  # what `check STORE` reads in one pass (load/store_columns.py)
+            keep_columns(db.connection)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{config.store}: cannot write the run store: {exc}") from None
         ranking = _sweep_ranking(config, holes)
         db.set_meta("sweep_ranking", list(ranking))  # what report / check on the store put in the notes
     store = config.store
