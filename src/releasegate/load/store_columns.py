@@ -73,10 +73,17 @@ def saved_grid(connection: sqlite3.Connection, plan_text: str, expected: int) ->
 
 def save_grid(connection: sqlite3.Connection, plan_text: str, grid: Grid) -> None:
     """Keep ``grid`` as the columns of ``plan_text`` (the caller holds the write transaction it was read in)."""
-    rows: list[tuple[str, Any]] = [("plan", plan_text.encode("utf-8")),
-                                   ("state", grid.state.astype(np.int8).tobytes()),
-                                   ("value", grid.value.astype("<f8").tobytes()),
-                                   *((name, grid.figures[name].astype("<f8").tobytes()) for name in FIGURE_NAMES),
+    rows: list[tuple[str, Any]] = [("plan", plan_text.encode("utf-8")), ("state", grid.state.astype(np.int8)),
+                                   ("value", _floats(grid.value)),
+                                   *((name, _floats(grid.figures[name])) for name in FIGURE_NAMES),
                                    ("models", json.dumps(grid.models, sort_keys=True).encode("utf-8"))]
     connection.execute("DELETE FROM cell_columns")
-    connection.executemany("INSERT INTO cell_columns (name, value) VALUES (?, ?)", rows)
+    # The arrays are bound as they are (sqlite3 reads a blob from any buffer): no copy of a column in bytes.
+    connection.executemany("INSERT INTO cell_columns (name, value) VALUES (?, ?)",
+                           [(name, memoryview(value) if isinstance(value, np.ndarray) else value)
+                            for name, value in rows])
+
+
+def _floats(column: np.ndarray) -> np.ndarray:
+    """``column`` as contiguous little-endian doubles, copied only if it is not already."""
+    return np.ascontiguousarray(column, dtype="<f8")

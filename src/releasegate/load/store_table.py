@@ -106,7 +106,7 @@ CELLS = """
 FROM cells c CROSS JOIN releases ON releases.name = c.release JOIN cases k ON k.case_id = c.case_id{scores}
 WHERE c.run < ? AND c.rowid >= ? AND c.rowid < ?
 """
-ROWIDS_AT_ONCE = 65_536
+ROWIDS_AT_ONCE = 16_384
 SCORES_AT_ONCE = 262_144  # a metric with more scores has them read a slice's at a time
 EVERY_ROW = (-(2**63), 2**63 - 1)
 SCORED = "\nLEFT JOIN scores s ON s.output_hash = c.output_hash AND s.metric_hash = ?"
