@@ -11,20 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import releasegate
 from releasegate.load.store_columns import Grid, save_grid
 from releasegate.load import store_table
 from releasegate.load.store_table import db_path, keep_columns, read_store
-from run_support import write_cases, write_config
+from run_support import finished_store
 
 
 def _store(tmp_path):
-    cases = write_cases(tmp_path / "cases.csv", 8)
-    systems = [{"name": "live", "kind": "fake", "accuracy": 0.9}, {"name": "cand", "kind": "fake", "seed": 2}]
-    path = write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store", "runs": 2, "max_attempts": 1},
-                        systems, {"name": "correct", "kind": "exact"})
-    assert releasegate.run(path).complete
-    return tmp_path / "store"
+    return finished_store(tmp_path, 8)
 
 
 def _kept(store) -> dict[str, bytes]:
