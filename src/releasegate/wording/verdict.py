@@ -199,12 +199,13 @@ def _suites(needed, targets, n: int, power: float, tail: str) -> str:
     above = [(k, t) for k, t in zip(needed, targets) if k is not None and k > n]
     now = fmt.pct(power, 0)
     if not above:
-        return f"these {n:,} cases give {fmt.with_article(now)} chance{tail}"
+        these = "this one case gives" if n == 1 else f"these {n:,} cases give"
+        return f"{these} {fmt.with_article(now)} chance{tail}"
     first, *rest = above
     out = (f"a suite of {first[0]:,} cases ({first[0] - n:,} more) gives {fmt.with_article(fmt.pct(first[1], 0))} "
            f"chance{tail}")
     out += "".join(f", {k:,} ({k - n:,} more) {fmt.pct(t, 0)}" for k, t in rest)
-    return f"{out} (these {n:,}: {now})"
+    return f"{out} ({'this one case' if n == 1 else f'these {n:,}'}: {now})"
 
 
 def next_look(cand: CandidateAnalysis) -> str:
