@@ -14,7 +14,7 @@ concurrency / latency). Each figure is the median over the rounds; each ratio th
 CPU per cell is the client process's CPU time over the cells. The load average is printed with the figures.
 
 Usage: PYTHONPATH=src python bench/run_client.py [--rounds 5] [--cells 3000] [--slow-cells 1600]
-       [--concurrency 32] [--latency-ms 200] [--variants raw,aiohttp,httpx]
+       [--concurrency 32] [--latency-ms 200] [--variants raw,aiohttp,httpx] [--python VENV/bin/python ...]
 """
 
 from __future__ import annotations
@@ -125,9 +125,16 @@ def one(variant: str, port: int, n: int, concurrency: int) -> dict[str, float]:
     return {"per_second": n / (calls or elapsed), "whole_per_second": n / elapsed, "cpu_ms": cpu / n * 1000.0}
 
 
-def measure(variant: str, port: int, n: int, concurrency: int) -> dict[str, float]:
+def measure(variant: str, port: int, n: int, concurrency: int, pythons: list[str]) -> dict[str, float]:
+    """One variant in a fresh process: ``aiohttp:I`` runs releasegate on the I-th ``--python``'s install (a fresh
+    ``pip install .``), the others this interpreter with this checkout's src."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    done = subprocess.run([sys.executable, __file__, "--one", variant, "--port", str(port), "--cells", str(n),
+    python = sys.executable
+    if ":" in variant:
+        variant, index = variant.split(":")
+        python = pythons[int(index)]
+        env.pop("PYTHONPATH")
+    done = subprocess.run([python, __file__, "--one", variant, "--port", str(port), "--cells", str(n),
                            "--concurrency", str(concurrency)], env=env, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -141,6 +148,8 @@ def stub(latency_ms: float) -> tuple[subprocess.Popen, int]:
 
 def rounds(args: argparse.Namespace) -> dict[str, dict]:
     variants = args.variants.split(",")
+    if args.python:  # the releasegate variant once per install, side by side
+        variants = [v for v in variants if v != "aiohttp"] + [f"aiohttp:{i}" for i in range(len(args.python))]
     out = {}
     for label, latency, n in (("0 ms", 0.0, args.cells), (f"{args.latency_ms:g} ms", args.latency_ms,
                                                            args.slow_cells)):
@@ -149,7 +158,7 @@ def rounds(args: argparse.Namespace) -> dict[str, dict]:
             per_round = []
             for _ in range(args.rounds):
                 order = random.sample(variants, len(variants))
-                per_round.append({v: measure(v, port, n, args.concurrency) for v in order})
+                per_round.append({v: measure(v, port, n, args.concurrency, args.python or []) for v in order})
         finally:
             assert server.stdin is not None
             server.stdin.close()
@@ -181,6 +190,8 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=float, default=200.0)
     parser.add_argument("--variants", default="raw,aiohttp,httpx")
+    parser.add_argument("--python", action="append", help="an install's interpreter for the releasegate variant "
+                        "(repeat to pair installs: aiohttp:0, aiohttp:1, ...)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -178,3 +178,15 @@ def write_config(path: Path, run: dict[str, Any], systems: list[dict[str, Any]],
     lines += ["", "[run.metric]", *(f"{k} = {toml_value(v)}" for k, v in metric.items())]
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def finished_store(tmp_path: Path, n_cases: int) -> Path:
+    """A complete store of two fake releases (one 90% accurate), ``n_cases`` cases x 2 runs, the exact metric."""
+    from releasegate.run import run as run_from
+
+    cases = write_cases(tmp_path / "cases.csv", n_cases)
+    systems = [{"name": "live", "kind": "fake", "accuracy": 0.9}, {"name": "cand", "kind": "fake", "seed": 2}]
+    path = write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store", "runs": 2, "max_attempts": 1},
+                        systems, {"name": "correct", "kind": "exact"})
+    assert run_from(path).complete
+    return tmp_path / "store"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import run_cli
 from releasegate.run import run_config
 from releasegate.run.config import load_config
@@ -161,3 +163,51 @@ def test_what_is_sent_and_what_is_recorded(tmp_path, monkeypatch):
     raw = (config.store / "releasegate-run.sqlite").read_bytes()
     assert b"sk-test-123" not in raw  # the key is never stored
     assert result.table["passed"].tolist() == [1.0] * 4
+
+
+class _Recorder:
+    """A client that keeps the bytes it is asked to post and answers one chat reply."""
+
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+
+    async def post(self, url, body, headers):
+        from releasegate.run.http import HttpReply
+
+        self.sent.append(body)
+        return HttpReply(200, b'{"choices": [{"message": {"content": "ok"}}]}', None)
+
+    async def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("spec", [
+    {"system_prompt": "Be brief.", "params": {"temperature": 0.5, "stop": ["\n", "é"], "extra": {"a": [1, None]}}},
+    {"system_prompt": "", "params": {}},
+    {"system_prompt": 'Say "ü" \\ \u2028', "params": {"top_p": 1}, "seed": "none"},
+    {"system_prompt": "x", "params": {"seed": 7, "temperature": 0}},  # the run's seed takes params' place
+])
+def test_the_request_body_is_the_json_of_the_request(spec):
+    import asyncio
+    import json
+
+    from releasegate.run.calls import Request
+    from releasegate.run.openai_chat import OpenAIChat
+    from releasegate.run.spec import SystemConfig
+
+    full = {"base_url": "http://127.0.0.1:9/v1", "model": "m\u00e9", "user_template": "Q: {input}", "seed": "run",
+            "api_key_env": None, "fields": ("input",), **spec}
+    client = _Recorder()
+    chat = OpenAIChat(SystemConfig("r1", "openai", full, "h", None), client)
+    requests = [Request("r1", {"input": 'naïve "quote"\n\t\u0000 😀'}, 3, 1),
+                Request("judge", {"input": "x"}, 0, 1, prompt="Grade: \u2029 ok")]
+    for request in requests:
+        asyncio.run(chat(request, 5.0))
+    for request, sent in zip(requests, client.sent, strict=True):
+        user = request.prompt or "Q: " + request.case["input"]
+        body = {"model": full["model"], "messages": [*([{"role": "system", "content": full["system_prompt"]}]
+                                                       if full["system_prompt"] else []),
+                                                     {"role": "user", "content": user}], **full["params"]}
+        if full["seed"] == "run" and request.prompt is None:
+            body["seed"] = request.run
+        assert sent == json.dumps(body, ensure_ascii=False).encode("utf-8")

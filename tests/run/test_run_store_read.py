@@ -7,18 +7,12 @@ import sqlite3
 import numpy as np
 import pandas as pd
 
-import releasegate
 from releasegate.load.store_table import db_path, read_store
-from run_support import write_cases, write_config
+from run_support import finished_store
 
 
 def _store(tmp_path):
-    cases = write_cases(tmp_path / "cases.csv", 6)
-    systems = [{"name": "live", "kind": "fake", "accuracy": 0.9}, {"name": "cand", "kind": "fake", "seed": 2}]
-    path = write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store", "runs": 2, "max_attempts": 1},
-                        systems, {"name": "correct", "kind": "exact"})
-    assert releasegate.run_systems(path).complete
-    return tmp_path / "store"
+    return finished_store(tmp_path, 6)
 
 
 def test_every_kind_of_hole_and_the_done_cells(tmp_path):

@@ -7,8 +7,9 @@ store without importing what runs the systems.
 
 The stored cells are placed in the expected grid (the plan's releases x the cases x the runs, in the plan's
 order) by SQLite in one query, their scores matched by hash, and the columns built from the rows with numpy,
-all in one read transaction: 100,000 cells in 0.3 CPU s (issue 30, item 8). Hole records are made only for the
-holes.
+all in one read transaction: 100,000 cells in 0.3 CPU s. A finished run keeps the result as columns in the
+store (:mod:`releasegate.load.store_columns`), read in one pass (0.05 CPU s) while they still describe it.
+Hole records are made only for the holes.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from releasegate.errors import StoreError
+from releasegate.load.store_columns import Grid, save_grid, saved_grid
 
 DB_NAME = "releasegate-run.sqlite"
 
@@ -92,15 +94,21 @@ def is_store(directory: Path) -> bool:
 # figures, SQLite joining the cells to the releases, the cases and the scores. Only numbers come back, and they
 # are taken into arrays in one pass over all of them (:func:`_columns`): at 100,000 cells the per-value Python
 # work of fetching hashes and texts, matching scores by hash and taking rows apart by column was most of a
-# check on a store (1.69x the same cells as CSV). What a hole record says (the status, error and number of
+# check on a store, and fetching the rows through sqlite3 still is (0.2 of 0.37 CPU s: what the kept columns
+# spare the gate). What a hole record says (the status, error and number of
 # attempts; SQLite counts the attempts: each attempt record holds one "n": key) is read by a second query, only
 # when a stored cell is a hole; the texts (output, model, fingerprint) by a third, only when asked for.
 STATES = ("done", "missing", "errored", "stale", "unscored", "score")
 CURRENT = "c.input_hash = k.input_hash AND c.system_hash = releases.system_hash"
+# The cells are the outer loop, read by a range of rowids (a slice of the table at a time, so that what is held
+# does not grow with the store: :data:`ROWIDS_AT_ONCE`).
 CELLS = """
-FROM cells c JOIN releases ON releases.name = c.release JOIN cases k ON k.case_id = c.case_id{scores}
-WHERE c.run < ?
+FROM cells c CROSS JOIN releases ON releases.name = c.release JOIN cases k ON k.case_id = c.case_id{scores}
+WHERE c.run < ? AND c.rowid >= ? AND c.rowid < ?
 """
+ROWIDS_AT_ONCE = 16_384
+SCORES_AT_ONCE = 262_144  # a metric with more scores has them read a slice's at a time
+EVERY_ROW = (-(2**63), 2**63 - 1)
 SCORED = "\nLEFT JOIN scores s ON s.output_hash = c.output_hash AND s.metric_hash = ?"
 GRID = "(releases.position * ? + k.position) * ? + c.run"
 CELL_QUERY = f"""
@@ -109,7 +117,7 @@ SELECT {GRID}, CASE WHEN c.status != 'ok' THEN 2 WHEN NOT ({CURRENT}) THEN 3 ELS
        ifnull(c.latency_ms, {{null}}), ifnull(c.input_tokens, {{null}}), ifnull(c.output_tokens, {{null}}),
        ifnull(c.cost, {{null}}), CASE WHEN c.status = 'ok' AND {CURRENT} THEN c.output_hash END{CELLS.format(scores="")}"""
 # NULL comes back as minus infinity (a float: every number of a row is then a float, taken in one pass) unless
-# the store holds a minus infinity of its own; then as NULL, read by column.
+# the store holds a minus infinity of its own (asked only when one came back); then as NULL, read by column.
 NULL_AS_NUMBER = "-9e999"
 MINUS_INFINITY = ("SELECT EXISTS (SELECT 1 FROM cells WHERE latency_ms = -9e999 OR input_tokens = -9e999 OR "
                   "output_tokens = -9e999 OR cost = -9e999)")
@@ -126,6 +134,8 @@ AT, STATE_AT, LATENCY, INPUT_TOKENS, OUTPUT_TOKENS, COST, OUTPUT_HASH = range(7)
 FIGURES = (("latency_ms", LATENCY), ("input_tokens", INPUT_TOKENS), ("output_tokens", OUTPUT_TOKENS), ("cost", COST))
 STATUS, ERROR_KIND, ERROR, ATTEMPTS, SCORE_STATUS, SCORE_ERROR = range(1, 7)  # of a details row
 SCORES_QUERY = "SELECT output_hash, status, value FROM scores WHERE metric_hash = ?"
+SCORES_OF_ROWS = SCORES_QUERY + " AND output_hash IN (SELECT output_hash FROM cells WHERE rowid >= ? AND rowid < ?)"
+COUNT_SCORES = "SELECT count(*) FROM scores WHERE metric_hash = ?"
 TEXTS = ("output", "model", "fingerprint")
 # The models each release answered with (the notes name them), from its current ok cells.
 MODELS_QUERY = "SELECT DISTINCT release, system_hash, model, fingerprint FROM cells WHERE status = 'ok'"
@@ -134,7 +144,8 @@ MODELS_QUERY = "SELECT DISTINCT release, system_hash, model, fingerprint FROM ce
 def read_store(directory: Path, *, texts: bool = True) -> StoreTable:
     """Every expected cell as a row (holes have no outcome and an error message), plus the holes. Without
     ``texts`` the table has no output, model and fingerprint columns (the gate compares none of them), and
-    ``models`` says which models and fingerprints each release answered with."""
+    ``models`` says which models and fingerprints each release answered with. The cells' numbers come from the
+    columns the store keeps (:mod:`releasegate.load.store_columns`) when they still describe it."""
     path = db_path(directory)
     if not path.is_file():
         raise StoreError(f"{directory}: not a run store (no {DB_NAME} inside)")
@@ -142,44 +153,94 @@ def read_store(directory: Path, *, texts: bool = True) -> StoreTable:
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
         try:
             connection.execute("BEGIN")  # every query below reads the same state of the store
-            meta = {k: json.loads(v) for k, v in connection.execute("SELECT key, value FROM meta")}
+            meta_text = dict(connection.execute("SELECT key, value FROM meta"))
+            meta = {k: json.loads(v) for k, v in meta_text.items()}
             plan = meta.get("plan")
             if plan is None:
                 raise StoreError(f"{directory}: the store has no plan yet (run `releasegate run CONFIG.toml` first)")
             cases = connection.execute("SELECT case_id, fields FROM cases ORDER BY position").fetchall()
-            releases = plan["releases"]
-            values = ", ".join("(?, ?, ?)" for _ in releases)
-            cell_parameters = [*(x for i, r in enumerate(releases) for x in (i, r["name"], r["system_hash"])),
-                               len(cases), plan["runs"], plan["runs"]]
-            scored_parameters = [*cell_parameters[:-1], plan["metric"]["hash"], plan["runs"]]
-
-            def query(sql: str, null: str = "NULL", parameters: list[Any] = cell_parameters) -> Any:
-                return connection.execute(sql.format(releases=values, null=null), parameters) if releases else iter(())
-
-            rows = query(CELL_QUERY, NULL_AS_NUMBER).fetchall()
-            minus_infinity = connection.execute(MINUS_INFINITY).fetchone()[0] == 1
-            columns = _columns(rows, lambda: query(CELL_QUERY).fetchall(), minus_infinity)
-            scores = connection.execute(SCORES_QUERY, (plan["metric"]["hash"],)).fetchall()
+            query = _querier(connection, plan, len(cases))
+            expected = len(plan["releases"]) * len(cases) * plan["runs"]
+            grid = saved_grid(connection, meta_text["plan"], expected) or _read_grid(connection, plan, len(cases))
             texts_of = (lambda: query(TEXTS_QUERY)) if texts else None
-            table, holes = _table(columns, [row[OUTPUT_HASH] for row in rows], scores, cases, releases, plan["runs"],
-                                  _value_column(plan), lambda: query(DETAILS_QUERY, parameters=scored_parameters),
-                                  texts_of)
-            hashes = {r["name"]: r["system_hash"] for r in releases}
-            models: dict[str, tuple[set[str], set[str]]] = {name: (set(), set()) for name in hashes}
-            for release, system_hash, model, fingerprint in connection.execute(MODELS_QUERY):
-                if hashes.get(release) == system_hash:
-                    if model is not None:
-                        models[release][0].add(str(model))
-                    if fingerprint is not None:
-                        models[release][1].add(str(fingerprint))
+            table, holes = _table(grid, cases, plan["releases"], plan["runs"], _value_column(plan),
+                                  lambda: query(DETAILS_QUERY, scored=True), texts_of)
         finally:
             connection.close()
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"{path}: cannot read the run store: {exc}") from None
     table.attrs["metric"] = plan["metric"]["name"]
-    return StoreTable(table, holes, plan, tuple(meta.get("sweep_ranking") or ()),
-                      {name: (tuple(sorted(m)), tuple(sorted(f))) for name, (m, f) in models.items()},
-                      meta.get("settled"))
+    return StoreTable(table, holes, plan, tuple(meta.get("sweep_ranking") or ()), grid.models, meta.get("settled"))
+
+
+def keep_columns(connection: sqlite3.Connection) -> None:
+    """Compute the cells' numbers of the store's current plan and keep them as its columns, in one write
+    transaction (a run calls this when it finishes; ``connection`` is in autocommit mode)."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        row = connection.execute("SELECT value FROM meta WHERE key = 'plan'").fetchone()
+        if row is not None:
+            n_cases = connection.execute("SELECT count(*) FROM cases").fetchone()[0]
+            save_grid(connection, row[0], _read_grid(connection, json.loads(row[0]), n_cases))
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+
+
+def _querier(connection: sqlite3.Connection, plan: dict[str, Any], n_cases: int) -> Callable[..., Any]:
+    """Runs one of the grid's queries (the releases as a VALUES list, the grid's sizes as parameters)."""
+    releases = plan["releases"]
+    values = ", ".join("(?, ?, ?)" for _ in releases)
+    cell_parameters = [*(x for i, r in enumerate(releases) for x in (i, r["name"], r["system_hash"])),
+                       n_cases, plan["runs"], plan["runs"]]
+    scored_parameters = [*cell_parameters[:-1], plan["metric"]["hash"], plan["runs"]]
+
+    def query(sql: str, null: str = "NULL", scored: bool = False, rows: tuple[int, int] = EVERY_ROW) -> Any:
+        if not releases:
+            return iter(())
+        return connection.execute(sql.format(releases=values, null=null),
+                                  [*(scored_parameters if scored else cell_parameters), *rows])
+
+    return query
+
+
+def _read_grid(connection: sqlite3.Connection, plan: dict[str, Any], n_cases: int) -> Grid:
+    """The expected cells' numbers computed from the stored cells and scores (the caller holds a transaction), a
+    slice of :data:`ROWIDS_AT_ONCE` cells at a time, the metric's scores read in one scan (or, past
+    :data:`SCORES_AT_ONCE` of them, each slice with the scores of its own outputs)."""
+    query = _querier(connection, plan, n_cases)
+    expected = len(plan["releases"]) * n_cases * plan["runs"]
+    grid = Grid(np.ones(expected, dtype=np.int64), np.full(expected, np.nan),  # missing unless stored
+                {name: np.full(expected, np.nan) for name, _ in FIGURES}, {})
+    first, last = connection.execute("SELECT min(rowid), max(rowid) FROM cells").fetchone()
+    holds: list[bool] = []  # whether the store holds a minus infinity of its own: asked once, when needed
+
+    def minus_infinity() -> bool:
+        if not holds:
+            holds.append(connection.execute(MINUS_INFINITY).fetchone()[0] == 1)
+        return holds[0]
+
+    metric = plan["metric"]["hash"]
+    every_score = None
+    if connection.execute(COUNT_SCORES, (metric,)).fetchone()[0] <= SCORES_AT_ONCE:
+        every_score = _scores(connection.execute(SCORES_QUERY, (metric,)).fetchall())
+    for start in range(first, last + 1, ROWIDS_AT_ONCE) if first is not None else ():
+        rowids = (start, start + ROWIDS_AT_ONCE)
+        rows = query(CELL_QUERY, NULL_AS_NUMBER, rows=rowids).fetchall()
+        columns = _columns(rows, lambda: query(CELL_QUERY, rows=rowids).fetchall(), minus_infinity)
+        scores = every_score or _scores(connection.execute(SCORES_OF_ROWS, (metric, *rowids)).fetchall())
+        _place(columns, [row[OUTPUT_HASH] for row in rows], scores, grid)
+    hashes = {r["name"]: r["system_hash"] for r in plan["releases"]}
+    models: dict[str, tuple[set[str], set[str]]] = {name: (set(), set()) for name in hashes}
+    for release, system_hash, model, fingerprint in connection.execute(MODELS_QUERY):
+        if hashes.get(release) == system_hash:
+            if model is not None:
+                models[release][0].add(str(model))
+            if fingerprint is not None:
+                models[release][1].add(str(fingerprint))
+    grid.models.update({name: (tuple(sorted(m)), tuple(sorted(f))) for name, (m, f) in models.items()})
+    return grid
 
 
 def _value_column(plan: dict[str, Any]) -> str:
@@ -195,56 +256,70 @@ def _numbers(values: list[Any]) -> np.ndarray:
 
 
 def _columns(rows: list[tuple[Any, ...]], again: Callable[[], list[tuple[Any, ...]]],
-             minus_infinity: bool) -> list[np.ndarray]:
+             minus_infinity: Callable[[], bool]) -> list[np.ndarray]:
     """The cells' numbers (the place in the grid, the state, the four figures) as one float array per column
     (NULL = NaN), in one C pass over all of them when they are all numbers (the common case: NULL fetched as
-    minus infinity, unless the store holds one of its own); by column otherwise, the rows fetched ``again`` with
-    their NULLs (a hand-edited store's texts read as pandas reads them)."""
+    minus infinity; only when one came back is the store asked whether it holds a minus infinity of its own);
+    by column otherwise, the rows fetched ``again`` with their NULLs (a hand-edited store's texts read as pandas
+    reads them)."""
     width = COST + 1
-    if not minus_infinity:
-        try:
-            flat = np.fromiter(itertools.chain.from_iterable(map(_NUMBERS, rows)), dtype=float,
-                               count=len(rows) * width)
-        except (TypeError, ValueError):  # a text among them
-            pass
-        else:
-            flat[np.isneginf(flat)] = np.nan
+    try:
+        flat = np.fromiter(itertools.chain.from_iterable(map(_NUMBERS, rows)), dtype=float, count=len(rows) * width)
+    except (TypeError, ValueError):  # a text among them
+        pass
+    else:
+        nulls = np.isneginf(flat)
+        if not nulls.any() or not minus_infinity():
+            flat[nulls] = np.nan
             return list(flat.reshape(len(rows), width).T)
-        rows = again()
-    elif rows:
-        rows = again()
+    rows = again()
     return [_numbers([np.nan if row[i] is None else row[i] for row in rows]) for i in range(width)]
 
 
 _NUMBERS = operator.itemgetter(slice(0, COST + 1))
 
 
-def _table(columns: list[np.ndarray], output_hashes: list[Any], scores: list[tuple[Any, ...]],
-           cases: list[tuple[str, str]], releases: list[dict[str, Any]], n_runs: int, value_column: str,
-           details: Callable[[], Iterable[tuple[Any, ...]]],
-           texts: Callable[[], Iterable[tuple[Any, ...]]] | None) -> tuple[pd.DataFrame, tuple[Hole, ...]]:
-    n_cases = len(cases)
-    expected = len(releases) * n_cases * n_runs
+def _scores(rows: list[tuple[Any, ...]]) -> tuple[pd.Index, np.ndarray, np.ndarray]:
+    """Scores as a pandas index of their output hashes, whether each is ok and its value, each array ending in
+    the answer for a hash not found (position -1): not ok, no value."""
+    hashes, status, value = ([row[i] for row in rows] for i in range(3))
+    return (pd.Index(hashes, dtype=object), np.append(np.array(status, dtype=object) == "ok", False),
+            np.append(_numbers(value), np.nan))
+
+
+def _place(columns: list[np.ndarray], output_hashes: list[Any], scores: tuple[pd.Index, np.ndarray, np.ndarray],
+           grid: Grid) -> None:
+    """Each stored cell's state, value and figures, from its columns and its outputs' scores, into ``grid``."""
     at = columns[AT].astype(np.int64)
     # A current ok cell is done if its output has an ok score, unscored without one, else the score's hole; the
-    # scores are read by one scan and matched by hash with a pandas index (SQLite's join on the scores' key cost
-    # more than the whole rest of the query).
-    score_hashes, score_status, score_value = ([score[i] for score in scores] for i in range(3))
-    found = pd.Index(score_hashes, dtype=object).get_indexer(np.array(output_hashes, dtype=object))
-    found_ok = np.append(np.array(score_status, dtype=object) == "ok", False)[found]  # found -1: the False
+    # scores are matched by hash with a pandas index (SQLite's join on the scores' key cost more than the whole
+    # rest of the query).
+    index, ok, values = scores
+    found = index.get_indexer(np.array(output_hashes, dtype=object))
+    found_ok = ok[found]
     cell_state = columns[STATE_AT].astype(np.int64)
     cell_state[(cell_state == 0) & (found < 0)] = 4
     cell_state[(cell_state == 0) & ~found_ok] = 5
-    state = np.ones(expected, dtype=np.int64)  # missing unless stored
-    state[at] = cell_state
-    value = np.full(expected, np.nan)
-    value[at] = np.where(cell_state == 0, np.append(_numbers(score_value), np.nan)[found], np.nan)
+    grid.state[at] = cell_state
+    grid.value[at] = np.where(cell_state == 0, values[found], np.nan)
+    answered = (cell_state != 1) & (cell_state != 2)  # an errored cell has no figures
+    for name, index in FIGURES:
+        grid.figures[name][at] = np.where(answered, columns[index], np.nan)
+
+
+def _table(grid: Grid, cases: list[tuple[str, str]], releases: list[dict[str, Any]], n_runs: int, value_column: str,
+           details: Callable[[], Iterable[tuple[Any, ...]]],
+           texts: Callable[[], Iterable[tuple[Any, ...]]] | None) -> tuple[pd.DataFrame, tuple[Hole, ...]]:
+    n_cases = len(cases)
+    state = grid.state
+    expected = len(state)
     names = np.array([r["name"] for r in releases], dtype=object)
     case_ids = np.array([c for c, _ in cases], dtype=object)
-    grid = np.arange(expected, dtype=np.int64)
-    release_at, case_at, runs = grid // (n_cases * n_runs), (grid // n_runs) % n_cases, grid % n_runs
+    grid_at = np.arange(expected, dtype=np.int64)
+    release_at, case_at, runs = grid_at // (n_cases * n_runs), (grid_at // n_runs) % n_cases, grid_at % n_runs
     error = np.full(expected, None, dtype=object)
-    detail_of = {int(row[AT]): row for row in details()} if (cell_state != 0).any() else {}
+    stored_holes = (state != 0) & (state != 1)  # a missing cell has no record to read
+    detail_of = {int(row[AT]): row for row in details()} if stored_holes.any() else {}
     holes = []
     for i in np.flatnonzero(state != 0):
         hole = _hole(int(state[i]), detail_of.get(int(i)), str(names[release_at[i]]), str(case_ids[case_at[i]]),
@@ -252,12 +327,7 @@ def _table(columns: list[np.ndarray], output_hashes: list[Any], scores: list[tup
         holes.append(hole)
         error[i] = hole.message or hole.reason
     frame: dict[str, Any] = {"release": names[release_at], "case_id": case_ids[case_at], "run": runs,
-                             value_column: value, "error": error}
-    answered = (cell_state != 1) & (cell_state != 2)  # an errored cell has no figures
-    for name, index in FIGURES:
-        column = np.full(expected, np.nan)
-        column[at] = np.where(answered, columns[index], np.nan)
-        frame[name] = column
+                             value_column: grid.value, "error": error, **grid.figures}
     if texts is not None:
         text_rows = list(texts())
         where = np.array([row[0] for row in text_rows], dtype=np.int64)

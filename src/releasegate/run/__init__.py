@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from releasegate.errors import InputError, RunConfigError
+from releasegate.errors import InputError, RunConfigError, StoreError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -113,7 +114,7 @@ def run_config(config: RunConfig, *, dry_run: bool = False, only: str | None = N
     from releasegate.run.plan import check_cases, count_done, make_plan, read_cases, save_expected
     from releasegate.load.store_table import is_store
     from releasegate.run.store import Store
-    from releasegate.run.table import read_store
+    from releasegate.run.table import keep_columns, read_store
 
     cases = read_cases(config.cases_path)
     check_cases(config, cases, only)
@@ -132,6 +133,10 @@ def run_config(config: RunConfig, *, dry_run: bool = False, only: str | None = N
         stats = _execute(config, db, plan, progress=progress, clock=clock, sleep=sleep, callers=callers,
                          environ=environ, keys=keys)
         holes = len(cases) * config.runs * len(config.systems) - count_done(db.connection, config, len(cases))
+        try:  # what `check STORE` reads in one pass (load/store_columns.py)
+            keep_columns(db.connection)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{config.store}: cannot write the run store: {exc}") from None
         ranking = _sweep_ranking(config, holes)
         db.set_meta("sweep_ranking", list(ranking))  # what report / check on the store put in the notes
     store = config.store

@@ -19,6 +19,7 @@ from releasegate.run.calls import AttemptError, Reply, Request, http_error, rend
 from releasegate.run.http import HttpClient
 from releasegate.run.spec import SystemConfig, canonical_numbers, text, text_or_file, template_fields
 
+_json_text = json.encoder.encode_basestring  # a text's JSON string, as json.dumps(ensure_ascii=False) writes it
 KEYS = frozenset({"base_url", "model", "api_key_env", "system_prompt", "system_prompt_file", "user_template",
                   "user_template_file", "params", "seed"})
 SEED_POLICIES = ("run", "none")
@@ -86,6 +87,7 @@ class OpenAIChat:
         if key:
             self.headers["Authorization"] = f"Bearer {key}"
         self.prefix = [{"role": "system", "content": spec["system_prompt"]}] if spec["system_prompt"] else []
+        self.parts = _body_parts(spec, self.prefix)
 
     async def close(self) -> None:
         await self.client.close()
@@ -93,11 +95,17 @@ class OpenAIChat:
     async def __call__(self, request: Request, timeout_s: float) -> Reply:
         spec = self.system.spec
         user = request.prompt if request.prompt is not None else render(spec["user_template"], request.case)
-        body: dict[str, Any] = {"model": spec["model"], "messages": [*self.prefix, {"role": "user", "content": user}],
-                                **spec["params"]}
-        if spec["seed"] == "run" and request.prompt is None:
-            body["seed"] = request.run
-        data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        seeded = spec["seed"] == "run" and request.prompt is None
+        if self.parts is not None:
+            head, tail = self.parts
+            seed = f', "seed": {request.run}' if seeded else ""  # an int's JSON is its repr
+            data = f"{head}{_json_text(user)}{tail}{seed}}}".encode()
+        else:
+            body: dict[str, Any] = {"model": spec["model"],
+                                    "messages": [*self.prefix, {"role": "user", "content": user}], **spec["params"]}
+            if seeded:
+                body["seed"] = request.run
+            data = json.dumps(body, ensure_ascii=False).encode("utf-8")
         try:
             async with asyncio.timeout(timeout_s):
                 reply = await self.client.post(self.url, data, self.headers)
@@ -107,6 +115,21 @@ class OpenAIChat:
         if reply.status != 200:
             raise http_error(reply.status, reply.body[:2000].decode("utf-8", "replace"), reply.retry_after)
         return parse_chat_reply(reply.body)
+
+
+def _body_parts(spec: Mapping[str, Any], prefix: list[dict[str, str]]) -> tuple[str, str] | None:
+    """The request body's JSON before and after the user's message (the seed, if sent, goes last): written once
+    per system, not encoded whole per call, the bytes those of ``json.dumps(body, ensure_ascii=False)``. None when
+    ``params`` names a seed (the run's seed then takes that key's place in the body)."""
+    params = spec["params"]
+    if "seed" in params:
+        return None
+    messages = "".join(json.dumps(m, ensure_ascii=False) + ", " for m in prefix)
+    model = json.dumps(spec["model"], ensure_ascii=False)
+    head = f'{{"model": {model}, "messages": [{messages}{{"role": "user", "content": '
+    tail = "}]" + "".join(f", {json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
+                          for k, v in params.items())
+    return head, tail
 
 
 def parse_chat_reply(content: bytes) -> Reply:

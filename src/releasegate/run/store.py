@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from releasegate.errors import StoreError
+from releasegate.load.store_columns import SCHEMA as COLUMNS_SCHEMA
 from releasegate.load.store_table import DB_NAME, db_path, is_store  # noqa: F401 (the one definition)
 
 SCHEMA_VERSION = 2
@@ -101,7 +102,7 @@ class Store:
                 self.connection = sqlite3.connect(path, timeout=30.0, isolation_level=None)
                 self.connection.execute("PRAGMA journal_mode=WAL")
                 self.connection.execute("PRAGMA synchronous=NORMAL")
-                self.connection.executescript(SCHEMA)
+                self.connection.executescript(SCHEMA + COLUMNS_SCHEMA)
             version = self.get_meta("schema_version")
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: cannot open the run store: {exc}") from None

@@ -3,6 +3,6 @@ too, and the load stage imports nothing of run/)."""
 
 from __future__ import annotations
 
-from releasegate.load.store_table import Hole, StoreTable, read_store
+from releasegate.load.store_table import Hole, StoreTable, keep_columns, read_store
 
-__all__ = ["Hole", "StoreTable", "read_store"]
+__all__ = ["Hole", "StoreTable", "keep_columns", "read_store"]
