@@ -6,7 +6,7 @@ cases change, half breaking and half fixing on average (each passing case breaks
 churn / 2 / 0.9, each failing one is fixed with probability churn / 2 / 0.1). Harmful: the same churn, plus
 a 20-point drop of one category's pass rate (its passing cases broken with probability 0.2 / 0.9). The gate
 is the library's own critical section after the one error budget (analyze/candidate.plan_arrays with
-``critical_whole``: the metric's tests share critical_weight, each weighing critical_weight / 5 here, beside
+a critical metric's scope, ``CriticalScope(metric=True)``: the metric's tests share critical_weight, each weighing critical_weight / 5 here, beside
 the overall and category regression tests); 1,000 replications each.
 
     PYTHONPATH=src python bench/critical_metric.py
@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from releasegate.analyze.candidate import plan_arrays
+from releasegate.model import CriticalScope
 from releasegate.policy import Policy
 
 N, K, P0, REPS = 400, 4, 0.9, 1000
@@ -43,7 +44,7 @@ def blocks(rule: str, churn: float, drop: float, weight: float = 4.0, seed: int 
     for _ in range(REPS):
         base, cand = _release(rng, churn, drop)
         s = plan_arrays(base, cand, policy, mcnemar=True, category_codes=codes, category_labels=labels,
-                        critical_whole=True, verdict_only=True).critical
+                        critical=CriticalScope(tuple(labels), metric=True), verdict_only=True).critical
         overall_block += s.overall.blocks
         any_block += s.overall.blocks or any(t.blocks for t in s.tests)
     return any_block / REPS, overall_block / REPS

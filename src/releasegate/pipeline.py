@@ -107,7 +107,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
         # With several metrics the across-metric correction scales the regression rules' adjusted p; the
         # critical tests are read unadjusted across metrics, as a critical category's are within its metric's
         # budget.
-        analysis = across_metrics(analyze(table.data, table.policy, critical_whole=table.critical, gold=gold,
+        analysis = across_metrics(analyze(table.data, table.policy, critical=table.critical, gold=gold,
                                           previous=previous), len(tables))
         sections.append(MetricSection(table.metric, analysis, decide(analysis, table.policy, table.metric)))
     provenance = Provenance(

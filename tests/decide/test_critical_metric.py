@@ -176,6 +176,7 @@ def test_a_critical_metrics_tests_share_critical_weight():
     import numpy as np
 
     from releasegate.analyze.candidate import plan_arrays
+    from releasegate.model import CriticalScope
     from releasegate.policy import Policy
 
     labels = ["c0", "c1", "c2", "c3"]
@@ -187,7 +188,7 @@ def test_a_critical_metrics_tests_share_critical_weight():
         policy = Policy(critical=tuple(labels), critical_weight=4, critical_test="conditional")
         alone = plan_arrays(base, cand, policy, mcnemar=True, category_codes=codes, category_labels=labels).critical
         metric = plan_arrays(base, cand, policy, mcnemar=True, category_codes=codes, category_labels=labels,
-                             critical_whole=True).critical
+                             critical=CriticalScope(tuple(labels), metric=True)).critical
         assert alone.split == 1 and alone.weight == 4 and alone.tests[0].blocks
         assert metric.split == 5 and metric.weight == pytest.approx(0.8)
         assert metric.tests[0].p_regression == pytest.approx(0.5 ** broken)

@@ -11,11 +11,14 @@ import pytest
 from releasegate.analyze.candidate import plan_arrays
 from releasegate.analyze.critical import critical_section
 from releasegate.errors import InputError
+from releasegate.model import CriticalScope
 from releasegate.plan.evaluate import operating_characteristics
 from releasegate.plan.gate import plan_gate
 from releasegate.plan.simulate import ReleaseScenario
 from releasegate.policy import Policy, make_policy
 from releasegate.stats.unconditional import unconditional_mcnemar
+
+FRAUD = CriticalScope(("Fraud",))  # the one critical category of the section tests
 
 
 def _fraud(broke: int, fixed: int, passing: int = 45, failing: int = 5) -> tuple[np.ndarray, np.ndarray]:
@@ -88,21 +91,21 @@ def test_majority_outcomes_with_runs_and_the_sign_test_on_scores():
     cand = np.array([0.8, 0.4, 0.0, 0.4, 0.6, 0.0])  # majority: case 2, 3 and 4 broke, case 5 fixed
     pol = Policy(critical=("Fraud",), critical_test="conditional")
     codes = np.zeros(6, dtype=np.int64)
-    (t,) = critical_section(base, cand, pol, mcnemar=False, rates=True, category_codes=codes,
+    (t,) = critical_section(base, cand, pol, FRAUD, mcnemar=False, rates=True, category_codes=codes,
                             category_labels=["Fraud"]).tests
     assert (t.method, t.worse, t.better) == ("exact McNemar on majority outcomes", 3, 1)
     assert t.p_regression == pytest.approx(5 / 16)  # P(Bin(4, 1/2) >= 3)
-    (s,) = critical_section(base, cand, pol, mcnemar=False, rates=False, category_codes=codes,
+    (s,) = critical_section(base, cand, pol, FRAUD, mcnemar=False, rates=False, category_codes=codes,
                             category_labels=["Fraud"]).tests
     assert (s.method, s.worse, s.better) == ("exact sign test on per-case scores", 4, 1)
     assert s.p_regression == pytest.approx(6 / 32)  # P(Bin(5, 1/2) >= 4)
     # The default policy keeps the conditional test here: the unconditional one is for one run, pass/fail (the
     # category's own member), not for a member apart whose p would spend its share at every step.
     pol = Policy(critical=("Fraud",))
-    (t,) = critical_section(base, cand, pol, mcnemar=False, rates=True, category_codes=codes,
+    (t,) = critical_section(base, cand, pol, FRAUD, mcnemar=False, rates=True, category_codes=codes,
                             category_labels=["Fraud"]).tests
     assert (t.method, t.p_regression) == ("exact McNemar on majority outcomes", pytest.approx(5 / 16))
-    (s,) = critical_section(base, cand, pol, mcnemar=False, rates=False, category_codes=codes,
+    (s,) = critical_section(base, cand, pol, FRAUD, mcnemar=False, rates=False, category_codes=codes,
                             category_labels=["Fraud"]).tests
     assert (s.method, s.p_regression) == ("exact sign test on per-case scores", pytest.approx(6 / 32))
 
@@ -110,10 +113,10 @@ def test_majority_outcomes_with_runs_and_the_sign_test_on_scores():
 def test_a_critical_category_without_cases_blocks():
     base, cand = _fraud(0, 0)
     pol = Policy(critical=("Fraud", "Safety"))
-    tests = critical_section(base, cand, pol, mcnemar=True, rates=True, category_codes=np.zeros(50, np.int64),
-                             category_labels=["Fraud"]).tests
+    tests = critical_section(base, cand, pol, CriticalScope(("Fraud", "Safety")), mcnemar=True, rates=True,
+                             category_codes=np.zeros(50, np.int64), category_labels=["Fraud"]).tests
     assert [(t.label, t.cases, t.blocks) for t in tests] == [("Fraud", 50, False), ("Safety", 0, True)]
-    assert critical_section(base, cand, Policy(), mcnemar=True, rates=True, category_codes=None,
+    assert critical_section(base, cand, Policy(), CriticalScope(), mcnemar=True, rates=True, category_codes=None,
                             category_labels=()) is None
 
 

@@ -25,7 +25,16 @@ from releasegate.analyze.min_change import resolved
 from releasegate.analyze.pairing import case_tables, cases_of
 from releasegate.analyze.settle import settle_of
 from releasegate.kinds import OutcomeKind
-from releasegate.model import Analysis, CandidateAnalysis, NotJudged, Parameters, Rate, ReleaseSections, ReleaseSummary
+from releasegate.model import (
+    Analysis,
+    CandidateAnalysis,
+    CriticalScope,
+    NotJudged,
+    Parameters,
+    Rate,
+    ReleaseSections,
+    ReleaseSummary,
+)
 from releasegate.model.budget import PreviousLook
 from releasegate.policy import Policy
 from releasegate.stats.proportions import wilson_interval
@@ -33,14 +42,16 @@ from releasegate.validate import ValidatedResults
 from releasegate.validate.gold import ValidatedGold
 
 
-def parameters_of(policy: Policy) -> Parameters:
+def parameters_of(policy: Policy, critical: tuple[str, ...] | None = None) -> Parameters:
+    """The plan's parameters as the note records them; ``critical`` the critical categories tested (without it,
+    the policy's)."""
     return Parameters(
         alpha=policy.alpha,
         margin=policy.margin,
         correction=policy.correction,
         mcnemar=policy.mcnemar,
         confidence=policy.confidence,
-        critical=tuple(policy.critical),
+        critical=tuple(policy.critical) if critical is None else critical,
         power=policy.power,
         seed=policy.seed,
         n_resamples=policy.n_resamples,
@@ -68,17 +79,17 @@ def _runs_of(cand: CandidateAnalysis) -> int:
     return 1 if axis is None else int(axis.runs_per_case_min)
 
 
-def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = False,
+def analyze(data: ValidatedResults, policy: Policy, *, critical: CriticalScope | None = None,
             gold: ValidatedGold | None = None, previous: Mapping[str, PreviousLook] | None = None) -> Analysis:
     """The fixed plan for every candidate, the release summaries, and the cost section when there are costs;
-    ``critical_whole`` (a critical metric) tests every case by the critical test too; ``gold`` (human labels
+    ``critical`` the critical categories and whether the metric is critical as a whole (then the critical test
+    runs on every case too; validation finds them, validate/metric_tables.py), without it the policy's critical
+    categories; ``gold`` (human labels
     of the judged outcomes) adds each candidate's judge section (analyze/judge.py) and, under judge_correction =
     "ppi", the corrected figures in its overall test's place (analyze/judge_gated.py); ``previous`` the earlier
     looks at the same releases, by candidate (a later look reads its budget at what they left)."""
     data = split_errored(data, policy)
-    if critical_whole:  # every category of a critical metric is a critical category (docs/policy.md, metrics)
-        found = [str(c) for c in data.table["category"].cat.categories] if data.has_categories else []
-        policy = replace(policy, critical=tuple(dict.fromkeys((*policy.critical, *found))))
+    scope = critical if critical is not None else CriticalScope(tuple(policy.critical))
     # Built once only with runs, where each is a group-by over every row; a single run's table is a cheap
     # re-indexing, and holding every release's at once cost 230 MB more at 1,000,000 cases.
     tables = case_tables(data) if data.has_runs else None
@@ -92,7 +103,7 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
             # One score tolerance for every candidate (analyze/min_change.py): what the case lists count.
             plan_policy = resolved(policy, data.table["outcome"].to_numpy(np.float64),
                                    data.outcome_kind == OutcomeKind.CONTINUOUS)
-            candidates = [analyze_candidate(data, c, plan_policy, tables, None, rerun, critical_whole=critical_whole,
+            candidates = [analyze_candidate(data, c, plan_policy, tables, None, rerun, critical=scope,
                                             gold=gold, previous=(previous or {}).get(c))
                           for c in data.candidates]
         except Exception:
@@ -114,7 +125,7 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical_whole: bool = Fa
         n_cases=max(r.n_cases for r in releases),
         releases=releases,
         candidates=tuple(candidates),
-        parameters=parameters_of(policy),
+        parameters=parameters_of(policy, scope.categories),
         has_categories=data.has_categories,
         has_clusters=data.has_clusters,
         has_runs=data.has_runs,

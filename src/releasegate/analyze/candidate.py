@@ -38,6 +38,7 @@ from releasegate.model import (
     ClusterAnalysis,
     Comparison,
     CostComparison,
+    CriticalScope,
     CriticalSection,
     ItemAxis,
     Power,
@@ -72,7 +73,7 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
                 runs: bool = False, category_codes: np.ndarray | None = None,
                 category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None,
                 verdict_only: bool = False, rerun: np.ndarray | None = None,
-                critical_whole: bool = False, errored: tuple[int, int] | None = None,
+                critical: CriticalScope | None = None, errored: tuple[int, int] | None = None,
                 corrected: CorrectedFigures | None = None, previous: PreviousLook | None = None) -> PlanResult:
     """The plan on paired per-case outcomes ``base`` and ``cand`` (a case's mean over runs).
 
@@ -84,7 +85,8 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     ``verdict_only`` (``releasegate plan``'s simulations) skips what no rule reads: the powerless flags and the
     exact power search (the normal-formula power stands in), which took 95% of a replication's time.
     ``rerun``: the baseline rerun's outcome per case (pass/fail, one run), read by the critical test.
-    ``critical_whole`` (a critical metric) gives the critical test on every case too. ``errored``: (cases only
+    ``critical``: the critical categories and whether the metric is critical as a whole (then the critical test
+    runs on every case too); without it, the policy's critical categories. ``errored``: (cases only
     the candidate errored on, cases only the baseline errored on) when the data has an error column, the
     error-rate test of the budget. ``corrected``: the outcomes are a judge's verdicts and these are the
     PPI++ corrected figures the overall test reads in the judge's own test's place (judge_correction = "ppi",
@@ -95,6 +97,7 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
         # Every run of every case agrees on both releases (identical runs): the same outcomes as one run, read
         # as one run, so the coding never changes a figure, a fired rule or the critical test.
         mcnemar = True
+    scope = critical if critical is not None else CriticalScope(tuple(policy.critical))
     compare = compare_binary if mcnemar else (
         lambda label, b, c, pol, critical=False: compare_paired(label, b, c, pol, critical, rates=rates))
     overall = compare("overall", base, cand, policy)
@@ -102,7 +105,7 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     if category_codes is not None:
         for label, inside in zip(category_labels, _category_slices(category_codes, len(category_labels))):
             categories.append(compare(str(label), base[inside], cand[inside], policy,
-                                      critical=str(label) in policy.critical))
+                                      critical=str(label) in scope.categories))
     d = paired_difference(base, cand)
     items = None if mcnemar else item_axis(d, policy, OutcomeKind.BINARY if rates else OutcomeKind.CONTINUOUS, runs,
                                            cluster_codes is not None)
@@ -111,9 +114,9 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
         overall, categories, clusters = apply_clusters(overall, categories, base, cand, cluster_codes,
                                                        category_codes, policy, binary=mcnemar)
         design_effect = clusters.design_effect
-    critical = critical_section(base, cand, policy, mcnemar=mcnemar, rates=rates, category_codes=category_codes,
-                                category_labels=category_labels, rerun=rerun if mcnemar else None,
-                                whole=critical_whole)
+    critical_tests = critical_section(base, cand, policy, scope, mcnemar=mcnemar, rates=rates,
+                                      category_codes=category_codes, category_labels=category_labels,
+                                      rerun=rerun if mcnemar else None)
     error = None
     if errored is not None:
         # The error-rate member: cases only the candidate errored on ("broke") against those only the baseline
@@ -123,10 +126,10 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     judged = overall
     if corrected is not None:
         overall = corrected_comparison(judged, corrected)
-    budgeted = apply_budget(overall, categories, policy, critical=critical, error=error, flags=not verdict_only,
+    budgeted = apply_budget(overall, categories, policy, critical=critical_tests, error=error, flags=not verdict_only,
                             look=1 if previous is None else previous.look + 1,
                             level=None if previous is None else previous.left)
-    overall, categories, critical = budgeted.overall, budgeted.categories, budgeted.critical
+    overall, categories, critical_tests = budgeted.overall, budgeted.categories, budgeted.critical
     if corrected is not None:
         power = corrected_power(corrected, policy, budgeted.level)
     else:
@@ -135,7 +138,7 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     # The corrected figure's reach is that of a normal interval (its width), never McNemar's discordance.
     power = replace(power, ni_reach=ni_reach_of(overall, policy, mcnemar=mcnemar and corrected is None,
                                                 clustered=clusters is not None, exact=not verdict_only))
-    return PlanResult(overall, tuple(categories), power, items, clusters, critical, budgeted.budget,
+    return PlanResult(overall, tuple(categories), power, items, clusters, critical_tests, budgeted.budget,
                       budgeted.error_p_adjusted, None if error is None else error[0],
                       judged if corrected is not None else None)
 
@@ -158,14 +161,15 @@ def _category_slices(codes: np.ndarray, n_categories: int) -> list[np.ndarray]:
 def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                       tables: Mapping[str, pd.DataFrame] | None = None,
                       costs: CostComparison | None = None, rerun: pd.Series | None = None,
-                      critical_whole: bool = False, gold: ValidatedGold | None = None,
+                      critical: CriticalScope | None = None, gold: ValidatedGold | None = None,
                       previous: PreviousLook | None = None) -> CandidateAnalysis:
     """Pair one candidate with the baseline and run the plan; ``tables`` are the releases' case tables when
     the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section,
     ``rerun`` the baseline rerun's outcome by case_id (one run each; the critical test reads it),
-    ``critical_whole`` as :func:`plan_arrays` has it; ``gold`` (human labels of the judged outcomes) adds the
+    ``critical`` as :func:`plan_arrays` has it; ``gold`` (human labels of the judged outcomes) adds the
     judge section (analyze/judge.py) and, under judge_correction = "ppi", puts the corrected figures in the
     overall test's place."""
+    scope = critical if critical is not None else CriticalScope(tuple(policy.critical))
     paired, exclusions = pair(data, candidate, tables)
     base = paired["base"].to_numpy(np.float64)
     cand = paired["cand"].to_numpy(np.float64)
@@ -182,7 +186,7 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         category_codes=codes, category_labels=[str(x) for x in labels],
         cluster_codes=pd.factorize(paired["cluster"])[0] if data.has_clusters else None,
         rerun=None if rerun is None else rerun.reindex(paired.index).to_numpy(np.float64),
-        critical_whole=critical_whole,
+        critical=scope,
         errored=None if errors is None else (errors.rate.candidate_only, errors.rate.baseline_only),
         corrected=corrected if gated else None, previous=previous)
     judged = result.overall if result.judged is None else result.judged
@@ -196,19 +200,20 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     d = paired_difference(base, cand)
     # Scores: a case is listed only when it moved by more than min_change (analyze/min_change.py).
     up, down = moved(d, policy, data.outcome_kind == OutcomeKind.BINARY)
-    critical = tuple(policy.critical)
+    critical_categories = scope.categories
     texts = data.per_release_columns
     # Pass/fail (with runs: every run) failing on both releases; scores have no "fail" (analyze/case_view.py).
     both_fail = (base == 0) & (cand == 0) if data.outcome_kind == OutcomeKind.BINARY else None
     view = with_split_errors(case_view(paired, both_fail, data.metadata_columns,
-                                       lambda mask: case_changes(paired, mask, data.metadata_columns, critical,
-                                                                 texts), critical), errors)
+                                       lambda mask: case_changes(paired, mask, data.metadata_columns,
+                                                                 critical_categories, texts),
+                                       critical_categories), errors)
     return CandidateAnalysis(
         name=candidate,
         overall=result.overall,
         categories=with_bounds(result.categories, policy.alpha, mcnemar),
-        broken_cases=case_changes(paired, down, data.metadata_columns, critical, texts),
-        fixed_cases=case_changes(paired, up, data.metadata_columns, critical, texts),
+        broken_cases=case_changes(paired, down, data.metadata_columns, critical_categories, texts),
+        fixed_cases=case_changes(paired, up, data.metadata_columns, critical_categories, texts),
         exclusions=exclusions,
         power=result.power,
         sections=CandidateSections(item_axis=result.item_axis, run_axis=runs, clusters=result.clusters,
@@ -218,5 +223,5 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                                    judge_section(base, cand, (data.baseline, candidate), labelled, judged, policy,
                                                  corrected, gated)),
         judged=result.judged,
-        details=case_details(data, candidate, policy, paired, up | down),
+        details=case_details(data, candidate, policy, paired, up | down, critical_categories),
     )

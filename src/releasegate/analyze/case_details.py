@@ -27,16 +27,16 @@ from releasegate.validate import ValidatedResults
 
 
 def case_details(data: ValidatedResults, candidate: str, policy: Policy, paired: pd.DataFrame,
-                 moved: np.ndarray) -> CaseDetails:
+                 moved: np.ndarray, critical: tuple[str, ...]) -> CaseDetails:
     """The candidate's unchanged cases and the latency and cost change of every case the explorer lists.
     ``paired`` is the candidate's paired table (analyze/pairing.py), ``moved`` the mask of its broken and fixed
-    cases (worsened and improved for scores)."""
+    cases (worsened and improved for scores), ``critical`` the critical categories (listed first)."""
     errored = errored_mask(paired, error_column(data.metadata_columns))
     still = ~moved & ~errored
     unchanged: Sequence[CaseChange] = ()
     listed = moved | errored
     if len(paired) <= UNCHANGED_LISTED_UP_TO:
-        unchanged = case_changes(paired, still, data.metadata_columns, tuple(policy.critical),
+        unchanged = case_changes(paired, still, data.metadata_columns, critical,
                                  data.per_release_columns)
         listed = listed | still
     latency, cost = _changes_by_case(data, candidate, policy, paired.index[listed])

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from releasegate.model import CriticalSection, CriticalTest
+from releasegate.model import CriticalScope, CriticalSection, CriticalTest
 from releasegate.policy import Policy
 from releasegate.stats.critical import CriticalTest as RawTest
 from releasegate.stats.critical import critical_mcnemar, exchangeability_test
@@ -100,28 +100,28 @@ def _unconditional(test: RawTest, worse: int, better: int, cases: int) -> RawTes
     return RawTest("exact unconditional McNemar", result.p_regression, worse, worse + better, floor, test.alpha)
 
 
-def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool, rates: bool,
-                     category_codes: np.ndarray | None,
-                     category_labels: Sequence[str],
-                     rerun: np.ndarray | None = None, whole: bool = False) -> CriticalSection | None:
-    """The raw tests of the policy's critical categories on paired per-case outcomes (a case's mean over
-    runs); None when the policy names no critical category. ``rerun``: the baseline rerun's outcome of each
-    case. ``whole`` (a critical metric) adds the same test on every case as the section's ``overall``; its
+def critical_section(base: np.ndarray, cand: np.ndarray, policy: Policy, scope: CriticalScope, *, mcnemar: bool,
+                     rates: bool, category_codes: np.ndarray | None, category_labels: Sequence[str],
+                     rerun: np.ndarray | None = None) -> CriticalSection | None:
+    """The raw tests of the critical categories of ``scope`` on paired per-case outcomes (a case's mean over
+    runs); None when there is no critical category. ``rerun``: the baseline rerun's outcome of each
+    case. A critical metric (``scope.metric``) adds the same test on every case as the section's ``overall``; its
     tests (overall and every category) then share ``critical_weight`` (each weighs critical_weight / k), so a
     critical metric spends about what one critical category does: at their own level 0.10 each, 4 categories
     and the overall test blocked 14-25% of harmless releases (bench/critical_metric.py). analyze/budget.py
     adjusts them and sets ``blocks``."""
-    split = 1 + len(policy.critical) if whole and policy.critical_rule == "test" else 1
+    whole = scope.metric
+    split = 1 + len(scope.categories) if whole and policy.critical_rule == "test" else 1
     # A critical metric's tests (overall and every category) share one weight: there the conditional test's
     # discreteness is what lets the tests that cannot reach small p-values spend nothing of it, so they keep it
     # (an unconditional test spends its share at every step of the budget).
     overall = _one("overall", base, cand, policy, mcnemar=mcnemar, rates=rates, rerun=rerun,
                    conditional=True) if whole else None
-    if not policy.critical and overall is None:
+    if not scope.categories and overall is None:
         return None
     labels = [str(x) for x in category_labels]
     tests = []
-    for label in policy.critical:
+    for label in scope.categories:
         if category_codes is None or label not in labels:
             inside = np.zeros(base.size, dtype=bool)
         else:

@@ -37,6 +37,7 @@ from releasegate.model.report import CandidateVerdict, MetricSection, Report
 from releasegate.model.sections import (
     CaseView,
     ClusterAnalysis,
+    CriticalScope,
     CriticalSection,
     CriticalTest,
     ErroredCase,
@@ -64,6 +65,7 @@ __all__ = [
     "Decision",
     "CostComparison",
     "CostTable",
+    "CriticalScope",
     "CriticalSection",
     "CriticalTest",
     "ErroredCase",

@@ -199,6 +199,16 @@ class CriticalTest:
 
 
 @dataclass(frozen=True)
+class CriticalScope:
+    """What the critical test reads, an input of the analysis: ``categories``, the critical categories (the
+    policy's ``critical``, and every category of a critical metric); ``metric``, whether the metric is critical
+    as a whole (``[metrics.NAME] critical = true``), which adds the same test on every case."""
+
+    categories: tuple[str, ...] = ()
+    metric: bool = False
+
+
+@dataclass(frozen=True)
 class CriticalSection:
     """The critical categories' tests under the policy's ``critical_rule`` ("test" or "any") and level;
     ``overall`` is the same test on every case, set only for a critical metric (``[metrics.NAME] critical``),

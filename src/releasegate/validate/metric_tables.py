@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from releasegate.errors import InputError
 from releasegate.kinds import MetricKind
+from releasegate.model import CriticalScope
 from releasegate.policy import KEYS, MetricSpec, Policy
 from releasegate.validate.outcomes import parse_passed, parse_score
 from releasegate.validate.results import ValidatedResults, validate
@@ -64,13 +65,14 @@ NO_SPEC = MetricSpec()  # a metric the policy has no [metrics.NAME] table for
 
 @dataclass(frozen=True)
 class MetricTable:
-    """One metric's validated table and the policy of its single-metric run; ``critical``: its every case and
-    category is tested by the critical test (``[metrics.NAME] critical = true``, which the analysis reads)."""
+    """One metric's validated table, the policy of its single-metric run, and what its critical test reads
+    (``critical``: the policy's critical categories, and for a critical metric, ``[metrics.NAME] critical =
+    true``, every category found in its table and every case)."""
 
     metric: str
     data: ValidatedResults
     policy: Policy
-    critical: bool = False
+    critical: CriticalScope
 
 
 def metric_tables(table: pd.DataFrame, metadata_columns: tuple[str, ...], policy: Policy, metrics: tuple[str, ...],
@@ -88,7 +90,7 @@ def metric_tables(table: pd.DataFrame, metadata_columns: tuple[str, ...], policy
         refuse_ungated_tables(policy.metrics, ())
         column = policy.columns.get(data.outcome_column, data.outcome_column)
         direction = assumed_direction(column, "" in stated, data.outcome_column == "score", gated=False)
-        return (MetricTable(data.outcome_column, _with_notes(data, direction), policy),)
+        return (MetricTable(data.outcome_column, _with_notes(data, direction), policy, critical_scope(data, policy)),)
     check_metrics(metrics, table, policy)
     out = []
     for metric in metrics:
@@ -99,8 +101,17 @@ def metric_tables(table: pd.DataFrame, metadata_columns: tuple[str, ...], policy
                      if spec.direction else
                      assumed_direction(metric, metric in stated, "score" in one.columns, gated=True))
         data = _with_notes(validate(one, single, metadata, case_columns), (*notes, *direction))
-        out.append(MetricTable(metric, data, single, spec.critical is True))
+        out.append(MetricTable(metric, data, single, critical_scope(data, single, whole=spec.critical is True)))
     return tuple(out)
+
+
+def critical_scope(data: ValidatedResults, policy: Policy, whole: bool = False) -> CriticalScope:
+    """The critical categories of a metric's table: the policy's, and with ``whole`` (a critical metric) every
+    category the table has after them (docs/policy.md, metrics)."""
+    if not whole:
+        return CriticalScope(tuple(policy.critical))
+    found = [str(c) for c in data.table["category"].cat.categories] if data.has_categories else []
+    return CriticalScope(tuple(dict.fromkeys((*policy.critical, *found))), metric=True)
 
 
 def _with_notes(data: ValidatedResults, notes: tuple[str, ...]) -> ValidatedResults:
