@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -22,11 +22,14 @@ from releasegate.load.cases import join_cases
 from releasegate.load.columns import COLUMN_FLAGS, check_columns, plausible_match, rename_columns, require_column
 from releasegate.load.sources import Source, check_file, sha256_of
 from releasegate.load.settled import SettledRecord
-from releasegate.load.store import read_store_input
+from releasegate.load.store import StoreInput, read_store_input
 from releasegate.load.store_table import is_store
 from releasegate.model import InputFile
 from releasegate.load.fingerprint import PAIRING_COLUMNS
 from releasegate.policy import CANONICAL_COLUMNS
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 
 @dataclass(frozen=True)
@@ -138,18 +141,18 @@ def load_results(
 
     Several files are concatenated; ``NAME=path`` sets the release of every row of that file. ``metrics``
     (``--metric``) name the outcome columns, so no passed or score column is needed. ``resolved``: the
-    sources as :func:`resolve_inputs` gave them (resolved here when not given).
+    sources as :func:`resolve_inputs` gave them (resolved here when not given). Each file is read
+    (:func:`_read_source`) and given the canonical columns (:func:`_canonical_frame`); the files are then checked
+    together, concatenated and joined with the case table (:func:`_combined`).
     """
     options = options or AdapterOptions()
     columns = dict(columns or {})
     if options.release_cols and not options.wide:
         raise InputError("--release-cols names the release columns of a wide file: add --wide")
-    frames, inputs, formats = [], [], []
-    seen: set[str] = set()  # every column name of every file, before renaming
-    from concurrent.futures import ThreadPoolExecutor
-
     from releasegate.load.records import check_one_file_per_release, input_record
 
+    frames, inputs, formats = [], [], []
+    seen: set[str] = set()  # every column name of every file, before renaming
     read: list[Any] = []
     notes: list[str] = []
     recorded: set[str] = set()  # baselines recorded by run stores (a sweep's grid)
@@ -162,81 +165,31 @@ def load_results(
         store_input = None
         digest = None
         if fmt == STORE:
-            try:
-                stored = read_store_input(source.path, source.release, options.drop_holes)
-            except json.JSONDecodeError as exc:  # the meta table's values are JSON the run wrote; an edit breaks it
-                raise StoreError(f"{source.path}: the store's records are not the JSON a run writes ({exc.msg}); was "
-                                 "the store edited? run `releasegate run CONFIG` again") from None
+            stored = _read_store(source, options.drop_holes)
             frame, store_input = stored.table, stored.record
             fmt = store_input.format
             notes += stored.notes
             recorded.update([stored.baseline] if stored.baseline else [])
             settled += [(source.path, stored.settled)] if stored.settled is not None else []
         else:
-            # Hashed in a thread while the file is parsed: hashlib lets go of the GIL, so on two cores the
-            # 0.15 s per 100 MB of hashing hides behind the parse.
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                digest = pool.submit(sha256_of, source.path)
-                frame = _read_one(source, fmt, options, columns)
-            notes += [n for n in frame.attrs.get("notes", ()) if n not in notes]  # an adapter's readings
-            notes += [n for n in _conditional_notes(frame, columns) if n not in notes]
+            frame, digest = _read_hashed(source, fmt, options, columns)
+            _add_new(notes, frame.attrs.get("notes", ()))  # an adapter's readings
+            _add_new(notes, _conditional_notes(frame, columns))
         formats.append(fmt)
         frame = shapes.resolve_dotted(frame, columns.values(), source.path)
         seen.update(map(str, frame.columns))
-        # category and cluster may come from the case table instead, so only these must be in every file.
-        required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
-        if options.wide:
-            if source.release is not None:
-                raise InputError(f"{source.release}={source.path}: a wide file holds every release; with --wide "
-                                 "name the release columns (--release-cols), not the file")
-            required = ("case_id",)
-        if not options.wide and "release" not in columns:  # a wide file's own message first
-            shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
-        # Every problem of the mapping at once, naming the file's own columns (before any renaming).
-        check_columns(frame, columns, source.path, release=source.release is None and not options.wide,
-                      outcome=fmt == "tidy" and not options.wide and not metrics)
-        frame = rename_columns(frame, columns, source.path, required)
-        if options.wide:
-            frame = shapes.melt_wide(frame, options.release_cols, source.path)
-        else:
-            shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
-        frame = shapes.latency_in_ms(frame, options.latency_unit, source.path)
-        if fmt == "tidy":  # an adapter reads its harness's errors itself (docs/inputs.md, errors)
-            frame, error_note = shapes.read_errors(frame)
-            notes += [error_note] if error_note and error_note not in notes else []
-        if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
-            frame["release"] = source.release
-        else:
-            require_column(frame, "release", source.path, "--release-col", columns.get("release"))
-        require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
+        frame, error_note = _canonical_frame(frame, source, fmt, options, columns, metrics)
+        _add_new(notes, [error_note] if error_note else [])
         frames.append(frame)
         inputs.append(store_input or input_record(source.path, digest.result(), frame, fmt, source.release))
         read.append((source.path, frame, fmt, source.release))
     shapes.refuse_same_file_twice(inputs)
     _check_options_apply(options, set(formats))
     check_one_file_per_release(read)
-    for fmt in dict.fromkeys(formats):
-        if fmt in adapters.ADAPTERS:
-            adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])
-    table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
-    case_columns: tuple[str, ...] = ()
-    if cases is not None:
-        before = set(table.columns)
-        table, case_input = join_cases(table, cases, columns, seen)
-        inputs.append(case_input)
-        case_columns = tuple(str(c) for c in table.columns if c not in before)
-    fields = sorted({f for _, frame, _, _ in read for f in frame.attrs.get("metadata_fields", ())})
-    for role in ("category", "cluster"):
-        given = columns.get(role)
-        if given and given != role and given not in seen:
-            raise InputError(f"column {given!r} ({COLUMN_FLAGS[role]}) is in none of the files; columns present: "
-                             f"{', '.join(sorted(seen - set(PAIRING_COLUMNS)))}"
-                             + (f"; the cases' metadata fields: {', '.join(fields)}" if fields else ""))
-    if "passed" not in table.columns and "score" not in table.columns and not metrics:
-        present = ", ".join(str(c) for c in table.columns)
-        close = plausible_match("passed", [str(c) for c in table.columns])
-        hint = f"; closest match {close!r} (use --passed-col {close})" if close else ""
-        raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
+    table, case_input, case_columns = _combined(frames, formats, cases, columns, seen)
+    inputs += [case_input] if case_input is not None else []
+    _check_role_columns(columns, seen, [frame for _, frame, _, _ in read])
+    _require_outcome(table, metrics)
     metadata = tuple(str(c) for c in table.columns
                      if c not in CANONICAL_COLUMNS and c != "doc_hash" and c not in PAIRING_COLUMNS)
     baseline = recorded.pop() if len(recorded) == 1 else None
@@ -250,6 +203,104 @@ def load_results(
                                 if fmt in adapters.ADAPTERS and frame.attrs.get("task")))
     return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline, metric_inputs=by_metric,
                          case_columns=case_columns, settled=settled[0][1] if settled else None, names=names)
+
+
+def _add_new(notes: list[str], new: Iterable[str]) -> None:
+    """Append the notes of ``new`` not said yet (several files of one harness say the same)."""
+    notes += [n for n in new if n not in notes]
+
+
+def _read_store(source: Source, drop_holes: bool) -> StoreInput:
+    """A `releasegate run` store read as one input; its records are JSON the run wrote, so a broken one was
+    edited."""
+    try:
+        return read_store_input(source.path, source.release, drop_holes)
+    except json.JSONDecodeError as exc:
+        raise StoreError(f"{source.path}: the store's records are not the JSON a run writes ({exc.msg}); was "
+                         "the store edited? run `releasegate run CONFIG` again") from None
+
+
+def _read_hashed(source: Source, fmt: str, options: AdapterOptions,
+                 columns: Mapping[str, str]) -> tuple[pd.DataFrame, Future[str]]:
+    """One file read by its adapter (or as a tidy table) and its SHA-256, which is computed in a thread while
+    the file is parsed: hashlib lets go of the GIL, so on two cores the 0.15 s per 100 MB of hashing hides
+    behind the parse."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        digest = pool.submit(sha256_of, source.path)
+        frame = _read_one(source, fmt, options, columns)
+    return frame, digest
+
+
+def _canonical_frame(frame: pd.DataFrame, source: Source, fmt: str, options: AdapterOptions,
+                     columns: Mapping[str, str], metrics: tuple[str, ...]) -> tuple[pd.DataFrame, str | None]:
+    """One file's frame with the canonical columns, one row per release and case (a wide file melted), latency in
+    milliseconds and a tidy file's errors read; and the note its errors gave, if any."""
+    # category and cluster may come from the case table instead, so only these must be in every file.
+    required = ("case_id", "passed", "score", "run") + (("release",) if source.release is None else ())
+    if options.wide:
+        if source.release is not None:
+            raise InputError(f"{source.release}={source.path}: a wide file holds every release; with --wide "
+                             "name the release columns (--release-cols), not the file")
+        required = ("case_id",)
+    if not options.wide and "release" not in columns:  # a wide file's own message first
+        shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
+    # Every problem of the mapping at once, naming the file's own columns (before any renaming).
+    check_columns(frame, columns, source.path, release=source.release is None and not options.wide,
+                  outcome=fmt == "tidy" and not options.wide and not metrics)
+    frame = rename_columns(frame, columns, source.path, required)
+    if options.wide:
+        frame = shapes.melt_wide(frame, options.release_cols, source.path)
+    else:
+        shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
+    frame = shapes.latency_in_ms(frame, options.latency_unit, source.path)
+    error_note = None
+    if fmt == "tidy":  # an adapter reads its harness's errors itself (docs/inputs.md, errors)
+        frame, error_note = shapes.read_errors(frame)
+    if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
+        frame["release"] = source.release
+    else:
+        require_column(frame, "release", source.path, "--release-col", columns.get("release"))
+    require_column(frame, "case_id", source.path, "--case-col", columns.get("case_id"))
+    return frame, error_note
+
+
+def _combined(frames: list[pd.DataFrame], formats: list[str], cases: Path | pd.DataFrame | None,
+              columns: Mapping[str, str],
+              seen: set[str]) -> tuple[pd.DataFrame, InputFile | None, tuple[str, ...]]:
+    """The files checked together by their adapters, concatenated, and joined with the case table when there is
+    one: the table, the case table's record and the columns it joined."""
+    for fmt in dict.fromkeys(formats):
+        if fmt in adapters.ADAPTERS:
+            adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])
+    table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
+    if cases is None:
+        return table, None, ()
+    before = set(table.columns)
+    table, case_input = join_cases(table, cases, columns, seen)
+    return table, case_input, tuple(str(c) for c in table.columns if c not in before)
+
+
+def _check_role_columns(columns: Mapping[str, str], seen: set[str], frames: list[pd.DataFrame]) -> None:
+    """A category or cluster column named (--category-col, --cluster-col) that is in none of the files is
+    refused, listing the columns present and the cases' metadata fields the adapters found."""
+    fields = sorted({f for frame in frames for f in frame.attrs.get("metadata_fields", ())})
+    for role in ("category", "cluster"):
+        given = columns.get(role)
+        if given and given != role and given not in seen:
+            raise InputError(f"column {given!r} ({COLUMN_FLAGS[role]}) is in none of the files; columns present: "
+                             f"{', '.join(sorted(seen - set(PAIRING_COLUMNS)))}"
+                             + (f"; the cases' metadata fields: {', '.join(fields)}" if fields else ""))
+
+
+def _require_outcome(table: pd.DataFrame, metrics: tuple[str, ...]) -> None:
+    """Without --metric the table needs a passed or score column: refused naming the closest column."""
+    if "passed" not in table.columns and "score" not in table.columns and not metrics:
+        present = ", ".join(str(c) for c in table.columns)
+        close = plausible_match("passed", [str(c) for c in table.columns])
+        hint = f"; closest match {close!r} (use --passed-col {close})" if close else ""
+        raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}{hint}")
 
 
 def _conditional_notes(frame: pd.DataFrame, columns: Mapping[str, str]) -> list[str]:
