@@ -18,7 +18,13 @@ from releasegate.errors import BadValueError, InputError, PairingError, PolicyEr
 from releasegate.kinds import NotJudgedReason, OutcomeKind, PairingBasis
 from releasegate.policy import Policy
 from releasegate.validate import keycodes, pairing
-from releasegate.validate.content import CONTENT_COLUMNS, check_one_content_per_case, content_of, rekey_positions
+from releasegate.validate.content import (
+    CONTENT_COLUMNS,
+    Content,
+    check_one_content_per_case,
+    content_of,
+    rekey_positions,
+)
 from releasegate.validate.pairing import Pairing
 from releasegate.validate.outcomes import MAX_MAGNITUDE, outcome, outcome_column, parse_score
 from releasegate.validate.outcomes import examples as _examples
@@ -190,28 +196,21 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
              case_columns: tuple[str, ...] = ()) -> ValidatedResults:
     """Check the loaded table and return it with a float ``outcome`` column, the plan's choices and each
     candidate's pairing (validate/pairing.py). ``case_columns`` are the columns a case table (--cases) joined:
-    content there is the same for every release by construction, so it pairs nothing."""
+    content there is the same for every release by construction, so it pairs nothing. In order: the releases
+    judged, the keys, the outcomes (and the rows without one), the pairing, the category and cluster columns,
+    the cost columns."""
     # Shallow: only new or replaced columns are written below; a deep copy of a million rows costs more than all.
     table = table.copy(deep=False)
     # Factorized once, as categoricals: every check below counts integer codes instead of hashing strings,
     # and so do the analysis's group-bys, joins and sorts.
     keycodes.as_categories(table, ("release",))
-    releases, baseline, candidates = _choose_releases(table, policy)
-    keep = [baseline, *candidates, *(r for r in releases if r == policy.baseline_rerun != baseline)]
-    not_judged: tuple[tuple[str, NotJudgedReason], ...] = tuple(
-        (str(r), "baseline_rerun" if r == policy.baseline_rerun else "not_a_candidate")
-        for r in releases if r != baseline and r not in candidates)
-    if len(keep) < len(releases):
-        table = table[table["release"].isin(keep)].copy(deep=False)
-        keycodes.drop_unused_categories(table, ("release",))
+    table, baseline, candidates, keep, not_judged = _judged_releases(table, policy)
     content = content_of(table, case_columns)
     # Ids that are dataset positions are the baseline's ids of the same content from here on.
     table, notes = rekey_positions(table, baseline, content)
     # Releases written one after the other, each listing the same cases alike, are factorized without hashing.
     keycodes.as_categories(table, ("case_id",), keycodes.release_blocks(table["release"].cat.codes.to_numpy()))
-    has_runs = "run" in table.columns and table["run"].notna().any()
-    if has_runs and table["run"].isna().any():
-        raise BadValueError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
+    has_runs = _has_runs(table)
     codes = {k: keycodes.encode(table[k]) for k in ("release", "case_id", *(["run"] if has_runs else []))}
     _check_keys(table, has_runs, codes)
     if content is not None and has_runs:
@@ -224,59 +223,26 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     runs = pairing.run_counts(codes, table, [baseline, *candidates]) if has_runs else None
     missing = table["outcome"].isna() if errored is None else table["outcome"].isna() & ~errored
     if missing.any():
-        ids = table.loc[missing, "case_id"].unique()
-        if policy.missing == "refuse":
-            raise BadValueError(f"{int(missing.sum())} row(s) have no outcome (e.g. case {_examples(ids)}); "
-                             "use --missing fail to count them as failures or --missing drop to drop them")
-        if policy.missing == "fail":
-            table.loc[missing, "outcome"] = 0.0
-            notes.append(f"{int(missing.sum())} row(s) without an outcome counted as failures (--missing fail).")
-        else:
-            table = table[~missing]
-            codes = {k: c.take(~missing.to_numpy()) for k, c in codes.items()}
-            content = content.take(~missing.to_numpy()) if content is not None else None
-            notes.append(f"{int(missing.sum())} row(s) without an outcome dropped (--missing drop).")
+        table, kept, missing_note = _without_outcome(table, missing, policy)
+        notes.append(missing_note)
+        if kept is not None:
+            codes = {k: c.take(kept) for k, c in codes.items()}
+            content = content.take(kept) if content is not None else None
     for release in keep:
         if not (table["release"] == release).any():
             raise InputError(f"release {release!r} has no rows left to compare")
     # Errored cases leave the comparison unless --missing fail counts them as failures (analyze/errors.py).
     leaving = None if errored is None or policy.missing == "fail" else errored.reindex(table.index).to_numpy(bool)
     basis: PairingBasis = "case_table" if set(CONTENT_COLUMNS) & set(case_columns) else "id"
-    pairings, fills, pairing_notes = pairing.pair_releases(table, baseline, candidates, policy, codes, content,
-                                                           leaving, runs, basis)
+    pairings, table, codes, pairing_notes = _paired(table, baseline, candidates, policy, codes, content, leaving,
+                                                    runs, basis)
     notes += pairing_notes
-    if fills:
-        assert runs is not None
-        table, filled = pairing.fill_runs(table, fills, runs)
-        notes += filled
-        codes = {k: keycodes.encode(table[k]) for k in codes}
-    if content is None:
-        notes.append(BASIS_NOTES[basis])
     changed = pd.Index([case for p in pairings for case in p.changed])
-    has_categories = "category" in table.columns and table["category"].notna().any()
-    has_clusters = "cluster" in table.columns and table["cluster"].notna().any()
-    if has_categories:
-        table["category"] = keycodes.fill_missing(table["category"], "(none)")
-        keycodes.as_categories(table, ("category",))  # before the checks, which then count its codes
-        _check_category_count(table)
-        _check_attribute_agrees(table, "category", codes["case_id"], changed)
-    check_critical(tuple(policy.critical),
-                   sorted(map(str, pd.unique(table["category"]))) if has_categories else None)
-    if has_clusters:
-        if table["cluster"].isna().any():
-            raise BadValueError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
-                             "column is set")
-        keycodes.as_categories(table, ("cluster",))
-        _check_attribute_agrees(table, "cluster", codes["case_id"], changed)
+    has_categories, has_clusters = _check_groups(table, policy, codes["case_id"], changed)
     runs_per_case = 1
     if has_runs:
         runs_per_case = keycodes.column_max(keycodes.counts(keycodes.combined(codes["release"], codes["case_id"])))
-    cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
-    for column in cost_columns:
-        # Costs and tokens beyond the range are left to the guardrails ("could not be measured"); a latency of
-        # 1e308 ms is no latency, and would show as "inf" in every report.
-        bound = MAX_MAGNITUDE if column == "latency_ms" else math.inf
-        table[column] = parse_score(table[column].rename(column), bound).to_numpy()
+    cost_columns = _parse_costs(table)
     errored = None if errored is None else errored.reindex(table.index, fill_value=False).to_numpy(bool)
     table = table.reset_index(drop=True)
     keycodes.as_categories(table, ("category", "cluster"))
@@ -287,8 +253,8 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         candidates=candidates,
         releases=tuple(keep),
         outcome_kind=kind,
-        has_categories=bool(has_categories),
-        has_clusters=bool(has_clusters),
+        has_categories=has_categories,
+        has_clusters=has_clusters,
         has_runs=runs_per_case > 1,
         metadata_columns=metadata_columns,
         cost_columns=cost_columns,
@@ -299,6 +265,97 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         not_judged=not_judged,
         pairings=pairings,
     )
+
+
+def _judged_releases(table: pd.DataFrame, policy: Policy) -> tuple[
+        pd.DataFrame, str, tuple[str, ...], list[str], tuple[tuple[str, NotJudgedReason], ...]]:
+    """The releases judged: the table without the releases left out, the baseline, the candidates, the releases
+    kept (with the baseline's rerun) and those not judged, with why."""
+    releases, baseline, candidates = _choose_releases(table, policy)
+    keep = [baseline, *candidates, *(r for r in releases if r == policy.baseline_rerun != baseline)]
+    not_judged: tuple[tuple[str, NotJudgedReason], ...] = tuple(
+        (str(r), "baseline_rerun" if r == policy.baseline_rerun else "not_a_candidate")
+        for r in releases if r != baseline and r not in candidates)
+    if len(keep) < len(releases):
+        table = table[table["release"].isin(keep)].copy(deep=False)
+        keycodes.drop_unused_categories(table, ("release",))
+    return table, baseline, candidates, keep, not_judged
+
+
+def _has_runs(table: pd.DataFrame) -> bool:
+    """Whether the rows name their runs; a run column set on some rows only is refused."""
+    has_runs = bool("run" in table.columns and table["run"].notna().any())
+    if has_runs and table["run"].isna().any():
+        raise BadValueError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
+    return has_runs
+
+
+def _without_outcome(table: pd.DataFrame, missing: pd.Series,
+                     policy: Policy) -> tuple[pd.DataFrame, np.ndarray | None, str]:
+    """The rows without an outcome as ``--missing`` says (refused, counted as failures or dropped): the table,
+    the mask of the rows kept when some were dropped, and the note that says what was done."""
+    ids = table.loc[missing, "case_id"].unique()
+    if policy.missing == "refuse":
+        raise BadValueError(f"{int(missing.sum())} row(s) have no outcome (e.g. case {_examples(ids)}); "
+                            "use --missing fail to count them as failures or --missing drop to drop them")
+    if policy.missing == "fail":
+        table.loc[missing, "outcome"] = 0.0
+        return (table, None,
+                f"{int(missing.sum())} row(s) without an outcome counted as failures (--missing fail).")
+    return (table[~missing], ~missing.to_numpy(),
+            f"{int(missing.sum())} row(s) without an outcome dropped (--missing drop).")
+
+
+def _paired(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], policy: Policy,
+            codes: dict[str, keycodes.Codes], content: Content | None, leaving: np.ndarray | None,
+            runs: dict[str, np.ndarray] | None, basis: PairingBasis
+            ) -> tuple[tuple[Pairing, ...], pd.DataFrame, dict[str, keycodes.Codes], list[str]]:
+    """Each candidate's pairing (validate/pairing.py), the table with the missing runs filled in when the policy
+    allows it (and its codes then made anew), and the notes of both; with no content, the note of what the cases
+    were paired by."""
+    pairings, fills, notes = pairing.pair_releases(table, baseline, candidates, policy, codes, content, leaving,
+                                                   runs, basis)
+    if fills:
+        assert runs is not None
+        table, filled = pairing.fill_runs(table, fills, runs)
+        notes += filled
+        codes = {k: keycodes.encode(table[k]) for k in codes}
+    if content is None:
+        notes.append(BASIS_NOTES[basis])
+    return pairings, table, codes, notes
+
+
+def _check_groups(table: pd.DataFrame, policy: Policy, cases: keycodes.Codes,
+                  changed: pd.Index) -> tuple[bool, bool]:
+    """The category and cluster columns checked and coded (each case in one group, the policy's critical
+    categories present): whether the table has categories, and clusters."""
+    has_categories = bool("category" in table.columns and table["category"].notna().any())
+    has_clusters = bool("cluster" in table.columns and table["cluster"].notna().any())
+    if has_categories:
+        table["category"] = keycodes.fill_missing(table["category"], "(none)")
+        keycodes.as_categories(table, ("category",))  # before the checks, which then count its codes
+        _check_category_count(table)
+        _check_attribute_agrees(table, "category", cases, changed)
+    check_critical(tuple(policy.critical),
+                   sorted(map(str, pd.unique(table["category"]))) if has_categories else None)
+    if has_clusters:
+        if table["cluster"].isna().any():
+            raise BadValueError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
+                                "column is set")
+        keycodes.as_categories(table, ("cluster",))
+        _check_attribute_agrees(table, "cluster", cases, changed)
+    return has_categories, has_clusters
+
+
+def _parse_costs(table: pd.DataFrame) -> tuple[str, ...]:
+    """The cost columns that hold a value, each parsed to numbers in place."""
+    cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
+    for column in cost_columns:
+        # Costs and tokens beyond the range are left to the guardrails ("could not be measured"); a latency of
+        # 1e308 ms is no latency, and would show as "inf" in every report.
+        bound = MAX_MAGNITUDE if column == "latency_ms" else math.inf
+        table[column] = parse_score(table[column].rename(column), bound).to_numpy()
+    return cost_columns
 
 
 # Text per release (issue 17): which metadata columns hold each release's own text (an answer, a grader's
