@@ -11,10 +11,20 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from releasegate.decide.rules import RULES, detail
-from releasegate.model import CandidateAnalysis, CaseChange, Decision, MetricSection, Parameters, Provenance
+from releasegate.model import (
+    Analysis,
+    CandidateAnalysis,
+    CaseChange,
+    CostTable,
+    Decision,
+    MetricSection,
+    Parameters,
+    Provenance,
+    Verdict,
+)
 from releasegate.model.judge import GATED_CORRECTED
 from releasegate.render.answers import answer_rows, any_longer, text_columns
 from releasegate.render.views import (
@@ -128,69 +138,26 @@ def _judge(cand: CandidateAnalysis, binary: bool) -> JudgeView | None:
 def build_context(section: MetricSection, provenance: Provenance, case_limit: int | None = None,
                   category_limit: int | None = None, typographic: bool = False) -> NoteView:
     """Everything the templates need of one metric's section, in reading order. Limits cut long lists (the
-    Markdown size cap)."""
+    Markdown size cap). Each candidate's view (:func:`_candidate_view`), the summary table
+    (:func:`_summary_rows`) and the case count (:func:`_case_count`) are made apart."""
     analysis, verdicts, prov = section.analysis, section.verdicts, provenance
     by_name = {c.name: c for c in analysis.candidates}
     binary = analysis.mcnemar_path
     # Each rule's sentence, written from the figures it compared (decide.rules.detail), in the rules' order.
     checks = {v.candidate: [CheckView(c.rule, c.fired, detail(c, analysis)) for c in v.checks] for v in verdicts}
-    candidates = []
     plain = plain_words.section_paragraphs(section)
-    for verdict in verdicts:
-        cand = by_name[verdict.candidate]
-        categories = list(cand.categories)
-        # Critical categories first, then by change (worst first), as a reviewer reads them.
-        categories.sort(key=lambda c: (not c.critical, c.diff, c.label))
-        shown = categories if category_limit is None else categories[:category_limit]
-        error_line, errored_cases = _errors(cand, analysis.baseline, case_limit)
-        candidates.append(CandidateView(
-            name=cand.name,
-            verdict=verdict,
-            checks=checks[cand.name],
-            overall=cand.overall,
-            categories=shown,
-            categories_cut=len(categories) - len(shown),
-            broken=_case_rows(cand.broken_cases, case_limit),
-            fixed=_case_rows(cand.fixed_cases, case_limit),
-            both_fail=_view_rows(cand, "both_fail", case_limit),
-            errored=_view_rows(cand, "errored", case_limit),
-            metadata_columns=_metadata_columns(cand),
-            text_columns=text_columns(cand.broken_cases, cand.fixed_cases),
-            exclusions=cand.exclusions,
-            power=cand.power,
-            sections=cand.sections,
-            words=_section_words(cand, analysis.parameters, analysis.baseline),
-            error_line=error_line,
-            errored_cases=errored_cases,
-            judge=_judge(cand, binary),
-            plain=plain[cand.name],
-        ))
+    candidates = [_candidate_view(by_name[v.candidate], v, checks[v.candidate], analysis, plain[v.candidate],
+                                  case_limit, category_limit) for v in verdicts]
     rules = [RuleRow(rule.name, rule.title, [next(c for c in checks[v.candidate] if c.rule == rule.name)
                                              for v in verdicts])
              for rule in RULES]
-    # SPEC 6: the summary shows each release's p50/p95 latency and cost per 1,000 cases when the data has them.
     cost_table = analysis.sections.costs
-    cost_rows = {r.name: r for r in cost_table.releases} if cost_table is not None else {}
-    summary = []
     # With cases on one side only (--allow-missing) each rate is read over the cases compared, as the difference
     # is, never each release over its own cases; the unpaired cases are counted apart (summary_note).
     excluded = [c for c in analysis.candidates if c.exclusions.unpaired or c.exclusions.of("content_changed")]
     paired_bases = {(c.judged_overall.baseline.n, c.judged_overall.baseline.value) for c in excluded}
-    for release in analysis.releases:
-        cand = by_name.get(release.name)
-        rate = release.rate
-        if cand is not None and cand.name in {c.name for c in excluded}:
-            rate = cand.judged_overall.candidate
-        elif release.is_baseline and len(paired_bases) == 1:
-            rate = excluded[0].judged_overall.baseline
-        # The judge's own comparison (the outcomes as given) even when the rules read a corrected one: the
-        # summary's rates are the judge's; the judge section shows the corrected figures and says which is read.
-        summary.append(SummaryRow(release, rate, cand.judged_overall if cand else None, cost_rows.get(release.name)))
-    # One count of cases everywhere (issue 29 item 6): with errored cases the header counts every case, as the
-    # banner does ("11 of 300 cases errored"), and says how many errored.
-    errors = [c.sections.errors for c in analysis.candidates if c.sections.errors is not None]
-    n_errored = max((e.excluded for e in errors), default=0)
-    n_cases = max((e.n_cases for e in errors), default=analysis.n_cases) if n_errored else analysis.n_cases
+    n_cases, n_errored = _case_count(analysis)
+    summary_costs, cost_words = _cost_views(cost_table, analysis.parameters)
     return NoteView(
         title=prov.title,
         date=prov.generated_at[:10],
@@ -206,13 +173,12 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
         not_proven_allowed=prov.policy.get("not_proven") == "warn",
         verdicts=list(verdicts),
         candidates=candidates,
-        summary=summary,
+        summary=_summary_rows(analysis, by_name, excluded, len(paired_bases) == 1),
         summary_note=" ".join(x for x in (
             verdict_words.compared_cases_note(analysis.baseline, excluded, len(paired_bases) == 1),
             judge_words.summary_gated_note([c.name for c in analysis.candidates if c.judged is not None]))
             if x),
-        summary_costs=SummaryCosts(latency=bool(cost_table is not None and cost_table.has_latency),
-                                   cost=bool(cost_table is not None and cost_table.has_cost)),
+        summary_costs=summary_costs,
         rules=rules,
         rules_lead=check_words.rules_lead([r.name for r in RULES if r.fires == Decision.NOT_PROVEN]),
         parameters=analysis.parameters,
@@ -224,11 +190,82 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
         has_runs=analysis.has_runs,
         has_clusters=analysis.has_clusters,
         cost_table=cost_table,
-        cost_words=(CostWords(section_words.cost_interval_method(cost_table, analysis.parameters),
-                              section_words.QUANTILE_METHOD, section_words.cost_notes(cost_table))
-                    if cost_table is not None else None),
+        cost_words=cost_words,
         ni_level=section_words.ni_level(analysis.parameters),
         method_lines=method_lines(analysis, verdicts, typographic) + found_policy_lines(prov.policy_file),
         candidates_total=len(candidates),
         rule_verdicts=list(verdicts),
     )
+
+
+def _candidate_view(cand: CandidateAnalysis, verdict: Verdict, checks: list[CheckView], analysis: Analysis,
+                    plain: str, case_limit: int | None, category_limit: int | None) -> CandidateView:
+    """One candidate's part of the note: its verdict and checks, its categories (cut at ``category_limit``) and
+    case lists (cut at ``case_limit``), its sections and their words."""
+    # Critical categories first, then by change (worst first), as a reviewer reads them.
+    categories = sorted(cand.categories, key=lambda c: (not c.critical, c.diff, c.label))
+    shown = categories if category_limit is None else categories[:category_limit]
+    error_line, errored_cases = _errors(cand, analysis.baseline, case_limit)
+    return CandidateView(
+        name=cand.name,
+        verdict=verdict,
+        checks=checks,
+        overall=cand.overall,
+        categories=shown,
+        categories_cut=len(categories) - len(shown),
+        broken=_case_rows(cand.broken_cases, case_limit),
+        fixed=_case_rows(cand.fixed_cases, case_limit),
+        both_fail=_view_rows(cand, "both_fail", case_limit),
+        errored=_view_rows(cand, "errored", case_limit),
+        metadata_columns=_metadata_columns(cand),
+        text_columns=text_columns(cand.broken_cases, cand.fixed_cases),
+        exclusions=cand.exclusions,
+        power=cand.power,
+        sections=cand.sections,
+        words=_section_words(cand, analysis.parameters, analysis.baseline),
+        error_line=error_line,
+        errored_cases=errored_cases,
+        judge=_judge(cand, analysis.mcnemar_path),
+        plain=plain,
+    )
+
+
+def _summary_rows(analysis: Analysis, by_name: Mapping[str, CandidateAnalysis], excluded: list[CandidateAnalysis],
+                  one_paired_base: bool) -> list[SummaryRow]:
+    """The summary table: each release's rate, its comparison with the baseline and (SPEC 6) its p50/p95 latency
+    and cost per 1,000 cases when the data has them. A candidate with cases left out (``excluded``) shows its rate
+    over the cases compared, and so does the baseline when all of them left out the same cases."""
+    cost_table = analysis.sections.costs
+    cost_rows = {r.name: r for r in cost_table.releases} if cost_table is not None else {}
+    excluded_names = {c.name for c in excluded}
+    summary = []
+    for release in analysis.releases:
+        cand = by_name.get(release.name)
+        rate = release.rate
+        if cand is not None and cand.name in excluded_names:
+            rate = cand.judged_overall.candidate
+        elif release.is_baseline and one_paired_base:
+            rate = excluded[0].judged_overall.baseline
+        # The judge's own comparison (the outcomes as given) even when the rules read a corrected one: the
+        # summary's rates are the judge's; the judge section shows the corrected figures and says which is read.
+        summary.append(SummaryRow(release, rate, cand.judged_overall if cand else None, cost_rows.get(release.name)))
+    return summary
+
+
+def _cost_views(cost_table: CostTable | None, parameters: Parameters) -> tuple[SummaryCosts, CostWords | None]:
+    """Which cost columns the summary shows, and the cost section's method sentences (None without costs)."""
+    shown = SummaryCosts(latency=bool(cost_table is not None and cost_table.has_latency),
+                         cost=bool(cost_table is not None and cost_table.has_cost))
+    if cost_table is None:
+        return shown, None
+    return shown, CostWords(section_words.cost_interval_method(cost_table, parameters),
+                            section_words.QUANTILE_METHOD, section_words.cost_notes(cost_table))
+
+
+def _case_count(analysis: Analysis) -> tuple[int, int]:
+    """The cases the header counts and how many of them errored. One count of cases everywhere: with errored
+    cases the header counts every case, as the banner does ("11 of 300 cases errored")."""
+    errors = [c.sections.errors for c in analysis.candidates if c.sections.errors is not None]
+    n_errored = max((e.excluded for e in errors), default=0)
+    n_cases = max((e.n_cases for e in errors), default=analysis.n_cases) if n_errored else analysis.n_cases
+    return n_cases, n_errored
