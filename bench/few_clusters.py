@@ -27,9 +27,9 @@ def main(reps: int = 300) -> None:
             boot = cluster_bootstrap_interval(d, s.cluster, n_resamples=2000, seed=0)
             cr2 = cr2_test(d, s.cluster)
             flip = cluster_signflip_interval(d, s.cluster, n_resamples=4000)
-            hits["bootstrap"] += boot.ci_low <= truth <= boot.ci_high
-            hits["CR2"] += cr2.ci_low <= truth <= cr2.ci_high
-            hits["sign-flip"] += flip.ci_low <= truth <= flip.ci_high
+            hits["bootstrap"] += boot.low <= truth <= boot.high
+            hits["CR2"] += cr2.low <= truth <= cr2.high
+            hits["sign-flip"] += flip.low <= truth <= flip.high
             zero_se += cr2.se == 0
         line = ", ".join(f"{k} {v / reps:.3f}" for k, v in hits.items())
         print(f"{g:>2} clusters: {line} (Monte Carlo se {np.sqrt(0.95 * 0.05 / reps):.3f}; CR2 se = 0 in "

@@ -39,8 +39,8 @@ def main(reps: int = 200) -> None:
             b, c = draw(rng, n, unit)
             r_old = delta_method_only(b, c)
             r_new = costs_normal.quantile_ratio_normal(b, c)
-            old += r_old.ci_low <= truth <= r_old.ci_high
-            new += r_new.ci_low <= truth <= r_new.ci_high
+            old += r_old.low <= truth <= r_old.high
+            new += r_new.low <= truth <= r_new.high
             handed += r_new.method == costs_normal.TIE_METHOD
         se = (0.95 * 0.05 / reps) ** 0.5
         print(f"rounding {unit:>3} ms, {n:>6} pairs: delta method {old / reps:.3f}, now {new / reps:.3f} "

@@ -85,7 +85,7 @@ def test_clustered_vectors_binary_through_the_pipeline(tmp_path):
     o = c["overall"]
     boot = cluster_bootstrap_interval(np.subtract(CAND, BASE), CLUSTER, 10_000, 20240501)
     # The JSON writes 12 significant digits (docs/json.md).
-    assert [k["bootstrap_ci_low"], k["bootstrap_ci_high"]] == pytest.approx([boot.ci_low, boot.ci_high], rel=1e-11)
+    assert [k["bootstrap_ci_low"], k["bootstrap_ci_high"]] == pytest.approx([boot.low, boot.high], rel=1e-11)
     assert o["method"] == "cluster sign-flip" and k["verdict_test"] == "signflip"
     assert (o["p_value"], o["p_one_sided"]) == (0.75, 0.375)
     assert (k["verdict_p_value"], k["verdict_p_one_sided"]) == (0.75, 0.375)

@@ -132,7 +132,7 @@ def test_p95_interval_is_the_seeded_paired_bootstrap_of_the_policy(tmp_path) -> 
     expected = quantile_ratio_bootstrap(BASE_MS, CAND_MS, 0.95, 2000, 7, 0.9)
     # The JSON writes 12 significant digits (docs/json.md).
     assert [latency["p95_ratio_ci_low"], latency["p95_ratio_ci_high"]] == pytest.approx(
-        [expected.ci_low, expected.ci_high], rel=1e-11)
+        [expected.low, expected.high], rel=1e-11)
     # An independent implementation (scipy's paired percentile bootstrap) agrees within Monte Carlo error.
     ref = scipy.stats.bootstrap((np.array(BASE_MS), np.array(CAND_MS)),
                                 lambda b, c, axis=-1: np.quantile(c, 0.95, axis=axis) / np.quantile(b, 0.95, axis=axis),
@@ -184,13 +184,13 @@ def test_prices_give_cost_per_case_and_the_cost_ratio(tmp_path) -> None:
     costs = _candidate(report)["costs"]
     assert costs["cost"]["ratio"] == pytest.approx(cand_cost.sum() / base_cost.sum(), rel=1e-12)
     expected = ratio_of_totals_bootstrap(base_cost, cand_cost, 10_000, 20240501, 0.90)  # 1 - 2 alpha
-    assert costs["cost"]["ci_low"] == pytest.approx(expected.ci_low, rel=1e-12)
-    assert costs["cost"]["ci_high"] == pytest.approx(expected.ci_high, rel=1e-12)
+    assert costs["cost"]["ci_low"] == pytest.approx(expected.low, rel=1e-12)
+    assert costs["cost"]["ci_high"] == pytest.approx(expected.high, rel=1e-12)
     assert costs["cost"]["ci_low"] < costs["cost"]["ratio"] < costs["cost"]["ci_high"]
     tokens = (c_in + c_out).sum() / (b_in + b_out).sum()
     assert costs["tokens"]["ratio"] == pytest.approx(tokens, rel=1e-12)
     expected = ratio_of_totals_bootstrap(b_in + b_out, c_in + c_out, 10_000, 20240501, 0.90)
-    assert (costs["tokens"]["ci_low"], costs["tokens"]["ci_high"]) == pytest.approx((expected.ci_low, expected.ci_high))
+    assert (costs["tokens"]["ci_low"], costs["tokens"]["ci_high"]) == pytest.approx((expected.low, expected.high))
     assert set(costs["guardrail_bounds"]) == {"max_latency_mean_ratio", "max_latency_p95_ratio",
                                               "max_tokens_ratio", "max_cost_ratio"}
     assert costs["guardrail_bounds"]["max_cost_ratio"]["ci_high"] == costs["cost"]["ci_high"]

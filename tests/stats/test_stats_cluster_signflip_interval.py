@@ -63,7 +63,7 @@ def test_the_ends_are_the_plain_bisections_bit_for_bit(g, binary, seed):
         d = rng.normal(scale=0.4) + rng.normal(scale=0.3, size=g)[cluster] + 0.5 * rng.normal(size=cluster.size)
     for confidence in (0.8, 0.9, 0.95):
         r = cluster_signflip_interval(d, cluster, confidence)
-        assert (r.ci_low, r.ci_high) == plain_interval(d, cluster, confidence)
+        assert (r.low, r.high) == plain_interval(d, cluster, confidence)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -74,14 +74,14 @@ def test_monte_carlo_flips_give_the_plain_bisections_ends(seed):
     d = 0.1 + rng.normal(size=g)[cluster] * 0.3 + rng.normal(size=cluster.size)
     r = cluster_signflip_interval(d, cluster, 0.95, n_resamples=2000, seed=seed, exact_max_clusters=20)
     assert not r.exact
-    assert (r.ci_low, r.ci_high) == plain_interval(d, cluster, 0.95, n_resamples=2000, seed=seed)
+    assert (r.low, r.high) == plain_interval(d, cluster, 0.95, n_resamples=2000, seed=seed)
 
 
 def test_an_unbounded_end_stays_unbounded():
     d = np.array([-1.0, 0.0, 1.0, -1.0, 1.0])
     cluster = np.array([0, 0, 1, 1, 2])
     r = cluster_signflip_interval(d, cluster, 0.95)  # 3 clusters: no one-sided p below 1/8
-    assert (r.ci_low, r.ci_high) == (-math.inf, math.inf) == plain_interval(d, cluster, 0.95)
+    assert (r.low, r.high) == (-math.inf, math.inf) == plain_interval(d, cluster, 0.95)
 
 
 @pytest.mark.parametrize("g", [1, 2, 5, 11])

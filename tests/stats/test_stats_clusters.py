@@ -91,8 +91,8 @@ def test_cr2_matches_vectors():
     assert _rel(r.df, 4.454390451832906)
     assert _rel(r.t, -0.595413887656252)
     assert _rel(r.pvalue, 0.5805119092066212)
-    assert _rel(r.ci_low, -0.685164143214502)
-    assert _rel(r.ci_high, 0.43516414321450203)
+    assert _rel(r.low, -0.685164143214502)
+    assert _rel(r.high, 0.43516414321450203)
     assert _rel(r.cr1_se, 0.2086975982133)
     assert _rel(r.cr0_se, 0.19051397039762377)
     assert _rel(r.p_regression, r.pvalue / 2)
@@ -174,9 +174,9 @@ def test_cr2_single_cluster_is_undefined():
 
 def test_cr2_zero_standard_error():
     r = cr2_test(np.zeros(6), [0, 0, 1, 1, 2, 2])
-    assert r.pvalue == r.p_regression == r.p_improvement == 1.0 and r.ci_low == r.ci_high == 0.0
+    assert r.pvalue == r.p_regression == r.p_improvement == 1.0 and r.low == r.high == 0.0
     r = cr2_test(np.full(6, -0.5), [0, 0, 1, 1, 2, 2])
-    assert r.pvalue == 0.0 and r.p_regression == 0.0 and r.ci_low == r.ci_high == -0.5
+    assert r.pvalue == 0.0 and r.p_regression == 0.0 and r.low == r.high == -0.5
     # Non-constant d whose cluster means all equal the overall mean: no between-cluster variation.
     r = cr2_test([-1.0, 1.0, -1.0, 1.0], [0, 0, 1, 1])
     assert r.se == 0.0 and r.pvalue == 1.0
@@ -209,9 +209,9 @@ def test_durkalski_input_checks():
 def test_bootstrap_vector_data():
     r = cluster_bootstrap_interval(D, CLUSTER)
     assert r.estimate == -0.125 and r.n_clusters == 6 and r.n_resamples == 10_000 and r.seed == 0
-    assert r.ci_low < -0.125 < r.ci_high
+    assert r.low < -0.125 < r.high
     # Ratio of sums of integers over at most 6 * 6 cases: the limits lie in [-1, 1].
-    assert -1 <= r.ci_low and r.ci_high <= 1
+    assert -1 <= r.low and r.high <= 1
 
 
 def test_bootstrap_10k_resamples_1000_clusters_is_fast():
@@ -221,7 +221,7 @@ def test_bootstrap_10k_resamples_1000_clusters_is_fast():
     t0 = time.perf_counter()
     r = cluster_bootstrap_interval(d, cl, n_resamples=10_000)
     assert time.perf_counter() - t0 < 1.0
-    assert r.n_clusters == 1000 and r.ci_low < r.estimate < r.ci_high
+    assert r.n_clusters == 1000 and r.low < r.estimate < r.high
 
 
 def test_bootstrap_width_matches_cluster_se_with_many_clusters():
@@ -231,7 +231,7 @@ def test_bootstrap_width_matches_cluster_se_with_many_clusters():
     d = rng.normal(0, 1, g)[cl] * 0.5 + rng.normal(0, 1, cl.size)
     b = cluster_bootstrap_interval(d, cl, n_resamples=4000, seed=1)
     half = 1.959963984540054 * cr2_test(d, cl).cr0_se
-    assert (b.ci_high - b.ci_low) / 2 == pytest.approx(half, rel=0.1)
+    assert (b.high - b.low) / 2 == pytest.approx(half, rel=0.1)
 
 
 def test_bootstrap_does_not_depend_on_block_and_uses_seed():
@@ -245,7 +245,7 @@ def test_bootstrap_does_not_depend_on_block_and_uses_seed():
 
 def test_bootstrap_single_cluster_collapses():
     r = cluster_bootstrap_interval([0.1, 0.4, -0.2], [1, 1, 1])
-    assert r.ci_low == r.ci_high == pytest.approx(0.1)
+    assert r.low == r.high == pytest.approx(0.1)
 
 
 def test_grouped_items_widen_the_interval():
@@ -257,9 +257,9 @@ def test_grouped_items_widen_the_interval():
     naive = paired_t_test(d)
     boot = cluster_bootstrap_interval(d, group)
     cr2 = cr2_test(d, group)
-    naive_width = naive.ci_high - naive.ci_low
-    assert boot.ci_high - boot.ci_low > 1.5 * naive_width
-    assert cr2.ci_high - cr2.ci_low > 1.5 * naive_width
+    naive_width = naive.high - naive.low
+    assert boot.high - boot.low > 1.5 * naive_width
+    assert cr2.high - cr2.low > 1.5 * naive_width
     assert cr2.pvalue > naive.pvalue
     assert design_effect(d, group) > 3
 
@@ -353,7 +353,7 @@ def test_relabel_and_shuffle_invariance(data, seed):
     d2, cl2 = _relabel_and_shuffle(d, cl, seed)
     a, b = cr2_test(d, cl), cr2_test(d2, cl2)
     if a.defined:
-        for field in ("estimate", "se", "df", "pvalue", "ci_low", "ci_high", "cr1_se"):
+        for field in ("estimate", "se", "df", "pvalue", "low", "high", "cr1_se"):
             assert getattr(b, field) == pytest.approx(getattr(a, field), rel=1e-9, abs=1e-12)
     assert design_effect(d2, cl2) == pytest.approx(design_effect(d, cl), rel=1e-9)
     for k in (20, 3):  # exact, and Monte Carlo for most draws
@@ -362,8 +362,8 @@ def test_relabel_and_shuffle_invariance(data, seed):
         )
     ba = cluster_bootstrap_interval(d, cl, n_resamples=500)
     bb = cluster_bootstrap_interval(d2, cl2, n_resamples=500)
-    assert bb.ci_low == pytest.approx(ba.ci_low, rel=1e-9, abs=1e-12)
-    assert bb.ci_high == pytest.approx(ba.ci_high, rel=1e-9, abs=1e-12)
+    assert bb.low == pytest.approx(ba.low, rel=1e-9, abs=1e-12)
+    assert bb.high == pytest.approx(ba.high, rel=1e-9, abs=1e-12)
 
 
 @SETTINGS
@@ -383,7 +383,7 @@ def test_mirror(data):
     a, m = cr2_test(d, cl), cr2_test(-d, cl)
     if a.defined:
         assert m.estimate == -a.estimate and m.pvalue == a.pvalue
-        assert m.ci_low == -a.ci_high and m.ci_high == -a.ci_low
+        assert m.low == -a.high and m.high == -a.low
         assert m.p_regression == a.p_improvement and m.p_improvement == a.p_regression
     for k in (20, 2):
         s, sm = (
@@ -397,7 +397,7 @@ def test_mirror(data):
         cluster_bootstrap_interval(-d, cl, n_resamples=500),
     )
     assert bm.estimate == -b.estimate
-    assert bm.ci_low == -b.ci_high and bm.ci_high == -b.ci_low
+    assert bm.low == -b.high and bm.high == -b.low
 
 
 @SETTINGS
@@ -437,7 +437,7 @@ def test_one_case_per_cluster_cr2_is_the_paired_t(d):
     assert r.cr1_se == pytest.approx(t.se, rel=1e-9, abs=1e-300)
     if t.se > 1e-12 * np.max(np.abs(d)):
         assert r.pvalue == pytest.approx(t.pvalue, rel=1e-7, abs=1e-12)
-        assert r.ci_low == pytest.approx(t.ci_low, rel=1e-9, abs=1e-12)
+        assert r.low == pytest.approx(t.low, rel=1e-9, abs=1e-12)
     assert design_effect(d, np.arange(n)) == 1.0
     assert design_effect(d, np.arange(n), floor=False) == pytest.approx(1.0, rel=1e-12)
 
@@ -462,7 +462,7 @@ def test_bootstrap_contains_estimate_and_is_seeded(data, seed):
     d, cl = data
     r = cluster_bootstrap_interval(d, cl, n_resamples=400, seed=seed)
     tol = 1e-12 * max(1.0, float(np.max(np.abs(d))))
-    assert r.ci_low - tol <= r.estimate <= r.ci_high + tol
+    assert r.low - tol <= r.estimate <= r.high + tol
     assert r == cluster_bootstrap_interval(d, cl, n_resamples=400, seed=seed, block=64)
 
 
@@ -490,4 +490,4 @@ def test_bootstrap_several_levels_from_one_set_of_resamples():
     both = clusters.cluster_bootstrap_intervals(d, cl, (0.95, 0.9), n_resamples=3000, seed=2)
     assert both[0] == cluster_bootstrap_interval(d, cl, n_resamples=3000, seed=2, confidence=0.95)
     assert both[1] == cluster_bootstrap_interval(d, cl, n_resamples=3000, seed=2, confidence=0.9)
-    assert both[0].ci_low < both[1].ci_low < both[1].ci_high < both[0].ci_high
+    assert both[0].low < both[1].low < both[1].high < both[0].high

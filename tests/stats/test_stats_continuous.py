@@ -54,8 +54,8 @@ def test_paired_t_matches_vectors():
     assert _rel(r.t, -2.9597688517740552)
     assert r.df == 11
     assert _rel(r.pvalue, 0.012980651512273214)
-    assert _rel(r.ci_low, -0.07413351145297699)
-    assert _rel(r.ci_high, -0.010899821880356361)
+    assert _rel(r.low, -0.07413351145297699)
+    assert _rel(r.high, -0.010899821880356361)
     assert r.n == 12 and r.defined
     assert _rel(r.p_regression, r.pvalue / 2)
     assert _rel(r.p_regression + r.p_improvement, 1.0)
@@ -73,7 +73,7 @@ def test_paired_t_other_confidence_matches_scipy():
     res = scipy.stats.ttest_rel(CAND, BASE)
     ci = res.confidence_interval(0.9)
     r = paired_t_test(D, confidence=0.9)
-    assert _rel(r.ci_low, ci.low, 1e-8) and _rel(r.ci_high, ci.high, 1e-8)
+    assert _rel(r.low, ci.low, 1e-8) and _rel(r.high, ci.high, 1e-8)
 
 
 def test_signflip_exact_matches_vectors():
@@ -109,7 +109,7 @@ def test_hodges_lehmann_matches_vectors():
 
 def test_paired_t_small_n_is_undefined():
     r1 = paired_t_test([0.3])
-    assert not r1.defined and r1.n == 1 and r1.mean == 0.3 and math.isnan(r1.pvalue) and math.isnan(r1.ci_low)
+    assert not r1.defined and r1.n == 1 and r1.mean == 0.3 and math.isnan(r1.pvalue) and math.isnan(r1.low)
     r0 = paired_t_test([])
     assert not r0.defined and r0.n == 0 and math.isnan(r0.mean)
 
@@ -118,14 +118,14 @@ def test_paired_t_all_zero():
     r = paired_t_test(np.zeros(7))
     assert r.defined and r.sd == 0.0 and r.t == 0.0
     assert r.pvalue == r.p_regression == r.p_improvement == 1.0
-    assert r.ci_low == r.ci_high == 0.0
+    assert r.low == r.high == 0.0
 
 
 @pytest.mark.parametrize("value", [-0.1, 0.1])
 def test_paired_t_constant_nonzero(value):
     r = paired_t_test(np.full(9, value))
     assert r.mean == value and r.sd == 0.0 and r.pvalue == 0.0
-    assert r.ci_low == r.ci_high == value
+    assert r.low == r.high == value
     assert (r.p_regression, r.p_improvement) == ((0.0, 1.0) if value < 0 else (1.0, 0.0))
     assert math.isinf(r.t) and math.copysign(1, r.t) == math.copysign(1, value)
 
@@ -206,7 +206,7 @@ def test_welch_matches_scipy():
     assert r.defined
     assert _rel(r.diff, b.mean() - a.mean())
     assert _rel(r.t, ref.statistic) and _rel(r.df, ref.df) and _rel(r.pvalue, ref.pvalue)
-    assert _rel(r.ci_low, ci.low, 1e-8) and _rel(r.ci_high, ci.high, 1e-8)
+    assert _rel(r.low, ci.low, 1e-8) and _rel(r.high, ci.high, 1e-8)
     less = scipy.stats.ttest_ind(b, a, equal_var=False, alternative="less").pvalue
     assert _rel(r.p_regression, less)
 
@@ -218,9 +218,9 @@ def test_welch_undefined_and_constant():
     r = welch_t_test([], [0.7])
     assert not r.defined and math.isnan(r.diff)
     r = welch_t_test([0.5, 0.5], [0.5, 0.5, 0.5])
-    assert r.defined and r.pvalue == 1.0 and r.ci_low == r.ci_high == 0.0
+    assert r.defined and r.pvalue == 1.0 and r.low == r.high == 0.0
     r = welch_t_test([0.5, 0.5], [0.4, 0.4])
-    assert r.pvalue == 0.0 and r.p_regression == 0.0 and r.ci_low == r.ci_high == pytest.approx(-0.1)
+    assert r.pvalue == 0.0 and r.p_regression == 0.0 and r.low == r.high == pytest.approx(-0.1)
 
 
 def test_hodges_lehmann_large_n_selection_equals_direct(monkeypatch):
@@ -279,7 +279,7 @@ def test_paired_t_mirror(d):
     r, m = paired_t_test(d), paired_t_test(-d)
     if not r.defined:
         return
-    assert m.mean == -r.mean and m.ci_low == -r.ci_high and m.ci_high == -r.ci_low
+    assert m.mean == -r.mean and m.low == -r.high and m.high == -r.low
     assert m.pvalue == r.pvalue
     assert m.p_regression == r.p_improvement and m.p_improvement == r.p_regression
 
@@ -327,14 +327,14 @@ def test_mean_interval_matches_scipy_one_sample_t():
         r = continuous.mean_interval(x, level)
         ref = scipy.stats.ttest_1samp(x, 0.0).confidence_interval(level)
         assert r.n == x.size and _rel(r.mean, float(np.mean(x)))
-        assert _rel(r.ci_low, ref.low, 1e-10) and _rel(r.ci_high, ref.high, 1e-10)
+        assert _rel(r.low, ref.low, 1e-10) and _rel(r.high, ref.high, 1e-10)
 
 
 def test_mean_interval_edges():
     one = continuous.mean_interval([0.4])
-    assert one.mean == 0.4 and math.isnan(one.ci_low) and math.isnan(one.ci_high)
+    assert one.mean == 0.4 and math.isnan(one.low) and math.isnan(one.high)
     flat = continuous.mean_interval([0.7, 0.7, 0.7])
-    assert (flat.ci_low, flat.ci_high) == (0.7, 0.7)
+    assert (flat.low, flat.high) == (0.7, 0.7)
 
 
 def test_signflip_normal_limit_agrees_with_monte_carlo():

@@ -103,18 +103,18 @@ def test_geometric_mean_ratio_vectors_and_t_interval() -> None:
     # Expected interval computed independently with scipy.stats.t on the per-case log ratios.
     r = np.log(np.array(CAND_MS) / np.array(BASE_MS))
     low, high = scipy.stats.t.interval(0.95, df=r.size - 1, loc=r.mean(), scale=scipy.stats.sem(r))
-    assert res.ci_low == pytest.approx(math.exp(low), rel=1e-10)
-    assert res.ci_high == pytest.approx(math.exp(high), rel=1e-10)
+    assert res.low == pytest.approx(math.exp(low), rel=1e-10)
+    assert res.high == pytest.approx(math.exp(high), rel=1e-10)
     assert (res.n, res.excluded, res.method, res.confidence) == (15, 0, "t on log ratios", 0.95)
     res90 = geometric_mean_ratio(BASE_MS, CAND_MS, confidence=0.90)
     low90, high90 = scipy.stats.t.interval(0.90, df=r.size - 1, loc=r.mean(), scale=scipy.stats.sem(r))
-    assert (res90.ci_low, res90.ci_high) == pytest.approx((math.exp(low90), math.exp(high90)), rel=1e-10)
+    assert (res90.low, res90.high) == pytest.approx((math.exp(low90), math.exp(high90)), rel=1e-10)
 
 
 def test_p95_ratio_vectors() -> None:
     res = quantile_ratio_bootstrap(BASE_MS, CAND_MS)
     assert res.ratio == pytest.approx(P95_CAND / P95_BASE, rel=1e-12)
-    assert res.ci_low <= res.ratio <= res.ci_high
+    assert res.low <= res.ratio <= res.high
     assert (res.n, res.excluded, res.method) == (15, 0, "paired bootstrap")
     med = quantile_ratio_bootstrap(BASE_MS, CAND_MS, q=0.5, n_resamples=2000)
     assert med.ratio == pytest.approx(MEDIAN_CAND / MEDIAN_BASE, rel=1e-12)
@@ -123,7 +123,7 @@ def test_p95_ratio_vectors() -> None:
 def test_ratio_of_totals_point_estimate() -> None:
     res = ratio_of_totals_bootstrap(BASE_MS, CAND_MS)
     assert res.ratio == pytest.approx(sum(CAND_MS) / sum(BASE_MS), rel=1e-12)
-    assert res.ci_low < res.ratio < res.ci_high
+    assert res.low < res.ratio < res.high
     assert res.method == "paired bootstrap"
 
 
@@ -181,8 +181,8 @@ def test_totals_interval_contains_true_ratio_half() -> None:
     base = rng.lognormal(np.log(0.01), 0.8, 400)
     cand = 0.5 * base * rng.lognormal(-(0.3**2) / 2, 0.3, 400)
     res = ratio_of_totals_bootstrap(base, cand, seed=7)
-    assert res.ci_low < 0.5 < res.ci_high
-    assert res.ci_high - res.ci_low < 0.1
+    assert res.low < 0.5 < res.high
+    assert res.high - res.low < 0.1
 
 
 def test_bootstrap_agrees_with_scipy_bootstrap() -> None:
@@ -203,8 +203,8 @@ def test_bootstrap_agrees_with_scipy_bootstrap() -> None:
             method="percentile",
             random_state=np.random.default_rng(11),
         ).confidence_interval
-        assert ours.ci_low == pytest.approx(ref.low, rel=0.01)
-        assert ours.ci_high == pytest.approx(ref.high, rel=0.01)
+        assert ours.low == pytest.approx(ref.low, rel=0.01)
+        assert ours.high == pytest.approx(ref.high, rel=0.01)
 
 
 def test_block_size_bounds_memory() -> None:
@@ -221,9 +221,9 @@ def test_large_n_runs_in_blocks() -> None:
     base = rng.lognormal(7, 0.4, 100_000)
     cand = base * 0.8
     res = ratio_of_totals_bootstrap(base, cand, n_resamples=50)
-    assert res.ratio == pytest.approx(0.8) and res.ci_low == pytest.approx(0.8) == res.ci_high
+    assert res.ratio == pytest.approx(0.8) and res.low == pytest.approx(0.8) == res.high
     res = quantile_ratio_bootstrap(base, cand, n_resamples=50)
-    assert res.ci_low == pytest.approx(0.8) == res.ci_high
+    assert res.low == pytest.approx(0.8) == res.high
 
 
 # ------------------------------------------------------------------------------------------ edge cases
@@ -235,24 +235,24 @@ def test_empty_and_all_invalid() -> None:
     for f in (geometric_mean_ratio, quantile_ratio_bootstrap, ratio_of_totals_bootstrap):
         res = f([], [])
         assert res.n == 0 and res.excluded == 0
-        assert math.isnan(res.ratio) and math.isnan(res.ci_low) and math.isnan(res.ci_high)
+        assert math.isnan(res.ratio) and math.isnan(res.low) and math.isnan(res.high)
 
 
 def test_single_pair_has_ratio_but_no_interval() -> None:
     for f in (geometric_mean_ratio, quantile_ratio_bootstrap, ratio_of_totals_bootstrap):
         res = f([200.0, None], [100.0, 50.0])
         assert res.ratio == pytest.approx(0.5) and (res.n, res.excluded) == (1, 1)
-        assert math.isnan(res.ci_low) and math.isnan(res.ci_high)
+        assert math.isnan(res.low) and math.isnan(res.high)
 
 
 def test_constant_log_ratio_gives_zero_width_t_interval() -> None:
     res = geometric_mean_ratio([100.0, 200.0, 400.0], [50.0, 100.0, 200.0])
-    assert (res.ratio, res.ci_low, res.ci_high) == pytest.approx((0.5, 0.5, 0.5))
+    assert (res.ratio, res.low, res.high) == pytest.approx((0.5, 0.5, 0.5))
 
 
 def test_totals_zero_baseline_total_is_nan() -> None:
     res = ratio_of_totals_bootstrap([0.0, 0.0, 0.0], [1.0, 2.0, 0.0])
-    assert math.isnan(res.ratio) and math.isnan(res.ci_low) and math.isnan(res.ci_high)
+    assert math.isnan(res.ratio) and math.isnan(res.low) and math.isnan(res.high)
     assert (res.n, res.excluded) == (3, 0)
 
 
@@ -268,7 +268,7 @@ def test_totals_resamples_with_zero_baseline_total_give_infinite_upper_bound() -
     cand = [1.0] * 9
     res = ratio_of_totals_bootstrap(base, cand, n_resamples=2000)
     assert res.ratio == pytest.approx(9.0)
-    assert res.ci_high == math.inf and math.isfinite(res.ci_low)
+    assert res.high == math.inf and math.isfinite(res.low)
 
 
 def test_invalid_arguments_raise() -> None:
@@ -299,8 +299,8 @@ def test_swap_inverts_geometric_mean_ratio_and_interval(pair: tuple[np.ndarray, 
     base, cand = pair
     fwd, back = geometric_mean_ratio(base, cand), geometric_mean_ratio(cand, base)
     assert back.ratio == pytest.approx(1 / fwd.ratio, rel=1e-9)
-    assert back.ci_low == pytest.approx(1 / fwd.ci_high, rel=1e-9)
-    assert back.ci_high == pytest.approx(1 / fwd.ci_low, rel=1e-9)
+    assert back.low == pytest.approx(1 / fwd.high, rel=1e-9)
+    assert back.high == pytest.approx(1 / fwd.low, rel=1e-9)
 
 
 @PROPERTY
@@ -313,7 +313,7 @@ def test_scaling_both_leaves_ratios_unchanged(pair: tuple[np.ndarray, np.ndarray
         (ratio_of_totals_bootstrap, {"n_resamples": 300, "seed": 1}),
     ]:
         a, b = f(base, cand, **kw), f(base * c, cand * c, **kw)
-        assert (b.ratio, b.ci_low, b.ci_high) == pytest.approx((a.ratio, a.ci_low, a.ci_high), rel=1e-9)
+        assert (b.ratio, b.low, b.high) == pytest.approx((a.ratio, a.low, a.high), rel=1e-9)
 
 
 @PROPERTY
@@ -321,7 +321,7 @@ def test_scaling_both_leaves_ratios_unchanged(pair: tuple[np.ndarray, np.ndarray
 def test_t_interval_contains_estimate(pair: tuple[np.ndarray, np.ndarray], conf: float) -> None:
     base, cand = pair
     res = geometric_mean_ratio(base, cand, confidence=conf)
-    assert res.ci_low <= res.ratio * (1 + 1e-12) and res.ratio <= res.ci_high * (1 + 1e-12)
+    assert res.low <= res.ratio * (1 + 1e-12) and res.ratio <= res.high * (1 + 1e-12)
 
 
 @PROPERTY
@@ -343,7 +343,7 @@ def test_bootstrap_intervals_contain_estimate(
         quantile_ratio_bootstrap(base, cand, n_resamples=1000),
         ratio_of_totals_bootstrap(base, cand, n_resamples=1000),
     ):
-        assert res.ci_low <= res.ratio <= res.ci_high
+        assert res.low <= res.ratio <= res.high
 
 
 @PROPERTY

@@ -45,9 +45,9 @@ def test_agrees_with_the_paired_bootstrap_at_the_switch_size() -> None:
     for normal, boot in ((quantile_ratio_normal(base, cand), quantile_ratio_bootstrap(base, cand, n_resamples=4000)),
                          (ratio_of_totals_normal(base, cand), ratio_of_totals_bootstrap(base, cand, n_resamples=4000))):
         assert normal.ratio == boot.ratio
-        half = math.log(boot.ci_high / boot.ci_low) / 2
-        assert abs(math.log(normal.ci_low / boot.ci_low)) < 0.15 * half
-        assert abs(math.log(normal.ci_high / boot.ci_high)) < 0.15 * half
+        half = math.log(boot.high / boot.low) / 2
+        assert abs(math.log(normal.low / boot.low)) < 0.15 * half
+        assert abs(math.log(normal.high / boot.high)) < 0.15 * half
         assert normal.method == "normal approximation"
 
 
@@ -59,8 +59,8 @@ def test_coverage_in_simulation() -> None:
         base, cand = _pair(rng, n)
         q = quantile_ratio_normal(base, cand)
         t = ratio_of_totals_normal(base, cand)
-        hits_q += q.ci_low <= TRUE_P95_RATIO <= q.ci_high
-        hits_t += t.ci_low <= TRUE_MEAN_RATIO <= t.ci_high
+        hits_q += q.low <= TRUE_P95_RATIO <= q.high
+        hits_t += t.low <= TRUE_MEAN_RATIO <= t.high
     # 95% nominal; three binomial standard errors (about 0.027) either side.
     assert 0.92 <= hits_q / reps <= 0.98
     assert 0.92 <= hits_t / reps <= 0.98
@@ -73,9 +73,9 @@ def test_swap_inverts_and_scaling_leaves_unchanged() -> None:
         a, b = f(base, cand), f(cand, base)
         assert b.ratio == pytest.approx(1 / a.ratio, rel=1e-12)
         if f is quantile_ratio_normal:
-            assert (b.ci_low, b.ci_high) == pytest.approx((1 / a.ci_high, 1 / a.ci_low), rel=1e-12)
+            assert (b.low, b.high) == pytest.approx((1 / a.high, 1 / a.low), rel=1e-12)
         scaled = f(base * 3.0, cand * 3.0)
-        assert (scaled.ratio, scaled.ci_low, scaled.ci_high) == pytest.approx((a.ratio, a.ci_low, a.ci_high), rel=1e-9)
+        assert (scaled.ratio, scaled.low, scaled.high) == pytest.approx((a.ratio, a.low, a.high), rel=1e-9)
 
 
 def test_exclusions_and_edge_cases() -> None:
@@ -85,9 +85,9 @@ def test_exclusions_and_edge_cases() -> None:
     assert (t.n, t.excluded, t.ratio) == (2, 1, 2.0)
     assert math.isnan(ratio_of_totals_normal([0.0, 0.0], [1.0, 2.0]).ratio)
     single = quantile_ratio_normal([100.0], [50.0])
-    assert single.ratio == 0.5 and math.isnan(single.ci_low)
+    assert single.ratio == 0.5 and math.isnan(single.low)
     zero = ratio_of_totals_normal([1.0, 2.0], [0.0, 0.0])
-    assert zero.ratio == 0.0 and math.isnan(zero.ci_high)
+    assert zero.ratio == 0.0 and math.isnan(zero.high)
     with pytest.raises(ValueError):
         quantile_ratio_normal([1.0, 2.0], [1.0, 2.0], q=1.0)
     with pytest.raises(ValueError):

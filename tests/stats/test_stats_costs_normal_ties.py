@@ -32,7 +32,7 @@ def test_rounded_latencies_use_the_bootstrap():
     result = quantile_ratio_normal(base, cand)
     boot = quantile_ratio_bootstrap(base, cand, 0.95, TIE_RESAMPLES, 0, 0.95)
     assert result.method == TIE_METHOD
-    assert (result.ratio, result.ci_low, result.ci_high) == (boot.ratio, boot.ci_low, boot.ci_high)
+    assert (result.ratio, result.low, result.high) == (boot.ratio, boot.low, boot.high)
 
 
 def test_a_tied_sample_the_delta_method_got_wrong():
@@ -47,9 +47,9 @@ def test_a_tied_sample_the_delta_method_got_wrong():
         ratio = u_c[0] / u_b[0]
         se = float(np.std(u_c[1] - u_b[1], ddof=1)) / np.sqrt(base.size)
         old = costs_normal._log_interval(ratio, se, base.size, 0, 0.95)
-        if not old.ci_low <= 0.96 <= old.ci_high:
+        if not old.low <= 0.96 <= old.high:
             new = quantile_ratio_normal(base, cand)
-            assert new.ci_low <= 0.96 <= new.ci_high
+            assert new.low <= 0.96 <= new.high
             return
     pytest.fail("no seed shows the delta method's miss")
 

@@ -26,7 +26,7 @@ def test_matches_r_newcombe_on_error_indicators(row):
     base, cand = _indicators(t["both_pass"], t["base_only_pass"], t["cand_only_pass"], t["both_fail"])
     r = error_rate_increase(base, cand, 0.95)
     assert r.increase == pytest.approx(row["delta_cand_minus_base"], abs=1e-12)
-    assert (r.ci_low, r.ci_high) == pytest.approx(tuple(row["newcombe10_ci95"]), abs=1e-9)
+    assert (r.low, r.high) == pytest.approx(tuple(row["newcombe10_ci95"]), abs=1e-9)
     assert (r.baseline_rate, r.candidate_rate) == pytest.approx((row["p_base"], row["p_cand"]))
     assert (r.both, r.baseline_only, r.candidate_only, r.neither, r.n) == (
         t["both_pass"], t["base_only_pass"], t["cand_only_pass"], t["both_fail"], t["n"])
@@ -36,7 +36,7 @@ def test_twelve_baseline_errors_of_300_is_a_decrease():
     base, cand = _indicators(0, 12, 0, 288)
     r = error_rate_increase(base, cand)
     assert r.increase == pytest.approx(-0.04)
-    assert r.ci_high < 0 < -r.ci_low  # the candidate errs less: the whole interval is below zero
+    assert r.high < 0 < -r.low  # the candidate errs less: the whole interval is below zero
 
 
 def test_swapping_sides_mirrors_the_interval():
@@ -44,20 +44,20 @@ def test_swapping_sides_mirrors_the_interval():
     base, cand = (rng.random(200) < 0.1).astype(float), (rng.random(200) < 0.2).astype(float)
     a, b = error_rate_increase(base, cand), error_rate_increase(cand, base)
     assert a.increase == pytest.approx(-b.increase)
-    assert (a.ci_low, a.ci_high) == pytest.approx((-b.ci_high, -b.ci_low))
-    assert a.ci_low <= a.increase <= a.ci_high
+    assert (a.low, a.high) == pytest.approx((-b.high, -b.low))
+    assert a.low <= a.increase <= a.high
 
 
 def test_no_error_anywhere_contains_zero_and_narrows_with_n():
     small = error_rate_increase(np.zeros(50), np.zeros(50))
     large = error_rate_increase(np.zeros(5000), np.zeros(5000))
-    assert small.increase == 0.0 and small.ci_low < 0 < small.ci_high
-    assert large.ci_high < small.ci_high
+    assert small.increase == 0.0 and small.low < 0 < small.high
+    assert large.high < small.high
 
 
 def test_no_case_is_nothing_measured():
     r = error_rate_increase(np.array([]), np.array([]))
-    assert r.n == 0 and math.isnan(r.increase) and (r.ci_low, r.ci_high) == (-1.0, 1.0)
+    assert r.n == 0 and math.isnan(r.increase) and (r.low, r.high) == (-1.0, 1.0)
 
 
 @pytest.mark.parametrize(("base", "cand"), [([0, 1], [0]), ([0, 2], [0, 1]), ([0, np.nan], [0, 1])])

@@ -54,7 +54,7 @@ def test_two_identical_clusters_give_the_sign_flip_not_zero():
     assert cr2_test(d, cluster).p_regression == 0.0  # today's answer
     result = clustered_inference(d, cluster)
     assert result.method == "cluster sign-flip" and result.p_regression == 0.25
-    assert result.ci_low == -np.inf and result.ci_high == np.inf
+    assert result.low == -np.inf and result.high == np.inf
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -66,13 +66,13 @@ def test_interval_p_values_equal_the_existing_sign_flip_test(seed):
     inv = cluster_signflip_interval(d, cluster)
     ref = cluster_signflip_test(d, cluster)
     assert inv.p_regression == pytest.approx(ref.p_regression) and inv.p_improvement == pytest.approx(ref.p_improvement)
-    assert inv.ci_low < inv.estimate < inv.ci_high
+    assert inv.low < inv.estimate < inv.high
     # The interval is the set of mu the test does not reject: just inside is kept, just outside is not.
-    shifted_in = cluster_signflip_interval(d - (inv.ci_low + 1e-6), cluster)
-    shifted_out = cluster_signflip_interval(d - (inv.ci_low - 1e-6), cluster)
+    shifted_in = cluster_signflip_interval(d - (inv.low + 1e-6), cluster)
+    shifted_out = cluster_signflip_interval(d - (inv.low - 1e-6), cluster)
     assert shifted_in.p_improvement > 0.025 >= shifted_out.p_improvement
     # It excludes 0 exactly when the matching one-sided p is at most 2.5%.
-    assert (inv.ci_high < 0) == (inv.p_regression <= 0.025)
+    assert (inv.high < 0) == (inv.p_regression <= 0.025)
 
 
 def test_interval_coverage_by_simulation():
@@ -85,7 +85,7 @@ def test_interval_coverage_by_simulation():
         cluster = np.repeat(np.arange(10), 8)
         d = 0.1 + rng.normal(0, 1, 80) + rng.normal(0, 0.5, 10)[cluster]
         r = cluster_signflip_interval(d, cluster)
-        covered += r.ci_low <= 0.1 <= r.ci_high
+        covered += r.low <= 0.1 <= r.high
     assert covered / reps >= 0.90
 
 
@@ -95,5 +95,5 @@ def test_many_clusters_use_cr2_for_both():
     d = rng.normal(0, 1, 150)
     result = clustered_inference(d, cluster)
     ref = cr2_test(d, cluster)
-    assert result.method == "CR2" and (result.ci_low, result.ci_high, result.p_regression) == (
-        ref.ci_low, ref.ci_high, ref.p_regression)
+    assert result.method == "CR2" and (result.low, result.high, result.p_regression) == (
+        ref.low, ref.high, ref.p_regression)

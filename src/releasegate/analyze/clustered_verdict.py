@@ -66,11 +66,11 @@ def clustered_verdict(d: np.ndarray, codes: np.ndarray, policy: Policy, bounded:
         outer = cluster_signflip_interval(d, codes, ni_level, policy.n_resamples, policy.seed)
         test, p_one = "signflip", inner.p_regression
         p_two = min(1.0, 2.0 * min(inner.p_regression, inner.p_improvement))
-        ci, ni_ci = (inner.ci_low, inner.ci_high), (outer.ci_low, outer.ci_high)
+        ci, ni_ci = (inner.low, inner.high), (outer.low, outer.high)
     elif _cr2_usable(cr2):
         ni = cr2_test(d, codes, ni_level)
         test, p_two, p_one = "cr2", cr2.pvalue, cr2.p_regression
-        ci, ni_ci = (cr2.ci_low, cr2.ci_high), (ni.ci_low, ni.ci_high)
+        ci, ni_ci = (cr2.low, cr2.high), (ni.low, ni.high)
     else:
         # Every group's mean equals the overall mean: CR2's standard error is 0, which is no certainty. The
         # sign-flip p is still valid; no interval is, so nothing is ruled out (non-inferiority cannot pass).

@@ -128,14 +128,14 @@ def apply_clusters(overall: Comparison, categories: list[Comparison], base: np.n
         naive_method=overall.method, naive_ci_low=overall.ci_low, naive_ci_high=overall.ci_high,
         naive_p_value=overall.p_value, naive_p_one_sided=overall.p_one_sided,
         naive_se=float(np.std(d, ddof=1) / math.sqrt(n)) if n > 1 else nan,
-        bootstrap_ci_low=boot[0].ci_low, bootstrap_ci_high=boot[0].ci_high,
-        bootstrap_ni_low=boot[1].ci_low, bootstrap_ni_high=boot[1].ci_high,
+        bootstrap_ci_low=boot[0].low, bootstrap_ci_high=boot[0].high,
+        bootstrap_ni_low=boot[1].low, bootstrap_ni_high=boot[1].high,
         n_resamples=policy.n_resamples, seed=policy.seed, confidence=policy.confidence,
         # A zero CR2 standard error (every group's mean the same) is no certainty: its t, p and interval are
         # undefined (null in the JSON), not p = 0 (issue 34 item 6).
         cr2_se=cr2.se, cr2_df=cr2.df, cr2_t=cr2.t if cr2_usable else nan,
         cr2_p_value=cr2.pvalue if cr2_usable else nan, cr2_p_one_sided=cr2.p_regression if cr2_usable else nan,
-        cr2_ci_low=cr2.ci_low if cr2_usable else nan, cr2_ci_high=cr2.ci_high if cr2_usable else nan,
+        cr2_ci_low=cr2.low if cr2_usable else nan, cr2_ci_high=cr2.high if cr2_usable else nan,
         cr1_se=cr2.cr1_se,
         durkalski_chi2=durk.chi2 if durk else nan, durkalski_p_value=durk.pvalue if durk else nan,
         durkalski_p_one_sided=durk.p_regression if durk else nan,
@@ -155,7 +155,7 @@ def clustered_rate(values: np.ndarray, cluster: pd.Series, confidence: float, bi
     """A release's mean with the CR2 interval over its groups (clipped to [0, 1] for pass rates)."""
     codes = pd.factorize(cluster)[0]
     r = cr2_test(values, codes, confidence)
-    low, high = (r.ci_low, r.ci_high) if r.defined else _unbounded(binary)
+    low, high = (r.low, r.high) if r.defined else _unbounded(binary)
     if binary:
         low, high = max(0.0, low), min(1.0, high)
     return Rate(int(values.size), float(values.mean()), low, high)

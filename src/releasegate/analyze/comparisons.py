@@ -70,7 +70,7 @@ def bounded(low: float, high: float, lower: float, upper: float) -> tuple[float,
 def rate_of(values: np.ndarray, confidence: float, rates: bool) -> Rate:
     """A release's mean of per-case means with the t interval; for pass rates (``rates``) within [0, 1]."""
     m = mean_interval(values, confidence)
-    low, high = bounded(m.ci_low, m.ci_high, 0.0, 1.0) if rates else (m.ci_low, m.ci_high)
+    low, high = bounded(m.low, m.high, 0.0, 1.0) if rates else (m.low, m.high)
     return Rate(m.n, m.mean, low, high)
 
 
@@ -92,7 +92,7 @@ def compare_paired(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
     ni = paired_t_test(d, 1 - 2 * policy.alpha)
     if t.defined:
         p_two, p_one = t.pvalue, t.p_regression
-        ci, ni_ci = (t.ci_low, t.ci_high), (ni.ci_low, ni.ci_high)
+        ci, ni_ci = (t.low, t.high), (ni.low, ni.high)
         if rates:  # a difference of two pass rates lies in [-1, 1]
             ci, ni_ci = bounded(*ci, -1.0, 1.0), bounded(*ni_ci, -1.0, 1.0)
     else:

@@ -45,7 +45,7 @@ def item_axis(d: np.ndarray, policy: Policy, kind: OutcomeKind, runs: bool = Fal
     improved, worsened = int(np.count_nonzero(up)), int(np.count_nonzero(down))
     return ItemAxis(
         n=int(d.size), mean_diff=t.mean, sd_diff=t.sd, se=t.se, t=t.t, df=t.df, p_value=t.pvalue,
-        p_one_sided=t.p_regression, ci_low=t.ci_low, ci_high=t.ci_high,
+        p_one_sided=t.p_regression, ci_low=t.low, ci_high=t.high,
         signflip_p_value=sf_two, signflip_p_one_sided=sf_one, signflip_kind=sf_kind,
         signflip_resamples=sf_resamples, signflip_changed=int(np.count_nonzero(d)),
         improved=improved, worsened=worsened, unchanged=int(d.size) - improved - worsened,

@@ -76,7 +76,7 @@ def run_axis(data: ValidatedResults, candidate: str, paired: pd.DataFrame, case:
     per_run = tuple(RunRate(r, base_by.get(r, math.nan), cand_by.get(r, math.nan)) for r in labels)
     b, c = base_runs.to_numpy(float), cand_runs.to_numpy(float)
     welch = welch_t_test(b, c, policy.confidence)
-    run_ci = (welch.ci_low, welch.ci_high)
+    run_ci = (welch.low, welch.high)
     if data.outcome_kind == OutcomeKind.BINARY:  # a difference of two pass rates lies in [-1, 1]
         run_ci = bounded(*run_ci, -1.0, 1.0)
     agg = sub.groupby(["release", "case_id"], sort=False)["outcome"].agg(["sum", "count"])

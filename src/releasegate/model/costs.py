@@ -93,6 +93,6 @@ class CostComparison:
         out = {}
         for name, attribute in GUARDRAIL_RATIOS.items():
             r = getattr(self, attribute)
-            if r is not None and math.isfinite(r.ratio) and not math.isnan(r.ci_high):
-                out[name] = (r.ratio, r.ci_low, r.ci_high)
+            if r is not None and math.isfinite(r.ratio) and not math.isnan(r.high):
+                out[name] = (r.ratio, r.low, r.high)
         return out

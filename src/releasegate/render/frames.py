@@ -180,7 +180,7 @@ def cost_columns(section: MetricSection, candidate: str) -> dict[str, float]:
         for name in ("latency_p95_ratio", "latency_mean_ratio", "cost_ratio", "tokens_ratio"):
             ratio = getattr(costs, name)
             if ratio is not None:
-                out[name], out[f"{name}_ci_low"], out[f"{name}_ci_high"] = ratio.ratio, ratio.ci_low, ratio.ci_high
+                out[name], out[f"{name}_ci_low"], out[f"{name}_ci_high"] = ratio.ratio, ratio.low, ratio.high
         out["baseline_cost_per_case"] = costs.baseline_cost_per_case
         out["candidate_cost_per_case"] = costs.candidate_cost_per_case
         return out

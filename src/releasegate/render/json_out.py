@@ -288,7 +288,7 @@ def errors_json(e: ErroredCases) -> dict[str, Any]:
         # Three disjoint counts (schema 1.2; 1.1 wrote each side's total under the first two).
         "baseline_errored": e.baseline_only, "candidate_errored": e.candidate_only, "both_errored": e.both,
         "error_rate": {"baseline": r.baseline_rate, "candidate": r.candidate_rate, "increase": r.increase,
-                       "ci_low": r.ci_low, "ci_high": r.ci_high, "confidence": r.confidence,
+                       "ci_low": r.low, "ci_high": r.high, "confidence": r.confidence,
                        "method": "Newcombe paired (method 10) on the error indicators",
                        "p_one_sided": e.p_one_sided, "p_adjusted": e.p_adjusted,
                        "test": "exact one-sided McNemar: cases only the candidate errored on against those only "
@@ -369,9 +369,9 @@ def cost_comparison_json(k: CostComparison) -> dict[str, Any]:
         latency = {
             "baseline_mean": bl.mean, "candidate_mean": cl.mean, "baseline_p50": bl.p50,
             "candidate_p50": cl.p50, "baseline_p95": bl.p95, "candidate_p95": cl.p95,
-            "ratio": gm.ratio, "ratio_ci_low": gm.ci_low, "ratio_ci_high": gm.ci_high,
+            "ratio": gm.ratio, "ratio_ci_low": gm.low, "ratio_ci_high": gm.high,
             "ratio_method": "geometric mean of per-case ratios, " + gm.method,
-            "p95_ratio": p95.ratio, "p95_ratio_ci_low": p95.ci_low, "p95_ratio_ci_high": p95.ci_high,
+            "p95_ratio": p95.ratio, "p95_ratio_ci_low": p95.low, "p95_ratio_ci_high": p95.high,
             "p95_ratio_method": p95.method, "n": gm.n, "excluded": gm.excluded,
         }
     return {
@@ -389,8 +389,8 @@ def cost_comparison_json(k: CostComparison) -> dict[str, Any]:
 def _totals_json(r: RatioResult | None, base: float, cand: float) -> dict[str, Any] | None:
     if r is None:
         return None
-    return {"baseline_per_case": base, "candidate_per_case": cand, "ratio": r.ratio, "ci_low": r.ci_low,
-            "ci_high": r.ci_high, "method": r.method, "n": r.n, "excluded": r.excluded}
+    return {"baseline_per_case": base, "candidate_per_case": cand, "ratio": r.ratio, "ci_low": r.low,
+            "ci_high": r.high, "method": r.method, "n": r.n, "excluded": r.excluded}
 
 
 def render_json(report: Report, case_file: dict[str, Any] | None = None) -> str:

@@ -44,8 +44,8 @@ class ClusterSignFlipInterval:
     """Cluster sign-flip p-values and the interval that inverts them (same flips for both)."""
 
     estimate: float
-    ci_low: float
-    ci_high: float
+    low: float
+    high: float
     p_regression: float
     p_improvement: float
     n_clusters: int
@@ -135,8 +135,8 @@ class ClusteredInference:
 
     method: str
     estimate: float
-    ci_low: float
-    ci_high: float
+    low: float
+    high: float
     p_regression: float
     n_clusters: int
     confidence: float
@@ -150,7 +150,7 @@ def clustered_inference(d: ArrayLike, cluster: ArrayLike, confidence: float = 0.
     x, codes, g = prepare_clusters(d, cluster)
     if g < small_g:
         r = cluster_signflip_interval(x, codes, confidence, seed=seed)
-        return ClusteredInference("cluster sign-flip", r.estimate, r.ci_low, r.ci_high, r.p_regression, g,
+        return ClusteredInference("cluster sign-flip", r.estimate, r.low, r.high, r.p_regression, g,
                                   confidence)
     c = cr2_test(x, codes, confidence)
-    return ClusteredInference("CR2", c.estimate, c.ci_low, c.ci_high, c.p_regression, g, confidence)
+    return ClusteredInference("CR2", c.estimate, c.low, c.high, c.p_regression, g, confidence)

@@ -72,8 +72,8 @@ class ClusterBootstrapResult:
     """Cluster bootstrap percentile interval of the mean of d (ratio of resampled sums)."""
 
     estimate: float
-    ci_low: float
-    ci_high: float
+    low: float
+    high: float
     n: int
     n_clusters: int
     n_resamples: int
@@ -188,8 +188,8 @@ class CR2Result:
     pvalue: float
     p_regression: float
     p_improvement: float
-    ci_low: float
-    ci_high: float
+    low: float
+    high: float
     n: int
     n_clusters: int
     cr1_se: float
@@ -259,8 +259,8 @@ def cr2_test(d: np.ndarray, cluster: np.ndarray, confidence: float = 0.95) -> CR
         pvalue=p_two,
         p_regression=p_reg,
         p_improvement=p_imp,
-        ci_low=estimate - q * se,
-        ci_high=estimate + q * se,
+        low=estimate - q * se,
+        high=estimate + q * se,
         n=n,
         n_clusters=g,
         cr1_se=cr1,

@@ -30,7 +30,7 @@ class PairedTResult:
     """Paired t test on d = candidate - baseline.
 
     ``pvalue`` is two-sided; ``p_regression`` is one-sided for H1: mean < 0 (the gate's test) and
-    ``p_improvement`` one-sided for H1: mean > 0. ``ci_low``/``ci_high`` is the two-sided t interval at
+    ``p_improvement`` one-sided for H1: mean > 0. ``low``/``high`` is the two-sided t interval at
     ``confidence``. ``defined`` is False when n < 2 (no variance estimate): sd, se, t, p and the interval are
     then NaN.
     """
@@ -44,8 +44,8 @@ class PairedTResult:
     pvalue: float
     p_regression: float
     p_improvement: float
-    ci_low: float
-    ci_high: float
+    low: float
+    high: float
     confidence: float
     defined: bool
 
@@ -92,8 +92,8 @@ class MeanInterval:
 
     n: int
     mean: float
-    ci_low: float
-    ci_high: float
+    low: float
+    high: float
     confidence: float
 
 
@@ -105,7 +105,7 @@ def mean_interval(x: np.ndarray, confidence: float = 0.95) -> MeanInterval:
     limits (the mean is still reported when n = 1); a constant sample gives [mean, mean].
     """
     r = paired_t_test(x, confidence)
-    return MeanInterval(r.n, r.mean, r.ci_low, r.ci_high, r.confidence)
+    return MeanInterval(r.n, r.mean, r.low, r.high, r.confidence)
 
 
 # ---------------------------------------------------------------------------------------------- sign flip
@@ -252,8 +252,8 @@ class WelchResult:
     pvalue: float
     p_regression: float
     p_improvement: float
-    ci_low: float
-    ci_high: float
+    low: float
+    high: float
     confidence: float
     defined: bool
 

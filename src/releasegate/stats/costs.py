@@ -73,12 +73,12 @@ class RatioResult:
 
     ``n`` is the number of pairs used and ``excluded`` the number of pairs dropped because either side was
     missing or invalid. ``method`` names the interval: ``"t on log ratios"`` or ``"paired bootstrap"``.
-    ``ci_low`` and ``ci_high`` are NaN when the interval is undefined (fewer than two pairs).
+    ``low`` and ``high`` are NaN when the interval is undefined (fewer than two pairs).
     """
 
     ratio: float
-    ci_low: float
-    ci_high: float
+    low: float
+    high: float
     n: int
     excluded: int
     method: str
@@ -309,8 +309,8 @@ def geometric_mean_ratio(baseline: object, candidate: object, confidence: float 
     half = tcrit * se
     return RatioResult(
         ratio=float(np.exp(mean)),
-        ci_low=float(np.exp(mean - half)),
-        ci_high=float(np.exp(mean + half)),
+        low=float(np.exp(mean - half)),
+        high=float(np.exp(mean + half)),
         n=n,
         excluded=excluded,
         method=method,
@@ -387,7 +387,7 @@ def ratio_of_totals_bootstrap(
 
     Zero is a valid value here (a cached answer may cost nothing); pairs with a missing, infinite or
     negative value on either side are dropped and counted. If the baseline total is zero the ratio is
-    undefined and ratio, ci_low and ci_high are all NaN. A resample whose baseline total is zero counts as
+    undefined and ratio, low and high are all NaN. A resample whose baseline total is zero counts as
     +inf (as NaN, and is dropped, if the candidate total is zero too). With n == 0 everything is NaN; with
     n == 1 the interval is NaN. ``draws`` as for :func:`quantile_ratio_bootstrap`.
     """

@@ -81,8 +81,8 @@ def _log_interval(ratio: float, se_log: float, n: int, excluded: int, confidence
     z = normal_quantile(0.5 + confidence / 2.0)
     return RatioResult(
         ratio=ratio,
-        ci_low=float(ratio * math.exp(-z * se_log)),
-        ci_high=float(ratio * math.exp(z * se_log)),
+        low=float(ratio * math.exp(-z * se_log)),
+        high=float(ratio * math.exp(z * se_log)),
         n=n,
         excluded=excluded,
         method=METHOD,
@@ -111,7 +111,7 @@ def quantile_ratio_normal(
         return RatioResult(nan, nan, nan, 0, excluded, METHOD, confidence)
     if n > 1 and (heavy_ties_at_quantile(base, q) or heavy_ties_at_quantile(cand, q)):
         boot = quantile_ratio_bootstrap(base, cand, q, TIE_RESAMPLES, 0, confidence)
-        return RatioResult(boot.ratio, boot.ci_low, boot.ci_high, n, excluded, TIE_METHOD, confidence)
+        return RatioResult(boot.ratio, boot.low, boot.high, n, excluded, TIE_METHOD, confidence)
     q_b, u_b = _quantile_influence(base, q, confidence)
     q_c, u_c = _quantile_influence(cand, q, confidence)
     ratio = q_c / q_b

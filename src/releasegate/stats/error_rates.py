@@ -27,8 +27,8 @@ class ErrorRateIncrease:
     baseline_rate: float
     candidate_rate: float
     increase: float
-    ci_low: float
-    ci_high: float
+    low: float
+    high: float
     confidence: float
 
 

@@ -42,7 +42,7 @@ def _error_rate(errors: ErroredCases | None, limit: float, alpha: float) -> Figu
     if r.n == 0:
         return Figure("guardrail", ERROR_RATE, limit=limit, alpha=alpha, cases=0, fired=True,
                       unmeasured="no_shared_case")
-    return Figure("guardrail", ERROR_RATE, value=r.increase, ci_low=r.ci_low, ci_high=r.ci_high, limit=limit,
+    return Figure("guardrail", ERROR_RATE, value=r.increase, ci_low=r.low, ci_high=r.high, limit=limit,
                   alpha=alpha, p=errors.p_adjusted, p_unadjusted=errors.p_one_sided, cases=r.n,
                   worse=r.candidate_only, better=r.baseline_only, method="exact McNemar",
                   fired=errors.p_adjusted < alpha and r.increase > limit)
