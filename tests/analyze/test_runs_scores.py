@@ -124,7 +124,7 @@ def test_pass_threshold_turns_scores_into_the_binary_plan(tmp_path):
     base, cand = np.array(v["base"]) >= 0.65, np.array(v["cand"]) >= 0.65
     fixed, broke = int((~base & cand).sum()), int((base & ~cand).sum())
     assert (o["fixed"], o["broke"]) == (fixed, broke)
-    assert o["p_value"] == pytest.approx(mcnemar_test(fixed, broke).pvalue)
+    assert o["p_value"] == pytest.approx(mcnemar_test(fixed, broke).p_two_sided)
     assert "item_axis" not in data["candidates"][0]
 
 
@@ -232,7 +232,7 @@ def test_binary_runs_majority_mcnemar_with_the_tie_rule(tmp_path):
     c = data["candidates"][0]
     majority = c["run_axis"]["majority"]
     assert (majority["fixed"], majority["broke"]) == (1, 1)
-    assert majority["p_value"] == mcnemar_test(1, 1).pvalue
+    assert majority["p_value"] == mcnemar_test(1, 1).p_two_sided
     assert "exactly half counts as a fail" in majority["rule"]
     # the verdict's comparison: per-case pass rates, improved / worsened
     o = c["overall"]

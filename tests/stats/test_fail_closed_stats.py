@@ -30,7 +30,7 @@ def test_welch_is_unit_free(unit):
     assert result.defined
     assert result.t == pytest.approx(T, rel=1e-12)
     assert result.df == pytest.approx(DF, rel=1e-12)
-    assert result.pvalue == pytest.approx(P, rel=1e-10)
+    assert result.p_two_sided == pytest.approx(P, rel=1e-10)
     assert result.low / unit == pytest.approx(LOW, rel=1e-12)
     assert result.high / unit == pytest.approx(HIGH, rel=1e-12)
     assert math.isfinite(result.se) and result.se > 0

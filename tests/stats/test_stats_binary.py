@@ -36,7 +36,7 @@ MCNEMAR = [
 @pytest.mark.parametrize("fixed,broke,exact,midp,one,one_mid,chi2,chi2cc", MCNEMAR)
 def test_mcnemar_matches_reference(fixed, broke, exact, midp, one, one_mid, chi2, chi2cc):
     r = mcnemar_test(fixed, broke)
-    assert r.pvalue == pytest.approx(exact, rel=REL)
+    assert r.p_two_sided == pytest.approx(exact, rel=REL)
     assert r.p_regression == pytest.approx(one, rel=REL)
     assert r.midp_regression == pytest.approx(one_mid, rel=REL)
     assert r.chi2_p == pytest.approx(chi2, rel=REL)
@@ -51,7 +51,7 @@ def test_mcnemar_matches_reference(fixed, broke, exact, midp, one, one_mid, chi2
 
 def test_mcnemar_large_counts_do_not_overflow():
     r = mcnemar_test(50_000, 50_400)
-    assert 0 < r.pvalue < 1 and 0 < r.p_regression < 1
+    assert 0 < r.p_two_sided < 1 and 0 < r.p_regression < 1
     assert math.isfinite(r.midp)
 
 
@@ -60,15 +60,15 @@ def test_mcnemar_large_counts_do_not_overflow():
 def test_mcnemar_properties(fixed, broke):
     r = mcnemar_test(fixed, broke)
     mirror = mcnemar_test(broke, fixed)
-    for p in (r.pvalue, r.midp, r.p_regression, r.midp_regression, r.chi2_p, r.chi2_cc_p):
+    for p in (r.p_two_sided, r.midp, r.p_regression, r.midp_regression, r.chi2_p, r.chi2_cc_p):
         assert 0.0 <= p <= 1.0
-    assert r.pvalue == pytest.approx(mirror.pvalue, rel=1e-12)
-    assert r.midp <= r.pvalue + 1e-15
+    assert r.p_two_sided == pytest.approx(mirror.p_two_sided, rel=1e-12)
+    assert r.midp <= r.p_two_sided + 1e-15
     if fixed + broke:
         # One-sided tails of the mirror image add to 1 + P(X = broke).
         assert r.p_regression >= smallest_regression_p(fixed + broke) * (1 - 1e-12)
     if broke > fixed:
-        assert r.p_regression <= r.pvalue + 1e-15
+        assert r.p_regression <= r.p_two_sided + 1e-15
 
 
 def test_smallest_p_and_discordant_needed():

@@ -90,30 +90,30 @@ def test_cr2_matches_vectors():
     assert _rel(r.se, 0.20993799874578298)
     assert _rel(r.df, 4.454390451832906)
     assert _rel(r.t, -0.595413887656252)
-    assert _rel(r.pvalue, 0.5805119092066212)
+    assert _rel(r.p_two_sided, 0.5805119092066212)
     assert _rel(r.low, -0.685164143214502)
     assert _rel(r.high, 0.43516414321450203)
     assert _rel(r.cr1_se, 0.2086975982133)
     assert _rel(r.cr0_se, 0.19051397039762377)
-    assert _rel(r.p_regression, r.pvalue / 2)
+    assert _rel(r.p_regression, r.p_two_sided / 2)
 
 
 def test_durkalski_matches_vectors():
     r = durkalski_test(BROKE, FIXED, CLUSTER)
     # clustered_se.durkalski_clustered_mcnemar
     assert _rel(r.chi2, 0.391304347826087)
-    assert _rel(r.pvalue, 0.5316145768816123)
+    assert _rel(r.p_two_sided, 0.5316145768816123)
     assert r.broke == 6 and r.fixed == 3 and r.n_clusters == 6 and not r.degenerate
     assert r.z < 0  # more broke than fixed: the regression direction
-    assert _rel(r.pvalue, scipy.stats.chi2.sf(r.chi2, 1))
+    assert _rel(r.p_two_sided, scipy.stats.chi2.sf(r.chi2, 1))
     assert _rel(r.p_regression, scipy.stats.norm.cdf(r.z))
-    assert _rel(r.p_regression, r.pvalue / 2)
+    assert _rel(r.p_regression, r.p_two_sided / 2)
 
 
 def test_cluster_signflip_matches_vectors():
     r = cluster_signflip_test(D, CLUSTER)
     # clustered_se.cluster_signflip_exact_p_two_sided / _one_sided_regression
-    assert r.pvalue == 0.75
+    assert r.p_two_sided == 0.75
     assert r.p_regression == 0.375
     assert r.exact and r.n_clusters == 6
     assert r.smallest_p == 2.0**-5
@@ -168,18 +168,18 @@ def test_cr2_balanced_clusters_have_g_minus_1_df(g, m):
 def test_cr2_single_cluster_is_undefined():
     r = cr2_test([0.1, -0.2, 0.3], [7, 7, 7])
     assert (
-        not r.defined and r.n_clusters == 1 and math.isnan(r.pvalue) and r.estimate == pytest.approx(0.2 / 3)
+        not r.defined and r.n_clusters == 1 and math.isnan(r.p_two_sided) and r.estimate == pytest.approx(0.2 / 3)
     )
 
 
 def test_cr2_zero_standard_error():
     r = cr2_test(np.zeros(6), [0, 0, 1, 1, 2, 2])
-    assert r.pvalue == r.p_regression == r.p_improvement == 1.0 and r.low == r.high == 0.0
+    assert r.p_two_sided == r.p_regression == r.p_improvement == 1.0 and r.low == r.high == 0.0
     r = cr2_test(np.full(6, -0.5), [0, 0, 1, 1, 2, 2])
-    assert r.pvalue == 0.0 and r.p_regression == 0.0 and r.low == r.high == -0.5
+    assert r.p_two_sided == 0.0 and r.p_regression == 0.0 and r.low == r.high == -0.5
     # Non-constant d whose cluster means all equal the overall mean: no between-cluster variation.
     r = cr2_test([-1.0, 1.0, -1.0, 1.0], [0, 0, 1, 1])
-    assert r.se == 0.0 and r.pvalue == 1.0
+    assert r.se == 0.0 and r.p_two_sided == 1.0
 
 
 # ------------------------------------------------------------------------------------------ Durkalski details
@@ -187,10 +187,10 @@ def test_cr2_zero_standard_error():
 
 def test_durkalski_degenerate():
     r = durkalski_test(np.zeros(5), np.zeros(5), [0, 1, 2, 3, 4])
-    assert r.degenerate and r.pvalue == r.p_regression == r.p_improvement == 1.0 and r.chi2 == 0.0
+    assert r.degenerate and r.p_two_sided == r.p_regression == r.p_improvement == 1.0 and r.chi2 == 0.0
     # one broke and one fixed in the same cluster cancel: D_g = 0 everywhere
     r = durkalski_test([1, 0, 0], [0, 1, 0], [0, 0, 1])
-    assert r.degenerate and r.pvalue == 1.0 and r.broke == 1 and r.fixed == 1
+    assert r.degenerate and r.p_two_sided == 1.0 and r.broke == 1 and r.fixed == 1
 
 
 def test_durkalski_input_checks():
@@ -260,7 +260,7 @@ def test_grouped_items_widen_the_interval():
     naive_width = naive.high - naive.low
     assert boot.high - boot.low > 1.5 * naive_width
     assert cr2.high - cr2.low > 1.5 * naive_width
-    assert cr2.pvalue > naive.pvalue
+    assert cr2.p_two_sided > naive.p_two_sided
     assert design_effect(d, group) > 3
 
 
@@ -294,7 +294,7 @@ def test_cluster_signflip_equals_brute_force():
     sums = np.bincount(cl, weights=d)
     flips = np.array([np.dot(s, sums) for s in itertools.product((-1.0, 1.0), repeat=sums.size)])
     r = cluster_signflip_test(d, cl)
-    assert r.pvalue == pytest.approx(np.mean(np.abs(flips) >= abs(sums.sum())), abs=1e-15)
+    assert r.p_two_sided == pytest.approx(np.mean(np.abs(flips) >= abs(sums.sum())), abs=1e-15)
     assert r.p_regression == pytest.approx(np.mean(flips <= sums.sum()), abs=1e-15)
 
 
@@ -315,7 +315,7 @@ def test_smallest_cluster_p():
     assert smallest_cluster_p(6, two_sided=False) == 2.0**-6
     assert smallest_cluster_p(1) == 1.0 and smallest_cluster_p(0) == 1.0
     # The exact test attains it when every cluster moves the same way.
-    assert cluster_signflip_test(-np.ones(5), np.arange(5)).pvalue == smallest_cluster_p(5)
+    assert cluster_signflip_test(-np.ones(5), np.arange(5)).p_two_sided == smallest_cluster_p(5)
 
 
 def test_no_scipy_stats_import():
@@ -338,11 +338,11 @@ def test_p_values_in_unit_interval(data, disc):
     ps = []
     r = cr2_test(d, cl)
     if r.defined:
-        ps += [r.pvalue, r.p_regression, r.p_improvement]
+        ps += [r.p_two_sided, r.p_regression, r.p_improvement]
     s = cluster_signflip_test(d, cl, n_resamples=200)
-    ps += [s.pvalue, s.p_regression, s.p_improvement]
+    ps += [s.p_two_sided, s.p_regression, s.p_improvement]
     k = durkalski_test(*disc)
-    ps += [k.pvalue, k.p_regression, k.p_improvement]
+    ps += [k.p_two_sided, k.p_regression, k.p_improvement]
     assert all(0.0 <= p <= 1.0 for p in ps)
 
 
@@ -353,7 +353,7 @@ def test_relabel_and_shuffle_invariance(data, seed):
     d2, cl2 = _relabel_and_shuffle(d, cl, seed)
     a, b = cr2_test(d, cl), cr2_test(d2, cl2)
     if a.defined:
-        for field in ("estimate", "se", "df", "pvalue", "low", "high", "cr1_se"):
+        for field in ("estimate", "se", "df", "p_two_sided", "low", "high", "cr1_se"):
             assert getattr(b, field) == pytest.approx(getattr(a, field), rel=1e-9, abs=1e-12)
     assert design_effect(d2, cl2) == pytest.approx(design_effect(d, cl), rel=1e-9)
     for k in (20, 3):  # exact, and Monte Carlo for most draws
@@ -382,7 +382,7 @@ def test_mirror(data):
     d, cl = data
     a, m = cr2_test(d, cl), cr2_test(-d, cl)
     if a.defined:
-        assert m.estimate == -a.estimate and m.pvalue == a.pvalue
+        assert m.estimate == -a.estimate and m.p_two_sided == a.p_two_sided
         assert m.low == -a.high and m.high == -a.low
         assert m.p_regression == a.p_improvement and m.p_improvement == a.p_regression
     for k in (20, 2):
@@ -390,7 +390,7 @@ def test_mirror(data):
             cluster_signflip_test(d, cl, max_exact_clusters=k),
             cluster_signflip_test(-d, cl, max_exact_clusters=k),
         )
-        assert sm.pvalue == s.pvalue
+        assert sm.p_two_sided == s.p_two_sided
         assert sm.p_regression == s.p_improvement and sm.p_improvement == s.p_regression
     b, bm = (
         cluster_bootstrap_interval(d, cl, n_resamples=500),
@@ -405,7 +405,7 @@ def test_mirror(data):
 def test_durkalski_mirror(disc):
     broke, fixed, cl = disc
     a, m = durkalski_test(broke, fixed, cl), durkalski_test(fixed, broke, cl)
-    assert m.chi2 == a.chi2 and m.pvalue == a.pvalue and m.z == -a.z
+    assert m.chi2 == a.chi2 and m.p_two_sided == a.p_two_sided and m.z == -a.z
     assert m.p_regression == a.p_improvement
 
 
@@ -417,7 +417,7 @@ def test_one_case_per_cluster_durkalski_is_mcnemar(outcome):
     b, c = int(broke.sum()), int(fixed.sum())
     r = durkalski_test(broke, fixed, np.arange(outcome.size))
     if b + c == 0:
-        assert r.degenerate and r.pvalue == 1.0
+        assert r.degenerate and r.p_two_sided == 1.0
     else:
         assert r.chi2 == pytest.approx((b - c) ** 2 / (b + c), rel=1e-12, abs=1e-15)
 
@@ -436,7 +436,7 @@ def test_one_case_per_cluster_cr2_is_the_paired_t(d):
     assert r.cr0_se == pytest.approx(t.se * math.sqrt((n - 1) / n), rel=1e-9, abs=1e-300)
     assert r.cr1_se == pytest.approx(t.se, rel=1e-9, abs=1e-300)
     if t.se > 1e-12 * np.max(np.abs(d)):
-        assert r.pvalue == pytest.approx(t.pvalue, rel=1e-7, abs=1e-12)
+        assert r.p_two_sided == pytest.approx(t.p_two_sided, rel=1e-7, abs=1e-12)
         assert r.low == pytest.approx(t.low, rel=1e-9, abs=1e-12)
     assert design_effect(d, np.arange(n)) == 1.0
     assert design_effect(d, np.arange(n), floor=False) == pytest.approx(1.0, rel=1e-12)
@@ -448,8 +448,8 @@ def test_one_case_per_cluster_signflip_is_the_case_signflip(d):
     d = np.array(d)
     a = cluster_signflip_test(d, np.arange(d.size), max_exact_clusters=8, n_resamples=300, seed=4)
     b = signflip_test(d, exact_max_n=8, n_resamples=300, seed=4)
-    assert (a.pvalue, a.p_regression, a.p_improvement, a.exact) == (
-        b.pvalue,
+    assert (a.p_two_sided, a.p_regression, a.p_improvement, a.exact) == (
+        b.p_two_sided,
         b.p_regression,
         b.p_improvement,
         b.exact,

@@ -53,11 +53,11 @@ def test_paired_t_matches_vectors():
     assert _rel(r.sd, 0.049761336457742035)
     assert _rel(r.t, -2.9597688517740552)
     assert r.df == 11
-    assert _rel(r.pvalue, 0.012980651512273214)
+    assert _rel(r.p_two_sided, 0.012980651512273214)
     assert _rel(r.low, -0.07413351145297699)
     assert _rel(r.high, -0.010899821880356361)
     assert r.n == 12 and r.defined
-    assert _rel(r.p_regression, r.pvalue / 2)
+    assert _rel(r.p_regression, r.p_two_sided / 2)
     assert _rel(r.p_regression + r.p_improvement, 1.0)
 
 
@@ -79,7 +79,7 @@ def test_paired_t_other_confidence_matches_scipy():
 def test_signflip_exact_matches_vectors():
     r = signflip_test(D)
     # continuous_paired.signflip_exact_p_two_sided (= scipy_permutation_test_p)
-    assert r.pvalue == 0.01220703125
+    assert r.p_two_sided == 0.01220703125
     assert r.exact and r.n_resamples == 2**12 and r.n == 12
 
 
@@ -95,7 +95,7 @@ def test_signflip_monte_carlo_close_to_exact():
     r = signflip_test(D, exact_max_n=5, n_resamples=40_000, seed=3)
     assert not r.exact and r.n_resamples == 40_000
     # Binomial MC error of p ~ 0.012 with B = 40,000 is about 0.00055
-    assert abs(r.pvalue - 0.01220703125) < 0.003
+    assert abs(r.p_two_sided - 0.01220703125) < 0.003
     assert abs(r.p_regression - 0.006103515625) < 0.002
 
 
@@ -109,7 +109,7 @@ def test_hodges_lehmann_matches_vectors():
 
 def test_paired_t_small_n_is_undefined():
     r1 = paired_t_test([0.3])
-    assert not r1.defined and r1.n == 1 and r1.mean == 0.3 and math.isnan(r1.pvalue) and math.isnan(r1.low)
+    assert not r1.defined and r1.n == 1 and r1.mean == 0.3 and math.isnan(r1.p_two_sided) and math.isnan(r1.low)
     r0 = paired_t_test([])
     assert not r0.defined and r0.n == 0 and math.isnan(r0.mean)
 
@@ -117,14 +117,14 @@ def test_paired_t_small_n_is_undefined():
 def test_paired_t_all_zero():
     r = paired_t_test(np.zeros(7))
     assert r.defined and r.sd == 0.0 and r.t == 0.0
-    assert r.pvalue == r.p_regression == r.p_improvement == 1.0
+    assert r.p_two_sided == r.p_regression == r.p_improvement == 1.0
     assert r.low == r.high == 0.0
 
 
 @pytest.mark.parametrize("value", [-0.1, 0.1])
 def test_paired_t_constant_nonzero(value):
     r = paired_t_test(np.full(9, value))
-    assert r.mean == value and r.sd == 0.0 and r.pvalue == 0.0
+    assert r.mean == value and r.sd == 0.0 and r.p_two_sided == 0.0
     assert r.low == r.high == value
     assert (r.p_regression, r.p_improvement) == ((0.0, 1.0) if value < 0 else (1.0, 0.0))
     assert math.isinf(r.t) and math.copysign(1, r.t) == math.copysign(1, value)
@@ -144,14 +144,14 @@ def test_bad_inputs_raise():
 def test_signflip_all_zero_and_empty():
     for d in (np.zeros(5), np.zeros(40), np.array([])):
         r = signflip_test(d)
-        assert r.pvalue == r.p_regression == r.p_improvement == 1.0 and r.exact
+        assert r.p_two_sided == r.p_regression == r.p_improvement == 1.0 and r.exact
 
 
 def test_signflip_zeros_kept_and_do_not_change_p():
     with_zeros = np.concatenate([D, np.zeros(15)])
     r = signflip_test(with_zeros)
     assert r.n == 27 and r.exact  # 12 non-zero values: still enumerated exactly
-    assert r.pvalue == signflip_test(D).pvalue
+    assert r.p_two_sided == signflip_test(D).p_two_sided
     assert r.n_resamples == 2**12
 
 
@@ -161,7 +161,7 @@ def test_signflip_exact_equals_brute_force_with_zeros_and_ties():
     sums = np.array([np.dot(s, d) for s in itertools.product((-1.0, 1.0), repeat=d.size)])
     tol = 1e-9
     r = signflip_test(d)
-    assert r.pvalue == pytest.approx(np.mean(np.abs(sums) >= abs(obs) - tol), abs=1e-15)
+    assert r.p_two_sided == pytest.approx(np.mean(np.abs(sums) >= abs(obs) - tol), abs=1e-15)
     assert r.p_regression == pytest.approx(np.mean(sums <= obs + tol), abs=1e-15)
     assert r.p_improvement == pytest.approx(np.mean(sums >= obs - tol), abs=1e-15)
 
@@ -169,7 +169,7 @@ def test_signflip_exact_equals_brute_force_with_zeros_and_ties():
 def test_signflip_exact_agrees_with_scipy_n16():
     d = np.random.default_rng(4).normal(-0.3, 1.0, 16)
     ref = scipy.stats.permutation_test((d,), np.sum, permutation_type="samples", n_resamples=np.inf).pvalue
-    assert signflip_test(d).pvalue == pytest.approx(ref, abs=1e-12)
+    assert signflip_test(d).p_two_sided == pytest.approx(ref, abs=1e-12)
 
 
 def test_signflip_exact_n20_is_fast():
@@ -181,7 +181,7 @@ def test_signflip_exact_n20_is_fast():
     # Independent reference: all 2^20 signed sums as an outer sum of two 2^10 halves.
     half = np.array(list(itertools.product((-1.0, 1.0), repeat=10)))
     sums = np.add.outer(half @ d[:10], half @ d[10:]).ravel()
-    assert r.pvalue == pytest.approx(np.mean(np.abs(sums) >= abs(d.sum()) - 1e-9), abs=1e-15)
+    assert r.p_two_sided == pytest.approx(np.mean(np.abs(sums) >= abs(d.sum()) - 1e-9), abs=1e-15)
     assert r.p_regression == pytest.approx(np.mean(sums <= d.sum() + 1e-9), abs=1e-15)
 
 
@@ -190,7 +190,7 @@ def test_signflip_monte_carlo_p_never_zero_and_seeded():
     r = signflip_test(d, n_resamples=999, seed=1)
     assert not r.exact
     assert r.p_regression == pytest.approx(1 / 1000)
-    assert r.pvalue == pytest.approx(1 / 1000)
+    assert r.p_two_sided == pytest.approx(1 / 1000)
     x = np.random.default_rng(2).normal(0.05, 1.0, 300)
     assert signflip_test(x, seed=7) == signflip_test(x, seed=7)
     assert signflip_test(x, seed=7) != signflip_test(x, seed=8)
@@ -205,7 +205,7 @@ def test_welch_matches_scipy():
     r = welch_t_test(baseline=a, candidate=b)
     assert r.defined
     assert _rel(r.diff, b.mean() - a.mean())
-    assert _rel(r.t, ref.statistic) and _rel(r.df, ref.df) and _rel(r.pvalue, ref.pvalue)
+    assert _rel(r.t, ref.statistic) and _rel(r.df, ref.df) and _rel(r.p_two_sided, ref.pvalue)
     assert _rel(r.low, ci.low, 1e-8) and _rel(r.high, ci.high, 1e-8)
     less = scipy.stats.ttest_ind(b, a, equal_var=False, alternative="less").pvalue
     assert _rel(r.p_regression, less)
@@ -213,14 +213,14 @@ def test_welch_matches_scipy():
 
 def test_welch_undefined_and_constant():
     r = welch_t_test([0.8], [0.7, 0.75, 0.72])
-    assert not r.defined and math.isnan(r.pvalue) and math.isnan(r.df)
+    assert not r.defined and math.isnan(r.p_two_sided) and math.isnan(r.df)
     assert r.diff == pytest.approx(0.7233333333333333 - 0.8)
     r = welch_t_test([], [0.7])
     assert not r.defined and math.isnan(r.diff)
     r = welch_t_test([0.5, 0.5], [0.5, 0.5, 0.5])
-    assert r.defined and r.pvalue == 1.0 and r.low == r.high == 0.0
+    assert r.defined and r.p_two_sided == 1.0 and r.low == r.high == 0.0
     r = welch_t_test([0.5, 0.5], [0.4, 0.4])
-    assert r.pvalue == 0.0 and r.p_regression == 0.0 and r.low == r.high == pytest.approx(-0.1)
+    assert r.p_two_sided == 0.0 and r.p_regression == 0.0 and r.low == r.high == pytest.approx(-0.1)
 
 
 def test_hodges_lehmann_large_n_selection_equals_direct(monkeypatch):
@@ -255,7 +255,7 @@ def test_no_scipy_stats_import():
 @given(samples)
 def test_p_values_in_unit_interval(d):
     for r in (paired_t_test(d), signflip_test(d, n_resamples=200)):
-        for p in (r.pvalue, r.p_regression, r.p_improvement):
+        for p in (r.p_two_sided, r.p_regression, r.p_improvement):
             assert math.isnan(p) or 0.0 <= p <= 1.0
 
 
@@ -269,7 +269,7 @@ def test_paired_t_agrees_with_scipy(d):
         return
     ref = scipy.stats.ttest_1samp(d, 0.0)
     assert r.t == pytest.approx(ref.statistic, rel=1e-7, abs=1e-9)
-    assert r.pvalue == pytest.approx(ref.pvalue, rel=1e-7, abs=1e-12)
+    assert r.p_two_sided == pytest.approx(ref.pvalue, rel=1e-7, abs=1e-12)
 
 
 @SETTINGS
@@ -280,7 +280,7 @@ def test_paired_t_mirror(d):
     if not r.defined:
         return
     assert m.mean == -r.mean and m.low == -r.high and m.high == -r.low
-    assert m.pvalue == r.pvalue
+    assert m.p_two_sided == r.p_two_sided
     assert m.p_regression == r.p_improvement and m.p_improvement == r.p_regression
 
 
@@ -291,7 +291,7 @@ def test_signflip_mirror_swaps_tails(d, exact_max_n):
     d = np.array(d)
     r = signflip_test(d, exact_max_n=exact_max_n, n_resamples=500, seed=1)
     m = signflip_test(-d, exact_max_n=exact_max_n, n_resamples=500, seed=1)
-    assert m.pvalue == r.pvalue
+    assert m.p_two_sided == r.p_two_sided
     assert m.p_regression == r.p_improvement and m.p_improvement == r.p_regression
 
 
@@ -312,10 +312,10 @@ def test_welch_properties(a, b):
     r = welch_t_test(a, b)
     m = welch_t_test(b, a)
     if not r.defined:
-        assert math.isnan(r.pvalue)
+        assert math.isnan(r.p_two_sided)
         return
-    assert 0.0 <= r.pvalue <= 1.0
-    assert m.diff == -r.diff and m.pvalue == pytest.approx(r.pvalue)
+    assert 0.0 <= r.p_two_sided <= 1.0
+    assert m.diff == -r.diff and m.p_two_sided == pytest.approx(r.p_two_sided)
     assert m.p_regression == pytest.approx(r.p_improvement)
 
 
@@ -344,7 +344,7 @@ def test_signflip_normal_limit_agrees_with_monte_carlo():
     mc = signflip_test(d, n_resamples=20_000, seed=4)
     assert not approx.exact and approx.n_resamples == 0 and approx.n == 3000
     # Monte Carlo error of p ~ 0.007 with B = 20,000 is about 0.0006
-    assert abs(approx.pvalue - mc.pvalue) < 0.004
+    assert abs(approx.p_two_sided - mc.p_two_sided) < 0.004
     assert abs(approx.p_regression - mc.p_regression) < 0.004
     assert abs(approx.p_improvement - mc.p_improvement) < 0.004
 
@@ -354,8 +354,8 @@ def test_signflip_normal_limit_closed_form_and_edges():
     z = d.sum() / math.sqrt(np.sum(d**2))
     r = continuous.signflip_normal_test(d)
     assert _rel(r.p_regression, scipy.stats.norm.cdf(z)) and _rel(r.p_improvement, scipy.stats.norm.sf(z))
-    assert _rel(r.pvalue, 2 * scipy.stats.norm.sf(abs(z)))
+    assert _rel(r.p_two_sided, 2 * scipy.stats.norm.sf(abs(z)))
     zero = continuous.signflip_normal_test(np.zeros(5))
-    assert (zero.pvalue, zero.p_regression, zero.p_improvement) == (1.0, 1.0, 1.0)
+    assert (zero.p_two_sided, zero.p_regression, zero.p_improvement) == (1.0, 1.0, 1.0)
     flipped = continuous.signflip_normal_test(-d)
     assert _rel(flipped.p_regression, r.p_improvement, 1e-12)

@@ -69,19 +69,19 @@ def clustered_verdict(d: np.ndarray, codes: np.ndarray, policy: Policy, bounded:
         ci, ni_ci = (inner.low, inner.high), (outer.low, outer.high)
     elif _cr2_usable(cr2):
         ni = cr2_test(d, codes, ni_level)
-        test, p_two, p_one = "cr2", cr2.pvalue, cr2.p_regression
+        test, p_two, p_one = "cr2", cr2.p_two_sided, cr2.p_regression
         ci, ni_ci = (cr2.low, cr2.high), (ni.low, ni.high)
     else:
         # Every group's mean equals the overall mean: CR2's standard error is 0, which is no certainty. The
         # sign-flip p is still valid; no interval is, so nothing is ruled out (non-inferiority cannot pass).
         flip = cluster_signflip_test(d, codes, n_resamples=policy.n_resamples, seed=policy.seed)
-        test, p_two, p_one = "signflip", flip.pvalue, flip.p_regression
+        test, p_two, p_one = "signflip", flip.p_two_sided, flip.p_regression
         ci = ni_ci = (-math.inf, math.inf)
     degenerate = not np.any(d)
     trials = None
     if is_cluster_sparse(d, codes):
         exact = cluster_sparse_test(d, codes)
-        test, p_two, degenerate = "sparse", exact.pvalue, exact.degenerate
+        test, p_two, degenerate = "sparse", exact.p_two_sided, exact.degenerate
         p_one = exact.midp_regression if policy.mcnemar == "midp" else exact.p_regression
         trials = None if policy.mcnemar == "midp" else exact.broke + exact.fixed
     if bounded:

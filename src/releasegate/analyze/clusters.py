@@ -134,12 +134,12 @@ def apply_clusters(overall: Comparison, categories: list[Comparison], base: np.n
         # A zero CR2 standard error (every group's mean the same) is no certainty: its t, p and interval are
         # undefined (null in the JSON), not p = 0 (issue 34 item 6).
         cr2_se=cr2.se, cr2_df=cr2.df, cr2_t=cr2.t if cr2_usable else nan,
-        cr2_p_value=cr2.pvalue if cr2_usable else nan, cr2_p_one_sided=cr2.p_regression if cr2_usable else nan,
+        cr2_p_value=cr2.p_two_sided if cr2_usable else nan, cr2_p_one_sided=cr2.p_regression if cr2_usable else nan,
         cr2_ci_low=cr2.low if cr2_usable else nan, cr2_ci_high=cr2.high if cr2_usable else nan,
         cr1_se=cr2.cr1_se,
-        durkalski_chi2=durk.chi2 if durk else nan, durkalski_p_value=durk.pvalue if durk else nan,
+        durkalski_chi2=durk.chi2 if durk else nan, durkalski_p_value=durk.p_two_sided if durk else nan,
         durkalski_p_one_sided=durk.p_regression if durk else nan,
-        signflip_p_value=flip.pvalue, signflip_p_one_sided=flip.p_regression, signflip_exact=flip.exact,
+        signflip_p_value=flip.p_two_sided, signflip_p_one_sided=flip.p_regression, signflip_exact=flip.exact,
         smallest_p_two_sided=smallest_cluster_p(g), smallest_p_one_sided=smallest_cluster_p(g, two_sided=False),
         design_effect=deff, effective_n=n / deff, width_ratio=ratio,
         verdict_test=main.test, binary=binary, verdict_p_value=main.comparison.p_value,

@@ -49,7 +49,7 @@ def compare_binary(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
         broke=broke,
         both_pass=both_pass,
         both_fail=both_fail,
-        p_value=test.pvalue,
+        p_value=test.p_two_sided,
         p_midp=test.midp,
         p_one_sided=test.midp_regression if use_midp else test.p_regression,
         method="McNemar mid-p" if use_midp else "McNemar exact",
@@ -91,7 +91,7 @@ def compare_paired(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
     t = paired_t_test(d, policy.confidence)
     ni = paired_t_test(d, 1 - 2 * policy.alpha)
     if t.defined:
-        p_two, p_one = t.pvalue, t.p_regression
+        p_two, p_one = t.p_two_sided, t.p_regression
         ci, ni_ci = (t.low, t.high), (ni.low, ni.high)
         if rates:  # a difference of two pass rates lies in [-1, 1]
             ci, ni_ci = bounded(*ci, -1.0, 1.0), bounded(*ni_ci, -1.0, 1.0)

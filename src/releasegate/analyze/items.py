@@ -33,8 +33,8 @@ def signflip(d: np.ndarray, policy: Policy) -> tuple[float, float, str, int]:
         kind = "monte_carlo"
     else:
         r = signflip_normal_test(d)
-        return r.pvalue, r.p_regression, "normal", 0
-    return r.pvalue, r.p_regression, kind, r.n_resamples
+        return r.p_two_sided, r.p_regression, "normal", 0
+    return r.p_two_sided, r.p_regression, kind, r.n_resamples
 
 
 def item_axis(d: np.ndarray, policy: Policy, kind: OutcomeKind, runs: bool = False, clustered: bool = False) -> ItemAxis:
@@ -44,7 +44,7 @@ def item_axis(d: np.ndarray, policy: Policy, kind: OutcomeKind, runs: bool = Fal
     up, down = moved(d, policy, kind != OutcomeKind.CONTINUOUS)  # scores: beyond min_change; the tests read all
     improved, worsened = int(np.count_nonzero(up)), int(np.count_nonzero(down))
     return ItemAxis(
-        n=int(d.size), mean_diff=t.mean, sd_diff=t.sd, se=t.se, t=t.t, df=t.df, p_value=t.pvalue,
+        n=int(d.size), mean_diff=t.mean, sd_diff=t.sd, se=t.se, t=t.t, df=t.df, p_value=t.p_two_sided,
         p_one_sided=t.p_regression, ci_low=t.low, ci_high=t.high,
         signflip_p_value=sf_two, signflip_p_one_sided=sf_one, signflip_kind=sf_kind,
         signflip_resamples=sf_resamples, signflip_changed=int(np.count_nonzero(d)),

@@ -53,8 +53,8 @@ def _majority(agg: pd.DataFrame, data: ValidatedResults, candidate: str, paired:
     if "cluster" in paired.columns:
         codes = pd.factorize(paired["cluster"])[0]
         durk = durkalski_test(broke, fixed, codes)
-        d_two, d_one = durk.pvalue, durk.p_regression
-    return MajorityMcNemar(test.fixed, test.broke, test.pvalue, test.p_regression, d_two, d_one)
+        d_two, d_one = durk.p_two_sided, durk.p_regression
+    return MajorityMcNemar(test.fixed, test.broke, test.p_two_sided, test.p_regression, d_two, d_one)
 
 
 def run_axis(data: ValidatedResults, candidate: str, paired: pd.DataFrame, case: Comparison, policy: Policy,
@@ -82,14 +82,14 @@ def run_axis(data: ValidatedResults, candidate: str, paired: pd.DataFrame, case:
     agg = sub.groupby(["release", "case_id"], sort=False)["outcome"].agg(["sum", "count"])
     counts = agg["count"]
     case_dec = case.p_value < policy.alpha
-    run_dec = welch.defined and welch.pvalue < policy.alpha
+    run_dec = welch.defined and welch.p_two_sided < policy.alpha
     majority = _majority(agg, data, candidate, paired) if data.outcome_kind == OutcomeKind.BINARY else None
     return RunAxis(
         runs_baseline=int(b.size), runs_candidate=int(c.size),
         runs_per_case_min=int(counts.min()), runs_per_case_max=int(counts.max()),
         per_run=per_run, baseline_run_sd=_sd(b), candidate_run_sd=_sd(c),
         run_diff=welch.diff, run_ci_low=run_ci[0], run_ci_high=run_ci[1], run_t=welch.t, run_df=welch.df,
-        run_p_value=welch.pvalue, run_defined=welch.defined,
+        run_p_value=welch.p_two_sided, run_defined=welch.defined,
         case_diff=case.diff, case_ci_low=case.ci_low, case_ci_high=case.ci_high, case_p_value=case.p_value,
         case_method=case.method, run_decisive=run_dec, case_decisive=case_dec,
         disagree=bool(welch.defined and run_dec != case_dec), majority=majority,

@@ -175,7 +175,7 @@ def cluster_bootstrap_intervals(
 class CR2Result:
     """Cluster-robust t test of the mean of d with the CR2 standard error and Bell-McCaffrey df.
 
-    ``pvalue`` two-sided, ``p_regression`` one-sided for mean < 0, ``p_improvement`` for mean > 0; the
+    ``p_two_sided`` two-sided, ``p_regression`` one-sided for mean < 0, ``p_improvement`` for mean > 0; the
     interval is estimate +/- t_{df, (1+confidence)/2} * se. ``cr1_se`` (CR0 * sqrt(G/(G-1)), Inspect's
     clustered stderr) and ``cr0_se`` (Miller 2024's appendix A form) are given for comparison.
     ``defined`` is False with a single cluster (no between-cluster variance): se, df, t, p, interval NaN.
@@ -185,7 +185,7 @@ class CR2Result:
     se: float
     df: float
     t: float
-    pvalue: float
+    p_two_sided: float
     p_regression: float
     p_improvement: float
     low: float
@@ -256,7 +256,7 @@ def cr2_test(d: np.ndarray, cluster: np.ndarray, confidence: float = 0.95) -> CR
         se=se,
         df=df,
         t=t,
-        pvalue=p_two,
+        p_two_sided=p_two,
         p_regression=p_reg,
         p_improvement=p_imp,
         low=estimate - q * se,
@@ -276,13 +276,13 @@ def cr2_test(d: np.ndarray, cluster: np.ndarray, confidence: float = 0.95) -> CR
 @dataclass(frozen=True, slots=True)
 class DurkalskiResult:
     """Clustered McNemar test. ``z`` = sum_g (fixed_g - broke_g) / sqrt(sum_g D_g^2) (negative = regression),
-    ``chi2`` = z^2 on 1 df; ``pvalue`` two-sided, ``p_regression`` = P(Z <= z), ``p_improvement`` = P(Z >= z).
+    ``chi2`` = z^2 on 1 df; ``p_two_sided`` two-sided, ``p_regression`` = P(Z <= z), ``p_improvement`` = P(Z >= z).
     ``degenerate`` is True when every cluster has D_g = broke_g - fixed_g = 0: every p is then 1.
     """
 
     chi2: float
     z: float
-    pvalue: float
+    p_two_sided: float
     p_regression: float
     p_improvement: float
     n_clusters: int
@@ -338,7 +338,7 @@ def durkalski_test(broke: np.ndarray, fixed: np.ndarray, cluster: np.ndarray) ->
     return DurkalskiResult(
         chi2=chi2,
         z=z,
-        pvalue=chi2_1df_sf(chi2),
+        p_two_sided=chi2_1df_sf(chi2),
         p_regression=normal_cdf(z),
         p_improvement=normal_cdf(-z),
         n_clusters=g,
@@ -353,12 +353,12 @@ def durkalski_test(broke: np.ndarray, fixed: np.ndarray, cluster: np.ndarray) ->
 
 @dataclass(frozen=True, slots=True)
 class ClusterSignFlipResult:
-    """Sign-flip test over cluster sums. ``pvalue`` two-sided, ``p_regression`` one-sided for mean < 0,
+    """Sign-flip test over cluster sums. ``p_two_sided`` two-sided, ``p_regression`` one-sided for mean < 0,
     ``p_improvement`` for mean > 0; ``exact`` as in ``SignFlipResult``; ``smallest_p`` = 2^(1-G), the
     smallest two-sided p the design can reach.
     """
 
-    pvalue: float
+    p_two_sided: float
     p_regression: float
     p_improvement: float
     exact: bool

@@ -29,7 +29,7 @@ from releasegate.stats.distributions import normal_cdf, t_quantile
 class PairedTResult:
     """Paired t test on d = candidate - baseline.
 
-    ``pvalue`` is two-sided; ``p_regression`` is one-sided for H1: mean < 0 (the gate's test) and
+    ``p_two_sided`` is two-sided; ``p_regression`` is one-sided for H1: mean < 0 (the gate's test) and
     ``p_improvement`` one-sided for H1: mean > 0. ``low``/``high`` is the two-sided t interval at
     ``confidence``. ``defined`` is False when n < 2 (no variance estimate): sd, se, t, p and the interval are
     then NaN.
@@ -41,7 +41,7 @@ class PairedTResult:
     se: float
     t: float
     df: int
-    pvalue: float
+    p_two_sided: float
     p_regression: float
     p_improvement: float
     low: float
@@ -115,12 +115,12 @@ def mean_interval(x: np.ndarray, confidence: float = 0.95) -> MeanInterval:
 class SignFlipResult:
     """Sign-flip (paired permutation) test of the mean of d.
 
-    ``pvalue`` two-sided, ``p_regression`` one-sided for mean < 0, ``p_improvement`` one-sided for mean > 0.
+    ``p_two_sided`` two-sided, ``p_regression`` one-sided for mean < 0, ``p_improvement`` one-sided for mean > 0.
     ``exact`` is True when every sign assignment was enumerated; ``n_resamples`` is then the number of
     assignments the p is computed from (2^m, m = number of non-zero d), else the number of random flips.
     """
 
-    pvalue: float
+    p_two_sided: float
     p_regression: float
     p_improvement: float
     exact: bool
@@ -249,7 +249,7 @@ class WelchResult:
     se: float
     t: float
     df: float
-    pvalue: float
+    p_two_sided: float
     p_regression: float
     p_improvement: float
     low: float

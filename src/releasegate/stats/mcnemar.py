@@ -17,7 +17,7 @@ from releasegate.stats.binomial import (
 class McNemarResult:
     """McNemar test on fixed (baseline fail, candidate pass) and broke (baseline pass, candidate fail).
 
-    ``pvalue`` is the exact two-sided p (= scipy.stats.binomtest(fixed, fixed + broke, 0.5).pvalue);
+    ``p_two_sided`` is the exact two-sided p (= scipy.stats.binomtest(fixed, fixed + broke, 0.5).pvalue);
     ``p_regression`` the exact one-sided p of "the candidate is worse", P(X >= broke), X ~ Bin(n_d, 1/2).
     ``degenerate`` is True when there are no discordant pairs: every p is then 1.
     """
@@ -25,7 +25,7 @@ class McNemarResult:
     fixed: int
     broke: int
     n_discordant: int
-    pvalue: float
+    p_two_sided: float
     midp: float
     p_regression: float
     midp_regression: float
@@ -62,7 +62,7 @@ def mcnemar_test(fixed: int, broke: int) -> McNemarResult:
         fixed=fixed,
         broke=broke,
         n_discordant=n,
-        pvalue=exact,
+        p_two_sided=exact,
         midp=min(1.0, midp),
         p_regression=min(1.0, p_reg),
         midp_regression=min(1.0, midp_reg),

@@ -30,7 +30,7 @@ class SparseTest:
     n_cases: int
     p_regression: float
     midp_regression: float
-    pvalue: float
+    p_two_sided: float
     degenerate: bool
 
 
@@ -68,4 +68,4 @@ def sparse_conditional_test(d: ArrayLike, case: ArrayLike | None = None) -> Spar
     broke = int(np.count_nonzero(x == -1.0))
     fixed = int(np.count_nonzero(x == 1.0))
     r = mcnemar_test(fixed, broke)
-    return SparseTest(broke, fixed, int(x.size), r.p_regression, r.midp_regression, r.pvalue, r.degenerate)
+    return SparseTest(broke, fixed, int(x.size), r.p_regression, r.midp_regression, r.p_two_sided, r.degenerate)
