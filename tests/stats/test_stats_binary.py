@@ -43,16 +43,16 @@ def test_mcnemar_matches_reference(fixed, broke, exact, midp, one, one_mid, chi2
     assert r.chi2_cc_p == pytest.approx(chi2cc, rel=REL)
     if (fixed, broke) == (0, 0):
         # Fagerland's mid-p for 0 pairs is 0.5; the tool's rule is p = 1 for every variant, flagged.
-        assert r.midp == 1.0 and r.degenerate
+        assert r.midp_two_sided == 1.0 and r.degenerate
     else:
-        assert r.midp == pytest.approx(midp, rel=REL)
+        assert r.midp_two_sided == pytest.approx(midp, rel=REL)
         assert not r.degenerate
 
 
 def test_mcnemar_large_counts_do_not_overflow():
     r = mcnemar_test(50_000, 50_400)
     assert 0 < r.p_two_sided < 1 and 0 < r.p_regression < 1
-    assert math.isfinite(r.midp)
+    assert math.isfinite(r.midp_two_sided)
 
 
 @settings(max_examples=200, derandomize=True, deadline=None)
@@ -60,10 +60,10 @@ def test_mcnemar_large_counts_do_not_overflow():
 def test_mcnemar_properties(fixed, broke):
     r = mcnemar_test(fixed, broke)
     mirror = mcnemar_test(broke, fixed)
-    for p in (r.p_two_sided, r.midp, r.p_regression, r.midp_regression, r.chi2_p, r.chi2_cc_p):
+    for p in (r.p_two_sided, r.midp_two_sided, r.p_regression, r.midp_regression, r.chi2_p, r.chi2_cc_p):
         assert 0.0 <= p <= 1.0
     assert r.p_two_sided == pytest.approx(mirror.p_two_sided, rel=1e-12)
-    assert r.midp <= r.p_two_sided + 1e-15
+    assert r.midp_two_sided <= r.p_two_sided + 1e-15
     if fixed + broke:
         # One-sided tails of the mirror image add to 1 + P(X = broke).
         assert r.p_regression >= smallest_regression_p(fixed + broke) * (1 - 1e-12)

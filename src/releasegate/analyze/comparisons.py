@@ -50,7 +50,7 @@ def compare_binary(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
         both_pass=both_pass,
         both_fail=both_fail,
         p_value=test.p_two_sided,
-        p_midp=test.midp,
+        p_midp=test.midp_two_sided,
         p_one_sided=test.midp_regression if use_midp else test.p_regression,
         method="McNemar mid-p" if use_midp else "McNemar exact",
         degenerate=test.degenerate,

@@ -51,7 +51,7 @@ def with_sparse_figures(paired: Comparison, base: np.ndarray, cand: np.ndarray, 
     use_midp = policy.mcnemar == "midp"
     return replace(
         paired, ci_low=ci.low, ci_high=ci.high, ni_low=ni.low, ni_high=ni.high, fixed=fixed, broke=broke,
-        p_value=test.p_two_sided, p_midp=test.midp,
+        p_value=test.p_two_sided, p_midp=test.midp_two_sided,
         p_one_sided=test.midp_regression if use_midp else test.p_regression,
         method=METHOD_MIDP if use_midp else METHOD_EXACT, degenerate=test.degenerate,
         trials=None if use_midp else fixed + broke)

@@ -19,14 +19,15 @@ class McNemarResult:
 
     ``p_two_sided`` is the exact two-sided p (= scipy.stats.binomtest(fixed, fixed + broke, 0.5).pvalue);
     ``p_regression`` the exact one-sided p of "the candidate is worse", P(X >= broke), X ~ Bin(n_d, 1/2).
-    ``degenerate`` is True when there are no discordant pairs: every p is then 1.
+    ``midp_two_sided`` and ``midp_regression`` are their mid-p forms. ``degenerate`` is True when there are no
+    discordant pairs: every p is then 1.
     """
 
     fixed: int
     broke: int
     n_discordant: int
     p_two_sided: float
-    midp: float
+    midp_two_sided: float
     p_regression: float
     midp_regression: float
     chi2_p: float
@@ -63,7 +64,7 @@ def mcnemar_test(fixed: int, broke: int) -> McNemarResult:
         broke=broke,
         n_discordant=n,
         p_two_sided=exact,
-        midp=min(1.0, midp),
+        midp_two_sided=min(1.0, midp),
         p_regression=min(1.0, p_reg),
         midp_regression=min(1.0, midp_reg),
         chi2_p=chi2_1df_sf(stat),
