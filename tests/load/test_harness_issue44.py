@@ -127,6 +127,19 @@ def test_a_changed_dataset_is_refused_and_once_allowed_each_question_is_compared
     assert {"shared": overall["n"], "fixed": overall["fixed"], "broke": overall["broke"]} == by_content
 
 
+@needs_pairing
+@pytest.mark.parametrize("kind, folder, shown", [
+    ("inspect", INSPECT / "changed-replaced", ("'s05': 'Say the word w5.'", "'Say the word z5.'")),
+    ("promptfoo", PROMPTFOO / "changed-replaced", ("'t5': 'Say the word maple'", "'Say the word lantern'")),
+], ids=["inspect", "promptfoo"])
+def test_the_refusal_of_a_changed_case_shows_its_old_and_new_input(kind, folder, shown):
+    """The adapters keep a fingerprint and the input beside it: the line shows the input, not the fingerprint."""
+    baseline = "mockllm/base" if kind == "inspect" else "base"
+    refused = run_cli("check", *_inputs(kind, folder), "--baseline", baseline)
+    assert refused.exit_code == 2
+    assert all(text in refused.output for text in shown), refused.output
+
+
 # ---------------------------------------------------------------- missing runs
 
 

@@ -110,8 +110,9 @@ def same_content(table: pd.DataFrame, content: Content, left: np.ndarray, right:
 
 
 def text_of_row(table: pd.DataFrame, row: int, content: Content) -> str:
-    """What a refusal shows of one row's content: its first tidy column's text, trimmed, else its fingerprint."""
-    for column in (*content.columns, "input"):
+    """What a refusal shows of one row's content: its first text column's text (the input an adapter keeps beside
+    its fingerprint), trimmed, else the fingerprint."""
+    for column in (*(c for c in content.columns if c != CONTENT_COLUMN), "input"):
         if column in table.columns and not pd.isna(table[column].iat[row]):
             text = " ".join(str(table[column].iat[row]).split())
             return text if len(text) <= SHOWN_TEXT else text[:SHOWN_TEXT - 3] + "..."
