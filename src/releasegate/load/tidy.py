@@ -220,7 +220,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from releasegate.load.arrow_csv import DICTIONARY_COLUMNS
+    from releasegate.load.arrow_csv import DICTIONARY_COLUMNS, pandas_frame
 
     # release, category and cluster dictionary-encoded as they are read (as CSV's are, load/arrow_csv.py): a
     # categorical for validation, never a string per row.
@@ -230,7 +230,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         return pd.read_parquet(path)  # a file that is not Parquet: pandas' reading, whose message users see
     text = [f.name for f in schema if f.name.strip() in DICTIONARY_COLUMNS
             and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
-    return pq.read_table(path, read_dictionary=text).to_pandas(split_blocks=True, self_destruct=True)
+    return pandas_frame([pq.read_table(path, read_dictionary=text)])
 
 
 def as_text(series: pd.Series) -> pd.Series:
