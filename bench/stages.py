@@ -79,6 +79,7 @@ def main() -> None:
     from releasegate.decide import decide
     from releasegate.load import Source, load_results
     from releasegate.load.sources import default_title
+    from releasegate.load.tidy import release_arrow_memory
     from releasegate.decide.metrics import combine
     from releasegate.model import MetricSection, Provenance, Report
     from releasegate.policy import make_policy
@@ -102,6 +103,7 @@ def main() -> None:
     data = validate(loaded.table, policy, loaded.metadata_columns)
     inputs = loaded.inputs
     del loaded  # as releasegate.pipeline.run_loaded does: the loaded text columns are not needed any more
+    release_arrow_memory()
     stages.mark("validate")
     analysis = analyze(data, policy)
     stages.mark("analyze")

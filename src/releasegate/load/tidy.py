@@ -233,6 +233,17 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     return pandas_frame([pq.read_table(path, read_dictionary=text)])
 
 
+def release_arrow_memory() -> None:
+    """Hand the memory Arrow's pool keeps after frees back to the system, when pyarrow is in use (never imported
+    for this alone): its allocator keeps freed pages for its next allocations, which a run that has read its
+    table makes no more."""
+    import sys
+
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
+
+
 def as_text(series: pd.Series) -> pd.Series:
     """Identity values as stripped strings, keeping missing values missing (not the string 'nan')."""
     if isinstance(series.dtype, pd.CategoricalDtype) and isinstance(series.cat.categories.dtype, pd.StringDtype):
