@@ -165,8 +165,9 @@ def _repeated_block_codes(series: pd.Series, blocks: list[tuple[int, int]] | Non
     first = values.slice(start, stop - start)
     if first.null_count or not all(values.slice(a, b - a).equals(first) for a, b in blocks[1:]):
         return None
-    order = pc.array_sort_indices(first).to_numpy(zero_copy_only=False).astype(np.int64)
-    ordered = first.take(order)
+    sorting = pc.array_sort_indices(first)
+    ordered = first.take(sorting)
+    order = sorting.to_numpy(zero_copy_only=False)  # unsigned positions, used as they are (no copy)
     if len(ordered) > 1 and not pc.all(pc.less(ordered.slice(0, len(ordered) - 1), ordered.slice(1))).as_py():
         return None  # a value given twice in a block: the general way (validate then names the duplicate)
     # 32-bit codes while they fit (a categorical's own width for up to 2^31 categories): half the memory.

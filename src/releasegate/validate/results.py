@@ -348,13 +348,18 @@ def _check_groups(table: pd.DataFrame, policy: Policy, cases: keycodes.Codes,
 
 
 def _parse_costs(table: pd.DataFrame) -> tuple[str, ...]:
-    """The cost columns that hold a value, each parsed to numbers in place."""
+    """The cost columns that hold a value, each parsed to numbers in place (a column read as numbers is checked
+    and kept as read: the cost section takes its figures as floats, analyze/costs.per_case)."""
     cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
     for column in cost_columns:
+        if table[column].dtype.kind in "iu":
+            continue  # whole numbers, none missing, all within every bound: nothing to parse or to copy
         # Costs and tokens beyond the range are left to the guardrails ("could not be measured"); a latency of
         # 1e308 ms is no latency, and would show as "inf" in every report.
         bound = MAX_MAGNITUDE if column == "latency_ms" else math.inf
-        table[column] = parse_score(table[column].rename(column), bound).to_numpy()
+        parsed = parse_score(table[column].rename(column), bound)
+        if table[column].dtype != np.float64:  # numbers already are kept as they are (a column costs 8 B a row)
+            table[column] = parsed.to_numpy()
     return cost_columns
 
 
