@@ -18,6 +18,7 @@ the notes and the verdict's cost clause are in :mod:`releasegate.wording`.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -179,22 +180,25 @@ def bin_counts(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     Given an array of edges numpy sorts the values block by block; a binary search of each value among the
     ~20 edges gives the same counts without sorting a million latencies."""
     n_bins = edges.size - 1
-    index = np.searchsorted(edges, values, side="right") - 1
-    index[values == edges[-1]] = n_bins - 1
-    inside = (index >= 0) & (index < n_bins)
-    return np.bincount(index[inside], minlength=n_bins)
+    # The bin's number + 1: 0 below the first edge, n_bins + 1 above the last. Those two are counted and dropped,
+    # not selected out of the values by a copy.
+    index = np.searchsorted(edges, values, side="right")
+    index[values == edges[-1]] = n_bins
+    return np.bincount(index, minlength=n_bins + 2)[1:n_bins + 1]
 
 
 def release_costs(name: str, frame: pd.DataFrame, invalid: int, edges: np.ndarray, policy: Policy,
-                  cost_source: str) -> ReleaseCosts:
-    """Summarise one release's per-case figures."""
+                  cost_source: str, tokens_per_case: Mapping[str, float]) -> ReleaseCosts:
+    """Summarise one release's per-case figures; ``tokens_per_case`` the mean of each token column (NaN:
+    none), taken before the columns were dropped."""
     latency = None
     histogram: tuple[int, ...] = ()
     if "latency" in frame.columns:
         values = frame["latency"].to_numpy(float)
         latency = latency_summary(values)
         if edges.size:
-            histogram = tuple(bin_counts(values[np.isfinite(values)], edges).tolist())
+            # NaN and infinite values fall outside the edges (NaN sorts last), so bin_counts leaves them out.
+            histogram = tuple(bin_counts(values, edges).tolist())
     has_cost = "cost" in frame.columns
     cost = _mean(frame, "cost")
     price = policy.prices.get(name, {}) if cost_source == "prices" else {}
@@ -203,8 +207,8 @@ def release_costs(name: str, frame: pd.DataFrame, invalid: int, edges: np.ndarra
         n_cases=int(frame.shape[0]),
         latency=latency,
         latency_invalid=invalid,
-        input_tokens_per_case=_mean(frame, "input_tokens"),
-        output_tokens_per_case=_mean(frame, "output_tokens"),
+        input_tokens_per_case=tokens_per_case["input_tokens"],
+        output_tokens_per_case=tokens_per_case["output_tokens"],
         cost_per_case=cost,
         cost_per_1k=cost * 1000.0,
         cost_missing=int(frame["cost"].isna().sum()) if has_cost else 0,
@@ -312,17 +316,20 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
 
 def cost_sections(data: ValidatedResults, policy: Policy) -> tuple[CostTable, dict[str, CostComparison]]:
     """The release-level CostTable and each candidate's CostComparison, by candidate name."""
-    frames, invalid = {}, {}
+    frames, invalid, tokens = {}, {}, {}
     for release in data.releases:
-        frames[release], invalid[release] = per_case(data, release, policy)
+        frame, invalid[release] = per_case(data, release, policy)
+        # The token columns apart are summarised now and freed (16 bytes a case of each release): the rest of
+        # the section reads latency, total tokens and cost.
+        tokens[release] = {c: _mean(frame, c) for c in TOKEN_COLUMNS}
+        frames[release] = frame.drop(columns=[c for c in TOKEN_COLUMNS if c in frame.columns])
+        del frame
     # The edges read the smallest and largest latency only: each release's, not every latency put together.
     extremes = [_finite_extremes(f["latency"].to_numpy(float)) for f in frames.values() if "latency" in f.columns]
     edges = histogram_edges(np.concatenate(extremes)) if extremes else np.array([])
     has_cost_column = "cost" in data.cost_columns
     source = "cost column" if has_cost_column else "prices"
-    rows = [release_costs(r, frames[r], invalid[r], edges, policy, source) for r in data.releases]
-    # The comparisons read latency, total tokens and cost; the token columns apart are freed (16 bytes a case).
-    frames = {r: f.drop(columns=[c for c in TOKEN_COLUMNS if c in f.columns]) for r, f in frames.items()}
+    rows = [release_costs(r, frames[r], invalid[r], edges, policy, source, tokens[r]) for r in data.releases]
     draws = ResampleDraws(policy.n_resamples, policy.seed)
     comparisons = {c: compare_costs(c, data.baseline, frames[data.baseline], frames[c], policy, draws)
                    for c in data.candidates}

@@ -122,7 +122,8 @@ def quantile_ratio_normal(
     ratio = q_c / q_b
     if n == 1:
         return RatioResult(ratio, nan, nan, 1, excluded, METHOD, confidence)
-    se_log = float(np.std(u_c - u_b, ddof=1)) / math.sqrt(n)
+    u_c -= u_b  # u_c - u_b in place: both are this function's own arrays
+    se_log = float(np.std(u_c, ddof=1)) / math.sqrt(n)
     return _log_interval(ratio, se_log, n, excluded, confidence)
 
 
@@ -144,5 +145,7 @@ def ratio_of_totals_normal(baseline: object, candidate: object, confidence: floa
     ratio = float(cand.sum()) / base_total
     if n == 1 or ratio == 0.0:
         return RatioResult(ratio, nan, nan, n, excluded, METHOD, confidence)
-    se = float(np.std(cand - ratio * base, ddof=1)) / (math.sqrt(n) * float(base.mean()))
+    residual = ratio * base
+    np.subtract(cand, residual, out=residual)  # cand - ratio * base, in the one array
+    se = float(np.std(residual, ddof=1)) / (math.sqrt(n) * float(base.mean()))
     return _log_interval(ratio, se / ratio, n, excluded, confidence)
