@@ -100,8 +100,7 @@ def _as_1d(values: object, name: str) -> np.ndarray:
 def paired_positive(baseline: object, candidate: object, *, allow_zero: bool) -> tuple[np.ndarray, np.ndarray, int]:
     """Aligned 1-D arrays with invalid pairs dropped, and how many pairs were dropped.
 
-    A pair is invalid when either side is NaN or infinite, or negative, or (unless ``allow_zero``) zero. When
-    every pair is valid the arrays are the inputs themselves, not copies (every caller only reads them).
+    A pair is invalid when either side is NaN or infinite, or negative, or (unless ``allow_zero``) zero.
     """
     base = _as_1d(baseline, "baseline")
     cand = _as_1d(candidate, "candidate")
@@ -111,10 +110,9 @@ def paired_positive(baseline: object, candidate: object, *, allow_zero: bool) ->
         ok = np.isfinite(base) & np.isfinite(cand) & (base >= 0) & (cand >= 0)
     else:
         ok = np.isfinite(base) & np.isfinite(cand) & (base > 0) & (cand > 0)
-    valid = np.count_nonzero(ok)
-    if valid == base.size:
+    if ok.all():  # the inputs themselves, not copies: every caller only reads them
         return base, cand, 0
-    return base[ok], cand[ok], int(base.size - valid)
+    return base[ok], cand[ok], int(base.size - np.count_nonzero(ok))
 
 
 def _block_size(n: int, n_resamples: int) -> int:
