@@ -48,8 +48,10 @@ def run(
     loaded = load_gated(sources, columns=policy.columns, cases=cases, options=options, metrics=tuple(metrics))
     title = title_of(sources, loaded.names) if default_title is None else default_title
     loading = loading_record(options, tuple(metrics), title)
-    return run_loaded(loaded, policy, command_line=command_line, default_title=title, loading=loading,
-                      policy_file=policy_file, previous=previous)
+    held = [loaded]  # handed over: this frame no longer keeps the loaded table alive through the analysis
+    del loaded
+    return _run_held(held, policy, command_line=command_line, default_title=title, loading=loading,
+                     policy_file=policy_file, previous=previous)
 
 
 def loading_record(options: AdapterOptions, metrics: tuple[str, ...] = (), default_title: str = "") -> dict[str, Any]:
@@ -74,6 +76,16 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
                loading: dict[str, Any] | None = None, policy_file: PolicyFile | None = None,
                previous: Mapping[str, PreviousLook] | None = None) -> Report:
     """The pipeline after loading (validate, analyze, decide, provenance), for files and in-memory tables alike."""
+    return _run_held([loaded], policy, command_line=command_line, default_title=default_title, loading=loading,
+                     policy_file=policy_file, previous=previous)
+
+
+def _run_held(held: list[LoadedResults], policy: Policy, *, command_line: str = "", default_title: str = "",
+              loading: dict[str, Any] | None = None, policy_file: PolicyFile | None = None,
+              previous: Mapping[str, PreviousLook] | None = None) -> Report:
+    """:func:`run_loaded` on the loaded results taken from ``held``: when :func:`run` hands them over, nothing else
+    refers to them, and their text columns are freed once validated (0.5 GiB of the 10^7-row peak when the
+    caller's frame kept them)."""
     from releasegate.analyze import analyze
     from releasegate.analyze.metrics import across_metrics
     from releasegate.decide import decide
@@ -81,7 +93,7 @@ def run_loaded(loaded: LoadedResults, policy: Policy, *, command_line: str = "",
     from releasegate.load.tidy import release_arrow_memory
     from releasegate.validate.metric_tables import metric_tables
 
-    policy, loaded = settled_level(*recorded_baseline(policy, loaded))
+    policy, loaded = settled_level(*recorded_baseline(policy, held.pop()))
     # What loading dropped or recorded (e.g. a run store's holes) is said in the report.
     tables = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics, loaded.notes,
                            stated_directions(loaded), loaded.case_columns)
