@@ -231,6 +231,32 @@ def told_apart(value: float, margin: float, binary: bool) -> tuple[str, str]:
 
 
 # --------------------------------------------------------------------------------------------------------
+# critical_doubt
+
+
+def critical_doubt(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
+    """"Fraud: 8 broken, 2 fixed, one-sided exact McNemar p = 0.055, at or below critical_doubt 0.1 without
+    blocking: not shown clear"."""
+    limit = check.figures[0].limit or 0.0
+    level = f"critical_doubt {limit:g}"
+    if not check.applies:
+        return ("off (critical_doubt = 0)" if not limit else
+                'not read: no critical category tested by critical_rule = "test"')
+    worse, better = ("broken", "fixed") if binary else ("worsened", "improved")
+    shown = [t for t in check.figures if t.fired] or [t for t in check.figures if t.worse]
+    if not shown:
+        return f"no {worse} case in {', '.join(t.subject for t in check.figures)}"
+    def reading(t: Figure) -> str:
+        if t.fired:
+            return f", at or below {level} without blocking: not shown clear"
+        at_or_below = t.p is not None and t.p <= limit
+        return ", blocks in the error budget (critical_broken)" if at_or_below else f", above {level}"
+
+    return "; ".join(f"{t.subject}: {t.worse} {worse}, {t.better} {better}, one-sided {t.method} {fmt.p_is(t.p)}"
+                     f"{reading(t)}" for t in shown)
+
+
+# --------------------------------------------------------------------------------------------------------
 # judge_unreliable
 
 
@@ -241,7 +267,8 @@ def judge(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
 def rules_lead(not_proven_rules: list[str]) -> str:
     """The rules table's lead: what a rule that fires gives (the RULES table's ``fires``), and which is the
     headline."""
-    names = " and ".join(not_proven_rules)
+    names = (" and ".join(not_proven_rules) if len(not_proven_rules) < 3 else
+             ", ".join(not_proven_rules[:-1]) + " and " + not_proven_rules[-1])
     exception = (f", except {names}, which give{'s' if len(not_proven_rules) == 1 else ''} NOT PROVEN (the data "
                  "show neither a regression nor that the candidate is no worse)") if not_proven_rules else ""
     return (f"Every rule of the policy, in order, for every candidate. A rule that fires gives DON'T SHIP{exception}; "
