@@ -109,3 +109,31 @@ def test_a_20_point_drop_in_a_50_case_critical_category_is_shipped_less_often():
     # Without the rule the budget's own test leaves about 11% of these drops shipped; the rule about halves it.
     assert shipped_off - shipped_on >= 0.025
     assert shipped_on <= 0.08
+
+
+def test_a_large_critical_category_is_not_held_back_by_a_loss_within_the_margin():
+    # 400 critical cases at 75%: 20 broken, 10 fixed is a 2.5-point loss at p = P(X >= 20), X ~ Bin(30, 1/2) =
+    # 0.049, above what the budget reads it at beside 400 other cases and within 0.10, yet within the 5-point
+    # margin: no doubt. 100 broken, 80 fixed is 5 points exactly, not beyond it; 110 broken, 88 fixed is 5.5.
+    from scipy.stats import binomtest
+
+    from releasegate.decide.rules import critical_doubt
+    from releasegate.model import Analysis, CandidateAnalysis, CandidateSections, Exclusions
+
+    policy = make_policy(baseline="base", critical=("Fraud",))
+    codes = np.r_[np.zeros(400, dtype=np.int64), np.ones(400, dtype=np.int64)]
+    for broke, fixed, fires in [(20, 10, False), (100, 80, False), (110, 88, True)]:
+        base = np.r_[np.ones(300), np.zeros(100), np.ones(360), np.zeros(40)]
+        cand = base.copy()
+        cand[:broke] = 0
+        cand[300:300 + fixed] = 1
+        result = plan_arrays(base, cand, policy, mcnemar=True, category_codes=codes, category_labels=["Fraud", "k"],
+                             critical=CriticalScope(("Fraud",)))
+        cand_a = CandidateAnalysis("cand", result.overall, result.categories, (), (), Exclusions(), result.power,
+                                   CandidateSections(result.item_axis, None, None, critical=result.critical))
+        analysis = Analysis("base", "binary", 800, (), (cand_a,), None, True, False, False)  # type: ignore[arg-type]
+        (t,) = result.critical.tests
+        p = binomtest(broke, broke + fixed, 0.5, alternative="greater").pvalue
+        assert t.p_regression == pytest.approx(p, rel=1e-9) and 0.04 < p <= 0.10
+        assert not t.blocks, (broke, fixed, t)
+        assert critical_doubt.check(cand_a, analysis, policy).fired is fires, (broke, fixed)

@@ -235,25 +235,32 @@ def told_apart(value: float, margin: float, binary: bool) -> tuple[str, str]:
 
 
 def critical_doubt(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
-    """"Fraud: 8 broken, 2 fixed, one-sided exact McNemar p = 0.055, at or below critical_doubt 0.1 without
-    blocking: not shown clear"."""
-    limit = check.figures[0].limit or 0.0
-    level = f"critical_doubt {limit:g}"
+    """"Fraud: 8 broken, 2 fixed, -12.0 points, beyond the margin of 5.0 points, one-sided exact McNemar
+    p = 0.055 <= critical_doubt 0.1, short of blocking: not shown clear"."""
+    level = f"critical_doubt {check.figures[0].alpha or 0:g}"
     if not check.applies:
-        return ("off (critical_doubt = 0)" if not limit else
+        return ("off (critical_doubt = 0)" if not check.figures[0].alpha else
                 'not read: no critical category tested by critical_rule = "test"')
     worse, better = ("broken", "fixed") if binary else ("worsened", "improved")
     shown = [t for t in check.figures if t.fired] or [t for t in check.figures if t.worse]
     if not shown:
         return f"no {worse} case in {', '.join(t.subject for t in check.figures)}"
-    def reading(t: Figure) -> str:
-        if t.fired:
-            return f", at or below {level} without blocking: not shown clear"
-        at_or_below = t.p is not None and t.p <= limit
-        return ", blocks in the error budget (critical_broken)" if at_or_below else f", above {level}"
 
-    return "; ".join(f"{t.subject}: {t.worse} {worse}, {t.better} {better}, one-sided {t.method} {fmt.p_is(t.p)}"
-                     f"{reading(t)}" for t in shown)
+    def size(x: float | None) -> str:
+        return f"{fmt.points(x)} points" if binary else fmt.signed(x)
+
+    def reading(t: Figure) -> str:
+        margin = (f"the margin of {size(-(t.limit or 0.0)).lstrip('+')}" if t.limit else "no change")
+        where = "beyond" if t.value is not None and t.value < (t.limit or 0.0) else "within"
+        test = f"one-sided {t.method} {fmt.p_is(t.p)}"
+        if t.fired:
+            return f"{size(t.value)}, beyond {margin}, {test} <= {level}, short of blocking: not shown clear"
+        if t.p is not None and t.p <= (t.alpha or 0.0) and where == "beyond":
+            return f"{size(t.value)}, {test}: blocks in the error budget (critical_broken)"
+        return f"{size(t.value)}, {where} {margin}, {test}" + (f", above {level}" if t.p is None or
+                                                                t.p > (t.alpha or 0.0) else "")
+
+    return "; ".join(f"{t.subject}: {t.worse} {worse}, {t.better} {better}, {reading(t)}" for t in shown)
 
 
 # --------------------------------------------------------------------------------------------------------

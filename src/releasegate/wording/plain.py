@@ -112,9 +112,16 @@ def _why_blocked(check: RuleCheck, cand: CandidateAnalysis, binary: bool, margin
         return [f"{who} cannot show it is at most {size} worse than the baseline"]
     if check.rule == "critical_doubt":
         better = "fixed" if binary else "improved"
-        return [f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, against {f.better} "
-                f"{better} (one-sided {fmt.p_is(f.p)}): too unlikely by chance to call the category clear, not "
-                "unlikely enough to block" for f in fired]
+
+        def down(x: float) -> str:
+            return f"{fmt.size_points(x)} points" if binary else fmt.number(x)
+
+        def beyond(f: Figure) -> str:
+            return f"more than the margin of {down(-f.limit)}" if f.limit else "a loss"
+
+        return [f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, against {f.better} {better}: "
+                f"{down(-(f.value or 0.0))} down, {beyond(f)}, at one-sided {fmt.p_is(f.p)}, too likely by chance to "
+                "block on and too unlikely to call the category clear" for f in fired]
     if check.rule == "judge_unreliable":
         return ["the LLM judge that graded the answers is not shown reliable on both releases (checked against "
                 "a human's labels), so its verdicts cannot settle the comparison"]

@@ -41,8 +41,8 @@ RULES: tuple[Rule, ...] = (
          ("guardrails", "prices")),
     Rule("not_non_inferior", "Cannot show it is no worse than the margin", non_inferiority.check,
          words.non_inferiority, ("margin", "alpha", "judge_correction"), Decision.NOT_PROVEN),
-    Rule("critical_doubt", "A critical category's loss is not ruled out", critical_doubt.check, words.critical_doubt,
-         ("critical", "critical_rule", "critical_doubt"), Decision.NOT_PROVEN),
+    Rule("critical_doubt", "A critical category lost more than the margin, short of blocking", critical_doubt.check, words.critical_doubt,
+         ("critical", "critical_rule", "critical_doubt", "margin"), Decision.NOT_PROVEN),
     Rule("judge_unreliable", "The judge is not shown reliable on both releases", judge.check, words.judge,
          ("gold", "judge_min_youden", "judge_rate_tolerance", "judge_correction"), Decision.NOT_PROVEN),
 )
