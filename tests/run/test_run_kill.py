@@ -115,7 +115,9 @@ def test_an_interrupted_run_says_that_running_it_again_resumes(tmp_path):
     """Ctrl-C (SIGINT) mid-run: one line saying the committed cells are kept and the same command resumes, exit
     4 (holes remain, the store is valid), and the store intact."""
     cases = write_cases(tmp_path / "cases.csv", 200)
-    systems = [{"name": n, "kind": "fake", "seed": i, "latency_s": 0.01, "accuracy": 0.7}
+    # 400 calls of 20 ms two at a time take 4 s: room for the poll below to see the first commits and interrupt
+    # before the run ends, even on a loaded machine (at 10 ms a loaded machine once let it finish first).
+    systems = [{"name": n, "kind": "fake", "seed": i, "latency_s": 0.02, "accuracy": 0.7}
                for i, n in enumerate(("r1", "r2"))]
     path = write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store", "max_concurrency": 2},
                         systems, {"kind": "exact"})
