@@ -54,6 +54,8 @@ def tail_study(reps: int) -> None:
 
 def cell_study(reps: int, churn: float, offset: int) -> None:
     from opchar.teams import CATEGORIES, SEED, fast_power
+    from releasegate.decide.rules import decision_of
+    from releasegate.model import Decision
     from releasegate.plan.evaluate import scenario_seed
     from releasegate.plan.gate import plan_gate
     from releasegate.plan.simulate import ReleaseScenario, draw_releases
@@ -66,7 +68,7 @@ def cell_study(reps: int, churn: float, offset: int) -> None:
     for sample in draw_releases(sc, reps, rng):
         with fast_power():
             rules = gate(sample)
-        dont += any(r != "not_non_inferior" for r in rules)
+        dont += decision_of(rules) is Decision.DONT_SHIP
         for r in rules:
             fired[r] = fired.get(r, 0) + 1
     rate = dont / reps

@@ -4,7 +4,8 @@ An outside-style study: the releases are drawn here (not by ``releasegate.plan.s
 from the library's own plan on arrays (``releasegate.analyze.candidate.plan_arrays``) and its rules
 (``releasegate.decide.decide_candidate``) under the default policy with the critical category named, and each
 release is classified three ways from the rules that fired: DON'T SHIP when a regression, critical,
-error-rate or guardrail rule fires; NOT PROVEN when only ``not_non_inferior`` fires; SHIP otherwise.
+error-rate or guardrail rule fires; NOT PROVEN when only ``not_non_inferior`` or ``critical_doubt`` fires; SHIP
+otherwise.
 
 The design (the issue's): 400 cases, baseline pass rate 0.9, 9 categories of which one critical (30, 50 or 100
 cases; the other eight share the rest equally), one run per release unless said.
@@ -36,7 +37,7 @@ cases; the other eight share the rest equally), one run per release unless said.
   churn figures and from the figures it measures on one release pair drawn here.
 
     PYTHONPATH=src python bench/verdicts.py [--study grid|rerun|plan|ceiling|done|advice] [--reps 300]
-                                            [--workers 1] [--critical-weight 4]
+                                            [--workers 1] [--critical-weight 4] [--critical-doubt 0]
 
 prints the tables (markdown) with one Monte Carlo standard error per rate.
 """
@@ -123,7 +124,7 @@ def verdict_of(fired: tuple[str, ...]) -> str:
     verdict = decision_of(fired)
     # The study's own reading of the rules, kept as a check that the table says what this docstring says.
     assert verdict == ("dont_ship" if any(r in BLOCKING for r in fired) else
-                       "not_proven" if "not_non_inferior" in fired else "ship"), fired
+                       "not_proven" if {"not_non_inferior", "critical_doubt"} & set(fired) else "ship"), fired
     return verdict
 
 
@@ -142,8 +143,11 @@ def gate(policy, base_runs: np.ndarray, cand_runs: np.ndarray, rerun, codes, nam
     return tuple(c.rule for c in decide_candidate(cand_a, analysis, policy).checks if c.fired)
 
 
-def run_cell(cell: Cell, reps: int, critical_weight: float | None = None, critical_test: str | None = None) -> dict:
+def run_cell(cell: Cell, reps: int, critical_weight: float | None = None, critical_test: str | None = None,
+             critical_doubt: float | None = None) -> dict:
     args = {"baseline": "baseline", "critical": (CRITICAL,)}
+    if critical_doubt is not None:
+        args["critical_doubt"] = critical_doubt
     if critical_weight is not None:
         args["critical_weight"] = critical_weight
     if critical_test is not None:
@@ -322,7 +326,8 @@ def done_cells() -> list[tuple[str, Cell]]:
     return out
 
 
-def done_study(reps: int, workers: int, critical_weight: float | None, critical_test: str | None) -> None:
+def done_study(reps: int, workers: int, critical_weight: float | None, critical_test: str | None,
+               critical_doubt: float | None = None) -> None:
     named = done_cells()
     start, cpu = time.perf_counter(), time.process_time()
     grid = [c for _, c in named]
@@ -331,9 +336,9 @@ def done_study(reps: int, workers: int, critical_weight: float | None, critical_
 
         with ProcessPoolExecutor(workers) as pool:
             results = list(pool.map(run_cell, grid, [reps] * len(grid), [critical_weight] * len(grid),
-                                    [critical_test] * len(grid)))
+                                    [critical_test] * len(grid), [critical_doubt] * len(grid)))
     else:
-        results = [run_cell(c, reps, critical_weight, critical_test) for c in grid]
+        results = [run_cell(c, reps, critical_weight, critical_test, critical_doubt) for c in grid]
     print("| release | DON'T SHIP | NOT PROVEN | SHIP | not SHIP | ships under not_proven = \"warn\" |")
     print("|---|--:|--:|--:|--:|--:|")
     for (name, _), r in zip(named, results):
@@ -436,6 +441,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--critical-weight", type=float, default=None)
     parser.add_argument("--critical-test", choices=("unconditional", "conditional"), default=None)
+    parser.add_argument("--critical-doubt", type=float, default=None)
     parser.add_argument("--cells", default=None, help="comma-separated indices of the grid's cells (default: all)")
     args = parser.parse_args(argv)
     if args.study == "rerun":
@@ -451,7 +457,7 @@ def main(argv: list[str]) -> int:
         advice_study(args.reps)
         return 0
     if args.study == "done":
-        done_study(args.reps, args.workers, args.critical_weight, args.critical_test)
+        done_study(args.reps, args.workers, args.critical_weight, args.critical_test, args.critical_doubt)
         return 0
     grid = cells()
     if args.cells:

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from releasegate.decide import RULE_NAMES as RULES
+from releasegate.decide.rules import RULES as RULE_TABLE
+from releasegate.model import Decision
 from releasegate.policy import Policy, make_policy
 
 from .gates import (
@@ -153,7 +155,10 @@ def run_cell(cell: Cell) -> dict:
     gates = dict.fromkeys(COMMON_GATES, 0.0)
     seed_axis_applies = True
     checked = 0
-    ni = RULES.index("not_non_inferior")
+    # "NOT PROVEN alone": only rules that give NOT PROVEN fired (the non-inferiority rule, the critical doubt);
+    # the key keeps its name, ni_only, in the published JSON.
+    not_proven = [i for i, r in enumerate(RULE_TABLE) if r.fires is Decision.NOT_PROVEN]
+    blocking = [i for i, r in enumerate(RULE_TABLE) if r.fires is not Decision.NOT_PROVEN]
     for i, sample in enumerate(draw(cell.scenario, cell.reps, cell.seed())):
         decisions = library_fast(sample, [table[k] for k in names])
         if i < cell.crosscheck and names:
@@ -165,7 +170,7 @@ def run_cell(cell: Cell) -> dict:
         for j, d in enumerate(decisions):
             fired[j] += d
             blocked[j] += any(d)
-            ni_only[j] += d[ni] and not any(d[:ni])
+            ni_only[j] += any(d[i] for i in not_proven) and not any(d[i] for i in blocking)
         gates["threshold"] += threshold_gate(sample)
         gates["ztest"] += ztest_gate(sample)
         seed = seed_axis_gate(sample)

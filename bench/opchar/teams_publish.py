@@ -229,7 +229,9 @@ def closing_note(res: TeamResults) -> str:
          f"({pct(res.blocked(churn=0.10, drop=0.03))} not SHIP)."),
         "",
         (f"**NOT PROVEN.** At 10% churn with one run {pct(np10)} of harmless releases are NOT PROVEN ({pct(np17)} "
-         "at 17%): nothing shows them worse, and the data cannot show them no worse than the margin. That is the "
+         "at 17%): nothing shows them worse, and the data cannot show them no worse than the margin (or, for a "
+         "point or two of them, a critical category is down by more than the margin short of blocking: "
+         "`critical_doubt`). That is the "
          f"data, not a fault of the rule: on {CASES} cases with 10% of them changing, the 90% interval of the "
          f"difference is about +/-{100 * half:.1f} points wide, so a harmless release whose observed difference "
          f"lands below about {100 * below:.1f} points cannot be shown to be no worse than {100 * MARGIN:g} points. "

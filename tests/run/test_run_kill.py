@@ -19,8 +19,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CELLS, CONCURRENCY = 300, 4
 
 
-def _ok_cells(db: Path) -> set[tuple[str, str, int]]:
-    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
+def _ok_cells(db: Path, timeout: float = 30) -> set[tuple[str, str, int]]:
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=timeout)
     try:
         return set(connection.execute("SELECT release, case_id, run FROM cells WHERE status = 'ok'"))
     except sqlite3.OperationalError:
@@ -115,7 +115,9 @@ def test_an_interrupted_run_says_that_running_it_again_resumes(tmp_path):
     """Ctrl-C (SIGINT) mid-run: one line saying the committed cells are kept and the same command resumes, exit
     4 (holes remain, the store is valid), and the store intact."""
     cases = write_cases(tmp_path / "cases.csv", 200)
-    systems = [{"name": n, "kind": "fake", "seed": i, "latency_s": 0.01, "accuracy": 0.7}
+    # 200 calls of 50 ms per system, two at a time, take 5 s: room for the poll below to see the first commits
+    # and interrupt before the run ends on a loaded machine, where a 1-second run once finished first.
+    systems = [{"name": n, "kind": "fake", "seed": i, "latency_s": 0.05, "accuracy": 0.7}
                for i, n in enumerate(("r1", "r2"))]
     path = write_config(tmp_path / "run.toml", {"cases": cases.name, "store": "store", "max_concurrency": 2},
                         systems, {"kind": "exact"})
@@ -125,7 +127,8 @@ def test_an_interrupted_run_says_that_running_it_again_resumes(tmp_path):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         for _ in range(6000):  # polls until some cells are committed, not a timing assertion
-            if db.exists() and len(_ok_cells(db)) >= 20 or child.poll() is not None:
+            # A short busy timeout: a read that waits on the writer's lock polls again rather than blocking.
+            if db.exists() and len(_ok_cells(db, timeout=0.2)) >= 20 or child.poll() is not None:
                 break
             time.sleep(0.01)
         child.send_signal(signal.SIGINT)

@@ -14,10 +14,12 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bank-assistant"
 
 def test_the_lead_names_every_rule_that_gives_not_proven():
     names = [r.name for r in RULES if r.fires == Decision.NOT_PROVEN]
-    assert names == ["not_non_inferior", "judge_unreliable"]
+    assert names == ["not_non_inferior", "critical_doubt", "judge_unreliable"]
     lead = rules_lead(names)
-    assert "A rule that fires gives DON'T SHIP, except not_non_inferior and judge_unreliable, which give NOT PROVEN" \
-        in lead
+    assert ("A rule that fires gives DON'T SHIP, except not_non_inferior, critical_doubt and judge_unreliable, which "
+            "give NOT PROVEN") in lead
+    assert "except not_non_inferior and judge_unreliable, which give NOT PROVEN" in rules_lead(
+        ["not_non_inferior", "judge_unreliable"])
     assert rules_lead([]).startswith("Every rule of the policy") and "except" not in rules_lead([])
 
 

@@ -2,8 +2,9 @@
 
 A gate is any callable ``gate(sample) -> tuple of fired rule names`` (empty = SHIP). For each scenario of a
 grid the gate runs on ``reps`` seeded replications (``releasegate.plan.simulate.draw_releases``); each
-replication is DON'T SHIP when a rule that shows the candidate worse fires (every rule but
-``not_non_inferior``), NOT PROVEN when only ``not_non_inferior`` fires, SHIP otherwise (issue 34). The block
+replication is DON'T SHIP when a rule that shows the candidate worse fires, NOT PROVEN when only rules that
+cannot settle it fire (``not_non_inferior``, ``critical_doubt``, ``judge_unreliable``: the rule table's
+``fires``), SHIP otherwise. The block
 rate (DON'T SHIP or NOT PROVEN) is a false-block rate when the scenario changes nothing
 (``drop == critical_drop == 0``) and a detection rate otherwise. Every rate comes with its Monte Carlo
 standard error sqrt(r (1 - r) / reps).

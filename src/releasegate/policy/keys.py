@@ -190,6 +190,13 @@ class Policy:
     critical_weight: float = key(10.0, Number(low=0, open_low=True, high=1000), "weight added to each critical "
                                  "category's own test in the one error budget", flag=True,
                                  section="critical_rule-and-critical_weight")
+    # A critical category measured beyond the margin whose own test reaches this p without blocking (the budget
+    # reads it above alpha) is NOT PROVEN rather than SHIP: a loss too likely to call the category clear, too
+    # unlikely to block on.
+    # It spends nothing of the budget: DON'T SHIP on a harmless release stays at most alpha.
+    critical_doubt: float = key(0.10, Number(low=0, high=0.5), "a critical category measured beyond the margin "
+                                "whose own one-sided p is at or below this, short of blocking, is NOT PROVEN; "
+                                "`0` turns it off", flag=True)
     # NOT PROVEN (the data cannot show the candidate no worse, nothing shows it worse): "block" makes `check`
     # exit 3, "warn" lets it pass with exit 0 while the note still says NOT PROVEN (issue 34 item 1).
     not_proven: NotProvenMode = key("block", Choice(options=NOT_PROVEN_MODES, why="what a NOT PROVEN verdict does "

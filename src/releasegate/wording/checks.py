@@ -231,6 +231,39 @@ def told_apart(value: float, margin: float, binary: bool) -> tuple[str, str]:
 
 
 # --------------------------------------------------------------------------------------------------------
+# critical_doubt
+
+
+def critical_doubt(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
+    """"Fraud: 8 broken, 2 fixed, -12.0 points, beyond the margin of 5.0 points, one-sided exact McNemar
+    p = 0.055 <= critical_doubt 0.1, short of blocking: not shown clear"."""
+    level = f"critical_doubt {check.figures[0].alpha or 0:g}"
+    if not check.applies:
+        return ("off (critical_doubt = 0)" if not check.figures[0].alpha else
+                'not read: no critical category tested by critical_rule = "test"')
+    worse, better = ("broken", "fixed") if binary else ("worsened", "improved")
+    shown = [t for t in check.figures if t.fired] or [t for t in check.figures if t.worse]
+    if not shown:
+        return f"no {worse} case in {', '.join(t.subject for t in check.figures)}"
+
+    def size(x: float | None) -> str:
+        return f"{fmt.points(x)} points" if binary else fmt.signed(x)
+
+    def reading(t: Figure) -> str:
+        margin = (f"the margin of {size(-(t.limit or 0.0)).lstrip('+')}" if t.limit else "no change")
+        where = "beyond" if t.value is not None and t.value < (t.limit or 0.0) else "within"
+        test = f"one-sided {t.method} {fmt.p_is(t.p)}"
+        if t.fired:
+            return f"{size(t.value)}, beyond {margin}, {test} <= {level}, short of blocking: not shown clear"
+        if t.p is not None and t.p <= (t.alpha or 0.0) and where == "beyond":
+            return f"{size(t.value)}, {test}: blocks in the error budget (critical_broken)"
+        return f"{size(t.value)}, {where} {margin}, {test}" + (f", above {level}" if t.p is None or
+                                                                t.p > (t.alpha or 0.0) else "")
+
+    return "; ".join(f"{t.subject}: {t.worse} {worse}, {t.better} {better}, {reading(t)}" for t in shown)
+
+
+# --------------------------------------------------------------------------------------------------------
 # judge_unreliable
 
 
@@ -241,7 +274,8 @@ def judge(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
 def rules_lead(not_proven_rules: list[str]) -> str:
     """The rules table's lead: what a rule that fires gives (the RULES table's ``fires``), and which is the
     headline."""
-    names = " and ".join(not_proven_rules)
+    names = (" and ".join(not_proven_rules) if len(not_proven_rules) < 3 else
+             ", ".join(not_proven_rules[:-1]) + " and " + not_proven_rules[-1])
     exception = (f", except {names}, which give{'s' if len(not_proven_rules) == 1 else ''} NOT PROVEN (the data "
                  "show neither a regression nor that the candidate is no worse)") if not_proven_rules else ""
     return (f"Every rule of the policy, in order, for every candidate. A rule that fires gives DON'T SHIP{exception}; "

@@ -110,6 +110,18 @@ def _why_blocked(check: RuleCheck, cand: CandidateAnalysis, binary: bool, margin
         # Read corrected (gold labels), the interval narrows with the human's labels, not with cases.
         who = "the cases" if cand.judged is None else "the human's labels"
         return [f"{who} cannot show it is at most {size} worse than the baseline"]
+    if check.rule == "critical_doubt":
+        better = "fixed" if binary else "improved"
+
+        def down(x: float) -> str:
+            return f"{fmt.size_points(x)} points" if binary else fmt.number(x)
+
+        def beyond(f: Figure) -> str:
+            return f"more than the margin of {down(-f.limit)}" if f.limit else "a loss"
+
+        return [f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, against {f.better} {better}: "
+                f"{down(-(f.value or 0.0))} down, {beyond(f)}, at one-sided {fmt.p_is(f.p)}, too likely by chance to "
+                "block on and too unlikely to call the category clear" for f in fired]
     if check.rule == "judge_unreliable":
         return ["the LLM judge that graded the answers is not shown reliable on both releases (checked against "
                 "a human's labels), so its verdicts cannot settle the comparison"]
@@ -223,6 +235,13 @@ def next_step(p: PlainInput) -> str:
             and fired:
         return ("Next: have a human label more of the cases (the judge section says how many), or use a better "
                 "judge, then compare again.")
+    if p.decision == "not_proven" and "critical_doubt" in fired and "not_non_inferior" not in fired:
+        critical = case_ids(cand.broken_cases, critical_only=True)
+        shown = ", ".join(critical[:MAX_IDS]) + (f" and {len(critical) - MAX_IDS} more" if len(critical) > MAX_IDS
+                                                 else "")
+        read = f"read the critical cases it {'broke' if p.binary else 'lowered'} ({shown}), then " if critical else ""
+        return (f"Next: {read}compare again with more cases in the critical categories: those it has cannot tell a "
+                "real loss there from chance.")
     if p.decision == "not_proven" or (p.decision != "ship" and fired == {"not_non_inferior"}):
         return f"Next: {_settle(cand)}."  # too little evidence either way: more of it, not a fix
     broken, critical = case_ids(cand.broken_cases), case_ids(cand.broken_cases, critical_only=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from releasegate.decide.rules import category, critical, guardrail, judge, non_inferiority, overall
+from releasegate.decide.rules import category, critical, critical_doubt, guardrail, judge, non_inferiority, overall
 from releasegate.model import Analysis, CandidateAnalysis, Decision, Parameters, RuleCheck
 from releasegate.policy import Policy
 from releasegate.wording import checks as words
@@ -41,6 +41,8 @@ RULES: tuple[Rule, ...] = (
          ("guardrails", "prices")),
     Rule("not_non_inferior", "Cannot show it is no worse than the margin", non_inferiority.check,
          words.non_inferiority, ("margin", "alpha", "judge_correction"), Decision.NOT_PROVEN),
+    Rule("critical_doubt", "A critical category lost more than the margin, short of blocking", critical_doubt.check, words.critical_doubt,
+         ("critical", "critical_rule", "critical_doubt", "margin"), Decision.NOT_PROVEN),
     Rule("judge_unreliable", "The judge is not shown reliable on both releases", judge.check, words.judge,
          ("gold", "judge_min_youden", "judge_rate_tolerance", "judge_correction"), Decision.NOT_PROVEN),
 )

@@ -1,4 +1,4 @@
-"""Rule 6, judge_unreliable: the outcomes are an LLM judge's verdicts and a human labelled a sample of them (the
+"""Rule 7, judge_unreliable: the outcomes are an LLM judge's verdicts and a human labelled a sample of them (the
 gold labels, issue 35 item 4). The judge is not trusted when, on either release's outputs, the lower bound of
 its Youden J (TPR - FPR, the share of a real difference it passes on) is below ``judge_min_youden``, or when
 its TPR or FPR differs between the releases significantly (the interval of the difference excludes 0) and by
