@@ -1,8 +1,9 @@
 """Time every stage of `releasegate report FILE -o .json -o .md` inside one process, as the CLI runs them.
 
 Stages: imports (releasegate and pandas), load, validate, analyze, decide (with provenance), JSON, Markdown.
-For each: wall seconds, CPU seconds (user + system, all threads: pyarrow's readers use both cores) and the
-process's peak RSS so far (``ru_maxrss`` only grows, so a stage's figure is the peak up to its end). Prints one
+For each: wall seconds, CPU seconds (user + system, all threads: pyarrow's readers use both cores), the stage's
+own peak RSS (``peak_mib``: the kernel's high-water mark, reset at each stage's start through
+/proc/self/clear_refs) and the RSS left at its end (``rss_mib``: what the next stage starts from). Prints one
 JSON line.
 
     PYTHONPATH=src python bench/stages.py RESULTS.csv --baseline r1-live
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import time
 from pathlib import Path
@@ -27,16 +29,31 @@ class Stages:
         self.wall, self.cpu = START_WALL, START_CPU
         self.sys, self.faults = 0.0, 0
         self.out: dict[str, dict[str, float]] = {}
+        self.peak = 0.0
 
     def mark(self, name: str) -> None:
         wall, cpu = time.perf_counter(), time.process_time()
         usage = resource.getrusage(resource.RUSAGE_SELF)
-        peak_mib = usage.ru_maxrss / 1024  # kilobytes on Linux
+        peak_mib, rss_mib = stage_memory()
+        self.peak = max(self.peak, peak_mib)
         # Kernel time and page faults apart: fresh pages for new arrays cost kernel time, not user time.
         self.out[name] = {"wall_s": round(wall - self.wall, 3), "cpu_s": round(cpu - self.cpu, 3),
                           "sys_s": round(usage.ru_stime - self.sys, 3), "faults": usage.ru_minflt - self.faults,
-                          "peak_mib": round(peak_mib)}
+                          "peak_mib": round(peak_mib), "rss_mib": round(rss_mib)}
         self.wall, self.cpu, self.sys, self.faults = wall, cpu, usage.ru_stime, usage.ru_minflt
+
+
+def stage_memory() -> tuple[float, float]:
+    """The peak RSS since the last call and the RSS now, in MiB (Linux's /proc/self/status); writing 5 to
+    /proc/self/clear_refs resets the peak, so each stage's is its own. Where that is refused, the peak is the
+    process's so far."""
+    status = Path("/proc/self/status").read_text()
+    peak, now = (int(re.search(rf"{key}:\s+(\d+)", status).group(1)) / 1024 for key in ("VmHWM", "VmRSS"))
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+    return peak, now
 
 
 def main() -> None:
@@ -62,6 +79,7 @@ def main() -> None:
     from releasegate.decide import decide
     from releasegate.load import Source, load_results
     from releasegate.load.sources import default_title
+    from releasegate.load.tidy import release_arrow_memory
     from releasegate.decide.metrics import combine
     from releasegate.model import MetricSection, Provenance, Report
     from releasegate.policy import make_policy
@@ -74,7 +92,10 @@ def main() -> None:
     stages.mark("imports")
     import gc
 
-    gc.disable()  # as the report command does (releasegate.process.cyclic_gc_paused)
+    from releasegate.process import keep_freed_memory
+
+    keep_freed_memory()  # as the report command does (releasegate.process.cyclic_gc_paused)
+    gc.disable()
     policy = make_policy({}, baseline=args.baseline)
     sources = [Source(args.results)]
     loaded = load_results(sources, columns=policy.columns)
@@ -82,6 +103,7 @@ def main() -> None:
     data = validate(loaded.table, policy, loaded.metadata_columns)
     inputs = loaded.inputs
     del loaded  # as releasegate.pipeline.run_loaded does: the loaded text columns are not needed any more
+    release_arrow_memory()
     stages.mark("validate")
     analysis = analyze(data, policy)
     stages.mark("analyze")
@@ -105,7 +127,7 @@ def main() -> None:
         (args.out / "note.md").write_bytes(as_markdown)
     stages.out["total"] = {"wall_s": round(time.perf_counter() - START_WALL, 3),
                            "cpu_s": round(time.process_time() - START_CPU, 3),
-                           "peak_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                           "peak_mib": round(stages.peak),
                            "json_mb": round(len(as_json) / 1e6, 1), "ship": report.ship_all}
     print(json.dumps(stages.out))
 

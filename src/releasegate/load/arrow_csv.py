@@ -14,10 +14,9 @@ None and the caller reads it with pandas, whose refusals carry the messages user
 
 from __future__ import annotations
 
-import io
 import mmap
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import pandas as pd
 
@@ -53,7 +52,9 @@ def read_delimited(path: Path, sep: str, header: list[str], identity: list[str],
         return None
     if table.column_names != header:
         return None
-    return _frame(table, set(identity), na_words)
+    held = [table]  # handed over: _frame holds the table's only reference (see pandas_frame)
+    del table
+    return _frame(held, set(identity), na_words)
 
 
 # Blocks of the streaming reader: large enough that a block's types say the column's, small enough that two in
@@ -95,35 +96,17 @@ def _read_table(path: Path, parse: Any, options: Any, header: list[str], split: 
 
 def _stream(path: Path, start: int, stop: int, parse: Any, options: Any, header: list[str] | None) -> Any:
     """Bytes ``start`` to ``stop`` of the file as a table (``header``: the column names, for a part without the
-    header row)."""
+    header row). The bytes go from the file to Arrow's buffers without passing through Python: read through a
+    Python file object, each 16 MiB block was a Python bytes object first, and the heap they left behind was
+    about 0.45 GiB of the reading's peak at 10^7 rows."""
     import pyarrow as pa
     import pyarrow.csv as csv
 
     read = csv.ReadOptions(block_size=BLOCK, use_threads=False, column_names=header or None)
-    with open(path, "rb") as handle:
-        handle.seek(start)
-        stream = pa.PythonFile(_Range(handle, stop - start), mode="r")
+    with pa.OSFile(str(path)) as handle:
+        stream = handle.get_stream(start, stop - start)
         reader = csv.open_csv(stream, read_options=read, parse_options=parse, convert_options=options)
         return reader.read_all()
-
-
-class _Range(io.RawIOBase):
-    """The next ``length`` bytes of an open file, as a file of its own."""
-
-    def __init__(self, handle: BinaryIO, length: int) -> None:
-        super().__init__()
-        self._handle, self._left = handle, length
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        want = min(len(buffer), self._left)
-        if want <= 0:
-            return 0
-        got = self._handle.readinto(memoryview(buffer)[:want])
-        self._left -= got
-        return got
 
 
 def _middle_line_end(path: Path, size: int) -> int | None:
@@ -169,12 +152,14 @@ def _retyped(path: Path, table: Any, parse: Any, options: Any) -> Any:
     return table
 
 
-def _frame(table: Any, identity: set[str], na_words: list[str]) -> pd.DataFrame:
-    """The Arrow table as pandas' frame: the empty identity value missing, the missing-value words missing in
-    other text columns (pyarrow leaves text as written when told to keep strings)."""
+def _frame(held: list[Any], identity: set[str], na_words: list[str]) -> pd.DataFrame:
+    """The Arrow table (the one item of ``held``, taken from it) as pandas' frame: the empty identity value
+    missing, the missing-value words missing in other text columns (pyarrow leaves text as written when told to
+    keep strings)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    table = held.pop()
     words = pa.array(na_words, pa.string())
     for i, field in enumerate(table.schema):
         column = table.column(i)
@@ -188,9 +173,37 @@ def _frame(table: Any, identity: set[str], na_words: list[str]) -> pd.DataFrame:
             continue
         if pc.any(missing).as_py():
             table = table.set_column(i, field.name, pc.if_else(missing, pa.scalar(None, field.type), column))
-    frame = table.to_pandas(split_blocks=True, self_destruct=True)
+    held.append(table)
+    table = column = None  # the list holds the only reference now
+    frame = pandas_frame(held)
     for name in identity:
         if name in frame.columns and isinstance(frame[name].dtype, pd.CategoricalDtype):
             if (frame[name].cat.categories == "").any():
                 frame[name] = frame[name].cat.remove_categories([""])
     return frame
+
+
+def pandas_frame(held: list[Any]) -> pd.DataFrame:
+    """The Arrow table in ``held`` (taken from the list, so that nothing else refers to it and each converted
+    column is freed: a caller's variable naming the table would keep every column alive) as pandas' frame, one
+    column at a time, each column's Arrow memory handed back to the system as soon as it is converted. Arrow's
+    pool (mimalloc) keeps what is freed for its next allocations, and the conversion allocates new arrays for
+    every column read in blocks: converted at once, the table and its copy were both resident (1.9 GiB at 10^7
+    rows for a 0.93 GiB frame). A table carrying pandas' own metadata (an index, column levels) is converted
+    whole, as pandas wrote it."""
+    import pyarrow as pa
+
+    pool = pa.default_memory_pool()
+    table = held.pop()
+    if table.schema.pandas_metadata is not None or table.num_columns < 2:
+        frame = table.to_pandas(split_blocks=True, self_destruct=True)
+        pool.release_unused()
+        return frame
+    parts = []
+    while table.num_columns:
+        # The column taken out of the table first, so that the conversion holds its only reference and frees it.
+        one, table = table.select([0]), table.remove_column(0)
+        parts.append(one.to_pandas(split_blocks=True, self_destruct=True))
+        del one
+        pool.release_unused()
+    return pd.concat(parts, axis=1)

@@ -220,7 +220,7 @@ def _read_parquet(path: Path) -> pd.DataFrame:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from releasegate.load.arrow_csv import DICTIONARY_COLUMNS
+    from releasegate.load.arrow_csv import DICTIONARY_COLUMNS, pandas_frame
 
     # release, category and cluster dictionary-encoded as they are read (as CSV's are, load/arrow_csv.py): a
     # categorical for validation, never a string per row.
@@ -230,7 +230,18 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         return pd.read_parquet(path)  # a file that is not Parquet: pandas' reading, whose message users see
     text = [f.name for f in schema if f.name.strip() in DICTIONARY_COLUMNS
             and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
-    return pq.read_table(path, read_dictionary=text).to_pandas(split_blocks=True, self_destruct=True)
+    return pandas_frame([pq.read_table(path, read_dictionary=text)])
+
+
+def release_arrow_memory() -> None:
+    """Hand the memory Arrow's pool keeps after frees back to the system, when pyarrow is in use (never imported
+    for this alone): its allocator keeps freed pages for its next allocations, which a run that has read its
+    table makes no more."""
+    import sys
+
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
 
 
 def as_text(series: pd.Series) -> pd.Series:

@@ -26,8 +26,8 @@ class Codes:
 
 
 def encode(series: pd.Series) -> Codes:
-    if isinstance(series.dtype, pd.CategoricalDtype):  # already codes: nothing to hash
-        return Codes(series.cat.codes.to_numpy().astype(np.int64), len(series.cat.categories))
+    if isinstance(series.dtype, pd.CategoricalDtype):  # already codes: nothing to hash, nothing copied
+        return Codes(series.cat.codes.to_numpy(), len(series.cat.categories))
     codes, uniques = pd.factorize(series, sort=False, use_na_sentinel=True)
     return Codes(codes.astype(np.int64, copy=False), len(uniques))
 
@@ -38,16 +38,20 @@ def combined(*columns: Codes) -> Codes:
     Mixed-radix: key = ((c0 * n1) + c1) * n2 + c2 ...; refactorized when the product would not fit in 62 bits.
     """
     key = np.zeros(columns[0].codes.shape[0], dtype=np.int64)
-    missing = np.zeros(key.shape[0], dtype=bool)
+    missing = None
     size = 1
     for column in columns:
         if size * max(column.n, 1) >= 2 ** 62:
             key, uniques = pd.factorize(key)
             size = len(uniques)
-        key = key * max(column.n, 1) + column.codes
-        missing |= column.codes < 0
+        # In place: each step's temporaries were new arrays of 8 bytes a row.
+        key *= max(column.n, 1)
+        key += column.codes
+        if column.codes.size and column.codes.min() < 0:
+            missing = column.codes < 0 if missing is None else missing | (column.codes < 0)
         size *= max(column.n, 1)
-    key[missing] = -1
+    if missing is not None:
+        key[missing] = -1
     if size > 4 * key.shape[0] + 1024:  # keep bincount's table about as large as the rows
         compact, uniques = pd.factorize(key)
         return Codes(compact.astype(np.int64, copy=False), len(uniques))
@@ -56,12 +60,29 @@ def combined(*columns: Codes) -> Codes:
 
 def counts(column: Codes) -> np.ndarray:
     """How many rows hold each code (missing values not counted)."""
-    present = column.codes[column.codes >= 0]
+    codes = column.codes
+    present = codes[codes >= 0] if codes.size and codes.min() < 0 else codes  # copied only when some are missing
     return np.bincount(present, minlength=column.n)
 
 
 def has_duplicates(key: Codes) -> bool:
     return bool(column_max(counts(key)) > 1)
+
+
+def has_duplicate_keys(*columns: Codes) -> bool:
+    """Whether two rows hold the same key (the tuple of the columns' codes; a key with a part missing is no
+    key). The first column is a release: its rows are looked at one release at a time, so that the count table
+    is as long as the rest's codes, not releases x the rest's (at 10^7 cases x 2 releases the combined key and
+    its counts were 0.3 GiB at once)."""
+    first, rest = columns[0], columns[1:]
+    if not rest or first.n > 64 or (first.codes.size and first.codes.min() < 0):
+        return has_duplicates(combined(*columns))
+    for code in range(first.n):
+        rows = first.codes == code
+        parts = [column.take(rows) for column in rest]
+        if has_duplicates(parts[0] if len(parts) == 1 else combined(*parts)):
+            return True
+    return False
 
 
 def column_max(values: np.ndarray) -> int:
@@ -70,8 +91,9 @@ def column_max(values: np.ndarray) -> int:
 
 def varies_within(groups: Codes, values: Codes) -> bool:
     """Whether any group holds two different values (a missing value counts as a value of its own)."""
-    known = groups.codes >= 0
-    groups, values = groups.take(known), values.take(known)
+    if groups.codes.size and groups.codes.min() < 0:  # copied only when some are missing
+        known = groups.codes >= 0
+        groups, values = groups.take(known), values.take(known)
     if groups.codes.size == 0:
         return False
     # One of each group's values (whichever row numpy writes last), then one comparison per row: a group
@@ -83,8 +105,14 @@ def varies_within(groups: Codes, values: Codes) -> bool:
 
 
 def present(groups: Codes, mask: np.ndarray) -> np.ndarray:
-    """Which codes occur among the rows selected by ``mask``."""
-    return counts(groups.take(mask)) > 0
+    """Which codes occur among the rows selected by ``mask`` (marked, not counted: a count table is 8 bytes a
+    code, the marks 1)."""
+    chosen = groups.codes[mask]
+    if chosen.size and chosen.min() < 0:
+        chosen = chosen[chosen >= 0]
+    out = np.zeros(groups.n, dtype=bool)
+    out[chosen] = True
+    return out
 
 
 def as_categories(table: pd.DataFrame, columns: tuple[str, ...],
@@ -150,21 +178,24 @@ def _repeated_block_codes(series: pd.Series, blocks: list[tuple[int, int]] | Non
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    # The chunks as read, when the column has several (combining them copied every string: 0.3 GB at 10^7
+    # rows); slices, comparisons and sorts work across chunks.
     values = pa.array(series.array)
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
     if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
         return None
     start, stop = blocks[0]
     first = values.slice(start, stop - start)
     if first.null_count or not all(values.slice(a, b - a).equals(first) for a, b in blocks[1:]):
         return None
-    order = pc.array_sort_indices(first).to_numpy(zero_copy_only=False).astype(np.int64)
-    ordered = first.take(order)
+    sorting = pc.array_sort_indices(first)
+    ordered = first.take(sorting)
+    order = sorting.to_numpy(zero_copy_only=False)  # unsigned positions, used as they are (no copy)
     if len(ordered) > 1 and not pc.all(pc.less(ordered.slice(0, len(ordered) - 1), ordered.slice(1))).as_py():
         return None  # a value given twice in a block: the general way (validate then names the duplicate)
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order), dtype=np.int64)
+    # 32-bit codes while they fit (a categorical's own width for up to 2^31 categories): half the memory.
+    width = np.int32 if len(order) < 2 ** 31 else np.int64
+    rank = np.empty(len(order), dtype=width)
+    rank[order] = np.arange(len(order), dtype=width)
     return np.tile(rank, len(blocks)), pd.Index(pd.array(ordered, dtype=dtype))
 
 

@@ -92,7 +92,7 @@ def parse_score(series: pd.Series, bound: float = MAX_MAGNITUDE) -> pd.Series:
     if len(infinite):
         raise BadValueError(f"{name!r} must be finite; found {len(infinite)} infinite value(s), e.g. "
                          f"{examples(infinite.unique())}")
-    huge = numbers[numbers.abs() > bound]
+    huge = numbers[(numbers > bound) | (numbers < -bound)]  # no copy of the column's magnitudes
     if len(huge):
         raise BadValueError(f"{name!r} values must lie within +-{bound:g} (larger ones overflow the "
                          f"statistics); found {len(huge)}, e.g. {examples(huge.unique())}: rescale them")

@@ -113,7 +113,7 @@ def _check_keys(table: pd.DataFrame, has_runs: bool, codes: dict[str, keycodes.C
         shown = ", ".join(f"{n} in {r!r}" for r, n in list(per.items())[:5]) + (", ..." if len(per) > 5 else "")
         raise BadValueError(f"{int(blank.sum())} row(s) have a blank case_id ({shown})")
     keys = ["release", "case_id"] + (["run"] if has_runs else [])
-    if not keycodes.has_duplicates(keycodes.combined(*(codes[k] for k in keys))):
+    if not keycodes.has_duplicate_keys(*(codes[k] for k in keys)):
         return
     dup = table.duplicated(subset=keys, keep=False)
     if dup.any():
@@ -244,7 +244,10 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         runs_per_case = keycodes.column_max(keycodes.counts(keycodes.combined(codes["release"], codes["case_id"])))
     cost_columns = _parse_costs(table)
     errored = None if errored is None else errored.reindex(table.index, fill_value=False).to_numpy(bool)
+    source = outcome_column(table.columns, policy)
+    # The outcome column as read leaves the table: every later stage reads the float outcome (8 bytes a row).
     table = table.reset_index(drop=True)
+    del table[source]  # deleted, not dropped: drop copied the other columns of its block
     keycodes.as_categories(table, ("category", "cluster"))
     metadata_columns = tuple(c for c in metadata_columns if c in table.columns)
     return ValidatedResults(
@@ -260,7 +263,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         cost_columns=cost_columns,
         notes=tuple(notes),
         errors=None if errored is None else table.loc[errored, ["release", "case_id", "error"]].astype(str),
-        outcome_column=outcome_column(table.columns, policy),
+        outcome_column=source,
         per_release_columns=per_release_columns(table, metadata_columns),
         not_judged=not_judged,
         pairings=pairings,
@@ -348,13 +351,18 @@ def _check_groups(table: pd.DataFrame, policy: Policy, cases: keycodes.Codes,
 
 
 def _parse_costs(table: pd.DataFrame) -> tuple[str, ...]:
-    """The cost columns that hold a value, each parsed to numbers in place."""
+    """The cost columns that hold a value, each parsed to numbers in place (a column read as numbers is checked
+    and kept as read: the cost section takes its figures as floats, analyze/costs.per_case)."""
     cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
     for column in cost_columns:
+        if table[column].dtype.kind in "iu":
+            continue  # whole numbers, none missing, all within every bound: nothing to parse or to copy
         # Costs and tokens beyond the range are left to the guardrails ("could not be measured"); a latency of
         # 1e308 ms is no latency, and would show as "inf" in every report.
         bound = MAX_MAGNITUDE if column == "latency_ms" else math.inf
-        table[column] = parse_score(table[column].rename(column), bound).to_numpy()
+        parsed = parse_score(table[column].rename(column), bound)
+        if table[column].dtype != np.float64:  # numbers already are kept as they are (a column costs 8 B a row)
+            table[column] = parsed.to_numpy()
     return cost_columns
 
 
