@@ -158,7 +158,7 @@ def _category_slices(codes: np.ndarray, n_categories: int) -> list[np.ndarray]:
     return [order[bounds[k]:bounds[k + 1]] for k in range(n_categories)]
 
 
-def _category_codes(column: pd.Series) -> tuple[np.ndarray, Sequence[object]]:
+def _category_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
     """The categories present, sorted, and each case's position among them (``pd.factorize(sort=True)``'s
     answer). From the validated categorical's own codes when its categories are sorted: factorizing them again
     made three 64-bit arrays of every case (0.24 GiB at 10^7 cases), at the analysis's peak."""

@@ -57,17 +57,17 @@ class ChangeByCase(Mapping[str, float]):
     HTML note's case explorer looks a case up. The table from id to position is built at the first lookup.
     """
 
-    __slots__ = ("case_ids", "values", "_at")
+    __slots__ = ("case_ids", "changes", "_at")
 
-    def __init__(self, case_ids: Sequence[str], values: Sequence[float]) -> None:
+    def __init__(self, case_ids: Sequence[str], changes: Sequence[float]) -> None:
         self.case_ids = case_ids  # each id once
-        self.values = values
+        self.changes = changes  # in the ids' order
         self._at: dict[str, int] | None = None
 
     def __getitem__(self, case_id: str) -> float:
         if self._at is None:
             self._at = {name: i for i, name in enumerate(self.case_ids)}
-        return float(self.values[self._at[case_id]])
+        return float(self.changes[self._at[case_id]])
 
     def __len__(self) -> int:
         return len(self.case_ids)
