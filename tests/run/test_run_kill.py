@@ -123,8 +123,11 @@ def test_an_interrupted_run_says_that_running_it_again_resumes(tmp_path):
                         systems, {"kind": "exact"})
     db = tmp_path / "store" / "releasegate-run.sqlite"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    # An ignored SIGINT is inherited across exec, and something earlier in a test worker can leave the worker
+    # ignoring it (the whole suite did, at random): the child starts with the default, as from a terminal.
     child = subprocess.Popen([sys.executable, "-m", "releasegate.cli", "run", str(path)], env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         for _ in range(6000):  # polls until some cells are committed, not a timing assertion
             # A short busy timeout: a read that waits on the writer's lock polls again rather than blocking.
@@ -135,7 +138,7 @@ def test_an_interrupted_run_says_that_running_it_again_resumes(tmp_path):
         _, stderr = child.communicate(timeout=60)
     finally:
         child.kill()
-    assert child.returncode == 4, stderr
+    assert child.returncode == 4, (stderr, signal.getsignal(signal.SIGINT))
     assert "interrupted: the cells already committed are kept in the store" in stderr
     assert "run the same command again to resume" in stderr and "Traceback" not in stderr
     with Store(tmp_path / "store") as store:
