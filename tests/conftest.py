@@ -15,6 +15,10 @@ from releasegate.demo import example_files
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
 EPOCH = "1796000000"  # SOURCE_DATE_EPOCH of every test: reports are reproducible
+# No compiled templates kept in the user's cache by the suite (a test writes only below its tmp_path); the
+# cache's own tests (tests/render/test_template_cache.py) name a directory of theirs. Set here, before any
+# environment is made, so the commands the tests start as subprocesses inherit it.
+os.environ["RELEASEGATE_TEMPLATE_CACHE"] = "0"
 
 
 def stat_vectors() -> dict:

@@ -20,7 +20,7 @@ import pandas as pd
 from releasegate.analyze.case_view import error_column, errored_mask
 from releasegate.analyze.costs import per_case
 from releasegate.analyze.pairing import case_changes
-from releasegate.model import CaseChange, CaseDetails
+from releasegate.model import CaseChange, CaseDetails, ChangeByCase
 from releasegate.model.cases import UNCHANGED_LISTED_UP_TO
 from releasegate.policy import Policy
 from releasegate.validate import ValidatedResults
@@ -75,19 +75,21 @@ def _changes_by_case(data: ValidatedResults, candidate: str, policy: Policy,
             continue
         change = cand[column].to_numpy(np.float64)[at_cand] - base[column].to_numpy(np.float64)[at_base]
         known = ~np.isnan(change)
-        out.append(dict(zip(np.asarray(names, dtype=object)[known].tolist(), change[known].tolist())))
+        # As columns, not a dict: only the HTML explorer looks a case up (model/cases.py ChangeByCase).
+        out.append(ChangeByCase(names[known], change[known]))
     return out[0], out[1]
 
 
-def _shared(base: pd.Index, cand: pd.Index) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """The case ids on both sides and their positions in each. On the case-id codes when both are the validated
-    categorical (aligning the labels would build a hash of every case id of the suite: 54 MiB at 10^6)."""
+def _shared(base: pd.Index, cand: pd.Index) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The case ids on both sides (an array of str) and their positions in each. On the case-id codes when both
+    are the validated categorical (aligning the labels would build a hash of every case id of the suite: 54 MiB
+    at 10^6)."""
     if isinstance(base, pd.CategoricalIndex) and isinstance(cand, pd.CategoricalIndex) \
             and base.categories is cand.categories:
         codes, at_base, at_cand = np.intersect1d(np.asarray(base.codes), np.asarray(cand.codes), assume_unique=True,
                                                  return_indices=True)
-        return base.categories.take(codes).astype(str).tolist(), at_base, at_cand
+        return np.asarray(base.categories.take(codes).astype(str), dtype=object), at_base, at_cand
     labels, at_base, at_cand = np.intersect1d(np.asarray(base.astype(str), dtype=object),
                                               np.asarray(cand.astype(str), dtype=object), assume_unique=True,
                                               return_indices=True)
-    return labels.tolist(), at_base, at_cand
+    return labels, at_base, at_cand

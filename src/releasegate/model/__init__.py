@@ -7,7 +7,7 @@ metric gated, one verdict per candidate). Orientation everywhere: difference = c
 baseline; broke = baseline pass and candidate fail; fixed = the reverse.
 """
 
-from releasegate.model.cases import CaseChange, CaseDetails, CaseListing, case_ids
+from releasegate.model.cases import CaseChange, CaseDetails, CaseListing, ChangeByCase, case_ids
 from releasegate.model.checks import Figure, RuleCheck
 from releasegate.model.churn import ChurnGroup, ChurnSection, FragileComparison
 from releasegate.model.core import (
@@ -55,6 +55,7 @@ __all__ = [
     "CandidateVerdict",
     "CaseChange",
     "CaseDetails",
+    "ChangeByCase",
     "CaseListing",
     "case_ids",
     "CaseView",

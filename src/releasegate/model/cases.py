@@ -49,6 +49,36 @@ class CaseDetails:
     cost_change: Mapping[str, float]
 
 
+class ChangeByCase(Mapping[str, float]):
+    """A figure per case id held as two columns (the ids, the values), looked up by id.
+
+    A 10,000,000-case comparison lists 570,000 changed cases; as a dict of their latency and cost changes that is
+    two hash tables and 1.1 million float objects (about 0.1 GiB) kept to the end of the command, while only the
+    HTML note's case explorer looks a case up. The table from id to position is built at the first lookup.
+    """
+
+    __slots__ = ("case_ids", "changes", "_at")
+
+    def __init__(self, case_ids: Sequence[str], changes: Sequence[float]) -> None:
+        self.case_ids = case_ids  # each id once
+        self.changes = changes  # in the ids' order
+        self._at: dict[str, int] | None = None
+
+    def __getitem__(self, case_id: str) -> float:
+        if self._at is None:
+            self._at = {name: i for i, name in enumerate(self.case_ids)}
+        return float(self.changes[self._at[case_id]])
+
+    def __len__(self) -> int:
+        return len(self.case_ids)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.case_ids)
+
+    def __repr__(self) -> str:
+        return f"ChangeByCase({len(self)} cases)"
+
+
 class CaseListing(Sequence[CaseChange]):
     """Cases in their listed order, held as columns: a :class:`CaseChange` is made only for a case that is read.
 

@@ -11,6 +11,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup, escape
 
 from releasegate import fmt
+from releasegate.render.template_cache import template_cache
 from releasegate.text import visible
 
 ELLIPSIS = "…"
@@ -174,4 +175,6 @@ def environment(kind: str) -> Environment:
                           finalize=_finalize_html, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(FILTERS)
     env.filters["raw"] = MdRaw
+    # Compiled templates kept between commands (render/template_cache.py): set last, as it hashes the above.
+    env.bytecode_cache = template_cache(env, kind)
     return env
