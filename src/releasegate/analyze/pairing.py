@@ -39,8 +39,7 @@ def case_table(data: ValidatedResults, release: str) -> pd.DataFrame:
     # Only the columns a case table holds: taking every column of a million rows costs more than the table.
     columns = ["case_id", "outcome", *attributes, *data.metadata_columns]
     chosen = release_rows(data.table, release)
-    rows = (data.table.iloc[chosen, data.table.columns.get_indexer(columns)] if isinstance(chosen, slice)
-            else data.table.loc[chosen, columns])
+    rows = data.table.iloc[chosen][columns] if isinstance(chosen, slice) else data.table.loc[chosen, columns]
     if data.has_runs:
         grouped = rows.groupby("case_id", sort=False)
         frame = grouped["outcome"].mean().to_frame()
