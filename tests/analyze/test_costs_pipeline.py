@@ -500,3 +500,31 @@ def test_bin_counts_are_numpys_histogram(values, edges) -> None:
 
     values, edges = np.array(values, dtype=float), np.array(edges)
     assert bin_counts(values, edges).tolist() == np.histogram(values, bins=edges)[0].tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(-5, 3000), st.floats(-5, 3000), st.booleans()), min_size=2, max_size=30),
+       st.booleans())
+def test_paired_latency_summaries_are_the_pairs_own(rows, shuffle) -> None:
+    """The candidate's paired latency summaries are taken from the releases' own summaries only when that is the
+    same answer (every case on both sides, in the same order, no latency left out); otherwise they are the
+    valid pairs' own, as computed from the pairs."""
+    from releasegate.analyze.costs import compare_costs
+    from releasegate.stats.costs import ResampleDraws, latency_summary
+
+    ids = [f"c{i:02d}" for i in range(len(rows))]
+    base = pd.DataFrame({"latency": [b for b, _, _ in rows]}, index=pd.Index(ids, name="case_id"))
+    cand_ids = ids[::-1] if shuffle else ids
+    cand = pd.DataFrame({"latency": [c for _, c, _ in rows]}, index=pd.Index(cand_ids, name="case_id"))
+    for frame in (base, cand):  # invalid latencies are NaN in the per-case table, as per_case leaves them
+        bad = ~(np.isfinite(frame["latency"]) & (frame["latency"] > 0))
+        frame.loc[bad, "latency"] = np.nan
+    policy = make_policy({}, baseline="b")
+    own = (latency_summary(base["latency"].to_numpy()), latency_summary(cand["latency"].to_numpy()))
+    given_ = compare_costs("c", "b", base, cand, policy, ResampleDraws(policy.n_resamples, policy.seed), own)
+    computed = compare_costs("c", "b", base, cand, policy, ResampleDraws(policy.n_resamples, policy.seed))
+    for got, expected in ((given_.baseline_latency, computed.baseline_latency),
+                          (given_.candidate_latency, computed.candidate_latency)):
+        assert got.n == expected.n and got.excluded == expected.excluded
+        for a, b in ((got.mean, expected.mean), (got.p50, expected.p50), (got.p95, expected.p95)):
+            assert (math.isnan(a) and math.isnan(b)) or a == b

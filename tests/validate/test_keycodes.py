@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -152,3 +153,22 @@ def test_repeated_blocks_take_the_shortcut_only_when_it_is_the_same_answer():
     assert shortcut(["a", "a", "a", "a"], [(0, 2), (2, 4)]) is None  # a case twice in a release
     assert shortcut(["a", "b", "b", "a"], [(0, 2), (2, 4)]) is None  # another order
     assert shortcut(["a", None, "a", None], [(0, 2), (2, 4)]) is None  # a missing case id
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.text(alphabet=st.sampled_from(["a", "B", "0", "1", " ", "é", "Z", "ä", "\U0001f600"]), max_size=4),
+               min_size=1, max_size=12), st.integers(2, 3), st.booleans())
+def test_blocks_already_in_order_are_ranked_without_a_sort(values, releases, swap):
+    """Cases written in their sorted order (code-point order, as UTF-8 bytes compare) are ranked by position;
+    one pair out of order takes the sort. Either way the answer is pandas' own."""
+    ordered = sorted(values)
+    if swap and len(ordered) > 1:
+        ordered[0], ordered[-1] = ordered[-1], ordered[0]
+    series = pd.Series(ordered * releases, dtype="str")
+    blocks = [(i * len(ordered), (i + 1) * len(ordered)) for i in range(releases)]
+    assert keycodes._strictly_increasing(pa.array(ordered, pa.string())) == (not swap or len(ordered) == 1)
+    expected_codes, expected_uniques = pd.factorize(series, sort=True, use_na_sentinel=True)
+    codes, uniques = keycodes._repeated_block_codes(series, blocks)
+    assert codes.tolist() == expected_codes.tolist()
+    assert pd.Index(uniques).equals(pd.Index(expected_uniques))
+    assert pd.Index(uniques).dtype == pd.Index(expected_uniques).dtype

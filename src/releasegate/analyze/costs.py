@@ -24,12 +24,13 @@ import numpy as np
 import pandas as pd
 
 from releasegate.analyze.guardrail_level import rule_confidence
-from releasegate.analyze.pairing import join_cases, join_positions
+from releasegate.analyze.pairing import every_row, join_cases, join_positions, release_rows
 from releasegate.errors import InputError
 from releasegate.model import CostComparison, CostTable, ReleaseCosts
 from releasegate.model.costs import LARGE_WORK
 from releasegate.policy import Policy
 from releasegate.stats.costs import (
+    LatencySummary,
     RatioResult,
     ResampleDraws,
     geometric_mean_ratio,
@@ -77,7 +78,9 @@ def per_case(data: ValidatedResults, release: str, policy: Policy) -> tuple[pd.D
     # Each column read is taken once for the release's rows, as numbers, and worked on in place: building a
     # frame of the rows first and then the figures from it held three copies of every column (0.7 GiB of the
     # 10^7-row analysis's peak).
-    chosen = (table["release"] == release).to_numpy(bool)
+    # A release written as one block of rows is a slice: its float columns are then the table's own (no copy), and
+    # are never written to below.
+    chosen = release_rows(table, release)
     rows = {c: np.asarray(table[c].to_numpy()[chosen], dtype=np.float64) for c in columns}
     values: dict[str, np.ndarray] = {}
     invalid = 0
@@ -85,8 +88,7 @@ def per_case(data: ValidatedResults, release: str, policy: Policy) -> tuple[pd.D
         latency = rows["latency_ms"]
         bad = ~(np.isfinite(latency) & (latency > 0))
         invalid = int(bad.sum())
-        latency[bad] = np.nan
-        values["latency"] = latency
+        values["latency"] = np.where(bad, np.nan, latency) if invalid else latency
     tokens = [c for c in TOKEN_COLUMNS if c in columns]
     for column in tokens:
         values[column] = rows[column]
@@ -96,7 +98,7 @@ def per_case(data: ValidatedResults, release: str, policy: Policy) -> tuple[pd.D
         for column in tokens[1:]:
             total += values[column]
         values["tokens"] = total
-    cost = _row_costs(pd.DataFrame(rows, index=pd.RangeIndex(int(chosen.sum())), copy=False), release, columns,
+    cost = _row_costs(pd.DataFrame(rows, index=pd.RangeIndex(_count(chosen)), copy=False), release, columns,
                       policy)
     if cost is not None:
         values["cost"] = cost.to_numpy(np.float64)
@@ -114,6 +116,10 @@ def per_case(data: ValidatedResults, release: str, policy: Policy) -> tuple[pd.D
     return out, invalid
 
 
+def _count(rows: slice | np.ndarray) -> int:
+    return rows.stop - rows.start if isinstance(rows, slice) else int(np.count_nonzero(rows))
+
+
 def _same_cases(base: pd.Index, cand: pd.Index) -> tuple[np.ndarray, np.ndarray] | None:
     """Both releases' per-case tables (sorted by case, each case once) hold the same cases: every row pairs with
     the row at its own position; None otherwise, or when the indexes are not the validated case ids."""
@@ -122,11 +128,6 @@ def _same_cases(base: pd.Index, cand: pd.Index) -> tuple[np.ndarray, np.ndarray]
         every = np.arange(len(base))
         return every, every
     return None
-
-
-def _is_range(positions: np.ndarray) -> bool:
-    return bool(positions.size == 0 or (positions[0] == 0 and positions[-1] == positions.size - 1
-                                        and np.all(positions[1:] > positions[:-1])))
 
 
 def _increasing(index: pd.Index) -> bool:
@@ -256,9 +257,11 @@ def _paired_mean(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
 
 
 def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.DataFrame, policy: Policy,
-                  draws: ResampleDraws) -> CostComparison:
+                  draws: ResampleDraws,
+                  summaries: tuple[LatencySummary | None, LatencySummary | None] = (None, None)) -> CostComparison:
     """The paired ratios of one candidate against the baseline, with intervals; ``draws`` is the analysis'
-    shared bootstrap stream."""
+    shared bootstrap stream; ``summaries`` each release's own latency summary (ReleaseCosts.latency), which is
+    the paired one when every case pairs and no latency is left out."""
     positions = _same_cases(base.index, cand.index) or join_positions(base.index, cand.index)
     if positions is None:  # case ids not as validation leaves them: pandas' join
         joined = join_cases(base.add_suffix("_b"), cand.add_suffix("_c"))
@@ -267,7 +270,7 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
         positions = (np.arange(len(joined)), np.arange(len(joined)))
     at_base, at_cand = positions
     # Every case on both sides in the same order (the common case): the columns themselves, no copy.
-    aligned = at_base.size == len(base) == len(cand) and _is_range(at_base) and _is_range(at_cand)
+    aligned = len(base) == len(cand) and every_row(at_base, len(base)) and every_row(at_cand, len(cand))
 
     def arrays(column: str) -> tuple[np.ndarray, np.ndarray] | None:
         """One figure's paired columns, taken only when it is compared (each pair 16 bytes a case)."""
@@ -281,8 +284,12 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
     if latency is not None:
         gm = geometric_mean_ratio(*latency, rule_confidence(policy))
         p95 = _p95_ratio(*latency, policy, draws)
-        valid = _valid_latency_pairs(*latency)
-        base_lat, cand_lat = latency_summary(valid[0]), latency_summary(valid[1])
+        whole = aligned and all(s is not None and s.excluded == 0 and s.n == len(base) for s in summaries)
+        if whole:  # every pair valid: the paired summaries are the releases' own (two selections saved)
+            base_lat, cand_lat = summaries
+        else:
+            valid = _valid_latency_pairs(*latency)
+            base_lat, cand_lat = latency_summary(valid[0]), latency_summary(valid[1])
     tokens_ratio = cost_ratio = None
     tokens_means = cost_means = (math.nan, math.nan)
     tokens = arrays("tokens")
@@ -331,7 +338,9 @@ def cost_sections(data: ValidatedResults, policy: Policy) -> tuple[CostTable, di
     source = "cost column" if has_cost_column else "prices"
     rows = [release_costs(r, frames[r], invalid[r], edges, policy, source, tokens[r]) for r in data.releases]
     draws = ResampleDraws(policy.n_resamples, policy.seed)
-    comparisons = {c: compare_costs(c, data.baseline, frames[data.baseline], frames[c], policy, draws)
+    latency = {r.name: r.latency for r in rows}
+    comparisons = {c: compare_costs(c, data.baseline, frames[data.baseline], frames[c], policy, draws,
+                                    (latency[data.baseline], latency[c]))
                    for c in data.candidates}
     methods = {r.method for k in comparisons.values() for r in (k.latency_p95_ratio, k.tokens_ratio, k.cost_ratio)
                if r is not None}

@@ -22,12 +22,24 @@ MAX_METADATA_COLUMNS = 8
 _RELATIVE_TOLERANCE = 1e-12
 
 
+def release_rows(table: pd.DataFrame, release: str) -> slice | np.ndarray:
+    """The rows of one release: a slice when they are one contiguous block (a file written release after
+    release, the common layout), which takes no copy of a column, else the mask of its rows."""
+    mask = (table["release"] == release).to_numpy(bool)
+    first = int(mask.argmax()) if mask.size else 0
+    if not mask.size or not mask[first]:
+        return mask
+    last = mask.size - int(mask[::-1].argmax())
+    return slice(first, last) if np.count_nonzero(mask) == last - first else mask
+
+
 def case_table(data: ValidatedResults, release: str) -> pd.DataFrame:
     """One row per case of one release: the outcome (mean over runs), attributes and metadata, by case_id."""
     attributes = [c for c in ("category", "cluster") if c in data.table.columns]
     # Only the columns a case table holds: taking every column of a million rows costs more than the table.
-    rows = data.table.loc[data.table["release"] == release, ["case_id", "outcome", *attributes,
-                                                             *data.metadata_columns]]
+    columns = ["case_id", "outcome", *attributes, *data.metadata_columns]
+    chosen = release_rows(data.table, release)
+    rows = data.table.iloc[chosen][columns] if isinstance(chosen, slice) else data.table.loc[chosen, columns]
     if data.has_runs:
         grouped = rows.groupby("case_id", sort=False)
         frame = grouped["outcome"].mean().to_frame()
@@ -82,10 +94,18 @@ def join_cases(left: pd.DataFrame, right: pd.DataFrame) -> pd.DataFrame:
     if positions is None:
         return left.join(right, how="inner").sort_index(kind="stable")
     left_pos, right_pos = positions
-    joined = left.iloc[left_pos]
-    extra = right.iloc[right_pos]
+    # Every case on both sides in the same order (the common case): the tables as they are, no copy.
+    joined = left if every_row(left_pos, len(left)) else left.iloc[left_pos]
+    extra = right if every_row(right_pos, len(right)) else right.iloc[right_pos]
+    if extra is right:
+        extra = right.copy(deep=False)  # its index is replaced below: never the caller's table
     extra.index = joined.index
     return pd.concat([joined, extra], axis=1)
+
+
+def every_row(positions: np.ndarray, n: int) -> bool:
+    return positions.size == n and (n == 0 or (positions[0] == 0 and positions[-1] == n - 1
+                                               and bool(np.all(positions[1:] > positions[:-1]))))
 
 
 def join_positions(left: pd.Index, right: pd.Index) -> tuple[np.ndarray, np.ndarray] | None:

@@ -187,16 +187,29 @@ def _repeated_block_codes(series: pd.Series, blocks: list[tuple[int, int]] | Non
     first = values.slice(start, stop - start)
     if first.null_count or not all(values.slice(a, b - a).equals(first) for a, b in blocks[1:]):
         return None
-    sorting = pc.array_sort_indices(first)
-    ordered = first.take(sorting)
-    order = sorting.to_numpy(zero_copy_only=False)  # unsigned positions, used as they are (no copy)
-    if len(ordered) > 1 and not pc.all(pc.less(ordered.slice(0, len(ordered) - 1), ordered.slice(1))).as_py():
-        return None  # a value given twice in a block: the general way (validate then names the duplicate)
     # 32-bit codes while they fit (a categorical's own width for up to 2^31 categories): half the memory.
-    width = np.int32 if len(order) < 2 ** 31 else np.int64
-    rank = np.empty(len(order), dtype=width)
-    rank[order] = np.arange(len(order), dtype=width)
+    width = np.int32 if len(first) < 2 ** 31 else np.int64
+    if _strictly_increasing(first):
+        # Written in case order (a harness's own order, or a sorted export): the ranks are the positions. Sorting
+        # ten million ids and taking them in order was 1.3 s of the 10^7-row validation.
+        ordered, rank = first, np.arange(len(first), dtype=width)
+    else:
+        sorting = pc.array_sort_indices(first)
+        ordered = first.take(sorting)
+        if not _strictly_increasing(ordered):
+            return None  # a value given twice in a block: the general way (validate then names the duplicate)
+        order = sorting.to_numpy(zero_copy_only=False)  # unsigned positions, used as they are (no copy)
+        rank = np.empty(len(order), dtype=width)
+        rank[order] = np.arange(len(order), dtype=width)
     return np.tile(rank, len(blocks)), pd.Index(pd.array(ordered, dtype=dtype))
+
+
+def _strictly_increasing(values) -> bool:
+    """Whether each text value is above the one before it, compared as UTF-8 bytes (code-point order)."""
+    import pyarrow.compute as pc
+
+    n = len(values)
+    return n < 2 or bool(pc.all(pc.less(values.slice(0, n - 1), values.slice(1))).as_py())
 
 
 def is_blank(column: pd.Series) -> np.ndarray:
