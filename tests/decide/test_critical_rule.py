@@ -110,6 +110,62 @@ def test_majority_outcomes_with_runs_and_the_sign_test_on_scores():
     assert (s.method, s.p_regression) == ("exact sign test on per-case scores", pytest.approx(6 / 32))
 
 
+def test_the_sign_test_on_scores_counts_the_moves_the_case_lists_count():
+    """A score that moved by min_change or less is a tie, as in the case lists and the category table: the test's
+    worsened and improved counts are theirs, and a drift within min_change on every case is no evidence."""
+    base = np.array([0.50, 0.60, 0.70, 0.80, 0.90, 0.55, 0.65])
+    cand = np.array([0.495, 0.40, 0.69, 0.75, 0.97, 0.555, 0.649])  # moves -0.005 -0.2 -0.01 -0.05 +0.07 +0.005 -0.001
+    codes = np.zeros(base.size, dtype=np.int64)
+    for min_change, worse, better, p in ((None, 5, 2, 29 / 128), (0.0, 5, 2, 29 / 128), (0.0075, 3, 1, 5 / 16),
+                                         (0.06, 1, 1, 3 / 4)):
+        pol = Policy(critical=("Fraud",), min_change=min_change)
+        (s,) = critical_section(base, cand, pol, FRAUD, mcnemar=False, rates=False, category_codes=codes,
+                                category_labels=["Fraud"]).tests
+        assert (s.method, s.worse, s.better) == ("exact sign test on per-case scores", worse, better)
+        assert s.p_regression == pytest.approx(p)  # P(Bin(worse + better, 1/2) >= worse)
+    # Every case 0.004 lower, min_change 0.01: no case worsened, so nothing to test (it blocked at p = 1/2^20).
+    drift = np.linspace(0.3, 0.9, 20)
+    (s,) = critical_section(drift, drift - 0.004, Policy(critical=("Fraud",), min_change=0.01), FRAUD, mcnemar=False,
+                            rates=False, category_codes=np.zeros(20, dtype=np.int64), category_labels=["Fraud"]).tests
+    assert (s.worse, s.better, s.p_regression) == (0, 0, 1.0)
+    # Zero tolerance counts the same moves: a drift within min_change breaks nothing.
+    (z,) = critical_section(drift, drift - 0.004, Policy(critical=("Fraud",), min_change=0.01, critical_rule="any"),
+                            FRAUD, mcnemar=False, rates=False, category_codes=np.zeros(20, dtype=np.int64),
+                            category_labels=["Fraud"]).tests
+    assert (z.worse, z.blocks) == (0, False)
+
+
+def _score_blocks(min_change, *, noise, drift=0.0, share=0.0, drop=0.0, reps=300, n=60):
+    """How often the critical test blocks simulated score releases of one 60-case critical category: uniform
+    0.2-0.9 baseline scores, the candidate the baseline plus normal noise and ``drift``, ``share`` of its cases
+    ``drop`` lower."""
+    rng = np.random.default_rng(7)
+    policy = Policy(critical=("Fraud",), min_change=min_change)
+    blocked = 0
+    for _ in range(reps):
+        base = rng.uniform(0.2, 0.9, n)
+        cand = base + rng.normal(0.0, noise, n) + drift
+        cand[rng.random(n) < share] -= drop
+        result = plan_arrays(base, cand, policy, mcnemar=False, rates=False, category_codes=np.zeros(n, np.int64),
+                             category_labels=["Fraud"], verdict_only=True)
+        blocked += result.critical.tests[0].blocks
+    return blocked / reps
+
+
+def test_counting_moves_beyond_min_change_keeps_the_level_and_gains_power_on_scores():
+    """Simulated releases, 300 each (standard error about 1.3 points at 5%): with min_change = 0.01 (1% of the
+    range, the default) the test holds its level on harmless releases, no longer blocks a drift within
+    min_change on every case (every move counted: blocked all 300), and catches a 0.1 drop on 30% of the cases
+    more often, the noise within min_change no longer diluting it."""
+    for noise in (0.003, 0.02):
+        assert _score_blocks(0.01, noise=noise) <= 0.05 + 3 * 0.013
+    assert _score_blocks(0.0, noise=0.003, drift=-0.004) == 1.0
+    assert _score_blocks(0.01, noise=0.003, drift=-0.004) <= 0.05
+    for noise in (0.003, 0.02):
+        counted_all = _score_blocks(0.0, noise=noise, share=0.3, drop=0.1)
+        assert _score_blocks(0.01, noise=noise, share=0.3, drop=0.1) >= counted_all + 0.05
+
+
 def test_a_critical_category_without_cases_blocks():
     base, cand = _fraud(0, 0)
     pol = Policy(critical=("Fraud", "Safety"))

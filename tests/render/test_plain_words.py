@@ -115,3 +115,43 @@ def test_the_job_summary_opens_with_the_plain_paragraphs_and_folds_the_statistic
     folded = text[text.index("<details><summary>"):]
     assert "McNemar" not in text[:text.index("<details><summary>")] and "`critical_broken`" in folded
     assert folded.rstrip().endswith("</details>")
+
+
+def _scores(path, fraud_moves, other_moves):
+    """A score file: Fraud's cases moved by ``fraud_moves``, Other's by ``other_moves`` (cycled), 0-1 scores."""
+    rows = ["case_id,release,category,score"]
+    for i in range(60):
+        fraud = i < 20
+        base = 0.3 + 0.01 * i
+        move = (fraud_moves if fraud else other_moves)[i % len(fraud_moves if fraud else other_moves)]
+        rows += [f"c{i:02d},base,{'Fraud' if fraud else 'Other'},{base:.3f}",
+                 f"c{i:02d},cand,{'Fraud' if fraud else 'Other'},{base + move:.3f}"]
+    rows += ["z0,base,Other,0", "z0,cand,Other,0", "z1,base,Other,1", "z1,cand,Other,1"]  # the range 0-1
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_the_next_step_names_the_blocking_category_cases_and_never_another_categorys(tmp_path):
+    """Scores, min_change 0.01 (1% of the 0-1 range). Every Fraud case 0.004 lower: Fraud regresses as a whole
+    while no case of it moved enough to be listed; the critical rule counts no worsened case, as the table does,
+    and the next step does not send the reader to Other's worsened cases."""
+    report = build_report(_scores(tmp_path / "drift.csv", [-0.004], [0.0, 0.02, -0.02]), baseline="base",
+                          critical=("Fraud",))
+    (verdict,) = report.verdicts
+    fired = {c.rule for c in verdict.checks if c.fired}
+    assert verdict.decision == Decision.DONT_SHIP and fired == {"category_regression"}
+    critical = next(c for c in verdict.checks if c.rule == "critical_broken")
+    fraud = next(c for c in report.sections[0].analysis.candidates[0].categories if c.label == "Fraud")
+    assert fraud.broke == 0 and all(f.worse in (None, 0) for f in critical.figures)
+    text = plain.paragraphs(report)["cand"]
+    assert "Next: find what lowered Fraud, where no case moved enough to be listed, then compare again." in text
+    # A category that blocks (Fraud, not critical here) names its own worsened cases first, before Other's larger
+    # but balanced moves (the listing's order is the largest change first).
+    report = build_report(_scores(tmp_path / "fraud.csv", [-0.2, -0.2, -0.2, 0.0], [0.0] * 6 + [-0.5, 0.5]),
+                          baseline="base")
+    (verdict,) = report.verdicts
+    assert "category_regression" in {c.rule for c in verdict.checks if c.fired}
+    broken = report.sections[0].analysis.candidates[0].broken_cases
+    assert broken[0].category == "Other"  # the largest drop is Other's
+    text = plain.paragraphs(report)["cand"]
+    assert "Next: fix c00, c01, c02 and 12 more, then compare again." in text, text

@@ -13,7 +13,11 @@ test, each critical test with the policy's ``critical_weight``, and sets ``block
   half its runs pass); the simulation study (docs/operating-characteristics.md) measured it at <= 0.4% false
   blocks where "any drop of a case's mean" blocked 90-100% of releases that change nothing.
 - Scores: the exact McNemar test of the cases whose mean went down against those whose mean went up (the
-  exact sign test).
+  exact sign test), each counted only when it moved by more than ``min_change``, as the case lists and the
+  per-category table count worsened and improved cases (analyze/min_change.py). A move within it is a tie:
+  counting every move, a drift of 0.004 on every case of a 0-1 score blocked the release as "20 of 20 cases
+  worsened" while the note listed none of them as worsened. Under "nothing changed" a case is as likely to
+  move up as down by more than any tolerance, so the test keeps its level.
 - ``critical_rule = "any"`` (zero tolerance, the opt-in, outside the budget): any broken or worsened case
   blocks.
 - With a baseline rerun (``baseline_rerun``, pass/fail with one run): the exact McNemar test and the exact
@@ -31,6 +35,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from releasegate.analyze.min_change import moved
+from releasegate.analyze.pairing import paired_difference
 from releasegate.model import CriticalScope, CriticalSection, CriticalTest
 from releasegate.policy import Policy
 from releasegate.stats.critical import CriticalTest as RawTest
@@ -42,8 +48,11 @@ from releasegate.stats.unconditional import unconditional_mcnemar
 UNCONDITIONAL_MAX_CASES = 1000
 
 
-def _sign_counts(base: np.ndarray, cand: np.ndarray) -> tuple[int, int]:
-    return int(np.count_nonzero(cand < base)), int(np.count_nonzero(cand > base))
+def _moved_counts(base: np.ndarray, cand: np.ndarray, policy: Policy, rates: bool) -> tuple[int, int]:
+    """The cases that went down and up: scores by more than ``min_change``, pass/fail (``rates``) by any change;
+    the counts of the case lists (analyze/min_change.moved on the paired differences)."""
+    up, down = moved(paired_difference(base, cand), policy, rates)
+    return int(np.count_nonzero(down)), int(np.count_nonzero(up))
 
 
 def _one(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: bool,
@@ -60,7 +69,7 @@ def _one(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
         method = "exact McNemar on majority outcomes"
     else:
         # Scores: the sign test is the exact McNemar test on the indicators "went down" / "went up".
-        down, up = _sign_counts(base, cand)
+        down, up = _moved_counts(base, cand, policy, rates=False)
         b = np.r_[np.ones(down), np.zeros(up)]
         c = 1 - b
         method = "exact sign test on per-case scores"
@@ -78,7 +87,7 @@ def _one(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
         method = method.replace("exact McNemar", "exact unconditional McNemar")
     if policy.critical_rule == "any":
         # Zero tolerance counts every drop of a case's outcome (any run), as the rule did before the test.
-        worse, better = _sign_counts(base, cand)
+        worse, better = _moved_counts(base, cand, policy, rates=mcnemar or rates)
         return CriticalTest(label, "any broken case (zero tolerance)", int(base.size), worse, better,
                             test.p_regression, test.floor, worse > 0)
     # The unconditional test's p-values are no binomial tail: in the budget it counts as a test that can reach

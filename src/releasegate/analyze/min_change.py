@@ -5,8 +5,9 @@ less: every move counted, however small. The case lists and the improved / worse
 only when its per-case difference exceeds ``min_change`` (policy-wide, per metric in ``[metrics.NAME]``, or
 its flag); by default 1% of the score range: the declared ``score_range`` when there is one, else the
 range observed over every release's scores of the metric (one tolerance for every candidate). The statistical
-tests (paired t, sign flip, the clustered figures) read every difference, as before; pass/fail outcomes (0/1,
-or pass rates over runs) have no tolerance: a change there is a whole pass.
+tests (paired t, sign flip, the clustered figures) read every difference; a critical category's sign test counts
+the cases these lists count (analyze/critical.py). Pass/fail outcomes (0/1, or pass rates over runs) have no
+tolerance: a change there is a whole pass.
 """
 
 from __future__ import annotations

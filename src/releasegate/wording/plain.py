@@ -248,7 +248,16 @@ def next_step(p: PlainInput) -> str:
     verb = "broke" if p.binary else "lowered"
     if p.decision == "ship":
         return f"Next: ship it, and read the {_cases(len(broken))} it {verb}." if broken else "Next: ship it."
-    first = critical or broken
+    # The cases of the categories that block it first (a category regression, a critical category), so that the
+    # cases named are the ones behind the verdict, not another category's.
+    blocking = list(dict.fromkeys(f.subject for c in p.checks if c.fired and c.rule != "critical_doubt"
+                                  for f in c.figures if f.fired and f.scope == "category" and f.cases != 0))
+    in_blocking = [i for label in blocking for i in case_ids(cand.broken_cases, category=label)]
+    first = in_blocking or critical or broken
+    if blocking and not in_blocking and not p.pass_fail and "overall_regression" not in fired:
+        # Scores: every case of the category moved by less than the smallest change listed, together significantly.
+        names = blocking[0] if len(blocking) == 1 else ", ".join(blocking[:-1]) + " and " + blocking[-1]
+        return f"Next: find what lowered {names}, where no case moved enough to be listed, then compare again."
     if not first:
         return "Next: fix what blocks it, then compare again."
     shown = ", ".join(first[:MAX_IDS])
