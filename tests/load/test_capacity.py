@@ -109,6 +109,7 @@ def test_parquet_from_its_footer_and_first_rows(tmp_path: Path) -> None:
     assert capacity.needed(tmp_path / "log.eval") is None
     (tmp_path / "bad.parquet").write_bytes(b"not parquet")
     assert capacity.needed(tmp_path / "bad.parquet") is None  # its reader refuses it with its own message
+    assert capacity.needed(tmp_path / "missing.csv") is None
     free = capacity.available()
     assert free is None or free > 0
 

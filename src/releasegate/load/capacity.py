@@ -75,10 +75,12 @@ def needed(path: Path) -> int | None:
     if suffix == ".parquet":
         shape = parquet_shape(path)
         return None if shape is None else shape.peak()
-    size = path.stat().st_size
-    if suffix in (".csv", ".tsv"):
-        return delimited_shape(path, "\t" if suffix == ".tsv" else ",").peak()
-    return int(size * PER_JSON_BYTE)
+    try:
+        if suffix in (".csv", ".tsv"):
+            return delimited_shape(path, "\t" if suffix == ".tsv" else ",").peak()
+        return int(path.stat().st_size * PER_JSON_BYTE)
+    except OSError:  # a file that cannot be read: its reader refuses it with the message users see
+        return None
 
 
 def delimited_shape(path: Path, sep: str) -> Shape:
