@@ -1,29 +1,70 @@
 """Inputs the machine cannot hold are refused before they are read, with the figures, instead of the process
 being killed by the kernel half-way (or the machine swapping for an hour).
 
-The memory a comparison needs grows with its rows: measured on the default install with bench/generate.py's
-files (bench/RESULTS.md, "10^8 on paper"), the peak is about :data:`PER_CSV_BYTE` times a CSV's size and
-:data:`PER_ROW` bytes per row of a Parquet file (whose rows its footer says without reading them). JSON and JSON
-lines are parsed into Python objects first, several times their size (:data:`PER_JSON_BYTE`). The estimate is
-compared with the memory the system says a process can still take (``MemAvailable``, and a control group's
-limit when there is one); where neither can be read, nothing is refused.
+The memory a comparison needs depends on what a file holds, not only on its size: a byte of a case's answer
+text costs several times a byte of pass/fail numbers (it is kept beside the case and copied into the listings
+of changed cases). So a CSV's header and :data:`SAMPLE` bytes of it (its start and its end) are read to tell its
+:class:`Shape`: its rows (the file's size over the sample's bytes per row), its numeric columns, its
+dictionary-encoded ones, the bytes of its case ids and of its other (metadata) columns. A Parquet file's footer
+gives its rows and columns and its first rows the bytes of its text. Each kind has its factor, measured per
+shape on the default install (bench/capacity_shapes.py, bench/RESULTS.md "10^8 on paper"): the largest each
+needed to bound every measured shape from above (a linear program over 15 files: pass/fail, runs with
+clusters, answer text, long ids, many numeric or text metadata columns, CSV and Parquet), plus 15%. The
+estimate is then 1.08-1.27 times the measured peak of every shape (1.18 at 10^7 cases x 2 of bench/generate.py's
+shape, 1.46 at 10^8), and up to 1.76 for answer text when few cases change (the listings hold only the changed
+ones; that is not known before reading). JSON and JSON lines are parsed into Python objects first, several
+times their size (:data:`PER_JSON_BYTE`, 1.4-1.7 times the measured peak). The estimate is compared with the
+memory the system says a process can still take (``MemAvailable``, and a control group's limit when there is
+one); where neither can be read, nothing is refused.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from releasegate.errors import FileError
 
-PER_CSV_BYTE = 4.5  # peak bytes per byte of CSV or TSV (10^7 cases x 2 releases, 974 MB: about 4.2 GiB)
+# Peak bytes of comparing a table, by what it holds (bench/capacity_shapes.py, measured per shape on the default
+# install): the least factors that bound every measured peak (27.7, 12.3, 4, 1.8, 4.5 and 7.4 below, in order),
+# plus 15%.
+PER_ROW = 32  # every row: validation's codes and masks, the analysis's per-case arrays
+PER_NUMBER = 15  # each outcome, run, latency, token or cost column, per row: float64 values and their copies
+PER_CODE = 5  # each of release, category and cluster, per row: dictionary-encoded at read, 32-bit codes
+PER_ID_BYTE = 2.1  # each byte of the case ids: Arrow strings, hashed and sorted once
+PER_META_VALUE = 6  # each value of any other column (answers, labels, notes: the case's metadata), per row
+PER_META_BYTE = 8.6  # each byte of those values as written: kept beside the cases, copied into their listings
 PER_JSON_BYTE = 12.0  # JSON and JSON lines: every record a Python dict before the table is built
-PER_ROW = 200  # peak bytes per row of a Parquet file (10^7 cases x 2: 3.8 GiB)
 BASE = 200 << 20  # the interpreter, pandas, numpy and pyarrow loaded
 SKIP = "RELEASEGATE_MEMORY_CHECK"  # "0": read whatever the estimate says (the estimate may be wrong)
+SAMPLE = 1 << 18  # the bytes of a CSV read to tell its shape: half from its start, half from its end
 _KINDS = {".csv": "CSV", ".tsv": "TSV", ".json": "JSON", ".jsonl": "JSON lines", ".ndjson": "JSON lines",
           ".parquet": "Parquet"}
+# Read as 32-bit dictionary codes (load/arrow_csv.py), and the columns compared as numbers; every other column
+# but case_id is the case's metadata.
+_CODED = ("release", "category", "cluster")
+_NUMBERS = ("passed", "score", "run", "latency_ms", "input_tokens", "output_tokens", "cost")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a table holds, as far as memory goes: its rows, how many columns of each kind, and its text's bytes."""
+
+    rows: float
+    numbers: int
+    codes: int
+    id_bytes: float
+    metas: int
+    meta_bytes: float
+
+    def peak(self) -> int:
+        """The estimated peak bytes of comparing it (without the start-up, :data:`BASE`)."""
+        per_row = PER_ROW + PER_NUMBER * self.numbers + PER_CODE * self.codes + PER_META_VALUE * self.metas
+        return int(self.rows * per_row + PER_ID_BYTE * self.id_bytes + PER_META_BYTE * self.meta_bytes)
 
 
 def needed(path: Path) -> int | None:
@@ -32,20 +73,104 @@ def needed(path: Path) -> int | None:
     if suffix not in _KINDS:
         return None
     if suffix == ".parquet":
-        rows = parquet_rows(path)
-        return None if rows is None else rows * PER_ROW
-    size = path.stat().st_size
-    return int(size * (PER_CSV_BYTE if suffix in (".csv", ".tsv") else PER_JSON_BYTE))
-
-
-def parquet_rows(path: Path) -> int | None:
-    """The rows a Parquet file's footer records (None when it cannot be read: the reader then says why)."""
+        shape = parquet_shape(path)
+        return None if shape is None else shape.peak()
     try:
+        if suffix in (".csv", ".tsv"):
+            return delimited_shape(path, "\t" if suffix == ".tsv" else ",").peak()
+        return int(path.stat().st_size * PER_JSON_BYTE)
+    except OSError:  # a file that cannot be read: its reader refuses it with the message users see
+        return None
+
+
+def delimited_shape(path: Path, sep: str) -> Shape:
+    """The shape of a CSV or TSV told from :data:`SAMPLE` bytes of it (its start and its end: a file sorted by
+    release has the candidate's rows at the end), its rows and text bytes scaled to the file's size. A value
+    longer than the sample counts every byte of the file as text."""
+    size = path.stat().st_size
+    with open(path, "rb") as handle:
+        head = handle.read(SAMPLE if size <= SAMPLE else SAMPLE // 2)
+        tail = b""
+        if size > SAMPLE:
+            handle.seek(size - SAMPLE // 2)
+            tail = handle.read()
+    lines = head.split(b"\n", 1)
+    header = _fields(lines[0], sep)
+    width = len(header)
+    body = [lines[1] if len(lines) > 1 else b""]
+    if tail:  # both parts cut at line ends: the first and last lines of a part may be partial
+        body = [body[0][:body[0].rfind(b"\n") + 1], tail[tail.find(b"\n") + 1:] if b"\n" in tail else b""]
+    rows = [row for part in body for row in _rows(part, sep) if len(row) == width]
+    if not rows:
+        return Shape(rows=1 + size / SAMPLE, numbers=0, codes=0, id_bytes=0, metas=max(width, 1), meta_bytes=size)
+    row_bytes = sum(len(",".join(row).encode()) + 1 for row in rows) / len(rows)
+    count = len(rows) if not tail else max(size - len(lines[0]) - 1, 0) / row_bytes
+    names = [name.strip() for name in header]
+    kinds = [_kind(name) for name in names]
+    return Shape(rows=count, numbers=kinds.count("number"), codes=kinds.count("code"),
+                 id_bytes=count * _bytes_per_row(rows, kinds, "id"), metas=kinds.count("meta"),
+                 meta_bytes=count * _bytes_per_row(rows, kinds, "meta"))
+
+
+def _bytes_per_row(rows: list[list[str]], kinds: list[str], kind: str) -> float:
+    """The mean bytes a row holds in the columns of one kind."""
+    columns = [i for i, one in enumerate(kinds) if one == kind]
+    return sum(len(row[i].encode()) for row in rows for i in columns) / len(rows)
+
+
+def _fields(line: bytes, sep: str) -> list[str]:
+    rows = _rows(line, sep)
+    return rows[0] if rows else []
+
+
+def _rows(part: bytes, sep: str) -> list[list[str]]:
+    """The rows of a part of the file (text that is not UTF-8 replaced: only lengths and kinds are read)."""
+    text = part.decode("utf-8", errors="replace").lstrip("\ufeff")
+    try:
+        return list(csv.reader(io.StringIO(text, newline=""), delimiter=sep))
+    except csv.Error:  # a field over the module's limit: the sample tells nothing but its size
+        return []
+
+
+def _kind(name: str) -> str:
+    """"code" (dictionary-encoded at read), "id" (the case ids), "number" (a column the comparison reads as
+    numbers) or "meta" (any other: the case's metadata, kept as written)."""
+    return "code" if name in _CODED else "id" if name == "case_id" else "number" if name in _NUMBERS else "meta"
+
+
+def parquet_shape(path: Path) -> Shape | None:
+    """The shape of a Parquet file from its footer (rows and column types) and the first rows of its text columns
+    (their bytes per value, scaled to its rows), read a page at a time. None when it cannot be read: the reader
+    then says why."""
+    try:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        return int(pq.ParquetFile(path).metadata.num_rows)
+        parquet = pq.ParquetFile(path, buffer_size=SAMPLE)
+        rows = parquet.metadata.num_rows
+        schema = parquet.schema_arrow
+        kinds = {f.name: _kind(f.name.strip()) for f in schema}
+        per_row = dict.fromkeys(("id", "meta"), 0.0)
+        text = [name for name, kind in kinds.items() if kind in per_row]
+        first = next(parquet.iter_batches(batch_size=4096, columns=text), None) if text and rows else None
+        if first is not None and first.num_rows:
+            for name, column in zip(first.column_names, first.columns):
+                per_row[kinds[name]] += _value_bytes(pa, column) / first.num_rows
+        named = list(kinds.values())
+        return Shape(rows=rows, numbers=named.count("number"), codes=named.count("code"),
+                     id_bytes=rows * per_row["id"], metas=named.count("meta"), meta_bytes=rows * per_row["meta"])
     except Exception:  # noqa: BLE001  (any unreadable file: its reader refuses it with the message users see)
         return None
+
+
+def _value_bytes(pa, column) -> int:  # noqa: ANN001
+    """The bytes of a column's values as text would write them (a nested value as its string form)."""
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        column = pc.cast(column, pa.string()) if pa.types.is_primitive(column.type) else pa.array(
+            [str(value) for value in column.to_pylist()])
+    return int(pc.sum(pc.binary_length(column)).as_py() or 0)
 
 
 def available() -> int | None:
