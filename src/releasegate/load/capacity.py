@@ -11,7 +11,7 @@ shape on the default install (bench/capacity_shapes.py, bench/RESULTS.md "10^8 o
 needed to bound every measured shape from above (a linear program over 15 files: pass/fail, runs with
 clusters, answer text, long ids, many numeric or text metadata columns, CSV and Parquet), plus 15%. The
 estimate is then 1.08-1.27 times the measured peak of every shape (1.18 at 10^7 cases x 2 of bench/generate.py's
-shape, 1.46 at 10^8), and up to 1.76 for answer text when few cases change (the listings hold only the changed
+shape, 1.45 at 10^8), and up to 1.76 for answer text when few cases change (the listings hold only the changed
 ones; that is not known before reading). JSON and JSON lines are parsed into Python objects first, several
 times their size (:data:`PER_JSON_BYTE`, 1.4-1.7 times the measured peak). The estimate is compared with the
 memory the system says a process can still take (``MemAvailable``, and a control group's limit when there is
