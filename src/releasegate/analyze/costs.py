@@ -263,6 +263,9 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
     shared bootstrap stream; ``summaries`` each release's own latency summary (ReleaseCosts.latency), which is
     the paired one when every case pairs and no latency is left out."""
     positions = _same_cases(base.index, cand.index) or join_positions(base.index, cand.index)
+    # The releases' own summaries stand for the pairs' only when the pairs are the releases' rows in their order:
+    # pandas' join below may order them otherwise, and a mean summed in another order differs in its last bit.
+    own_order = positions is not None
     if positions is None:  # case ids not as validation leaves them: pandas' join
         joined = join_cases(base.add_suffix("_b"), cand.add_suffix("_c"))
         base = joined[[f"{c}_b" for c in base.columns]].set_axis(base.columns, axis=1)
@@ -284,7 +287,8 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
     if latency is not None:
         gm = geometric_mean_ratio(*latency, rule_confidence(policy))
         p95 = _p95_ratio(*latency, policy, draws)
-        whole = aligned and all(s is not None and s.excluded == 0 and s.n == len(base) for s in summaries)
+        whole = aligned and own_order and all(s is not None and s.excluded == 0 and s.n == len(base)
+                                              for s in summaries)
         if whole:  # every pair valid: the paired summaries are the releases' own (two selections saved)
             base_lat, cand_lat = summaries
         else:
