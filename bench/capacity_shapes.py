@@ -5,9 +5,10 @@ peak of every shape, or a too-large input is killed instead of refused, and not 
 shape, or inputs that fit are refused. Each shape is written once (fixed seed) into WORKDIR, then compared by
 the installed command (``releasegate report FILE --baseline B -o o.json -o o.md``, the check switched off) in
 its own process; its peak resident set size comes from GNU time (/usr/bin/time). Prints a Markdown table: the
-file's size, the measured peak, the estimate, estimate / peak, and (peak - start-up) per byte of file.
+file's size, the measured peak, the estimate, estimate / peak, and (peak - start-up) per byte of file; and
+keeps each peak in WORKDIR/peaks.json (by file), which bench/capacity_fit.py fits the factors to.
 
-    python bench/capacity_shapes.py WORKDIR                 # every shape at about 10^6 rows (a few minutes)
+    python bench/capacity_shapes.py WORKDIR                 # every shape (a few minutes; 10^7 x 2 needs 2 GiB)
     python bench/capacity_shapes.py WORKDIR --only text-30 numbers-12
 
 Memory, unlike time, does not depend on the machine's load, so one run of each is enough.
@@ -16,6 +17,7 @@ Memory, unlike time, does not depend on the machine's load, so one run of each i
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -111,6 +113,8 @@ def as_format(path: Path, suffix: str) -> Path:
 SHAPES: dict[str, Callable[[Path], Path]] = {
     "binary": lambda w: binary_results(w, 1_000_000),
     "binary-plain": lambda w: binary_results(w, 1_000_000, padded=False),
+    "binary-40cat": lambda w: binary_results(w, 1_000_000, n_categories=40),
+    "binary-plain-2x10^6": lambda w: binary_results(w, 2_000_000, n_categories=40, padded=False),
     "binary-10^7": lambda w: binary_results(w, 10_000_000, n_categories=40),
     "runs": lambda w: runs_results(w, 200_000, 5, 1_000),
     "text-30": lambda w: text_scores(w, 300_000, 30),
@@ -124,7 +128,7 @@ SHAPES: dict[str, Callable[[Path], Path]] = {
     "binary-jsonl": lambda w: as_format(binary_results(w, 300_000), ".jsonl"),
     "text-30-jsonl": lambda w: as_format(text_scores(w, 100_000, 30), ".jsonl"),
 }
-DEFAULT = tuple(name for name in SHAPES if name != "binary-10^7")
+PEAKS = "peaks.json"  # in WORKDIR: {file: peak bytes}, the shapes measured so far on this install
 
 
 def peak(path: Path, baseline: str) -> int:
@@ -146,15 +150,19 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("workdir", type=Path)
-    parser.add_argument("--only", nargs="+", choices=sorted(SHAPES), default=DEFAULT)
+    parser.add_argument("--only", nargs="+", choices=sorted(SHAPES), default=tuple(SHAPES))
     args = parser.parse_args(argv)
     args.workdir.mkdir(parents=True, exist_ok=True)
+    kept = args.workdir / PEAKS
+    peaks = json.loads(kept.read_text()) if kept.exists() else {}
     print("| shape | file | MB | peak MiB | estimate MiB | estimate / peak | (peak - start) / byte |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for name in args.only:
         path = SHAPES[name](args.workdir)
         size = path.stat().st_size
         measured = peak(path, RELEASES[0])
+        peaks[str(path.absolute())] = measured
+        kept.write_text(json.dumps(peaks, indent=1) + "\n")
         estimate = capacity.BASE + (capacity.needed(path) or 0)
         print(f"| {name} | {path.name} | {size / 1e6:.0f} | {measured / 2**20:,.0f} | {estimate / 2**20:,.0f} | "
               f"{estimate / measured:.2f} | {(measured - capacity.BASE) / size:.2f} |", flush=True)

@@ -8,10 +8,11 @@ of changed cases). So a CSV's header and :data:`SAMPLE` bytes of it (its start a
 dictionary-encoded ones, the bytes of its case ids and of its other (metadata) columns. A Parquet file's footer
 gives its rows and columns and its first rows the bytes of its text. Each kind has its factor, measured per
 shape on the default install (bench/capacity_shapes.py, bench/RESULTS.md "10^8 on paper"): the largest each
-needed to bound every measured shape from above (a linear program over 15 files: pass/fail, runs with
-clusters, answer text, long ids, many numeric or text metadata columns, CSV and Parquet), plus 15%. The
-estimate is then 1.08-1.27 times the measured peak of every shape (1.18 at 10^7 cases x 2 of bench/generate.py's
-shape, 1.45 at 10^8), and up to 1.76 for answer text when few cases change (the listings hold only the changed
+needed to bound every measured shape from above (a linear program over 15 files, bench/capacity_fit.py:
+pass/fail, runs with clusters, answer text, long ids, many numeric or text metadata columns, CSV and Parquet,
+10^6 to 10^8 cases), plus 15%. The estimate is then 1.07-1.30 times the measured peak of every shape (1.09 at
+10^6 cases x 2 of bench/generate.py's shape, 1.25 at 10^7, 1.30 at 10^8), 1.54 for text columns of few
+distinct values, and up to 1.70 for answer text when few cases change (the listings hold only the changed
 ones; that is not known before reading). JSON and JSON lines are parsed into Python objects first, several
 times their size (:data:`PER_JSON_BYTE`, 1.4-1.7 times the measured peak). The estimate is compared with the
 memory the system says a process can still take (``MemAvailable``, and a control group's limit when there is
@@ -30,14 +31,15 @@ from pathlib import Path
 from releasegate.errors import FileError
 
 # Peak bytes of comparing a table, by what it holds (bench/capacity_shapes.py, measured per shape on the default
-# install): the least factors that bound every measured peak (27.7, 12.3, 4, 1.8, 4.5 and 7.4 below, in order),
-# plus 15%.
-PER_ROW = 32  # every row: validation's codes and masks, the analysis's per-case arrays
-PER_NUMBER = 15  # each outcome, run, latency, token or cost column, per row: float64 values and their copies
-PER_CODE = 5  # each of release, category and cluster, per row: dictionary-encoded at read, 32-bit codes
-PER_ID_BYTE = 2.1  # each byte of the case ids: Arrow strings, hashed and sorted once
-PER_META_VALUE = 6  # each value of any other column (answers, labels, notes: the case's metadata), per row
-PER_META_BYTE = 8.6  # each byte of those values as written: kept beside the cases, copied into their listings
+# install, bench/capacity_fit.py): the least factors that bound every measured peak (32.5, 5.9, 4, 3.0, 0 and
+# 6.2 below, in order), plus 15% rounded up.
+PER_ROW = 38  # every row: validation's codes and masks, the analysis's per-case arrays
+PER_NUMBER = 6.9  # each outcome, run, latency, token or cost column, per row: float64 values and their copies
+PER_CODE = 4.6  # each of release, category and cluster, per row: dictionary-encoded at read, 32-bit codes
+PER_ID_BYTE = 3.5  # each byte of the case ids: Arrow strings, hashed and sorted once
+PER_META_VALUE = 0  # each value of any other column, per row: the fit found none beyond its bytes (below)
+PER_META_BYTE = 7.2  # each byte of the answers, labels, notes (the case's metadata) as written: kept beside the
+# cases, copied into their listings
 PER_JSON_BYTE = 12.0  # JSON and JSON lines: every record a Python dict before the table is built
 BASE = 200 << 20  # the interpreter, pandas, numpy and pyarrow loaded
 SKIP = "RELEASEGATE_MEMORY_CHECK"  # "0": read whatever the estimate says (the estimate may be wrong)
