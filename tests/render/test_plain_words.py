@@ -145,6 +145,10 @@ def test_the_next_step_names_the_blocking_category_cases_and_never_another_categ
     assert fraud.broke == 0 and all(f.worse in (None, 0) for f in critical.figures)
     text = plain.paragraphs(report)["cand"]
     assert "Next: find what lowered Fraud, where no case moved enough to be listed, then compare again." in text
+    # Page one of the HTML, PDF and Markdown reads the section's paragraphs: the same words (they once took the
+    # scores for pass/fail there, and named Other's cases).
+    assert plain.section_paragraphs(report.sections[0])["cand"] == text
+    assert "Next: find what lowered Fraud" in render(report, ".md").decode("utf-8")
     # A category that blocks (Fraud, not critical here) names its own worsened cases first, before Other's larger
     # but balanced moves (the listing's order is the largest change first).
     report = build_report(_scores(tmp_path / "fraud.csv", [-0.2, -0.2, -0.2, 0.0], [0.0] * 6 + [-0.5, 0.5]),

@@ -356,6 +356,7 @@ def section_paragraphs(section: MetricSection) -> dict[str, str]:
     analysis = section.analysis
     by_name = {c.name: c for c in analysis.candidates}
     return {v.candidate: paragraph([PlainInput(by_name[v.candidate], v.checks, v.decision.value,
-                                               analysis.mcnemar_path, analysis.parameters.margin)],
+                                               analysis.mcnemar_path, analysis.parameters.margin,
+                                               pass_fail=analysis.outcome_kind == "binary")],
                                    analysis.baseline)
             for v in section.verdicts}
