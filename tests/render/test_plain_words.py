@@ -52,9 +52,9 @@ def test_ship_and_not_proven_are_read_by_the_decisions_value(report):
     cand = section.analysis.candidates[0]
     checks = section.verdicts[0].checks
     unblocked = tuple(type(c)(c.rule, False, c.figures, c.applies, c.critical_rule) for c in checks)
-    ship = plain.paragraph([plain.PlainInput(cand, unblocked, Decision.SHIP.value, True, 0.05)], "r1-live")
+    ship = plain.paragraph([plain.PlainInput(cand, unblocked, Decision.SHIP.value, True, 0.05, True)], "r1-live")
     assert "It may ship" in ship and "Next: ship it, and read the 6 cases it broke" in ship
-    proven = plain.paragraph([plain.PlainInput(cand, unblocked, "not_proven", True, 0.05)], "r1-live")
+    proven = plain.paragraph([plain.PlainInput(cand, unblocked, "not_proven", True, 0.05, True)], "r1-live")
     assert "Not proven either way" in proven and "Next: " in proven
     assert not FORBIDDEN.search(ship + proven)
 

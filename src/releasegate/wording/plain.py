@@ -29,8 +29,10 @@ class PlainInput:
     decision: str  # Decision.value: "ship", "dont_ship", "not_proven"
     binary: bool
     margin: float
+    # Pass/fail outcomes (one run or several), not scores. Required: a default of pass/fail once made page one of
+    # the HTML, PDF and Markdown word a score's next step and runs as pass/fail while the text output did not.
+    pass_fail: bool
     metric: str = ""
-    pass_fail: bool = True  # pass/fail outcomes (one run or several), not scores
 
 
 def _cases(n: int) -> str:
@@ -339,8 +341,8 @@ def inputs(report: Report) -> dict[str, list[PlainInput]]:
             analysis = section.analysis
             cand = next(c for c in analysis.candidates if c.name == verdict.candidate)
             parts.append(PlainInput(cand, own.checks, own.decision.value, analysis.mcnemar_path,
-                                    analysis.parameters.margin, section.metric if report.several else "",
-                                    analysis.outcome_kind == "binary"))
+                                    analysis.parameters.margin, analysis.outcome_kind == "binary",
+                                    section.metric if report.several else ""))
         out[verdict.candidate] = parts
     return out
 
@@ -357,6 +359,6 @@ def section_paragraphs(section: MetricSection) -> dict[str, str]:
     by_name = {c.name: c for c in analysis.candidates}
     return {v.candidate: paragraph([PlainInput(by_name[v.candidate], v.checks, v.decision.value,
                                                analysis.mcnemar_path, analysis.parameters.margin,
-                                               pass_fail=analysis.outcome_kind == "binary")],
+                                               analysis.outcome_kind == "binary")],
                                    analysis.baseline)
             for v in section.verdicts}
