@@ -173,6 +173,15 @@ def candidate_scales(names: list[str]) -> dict[str, Any]:
     return {"colour": alt.Scale(domain=names, range=colours), "shape": alt.Scale(domain=names, range=shapes)}
 
 
-def signed_label_expr(number_format: str) -> str:
-    # "+5", "0", "-5": a sign on every tick but zero.
-    return f"datum.value === 0 ? '0' : format(datum.value, '{number_format}')"
+def tick_format(number_format: str, ticks: list[float]) -> str:
+    """``number_format`` (".2f", "+.0f") with as many decimals as the ticks' step needs: ticks 0.0002 apart print
+    four, so that no two ticks print alike and none but zero prints as 0 or -0."""
+    step = min((abs(b - a) for a, b in zip(ticks, ticks[1:])), default=1.0) or 1.0
+    needed = max(0, -math.floor(math.log10(step) + 1e-9))
+    sign, decimals = number_format.split(".")
+    return f"{sign}.{max(int(decimals.rstrip('f')), needed)}f"
+
+
+def signed_label_expr(number_format: str, ticks: list[float]) -> str:
+    # "+5", "0", "-5": a sign on every tick but zero, at the decimals the ticks need.
+    return f"datum.value === 0 ? '0' : format(datum.value, '{tick_format(number_format, ticks)}')"

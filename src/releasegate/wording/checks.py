@@ -11,7 +11,7 @@ from releasegate import fmt
 from releasegate.model import Figure, Parameters, RuleCheck
 from releasegate.wording import judge as judge_words
 from releasegate.wording.errors import error_rate_test, no_errors
-from releasegate.wording.sections import ni_level
+from releasegate.wording.sections import beside, ni_level
 
 
 def diff(f: Figure, binary: bool) -> str:
@@ -19,6 +19,11 @@ def diff(f: Figure, binary: bool) -> str:
     if binary:
         return f"{fmt.points(f.value)} points {fmt.interval_points(f.ci_low, f.ci_high)}"
     return f"{fmt.signed(f.value)} {fmt.interval_signed(f.ci_low, f.ci_high)}"
+
+
+def _s(n: int | None) -> str:
+    """The plural ending of a noun after "of n": "1 of 1 passing Fraud case", "2 of 40 passing Fraud cases"."""
+    return "" if n == 1 else "s"
 
 
 def _and(parts: Sequence[str]) -> str:
@@ -61,9 +66,9 @@ def critical(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
             continue
         fixed = "none" if t.better == 0 else str(t.better)
         if binary:
-            text = f"{t.worse} of {t.passing} passing {t.subject} cases (fixed {fixed})"
+            text = f"{t.worse} of {t.passing} passing {t.subject} case{_s(t.passing)} (fixed {fixed})"
         else:  # scores or several runs: a case's outcome went down (SPEC 4.3, improved/worsened)
-            text = f"{t.worse} of {t.cases} {t.subject} cases (improved {fixed})"
+            text = f"{t.worse} of {t.cases} {t.subject} case{_s(t.cases)} (improved {fixed})"
         if check.critical_rule == "test":
             text += f", {critical_test(t)}"
         parts.append(text)
@@ -103,7 +108,7 @@ def _critical_metric(check: RuleCheck, binary: bool) -> str:
         if not t.cases:
             parts.append(f"{t.subject} has no compared case, so it cannot be checked")
             continue
-        where = "cases overall" if t.scope == "overall" else f"{t.subject} cases"
+        where = f"case{_s(t.cases)} overall" if t.scope == "overall" else f"{t.subject} case{_s(t.cases)}"
         better = "none" if t.better == 0 else str(t.better)
         how = ("zero tolerance, critical_rule = any" if check.critical_rule == "any"
                else f"one-sided {t.method} {fmt.p_is(t.p_unadjusted)}, adjusted {fmt.pvalue(t.p)} in {shared}")
@@ -181,8 +186,9 @@ def guardrail_figure(f: Figure) -> str:
             return no_errors()
         return error_rate_test(f.value, f.ci_low, f.ci_high, f.p_unadjusted, f.p, f.limit)
     where = "above" if f.fired else "within"
+    bound = fmt.ratio(f.ci_high, fmt.apart(f.ci_high, f.limit, 2))  # told apart from the limit beside it
     return (f"{f.subject.removeprefix('max_')} {fmt.ratio(f.value)} [{fmt.ratio(f.ci_low)}, {fmt.ratio(f.ci_high)}]: "
-            f"the upper bound {fmt.ratio(f.ci_high)} is {where} the limit {f.limit:g}")
+            f"the upper bound {bound} is {where} the limit {f.limit:g}")
 
 
 def guardrail(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
@@ -219,15 +225,7 @@ def non_inferiority(check: RuleCheck, parameters: Parameters, binary: bool) -> s
 def told_apart(value: float, margin: float, binary: bool) -> tuple[str, str]:
     """The bound with as many more digits as it takes to show how far it is from the margin: "-5.05 points,
     margin -5.0 points", not "-5.0 points, margin -5.0 points" beside "fired". The margin keeps its digits."""
-    scale = 100 if binary else 1
-    base = 1 if binary else 3
-    gap = abs(value - margin) * scale
-    digits = base
-    while digits < base + 3 and 0 < gap < 10 ** -digits:
-        digits += 1
-    if binary:
-        return f"{fmt.points(value, digits)} points", f"{fmt.points(margin)} points"
-    return fmt.signed(value, digits), fmt.signed(margin)
+    return beside(value, margin, binary), (f"{fmt.points(margin)} points" if binary else fmt.signed(margin))
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -252,12 +250,14 @@ def critical_doubt(check: RuleCheck, parameters: Parameters, binary: bool) -> st
     def reading(t: Figure) -> str:
         margin = (f"the margin of {size(-(t.limit or 0.0)).lstrip('+')}" if t.limit else "no change")
         where = "beyond" if t.value is not None and t.value < (t.limit or 0.0) else "within"
+        # The value with the digits that tell it apart from the margin (or no change) it is read against.
+        value = beside(t.value, t.limit or 0.0, binary) if fmt.is_number(t.value) else size(t.value)
         test = f"one-sided {t.method} {fmt.p_is(t.p)}"
         if t.fired:
-            return f"{size(t.value)}, beyond {margin}, {test} <= {level}, short of blocking: not shown clear"
+            return f"{value}, beyond {margin}, {test} <= {level}, short of blocking: not shown clear"
         if t.p is not None and t.p <= (t.alpha or 0.0) and where == "beyond":
-            return f"{size(t.value)}, {test}: blocks in the error budget (critical_broken)"
-        return f"{size(t.value)}, {where} {margin}, {test}" + (f", above {level}" if t.p is None or
+            return f"{value}, {test}: blocks in the error budget (critical_broken)"
+        return f"{value}, {where} {margin}, {test}" + (f", above {level}" if t.p is None or
                                                                 t.p > (t.alpha or 0.0) else "")
 
     return "; ".join(f"{t.subject}: {t.worse} {worse}, {t.better} {better}, {reading(t)}" for t in shown)

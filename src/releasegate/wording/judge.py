@@ -11,7 +11,7 @@ from releasegate.model.judge import CORRECTED, GATED_CORRECTED, MORE_LABELS, PLA
 
 
 def _j(f: Figure) -> str:
-    return f"{f.value:.2f} [{f.ci_low:.2f}, {f.ci_high:.2f}]"
+    return f"{fmt.number(f.value, 2)} [{fmt.number(f.ci_low, 2)}, {fmt.number(f.ci_high, 2)}]"
 
 
 def _rate(f: Figure) -> str:
