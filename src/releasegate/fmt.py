@@ -69,11 +69,13 @@ def _magnitude(x: float, digits: int, grouped: bool = False) -> str:
 def _percent(x: float, digits: int) -> str:
     """A rate in percent without the sign: an end of [0, 1] only when the rate is that end (a rate between that
     rounds to one shows as "<0.1" or ">99.9")."""
+    if not 0 < x < 1:  # an end, or a share beyond one (200% more), or below zero: as any figure
+        return f"{'-' if x < 0 else ''}{_magnitude(x * 100, digits)}"
     text = f"{x * 100:.{digits}f}"
     unit = f"{10.0 ** -digits:.{digits}f}"
-    if 0 < x < 1 and float(text) == 0:
+    if float(text) == 0:
         return f"<{unit}"
-    if 0 < x < 1 and float(text) == 100:
+    if float(text) == 100:
         return f">{100 - float(unit):.{digits}f}"
     return text
 

@@ -99,3 +99,12 @@ def test_a_p_value_after_its_sign_reads_as_one(tmp_path):
     assert "majority outcome" in found["md"] and "majority outcome" in found["html"]
     for kind, text in found.items():
         assert not re.search(r"p = [<>]", text), (kind, re.findall(r".{60}p = [<>].{20}", text)[:3])
+
+
+def test_no_json_figure_is_a_negative_zero(tmp_path):
+    """With margin 0 the non-inferiority rule's limit is -0.0, which the JSON wrote as such."""
+    results = tiny_scores(tmp_path / "tiny.csv")
+    result = run_cli("report", str(results), "--baseline", "base", "--margin", "0", f"-o{tmp_path / 'note.json'}")
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "note.json").read_text()
+    assert not re.findall(r"[:\[,]\s*-0\.0\b(?![\d.eE])", text)

@@ -30,7 +30,7 @@ def test_a_figure_that_shows_at_its_digits_is_rounded_as_before():
 
 @pytest.mark.parametrize("rate,shown", [
     (0.0, "0.0%"), (1.0, "100.0%"), (0.0004, "<0.1%"), (0.9996, ">99.9%"), (0.99949, "99.9%"), (0.00051, "0.1%"),
-    (0.5, "50.0%"), (1.5, "150.0%"),
+    (0.5, "50.0%"), (1.5, "150.0%"), (-0.0004, "-0.04%"), (-0.0, "0.0%"),
 ])
 def test_a_rate_is_0_or_100_percent_only_when_it_is(rate, shown):
     assert fmt.pct(rate) == shown

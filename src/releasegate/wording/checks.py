@@ -21,11 +21,6 @@ def diff(f: Figure, binary: bool) -> str:
     return f"{fmt.signed(f.value)} {fmt.interval_signed(f.ci_low, f.ci_high)}"
 
 
-def _s(n: int | None) -> str:
-    """The plural ending of a noun after "of n": "1 of 1 passing Fraud case", "2 of 40 passing Fraud cases"."""
-    return "" if n == 1 else "s"
-
-
 def _and(parts: Sequence[str]) -> str:
     return parts[0] if len(parts) == 1 else "; ".join(parts[:-1]) + " and " + parts[-1]
 
@@ -66,9 +61,9 @@ def critical(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
             continue
         fixed = "none" if t.better == 0 else str(t.better)
         if binary:
-            text = f"{t.worse} of {t.passing} passing {t.subject} case{_s(t.passing)} (fixed {fixed})"
+            text = f"{t.worse} of {t.passing} passing {t.subject} cases (fixed {fixed})"
         else:  # scores or several runs: a case's outcome went down (SPEC 4.3, improved/worsened)
-            text = f"{t.worse} of {t.cases} {t.subject} case{_s(t.cases)} (improved {fixed})"
+            text = f"{t.worse} of {t.cases} {t.subject} cases (improved {fixed})"
         if check.critical_rule == "test":
             text += f", {critical_test(t)}"
         parts.append(text)
@@ -108,7 +103,7 @@ def _critical_metric(check: RuleCheck, binary: bool) -> str:
         if not t.cases:
             parts.append(f"{t.subject} has no compared case, so it cannot be checked")
             continue
-        where = f"case{_s(t.cases)} overall" if t.scope == "overall" else f"{t.subject} case{_s(t.cases)}"
+        where = "cases overall" if t.scope == "overall" else f"{t.subject} cases"
         better = "none" if t.better == 0 else str(t.better)
         how = ("zero tolerance, critical_rule = any" if check.critical_rule == "any"
                else f"one-sided {t.method} {fmt.p_is(t.p_unadjusted)}, adjusted {fmt.pvalue(t.p)} in {shared}")

@@ -10,8 +10,7 @@ from releasegate.model import ErroredCases
 
 def error_line(e: ErroredCases, baseline: str, candidate: str) -> str:
     """One sentence beside the verdict: how many cases errored, on which side, and how many were compared."""
-    return (f"{e.excluded} of {fmt.plural(e.n_cases, 'case')} errored and left the comparison of {candidate} with "
-            f"{baseline} "
+    return (f"{e.excluded} of {e.n_cases} cases errored and left the comparison of {candidate} with {baseline} "
             f"({e.baseline_only} on the baseline only, {e.candidate_only} on the candidate only, {e.both} on both); "
             f"{e.compared} compared, and no errored case counts as fixed or broken.")
 

@@ -36,7 +36,7 @@ class PlainInput:
 
 
 def _cases(n: int) -> str:
-    return f"{n:,} case{'' if n == 1 else 's'}"
+    return fmt.plural(n, "case")
 
 
 def _category_moves(cand: CandidateAnalysis, binary: bool) -> tuple[list[str], list[str]]:
