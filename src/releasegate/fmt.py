@@ -135,10 +135,12 @@ def interval_signed(low: float | None, high: float | None, digits: int = 3) -> s
 APART_DIGITS = 15
 
 
-def apart(value: float, limit: float, digits: int, scale: float = 1.0) -> int:
+def apart(value: float | None, limit: float | None, digits: int, scale: float = 1.0) -> int:
     """The digits that show ``value`` apart from ``limit`` (a bound beside the margin or limit it was compared
     with): ``digits``, or as many more as it takes for the two to print apart ("-5.05 points, margin -5.0
     points", not "-5.0 points, margin -5.0 points" beside "beyond")."""
+    if not (is_number(value) and is_number(limit)):
+        return digits
     gap = abs(value - limit) * scale
     shown = digits
     while shown < APART_DIGITS and 0 < gap < 10.0 ** -shown:

@@ -22,15 +22,17 @@ SIGNED = re.compile(r"(?<![\w.])[+-]<?\d[\d,]*\.\d+")
 
 def tiny_scores(path: Path) -> Path:
     """300 cases in three categories, baseline scores uniform on [0, 0.01], the candidate 0.0003 lower on
-    average with a spread of 0.0008 (kept in range)."""
+    average with a spread of 0.0008 (kept in range); a cost of a fraction of a cent per 1,000 cases."""
     rng = np.random.default_rng(7)
     n = 300
     base = rng.uniform(0, 0.01, n)
     cand = np.clip(base - 0.0003 + rng.normal(0, 0.0008, n), 0, 0.01)
     ids = [f"c{i:03d}" for i in range(n)]
     cats = [("alpha", "beta", "gamma")[i % 3] for i in range(n)]
-    table = pd.concat([pd.DataFrame({"release": "base", "case_id": ids, "category": cats, "score": base.round(6)}),
-                       pd.DataFrame({"release": "cand", "case_id": ids, "category": cats, "score": cand.round(6)})])
+    table = pd.concat([pd.DataFrame({"release": "base", "case_id": ids, "category": cats, "score": base.round(6),
+                                     "cost": 1.2e-6}),
+                       pd.DataFrame({"release": "cand", "case_id": ids, "category": cats, "score": cand.round(6),
+                                     "cost": 1.8e-6})])
     table.to_csv(path, index=False)
     return path
 
@@ -82,6 +84,15 @@ def test_tiny_score_differences_print_as_what_they_are(tmp_path):
             assert (word == "non-inferior") == (read(bound) >= read(margin)), (kind, bound, margin)
         # The counts beside the worsened rule read 1% of the range (0.0001), not any move.
         assert "by any amount" not in text and "by more than 0.0001" in text, kind
+    # Every chart's ticks print apart: a tiny-range axis printed 0.00 0.00 0.01 0.01, a cost axis $0.00 on each.
+    page = (tmp_path / "note.html").read_text()
+    svgs = re.findall(r"<svg\b.*?</svg>", page, flags=re.S)
+    assert len(svgs) >= 4  # the overall rates and difference, the categories, quality against cost
+    for svg in svgs:
+        ticks = [t for t in re.findall(r">([^<>]*)</text>", svg.replace("\N{MINUS SIGN}", "-"))
+                 if re.fullmatch(r"[-+$]*\d+\.\d+%?", t)]
+        assert len(ticks) == len(set(ticks)), ticks
+        assert not [t for t in ticks if NEGATIVE_ZERO.fullmatch(t)], ticks
 
 
 def test_a_p_value_after_its_sign_reads_as_one(tmp_path):
