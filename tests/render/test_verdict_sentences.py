@@ -3,7 +3,7 @@ the HTML's verdict box breaks the line before each sentence that follows the rea
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from releasegate.render.filters import ELLIPSIS, md_escape, whole_sentences
@@ -12,6 +12,7 @@ from releasegate.wording.verdict import FOLLOWING, headline_lines
 _text = st.text(alphabet="abc ,;", min_size=0, max_size=300)
 
 
+@settings(deadline=None, derandomize=True)
 @given(_text, st.lists(st.tuples(st.sampled_from(FOLLOWING), _text), max_size=5), st.integers(20, 900))
 def test_the_cell_holds_whole_sentences_within_its_budget(reason, following, length):
     because = " ".join(["overall" + reason, *(f"{opener}{text}" for opener, text in following)])
