@@ -18,6 +18,12 @@ from releasegate.model import InputFile
 
 CASES_FRAME = "<DataFrame of cases>"  # a notebook's case table: no path, its record the frame's content hash
 
+# What a release did, never what a case is. A case table's value is the same for every release, so one of these
+# joined onto the results would stand in for each release's own outcome (a `passed` beside results of `score`
+# only wins over the scores), errors, runs or costs, and the releases would be compared on the case table.
+PER_RELEASE_COLUMNS = ("release", "passed", "score", "run", "error", "metric", "latency_ms", "latency_s",
+                       "input_tokens", "output_tokens", "cost")
+
 
 def _frame(frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
     """A notebook's case table read as a file's would be: column names and identity columns as text."""
@@ -31,9 +37,10 @@ def _frame(frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
 
 
 def join_cases(table: pd.DataFrame, source: Path | pd.DataFrame, columns: Mapping[str, str],
-                seen: set[str]) -> tuple[pd.DataFrame, InputFile]:
+                seen: set[str], metrics: tuple[str, ...] = ()) -> tuple[pd.DataFrame, InputFile]:
     """Join a case table (case_id plus attributes such as category, cluster, input) onto the results: a file, or
-    a DataFrame (the notebook's ``compare(..., cases=frame)``)."""
+    a DataFrame (the notebook's ``compare(..., cases=frame)``). A column of what a release did (an outcome, a
+    metric gated, an error, a run, a cost) is refused there."""
     if isinstance(source, pd.DataFrame):
         path: Path | str = CASES_FRAME
         cases = _frame(source, columns)
@@ -46,6 +53,7 @@ def join_cases(table: pd.DataFrame, source: Path | pd.DataFrame, columns: Mappin
     seen.update(map(str, cases.columns))
     cases = rename_columns(cases, {k: v for k, v in columns.items() if k not in ("release",)}, path, ("case_id",))
     require_column(cases, "case_id", path, "--case-col", columns.get("case_id"))
+    _refuse_per_release(cases, path, metrics)
     if cases["case_id"].isna().any() or (cases["case_id"] == "").any():
         raise InputError(f"{path}: blank case_id in the case table")
     dup = cases["case_id"][cases["case_id"].duplicated()]
@@ -69,3 +77,13 @@ def join_cases(table: pd.DataFrame, source: Path | pd.DataFrame, columns: Mappin
                          f"e.g. {', '.join(map(str, ids[:3]))}")
     joined = table.merge(cases, on="case_id", how="left", sort=False)
     return joined, record
+
+
+def _refuse_per_release(cases: pd.DataFrame, path: Path | str, metrics: tuple[str, ...]) -> None:
+    """A case table holding a column of what each release did is refused, naming the columns."""
+    found = [str(c) for c in cases.columns if str(c) in PER_RELEASE_COLUMNS or str(c) in metrics]
+    if found:
+        names = ", ".join(repr(c) for c in found)
+        raise InputError(f"{path}: the case table holds {names}: what each release did, not what a case is; a case "
+                         "table's value would be the same for every release and stand in for each release's own: "
+                         "drop it from the case table (keep it in the results)")

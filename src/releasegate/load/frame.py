@@ -74,7 +74,7 @@ def load_frame(
     if cases is not None:
         before = set(table.columns)
         table, case_input = join_cases(table, cases if isinstance(cases, pd.DataFrame) else Path(cases), columns,
-                                       set(map(str, table.columns)))
+                                       set(map(str, table.columns)), metrics)
         inputs.append(case_input)
         case_columns = tuple(str(c) for c in table.columns if c not in before)
     if "passed" not in table.columns and "score" not in table.columns and not metrics:

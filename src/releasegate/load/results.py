@@ -186,7 +186,7 @@ def load_results(
     shapes.refuse_same_file_twice(inputs)
     _check_options_apply(options, set(formats))
     check_one_file_per_release(read)
-    table, case_input, case_columns = _combined(frames, formats, cases, columns, seen)
+    table, case_input, case_columns = _combined(frames, formats, cases, columns, seen, metrics)
     inputs += [case_input] if case_input is not None else []
     _check_role_columns(columns, seen, [frame for _, frame, _, _ in read])
     _require_outcome(table, metrics)
@@ -267,8 +267,8 @@ def _canonical_frame(frame: pd.DataFrame, source: Source, fmt: str, options: Ada
 
 
 def _combined(frames: list[pd.DataFrame], formats: list[str], cases: Path | pd.DataFrame | None,
-              columns: Mapping[str, str],
-              seen: set[str]) -> tuple[pd.DataFrame, InputFile | None, tuple[str, ...]]:
+              columns: Mapping[str, str], seen: set[str],
+              metrics: tuple[str, ...] = ()) -> tuple[pd.DataFrame, InputFile | None, tuple[str, ...]]:
     """The files checked together by their adapters, concatenated, and joined with the case table when there is
     one: the table, the case table's record and the columns it joined."""
     for fmt in dict.fromkeys(formats):
@@ -278,7 +278,7 @@ def _combined(frames: list[pd.DataFrame], formats: list[str], cases: Path | pd.D
     if cases is None:
         return table, None, ()
     before = set(table.columns)
-    table, case_input = join_cases(table, cases, columns, seen)
+    table, case_input = join_cases(table, cases, columns, seen, metrics)
     return table, case_input, tuple(str(c) for c in table.columns if c not in before)
 
 
