@@ -8,7 +8,11 @@ Kept beside tests/validate/input_cases.py, which appends them to its CASES.
 
 from __future__ import annotations
 
-from input_cases import BASE, Case, csv
+from input_cases import BASE, ROOT, Case, csv
+
+HARNESS = ROOT / "tests" / "fixtures" / "harness"
+INSPECT_LOG = next(iter(sorted((HARNESS / "inspect-0.3.285" / "single").glob("*.eval"))))
+LM_FOLDER = HARNESS / "lm-eval-0.4.13" / "model-a"
 
 # Scores only: r2 falls from 0.9 to 0.1 on every case. A case table's `passed` (1 everywhere) joined onto it
 # would win over the scores and show no change.
@@ -29,4 +33,13 @@ REDTEAM_CASES: tuple[Case, ...] = (
     Case("cases-error-column", "a case table holding an error column", "`error` in `cases.csv`",
          {"results.csv": OUTCOMES, "cases.csv": ERRORS_IN_CASES}, ("results.csv", *BASE, "--cases", "cases.csv"),
          ("cases.csv: the case table holds 'error'",), kind="input"),
+    Case("harness-log-twice", "one Inspect log named as two releases", "`base=log.eval cand=copy.eval`, a copy",
+         {"log.eval": INSPECT_LOG.read_bytes(), "copy.eval": INSPECT_LOG.read_bytes()},
+         ("base=log.eval", "cand=copy.eval", "--baseline", "base", "--scorer", "match"),
+         ("log.eval and copy.eval are the same file as 'base' and 'cand'", "name each release's own file")),
+    Case("lm-eval-path-twice", "one lm-eval samples file named as two releases", "`base=out/s.jsonl cand=out/s.jsonl`",
+         {f"out/{p.name}": p.read_bytes() for p in LM_FOLDER.iterdir() if "words_gen" in p.name or "results" in p.name},
+         ("base=out/samples_words_gen_2026-12-01T09-00-19.061798.jsonl",
+          "cand=out/samples_words_gen_2026-12-01T09-00-19.061798.jsonl", "--baseline", "base"),
+         ("are the same file as 'base' and 'cand'",)),
 )
