@@ -8,11 +8,43 @@ Kept beside tests/validate/input_cases.py, which appends them to its CASES.
 
 from __future__ import annotations
 
+import json
+
 from input_cases import BASE, ROOT, Case, csv
 
 HARNESS = ROOT / "tests" / "fixtures" / "harness"
 INSPECT_LOG = next(iter(sorted((HARNESS / "inspect-0.3.285" / "single").glob("*.eval"))))
 LM_FOLDER = HARNESS / "lm-eval-0.4.13" / "model-a"
+THIRD_LM = HARNESS / "third" / "lm-eval-0.4.13"
+POPULARITY = ROOT / "tests" / "fixtures" / "inspect" / "2025-05-12T20-28-13-04-00_popularity.json"
+REDUCED = HARNESS / "third" / "inspect-0.3.285"
+
+
+def _popularity(model: str, scorer: str) -> str:
+    """The popularity log (cancelled after 3 samples, read as finished) of ``model``, scored by ``scorer``."""
+    log = json.loads(POPULARITY.read_text())
+    log["status"], log["eval"]["model"] = "success", model
+    for sample in log["samples"]:
+        sample["scores"] = {scorer: sample["scores"]["match"]}
+    return json.dumps(log)
+
+
+def _two_filters(model: str, shots: int | None = None) -> dict[str, bytes]:
+    """lm-eval's words_two_filters samples and results of ``model`` (base or cand), the results file saying
+    ``shots`` few-shot examples when given (the run asked with 5 examples before each question)."""
+    files = {}
+    for path in sorted((THIRD_LM / model).iterdir()):
+        if path.name.startswith("results_") and shots is not None:
+            summary = json.loads(path.read_text())
+            summary["n-shot"]["words_two_filters"] = shots
+            files[f"{model}/{path.name}"] = json.dumps(summary).encode()
+        elif path.name.startswith("results_") or "words_two_filters" in path.name:
+            files[f"{model}/{path.name}"] = path.read_bytes()
+    return files
+
+
+def _one(folder: str) -> str:
+    return str(next(iter(sorted((REDUCED / folder).glob("*.eval")))))
 
 # Scores only: r2 falls from 0.9 to 0.1 on every case. A case table's `passed` (1 everywhere) joined onto it
 # would win over the scores and show no change.
@@ -42,4 +74,20 @@ REDTEAM_CASES: tuple[Case, ...] = (
          ("base=out/samples_words_gen_2026-12-01T09-00-19.061798.jsonl",
           "cand=out/samples_words_gen_2026-12-01T09-00-19.061798.jsonl", "--baseline", "base"),
          ("are the same file as 'base' and 'cand'",)),
+    Case("inspect-other-scorers", "Inspect logs of one task scored by different scorers",
+         "`base` scored by `match`, `cand` by `includes`",
+         {"a.json": _popularity("openai/base", "match"), "b.json": _popularity("openai/cand", "includes")},
+         ("base=a.json", "cand=b.json", "--baseline", "base"),
+         ("a.json (base) and b.json (cand) read task popularity with other scorers (match and includes)",
+          "--scorer")),
+    Case("inspect-other-reducers", "Inspect logs of one task reduced over epochs by different reducers",
+         "`base` under `at_least_1`, `cand` under `pass_at_2`",
+         {"a.eval": lambda: open(_one("reducer-at_least_1"), "rb").read(),
+          "b.eval": lambda: open(_one("reducer-pass_at_2"), "rb").read()},
+         ("base=a.eval", "cand=b.eval", "--baseline", "base"),
+         ("read task words with other reducers (at_least_1 and pass_at_2)", "--reducer NAME")),
+    Case("lm-eval-other-n-shot", "lm-eval runs of one task with different few-shot counts",
+         "`n-shot` 0 in base's `results_*.json`, 5 in cand's", {**_two_filters("base"), **_two_filters("cand", 5)},
+         ("base=base", "cand=cand", "--baseline", "base"),
+         ("read task words_two_filters with other n-shots (0 and 5)", "--num_fewshot")),
 )

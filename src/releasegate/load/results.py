@@ -149,7 +149,7 @@ def load_results(
     columns = dict(columns or {})
     if options.release_cols and not options.wide:
         raise InputError("--release-cols names the release columns of a wide file: add --wide")
-    from releasegate.load.records import check_one_file_per_release, input_record
+    from releasegate.load.records import check_one_file_per_release, check_one_reading, input_record
 
     frames, inputs, formats = [], [], []
     seen: set[str] = set()  # every column name of every file, before renaming
@@ -186,6 +186,7 @@ def load_results(
     shapes.refuse_same_file_twice(inputs)
     _check_options_apply(options, set(formats))
     check_one_file_per_release(read)
+    check_one_reading(read)
     table, case_input, case_columns = _combined(frames, formats, cases, columns, seen, metrics)
     inputs += [case_input] if case_input is not None else []
     _check_role_columns(columns, seen, [frame for _, frame, _, _ in read])
