@@ -43,6 +43,28 @@ def _two_filters(model: str, shots: int | None = None) -> dict[str, bytes]:
     return files
 
 
+PROMPTFOO = HARNESS / "third" / "promptfoo-0.123.1" / "single.json"
+
+
+def _promptfoo_var_changed() -> bytes:
+    """promptfoo's single run relabelled cand, test t1 asking with another variable under the same prompt text."""
+    data = json.loads(PROMPTFOO.read_text())
+    data["evalId"] += "-cand"
+    for result in data["results"]["results"]:
+        result["provider"]["label"] = "cand"
+    first = data["results"]["results"][0]
+    first["vars"]["word"] = first["testCase"]["vars"]["word"] = "banana"
+    return json.dumps(data).encode()
+
+
+# The baseline's outcomes of c1 and c2 missing; the candidate's all there.
+BASE_BLANK = csv("r1,c1,", "r1,c2,", "r1,c3,1", "r1,c4,1", *(f"r2,c{i},1" for i in range(1, 5)),
+                 header="release,case_id,passed")
+# r1 written without runs, r2 with three.
+RUNS_ONE_SIDE = csv(*(f"r1,c{i},1," for i in range(1, 5)), *(f"r2,c{i},1,{k}" for i in range(1, 5) for k in (1, 2, 3)),
+                    header="release,case_id,passed,run")
+
+
 def _one(folder: str) -> str:
     return str(next(iter(sorted((REDUCED / folder).glob("*.eval")))))
 
@@ -90,4 +112,17 @@ REDTEAM_CASES: tuple[Case, ...] = (
          "`n-shot` 0 in base's `results_*.json`, 5 in cand's", {**_two_filters("base"), **_two_filters("cand", 5)},
          ("base=base", "cand=cand", "--baseline", "base"),
          ("read task words_two_filters with other n-shots (0 and 5)", "--num_fewshot")),
+    Case("content-changed-same-text", "a harness case whose variables changed under the same prompt text",
+         "promptfoo test `t1` asks with `word: banana` in cand, the prompt text shown unchanged",
+         {"a.json": PROMPTFOO.read_bytes(), "b.json": _promptfoo_var_changed},
+         ("a.json", "b.json", "--baseline", "base"),
+         ("'t1': 'Say the word apple' in 'base', 'Say the word apple' in 'cand'",
+          "where the text shown is the same, the rest of the case differs"), kind="pairing"),
+    Case("missing-fail-baseline-only", "missing outcomes on the baseline only, with --missing fail",
+         "`r1,c1,` and `r1,c2,`, `--missing fail`", {"results.csv": BASE_BLANK},
+         ("results.csv", *BASE, "--missing", "fail"),
+         ("2 row(s) without an outcome counted as failures (2 in 'r1'; --missing fail)",), exit=0),
+    Case("runs-in-one-release", "a run column filled for one release only", "r1 without runs, r2 runs 1-3",
+         {"results.csv": RUNS_ONE_SIDE}, ("results.csv", *BASE),
+         ("4 row(s) have no run although the run column is set (4 in 'r1'; runs in 'r2')", "run 1"), kind="value"),
 )

@@ -131,11 +131,18 @@ def _refuse_changed(table: pd.DataFrame, content: Content, base: _Release, cand:
                     ids: pd.Index, baseline: str, candidate: str) -> None:
     assert base.content_row is not None and cand.content_row is not None
     first = np.flatnonzero(changed)[:2]
-    shown = "; ".join(f"{str(ids[k])!r}: {text_of_row(table, int(base.content_row[k]), content)!r} in {baseline!r}, "
-                      f"{text_of_row(table, int(cand.content_row[k]), content)!r} in {candidate!r}" for k in first)
+    texts = [(text_of_row(table, int(base.content_row[k]), content),
+              text_of_row(table, int(cand.content_row[k]), content)) for k in first]
+    shown = "; ".join(f"{str(ids[k])!r}: {old!r} in {baseline!r}, {new!r} in {candidate!r}"
+                      for k, (old, new) in zip(first, texts))
+    # A harness's fingerprint holds more than the text shown (promptfoo's vars and assertions, Inspect's target and
+    # choices): say so, or the line shows the same words twice and seems to contradict itself.
+    same_text = any(old == new for old, new in texts)
+    beyond = (" (where the text shown is the same, the rest of the case differs: its target, choices, variables or "
+              "assertions)") if same_text else ""
     raise PairingError(f"{int(changed.sum())} case(s) have other content in {candidate!r} than in {baseline!r} under "
-                       f"the same id (e.g. {shown}): they are other questions; use --allow-changed to leave them out "
-                       "of the comparison")
+                       f"the same id (e.g. {shown}){beyond}: they are other questions; use --allow-changed to leave "
+                       "them out of the comparison")
 
 
 def _refuse_short(side: _Release, name: str, incomplete: np.ndarray, ids: pd.Index, expected: int) -> None:
