@@ -9,6 +9,7 @@ Kept beside tests/validate/input_cases.py, which appends them to its CASES.
 from __future__ import annotations
 
 import json
+import unicodedata
 
 from input_cases import BASE, ROOT, Case, csv
 
@@ -63,6 +64,13 @@ BASE_BLANK = csv("r1,c1,", "r1,c2,", "r1,c3,1", "r1,c4,1", *(f"r2,c{i},1" for i 
 # r1 written without runs, r2 with three.
 RUNS_ONE_SIDE = csv(*(f"r1,c{i},1," for i in range(1, 5)), *(f"r2,c{i},1,{k}" for i in range(1, 5) for k in (1, 2, 3)),
                     header="release,case_id,passed,run")
+
+
+# The same ids written in two Unicode forms: composed (NFC) in r1, decomposed (NFD, as macOS names files) in r2.
+NFD_IDS = csv(*(f"{r},{unicodedata.normalize('NFC' if r == 'r1' else 'NFD', f'café-{i}')},1"
+                for r in ("r1", "r2") for i in range(1, 5)), header="release,case_id,passed")
+CASE_IDS = csv(*(f"{r},{'c' if r == 'r1' else 'C'}{i},1" for r in ("r1", "r2") for i in range(1, 5)),
+               header="release,case_id,passed")
 
 
 def _one(folder: str) -> str:
@@ -125,4 +133,13 @@ REDTEAM_CASES: tuple[Case, ...] = (
     Case("runs-in-one-release", "a run column filled for one release only", "r1 without runs, r2 runs 1-3",
          {"results.csv": RUNS_ONE_SIDE}, ("results.csv", *BASE),
          ("4 row(s) have no run although the run column is set (4 in 'r1'; runs in 'r2')", "run 1"), kind="value"),
+    Case("ids-nfc-nfd", "case ids that differ only in Unicode form (NFC against NFD)",
+         "`café-1` composed in r1, decomposed in r2", {"results.csv": NFD_IDS}, ("results.csv", *BASE),
+         ("4 of them differ from an id of the other side only in Unicode form (NFC against NFD)",
+          "'caf\\xe9-1' and 'cafe\\u0301-1'"), kind="pairing"),
+    Case("ids-letter-case", "case ids that differ only in letter case, with --allow-missing",
+         "`c1` in r1, `C1` in r2, `--allow-missing`", {"results.csv": CASE_IDS},
+         ("results.csv", *BASE, "--allow-missing"),
+         ("share no case_id", "differ from an id of the other side only in letter case, e.g. 'c1' and 'C1'"),
+         kind="pairing"),
 )

@@ -16,6 +16,8 @@ its rows' case codes, so a million cases cost milliseconds when nothing is set a
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,12 +111,40 @@ def _check_case_sets(base: _Release, cand: _Release, baseline: str, candidate: s
              for mask, name in ((only_base, baseline), (only_cand, candidate)) if mask.any()]
     detail = ", ".join(sides)
     if not allow:
-        raise PairingError(f"case sets differ between {baseline!r} and {candidate!r}: {detail}; "
+        near = _near_misses(ids[np.flatnonzero(only_base)], ids[np.flatnonzero(only_cand)])
+        raise PairingError(f"case sets differ between {baseline!r} and {candidate!r}: {detail}{near}; "
                            "use --allow-missing to compare the shared cases only")
     shared = int((base.present & cand.present).sum())
     if shared == 0:
-        raise PairingError(f"{baseline!r} and {candidate!r} share no case_id; nothing to compare")
+        near = _near_misses(ids[np.flatnonzero(only_base)], ids[np.flatnonzero(only_cand)])
+        raise PairingError(f"{baseline!r} and {candidate!r} share no case_id; nothing to compare{near}")
     return f"{candidate}: compared on {shared} shared cases; excluded {detail}."
+
+
+# Ids a reader takes for one: the same text in another Unicode form (NFC against NFD, as macOS writes file
+# names), in other letter case, or with other leading zeros. Named in the refusal, never paired: which id is meant
+# is for the user to say. Looked for among the first ids set apart only, on the way to a refusal.
+_NEAR_MISSES = (("only in Unicode form (NFC against NFD)", lambda text: unicodedata.normalize("NFC", text)),
+                ("only in letter case", str.casefold),
+                ("only in leading zeros", lambda text: re.sub(r"(?<!\d)0+(?=\d)", "", text)))
+_NEAR_LOOKED_AT = 100_000
+
+
+def _near_misses(only_base: pd.Index, only_cand: pd.Index) -> str:
+    """The clause naming ids on the two sides that differ only as in :data:`_NEAR_MISSES` ("" when none do),
+    each shown with its characters escaped so that the difference is visible."""
+    base_ids = [str(i) for i in only_base[:_NEAR_LOOKED_AT]]
+    cand_ids = [str(i) for i in only_cand[:_NEAR_LOOKED_AT]]
+    for words, key in _NEAR_MISSES:
+        by_key: dict[str, str] = {}
+        for text in cand_ids:
+            by_key.setdefault(key(text), text)
+        pairs = [(text, by_key[key(text)]) for text in base_ids if key(text) in by_key]
+        if pairs:
+            first, second = pairs[0]
+            return (f"; {len(pairs)} of them differ from an id of the other side {words}, e.g. {ascii(first)} and "
+                    f"{ascii(second)}: write the ids alike")
+    return ""
 
 
 def _changed(table: pd.DataFrame, content: Content, base: _Release, cand: _Release, shared: np.ndarray) -> np.ndarray:
