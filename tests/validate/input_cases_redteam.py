@@ -73,6 +73,12 @@ CASE_IDS = csv(*(f"{r},{'c' if r == 'r1' else 'C'}{i},1" for r in ("r1", "r2") f
                header="release,case_id,passed")
 
 
+# A file named r2= whose own release column holds both releases: named, every row would become r2's.
+BOTH_INSIDE = csv(*(f"c{i},{'r1' if i % 2 else 'r2'},1" for i in range(1, 9)), header="case_id,release,passed")
+ONE_RELEASE = csv(*(f"c{i},1" for i in range(1, 9)), header="case_id,passed")
+OTHER_NAME = csv(*(f"c{i},rX,1" for i in range(1, 9)), header="case_id,release,passed")
+
+
 def _one(folder: str) -> str:
     return str(next(iter(sorted((REDUCED / folder).glob("*.eval")))))
 
@@ -142,4 +148,10 @@ REDTEAM_CASES: tuple[Case, ...] = (
          ("results.csv", *BASE, "--allow-missing"),
          ("share no case_id", "differ from an id of the other side only in letter case, e.g. 'c1' and 'C1'"),
          kind="pairing"),
+    Case("named-file-of-two-releases", "`NAME=path` on a file whose release column holds two releases",
+         "`r2=b.csv`, `b.csv` holding r1 and r2 rows", {"a.csv": ONE_RELEASE, "b.csv": BOTH_INSIDE},
+         ("r1=a.csv", "r2=b.csv", *BASE), ("r2=b.csv: the file's release column holds 2 releases", "drop r2=")),
+    Case("named-file-other-release", "`NAME=path` on a file whose release column names another release",
+         "`r2=b.csv`, `b.csv` holding release `rX`", {"a.csv": ONE_RELEASE, "b.csv": OTHER_NAME},
+         ("r1=a.csv", "r2=b.csv", *BASE), ("b.csv: release 'rX' of its release column read as 'r2'",), exit=0),
 )

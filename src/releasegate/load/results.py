@@ -260,6 +260,8 @@ def _canonical_frame(frame: pd.DataFrame, source: Source, fmt: str, options: Ada
     if fmt == "tidy":  # an adapter reads its harness's errors itself (docs/inputs.md, errors)
         frame, error_note = shapes.read_errors(frame)
     if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
+        renamed = shapes.named_over_column(frame, source.release, str(source.path))
+        error_note = " ".join(n for n in (error_note, renamed) if n) or None
         frame["release"] = source.release
     else:
         require_column(frame, "release", source.path, "--release-col", columns.get("release"))

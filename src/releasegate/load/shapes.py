@@ -5,6 +5,8 @@
 - the same file named twice (``r1=wide.csv r2=wide.csv``, ``base=log.eval cand=log.eval``): it would compare a
   release with itself and show no change at all, a SHIP for anything; refused;
 - dotted paths into nested JSON records (``--passed-col scores.correct``, ``--latency-col timing.latency``);
+- ``NAME=path`` on a file whose own release column names another release (renamed, said in a note) or several
+  (refused: they would be pooled into one);
 - a latency in seconds (``--latency-unit s``, or a column called ``latency_s``), kept as milliseconds.
 
 Each hook is a function of one frame; load_results calls them in that order.
@@ -191,6 +193,25 @@ def _refuse_twice(first: InputFile, item: InputFile) -> None:
             if item.format == "tidy" else "name each release's own file")
     raise InputError(f"{first.path} and {item.path} are the same file{as_what} (sha256 {item.sha256[:12]}): "
                      f"a release compared with itself shows no change; {hint}")
+
+
+def named_over_column(frame: pd.DataFrame, name: str, label: str) -> str | None:
+    """``NAME=path`` (or a mapping of NAME to a DataFrame) on a table with a release column of its own: one
+    release there is renamed, and the note returned says so; several are refused, since naming them all NAME would
+    pool two releases' rows into one."""
+    if "release" not in frame.columns:
+        return None
+    from releasegate.load.tidy import as_text
+
+    named = [str(r) for r in dict.fromkeys(as_text(frame["release"]).dropna()) if str(r)]
+    if len(named) > 1:
+        shown = ", ".join(repr(r) for r in named[:5])
+        raise InputError(f"{name}={label}: the file's release column holds {len(named)} releases ({shown}); "
+                         f"{name}= would read them all as one: drop {name}= to keep the file's names, or give each "
+                         "release its own file")
+    if named and named[0] != name:
+        return f"{label}: release {named[0]!r} of its release column read as {name!r} (NAME=path)."
+    return None
 
 
 def latency_in_ms(frame: pd.DataFrame, unit: str, path: Path) -> pd.DataFrame:
