@@ -79,6 +79,10 @@ ONE_RELEASE = csv(*(f"c{i},1" for i in range(1, 9)), header="case_id,passed")
 OTHER_NAME = csv(*(f"c{i},rX,1" for i in range(1, 9)), header="case_id,release,passed")
 
 
+PASSED_FILE = csv(*(f"c{i},1" for i in range(1, 5)), header="case_id,passed")
+SCORE_FILE = csv(*(f"c{i},0.{i}" for i in range(1, 5)), header="case_id,score")
+
+
 def _one(folder: str) -> str:
     return str(next(iter(sorted((REDUCED / folder).glob("*.eval")))))
 
@@ -154,4 +158,8 @@ REDTEAM_CASES: tuple[Case, ...] = (
     Case("named-file-other-release", "`NAME=path` on a file whose release column names another release",
          "`r2=b.csv`, `b.csv` holding release `rX`", {"a.csv": ONE_RELEASE, "b.csv": OTHER_NAME},
          ("r1=a.csv", "r2=b.csv", *BASE), ("b.csv: release 'rX' of its release column read as 'r2'",), exit=0),
+    Case("files-of-two-outcome-kinds", "a file of pass/fail outcomes beside a file of scores only",
+         "`r1=a.csv` with `passed`, `r2=b.csv` with `score`", {"a.csv": PASSED_FILE, "b.csv": SCORE_FILE},
+         ("r1=a.csv", "r2=b.csv", *BASE),
+         ("a.csv holds pass/fail outcomes ('r1') and b.csv scores only ('r2')", "one kind of outcome")),
 )

@@ -188,6 +188,8 @@ def load_results(
     check_one_file_per_release(read)
     check_one_reading(read)
     table, case_input, case_columns = _combined(frames, formats, cases, columns, seen, metrics)
+    if not metrics and not ("score" in columns and "passed" not in columns):  # --score-col: the scores are read
+        _refuse_mixed_outcomes(read)
     inputs += [case_input] if case_input is not None else []
     _check_role_columns(columns, seen, [frame for _, frame, _, _ in read])
     _require_outcome(table, metrics)
@@ -295,6 +297,24 @@ def _check_role_columns(columns: Mapping[str, str], seen: set[str], frames: list
             raise InputError(f"column {given!r} ({COLUMN_FLAGS[role]}) is in none of the files; columns present: "
                              f"{', '.join(sorted(seen - set(PAIRING_COLUMNS)))}"
                              + (f"; the cases' metadata fields: {', '.join(fields)}" if fields else ""))
+
+
+def _refuse_mixed_outcomes(read: list[Any]) -> None:
+    """Files of pass/fail outcomes beside files of scores only: concatenated, the scores' rows would have no
+    pass/fail value and be refused as missing outcomes (or counted as failures, or dropped) under a count that
+    says nothing of why. One gate compares one kind of outcome: refused naming a file of each."""
+    passed = [(path, frame) for path, frame, _, _ in read if "passed" in frame.columns]
+    scored = [(path, frame) for path, frame, _, _ in read if "passed" not in frame.columns and "score" in frame.columns]
+    if passed and scored:
+        (first, one), (second, other) = passed[0], scored[0]
+        raise InputError(f"{first} holds pass/fail outcomes ({_releases(one)}) and {second} scores only "
+                         f"({_releases(other)}): one gate compares one kind of outcome; give every file a passed "
+                         "column, or read the scores of every file (--score-col score, --pass-threshold to pass them)")
+
+
+def _releases(frame: pd.DataFrame) -> str:
+    names = list(dict.fromkeys(map(str, frame["release"].dropna()))) if "release" in frame.columns else []
+    return ", ".join(repr(n) for n in names[:3]) or "no release named"
 
 
 def _require_outcome(table: pd.DataFrame, metrics: tuple[str, ...]) -> None:
