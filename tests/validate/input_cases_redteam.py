@@ -83,6 +83,14 @@ PASSED_FILE = csv(*(f"c{i},1" for i in range(1, 5)), header="case_id,passed")
 SCORE_FILE = csv(*(f"c{i},0.{i}" for i in range(1, 5)), header="case_id,score")
 
 
+# Every question of r2 reworded under the same ids; with --allow-changed every case is left out.
+REWORDED = csv(*(f"{r},c{i},1,{'Question' if r == 'r1' else 'Other question'} {i}" for r in ("r1", "r2")
+                 for i in range(1, 5)), header="release,case_id,passed,input")
+# r1 errored on c1 and c3, r2 on c2 and c4: every case errored on one side or the other.
+CROSSWISE = csv(*(f"{r},c{i},1,{'boom' if (i % 2 == 1) == (r == 'r1') else ''}" for r in ("r1", "r2")
+                  for i in range(1, 5)), header="release,case_id,passed,error")
+
+
 def _one(folder: str) -> str:
     return str(next(iter(sorted((REDUCED / folder).glob("*.eval")))))
 
@@ -162,4 +170,11 @@ REDTEAM_CASES: tuple[Case, ...] = (
          "`r1=a.csv` with `passed`, `r2=b.csv` with `score`", {"a.csv": PASSED_FILE, "b.csv": SCORE_FILE},
          ("r1=a.csv", "r2=b.csv", *BASE),
          ("a.csv holds pass/fail outcomes ('r1') and b.csv scores only ('r2')", "one kind of outcome")),
+    Case("allow-changed-everything", "every case's content changed, with --allow-changed",
+         "r2 asks `Other question N` for every `Question N`, `--allow-changed`", {"results.csv": REWORDED},
+         ("results.csv", *BASE, "--allow-changed"),
+         ("share cases, but every one is left out (4 whose content changed): nothing to compare",), kind="pairing"),
+    Case("errored-crosswise", "every case errored on one release or the other", "r1 errored on c1, c3; r2 on c2, c4",
+         {"results.csv": CROSSWISE}, ("results.csv", *BASE),
+         ("share cases, but every one is left out (4 errored on either side): nothing to compare",), kind="pairing"),
 )

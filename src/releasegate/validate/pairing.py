@@ -221,6 +221,10 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
             if side.errored is not None:
                 wrong |= kept & side.errored
         kept &= ~wrong
+        # A release every row of which errored is refused with its error texts later (analyze/errors.py).
+        all_errored = any(side.errored is not None and not (side.present & ~side.errored).any() for side in (base, cand))
+        if shared.any() and not kept.any() and not all_errored:
+            _refuse_nothing_kept(baseline, candidate, int(changed.sum()), int(wrong.sum()))
         incomplete = np.zeros_like(shared)
         for side, name in ((base, baseline), (cand, candidate)):
             if side.short is not None and (kept & side.short).any():
@@ -244,6 +248,14 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
         pairings.append(Pairing(candidate, exclusions, pd.Index(ids[np.flatnonzero(changed | wrong)]),
                                 pd.Index(ids[np.flatnonzero(changed)])))
     return tuple(pairings), fills, notes
+
+
+def _refuse_nothing_kept(baseline: str, candidate: str, changed: int, errored: int) -> None:
+    """Every shared case set apart (content changed, errored): no figure could be about the two releases."""
+    why = " and ".join(f"{n} {what}" for n, what in ((changed, "whose content changed"),
+                                                    (errored, "errored on either side")) if n)
+    raise PairingError(f"{baseline!r} and {candidate!r} share cases, but every one is left out ({why}): nothing "
+                       "to compare")
 
 
 def fill_runs(table: pd.DataFrame, fills: dict[str, np.ndarray], runs: dict[str, np.ndarray]
