@@ -91,6 +91,11 @@ CROSSWISE = csv(*(f"{r},c{i},1,{'boom' if (i % 2 == 1) == (r == 'r1') else ''}" 
                   for i in range(1, 5)), header="release,case_id,passed,error")
 
 
+# r1 scored as fractions, r2 as percentages of the same answers: compared, r2 would gain the whole scale.
+PERCENT = csv(*(f"{r},c{i},{s if r == 'r1' else s * 100:g}" for r in ("r1", "r2")
+                for i, s in enumerate((0.2, 0.45, 0.7, 0.9), 1)), header="release,case_id,score")
+
+
 def _one(folder: str) -> str:
     return str(next(iter(sorted((REDUCED / folder).glob("*.eval")))))
 
@@ -177,4 +182,11 @@ REDTEAM_CASES: tuple[Case, ...] = (
     Case("errored-crosswise", "every case errored on one release or the other", "r1 errored on c1, c3; r2 on c2, c4",
          {"results.csv": CROSSWISE}, ("results.csv", *BASE),
          ("share cases, but every one is left out (4 errored on either side): nothing to compare",), kind="pairing"),
+    Case("scores-in-two-units", "one release's scores as fractions, another's as percentages",
+         "r1 `0.45`, r2 `45` for the same answer", {"results.csv": PERCENT}, ("results.csv", *BASE),
+         ("the scores of 'r1' all lie within [0, 1] (largest 0.9) and those of 'r2' mostly above 1 (median 57.5)",
+          "declare score_range"), kind="value"),
+    Case("scores-in-two-units-declared", "scores of two scales with a declared score_range",
+         "as above, `score_range = [0, 100]`", {"results.csv": PERCENT, "p.toml": "score_range = [0, 100]\n"},
+         ("results.csv", *BASE, "--policy", "p.toml"), (), exit=0),
 )
