@@ -131,6 +131,20 @@ def test_notes_of_another_baseline_or_suite_are_drawn_apart(archive, tmp_path):
     assert "Drawn apart" in (tmp_path / "h.md").read_text()
 
 
+def test_notes_of_another_title_are_drawn_apart_saying_both_titles(archive, tmp_path):
+    first = next(p for p in sorted((archive / "archive").iterdir())) / "note.json"
+    other = tmp_path / "other.json"
+    result = run_cli("report", "eval_results.csv", "--cases", "eval_cases.csv", "--policy", "releasegate.toml",
+                     "--title", "savings-assistant", "-o", other, cwd=archive)
+    assert result.exit_code == 0, result.output
+    result = run_cli("history", first, other, "-o", tmp_path / "h.json")
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "h.json").read_text())
+    title = json.loads(first.read_text())["title"]
+    # Said as the other differences are: this series' value, then the first's (it once read "note savings-assistant").
+    assert data["apart"] == [f"series 2 against series 1: title savings-assistant, not {title}"]
+
+
 def test_several_metrics_give_a_series_per_metric(tmp_path):
     from metrics_support import metric_args, three_metrics
 

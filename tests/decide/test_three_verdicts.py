@@ -37,13 +37,20 @@ def test_a_harmless_200_case_release_at_16_percent_churn_is_not_proven_and_says_
     settle = cand["settle"]
     low, high = settle["cases_needed"]
     assert 200 < low < high  # more cases than it has, more again for 95%
-    line = result.output.splitlines()[0]
-    assert line.startswith("NOT PROVEN r2: the data cannot show it is no worse")
+    line, *following = [out for out in result.output.splitlines() if not out.startswith("wrote ")]
+    assert line.startswith("NOT PROVEN r2: the data cannot show it is no worse") and line.endswith(".")
+    # The CI line is the verdict and its reason; what would settle it follows, a sentence to an indented line.
+    assert "What would settle it" not in line and len(line) < 300
+    assert all(more.startswith("  ") for more in following) and len(following) == 3
+    settles, runs, later = (more.strip() for more in following)
     assert f"What would settle it: at no true difference, a suite of {low:,} cases ({low - 200:,} more) " \
            f"gives an 80% chance of showing it no worse, {high:,} ({high - 200:,} more) 95% (these 200: " \
-           f"{round(100 * settle['power'])}%)" in line
+           f"{round(100 * settle['power'])}%)" in settles
     # One run of each release and no rerun: whether more runs would help cannot be told, and the note says so.
-    assert settle["runs_reason"] == "unknown" and "Whether more runs would help is unknown" in line
+    assert settle["runs_reason"] == "unknown" and runs.startswith("Whether more runs would help is unknown: ")
+    assert later.startswith("Comparing again after adding them is a later look at the same releases")
+    # Joined with spaces, the lines are the note's own headline.
+    assert " ".join([line, settles, runs, later]) == cand["headline"]
     assert note["ship"] is False  # NOT PROVEN never reads as SHIP
 
 
@@ -62,7 +69,7 @@ def test_not_proven_warn_passes_the_gate_and_the_note_says_so(tmp_path):
     result, note = _check(tmp_path, harmless_release(), "--not-proven", "warn")
     assert result.exit_code == 0, result.output
     assert note["candidates"][0]["verdict"] == "not_proven" and note["policy"]["not_proven"] == "warn"
-    assert 'Allowed by the policy (not_proven = "warn")' in result.output.splitlines()[0]
+    assert result.output.splitlines()[-2].startswith('  Allowed by the policy (not_proven = "warn"): the gate passes')
     md = tmp_path / "note.md"
     run_cli("report", tmp_path / "results.csv", "--baseline", "r1", "--no-policy", "--not-proven", "warn",
             "-o", md)

@@ -42,6 +42,10 @@ def test_the_paragraphs_say_what_changed_why_what_it_costs_and_what_next(report)
     assert "It may not ship: it broke 6 cases in Fraud, a critical category" in r2
     assert "42% more per answer" in r2 and "Next: fix EV264, EV265, EV274" in r2
     assert "1 fixed, 14 broken" in r3 and "54% less per answer" in r3 and "worse overall" in r3
+    # r3 is blocked overall; its critical categories' cases are named first, and the sentence says they are 5 of
+    # the 14 it broke (a bare "and 2 more" read as if the five were all).
+    assert ("Next: fix the 5 cases it broke in critical categories (EV284, EV290, EV316 and 2 more) and read the "
+            "other 9, then compare again.") in r3
     for text in paragraphs.values():
         assert not FORBIDDEN.search(text), FORBIDDEN.search(text).group(0)
         assert len(text) < 520
@@ -158,4 +162,5 @@ def test_the_next_step_names_the_blocking_category_cases_and_never_another_categ
     broken = report.sections[0].analysis.candidates[0].broken_cases
     assert broken[0].category == "Other"  # the largest drop is Other's
     text = plain.paragraphs(report)["cand"]
-    assert "Next: fix c00, c01, c02 and 12 more, then compare again." in text, text
+    assert ("Next: fix the 15 cases it lowered in Fraud (c00, c01, c02 and 12 more) and read the other 5, then "
+            "compare again.") in text, text

@@ -321,8 +321,10 @@ def apart(history: History) -> list[str]:
         if s.baseline != first.baseline:
             what.append(f"baseline {s.baseline}, not {first.baseline}")
         what += _suite_difference(s, first)
-        if (s.title, s.metric) != (first.title, first.metric):
-            what.append(f"note {s.title}" + (f" (metric {s.metric})" if s.metric else ""))
+        if s.title != first.title:
+            what.append(f"title {s.title}, not {first.title}")
+        if s.metric != first.metric:
+            what.append(f"metric {s.metric or 'the outcome column'}, not {first.metric or 'the outcome column'}")
         lines.append(f"series {n} against series 1: {'; '.join(what) or 'another suite'}")
     return lines
 

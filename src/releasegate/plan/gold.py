@@ -65,7 +65,7 @@ def gold_plan_lines(plans: list[GoldPlan]) -> list[str]:
             continue
         plan = p.plan
         lines.append(f"{head}: {p.labelled} paired gold labels give a corrected interval {_width(plan.width_now)} "
-                     f"wide (of {plan.n_cases} cases)")
+                     f"wide (of {plan.n_cases:,} cases)")
         if not plan.reachable:
             lines.append(f"  a width of {_width(plan.target_width)} is out of reach: every case labelled gives "
                          f"{_width(plan.width_all)}")

@@ -372,7 +372,7 @@ def plan_lines(plan: SuitePlan) -> list[str]:
     d = plan.design
     crit = ", ".join(f"{a} {b}" for a, b in d.critical) or "none"
     out = [
-        (f"suite: {d.n} cases, baseline pass rate {100 * d.p0:.1f}%, critical categories: {crit}; "
+        (f"suite: {d.n:,} cases, baseline pass rate {100 * d.p0:.1f}%, critical categories: {crit}; "
         f"{d.categories} other categor{'y' if d.categories == 1 else 'ies'}; {d.runs} run{'s' if d.runs > 1 else ''}"),
         _churn_line(d),
         (f"simulated: {plan.replications} replications per scenario, seed {plan.seed} "
@@ -394,11 +394,11 @@ def plan_lines(plan: SuitePlan) -> list[str]:
     if t.scale == 1.0 and t.reached:
         out.append(f"{goal}: reached with the suite as it is")
     elif t.reached:
-        out.append(f"{goal}: about {t.cases} cases ({t.scale:g}x this suite, every category in proportion): "
+        out.append(f"{goal}: about {t.cases:,} cases ({t.scale:g}x this suite, every category in proportion): "
                    f"detection {_pct(t.detection)}, false blocks {_pct(t.false_blocks)}")
     else:
         reason = ("false blocks stay above the limit" if t.false_blocks.rate > MAX_FALSE_BLOCKS
                   else "detection stays below it")
-        out.append(f"{goal}: not reached up to {t.cases} cases ({t.scale:g}x this suite; {reason}: detection "
+        out.append(f"{goal}: not reached up to {t.cases:,} cases ({t.scale:g}x this suite; {reason}: detection "
                    f"{_pct(t.detection)}, false blocks {_pct(t.false_blocks)})")
     return out

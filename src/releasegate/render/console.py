@@ -11,14 +11,17 @@ from releasegate.text import one_line
 from releasegate.wording.errors import error_line
 from releasegate.wording.judge import uncalibrated_note
 from releasegate.wording.judged import not_judged_lines
+from releasegate.wording.verdict import headline_lines
 
 
 def verdict_lines(report: Report) -> list[str]:
-    """One line per candidate's verdict, then its errored cases on each metric (named when several); then the
+    """Each candidate's verdict and reason on one line (what would settle a NOT PROVEN, and the sentences after
+    it, indented on lines of their own), then its errored cases on each metric (named when several); then the
     releases not judged."""
     out = []
     for verdict in report.verdicts:
-        out.append(one_line(verdict.headline))
+        first, *following = headline_lines(one_line(verdict.headline))
+        out += [first, *(f"  {line}" for line in following)]
         out += [f"  {line}" for line in errored(report, verdict.candidate)]
     return out + not_judged(report) + uncalibrated(report)
 

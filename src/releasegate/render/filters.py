@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 from releasegate import fmt
 from releasegate.render.template_cache import template_cache
 from releasegate.text import visible
+from releasegate.wording.verdict import headline_lines
 
 ELLIPSIS = "…"
 # Any one value longer than this is cut even where the template did not ask (a 100 kB release name would
@@ -66,6 +67,25 @@ def inline_html(value: Any) -> MdRaw:
     defused as :func:`md_escape` does."""
     text = str(escape(visible("" if value is None else str(value))))
     return MdRaw(_MD_AUTOLINK.sub(lambda m: m.group(0) + _ZERO_WIDTH_SPACE, text).replace("\n", " "))
+
+
+def sentences(value: Any) -> list[str]:
+    """A verdict's reason as lines: the reason, then each sentence that follows it (what would settle a NOT
+    PROVEN, the runs, the later look), as :func:`releasegate.wording.verdict.headline_lines` cuts them."""
+    return headline_lines("" if value is None else str(value))
+
+
+def whole_sentences(value: Any, length: int = 600) -> str:
+    """The lines of :func:`sentences` that fit in ``length`` characters, whole, one to a line (a Markdown cell
+    shows them with line breaks); a first line longer than that is cut with the marker, and the marker on a last
+    line of its own says that sentences were left out (the HTML and the JSON carry them all)."""
+    first, *following = sentences(value)
+    kept = [cut(first, length)]
+    for line in following:
+        if sum(map(len, kept)) + len(kept) + len(line) > length:
+            return "\n".join([*kept, ELLIPSIS])
+        kept.append(line)
+    return "\n".join(kept)
 
 
 def cut(value: Any, length: int = 160) -> str:
@@ -130,6 +150,8 @@ FILTERS = {
     "ci_points": _numeric(lambda c: fmt.interval_points(c.ci_low, c.ci_high)),
     "ci_pct": _numeric(_ci_pct),
     "cut": cut,
+    "sentences": sentences,
+    "whole_sentences": whole_sentences,
     "tone": tone,
     "icon": icon,
     "verdict_mark": verdict_mark,

@@ -54,6 +54,11 @@ def _category_moves(cand: CandidateAnalysis, binary: bool) -> tuple[list[str], l
     return [t[-1] for t in worse], [t[-1] for t in better]
 
 
+def _and(names: list[str]) -> str:
+    """"Fraud", "Fraud and Safety", "Fraud, Billing and Safety"."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def _listed(items: list[str]) -> str:
     shown = items[:MAX_NAMED]
     more = len(items) - len(shown)
@@ -258,14 +263,20 @@ def next_step(p: PlainInput) -> str:
     first = in_blocking or critical or broken
     if blocking and not in_blocking and not p.pass_fail and "overall_regression" not in fired:
         # Scores: every case of the category moved by less than the smallest change listed, together significantly.
-        names = blocking[0] if len(blocking) == 1 else ", ".join(blocking[:-1]) + " and " + blocking[-1]
-        return f"Next: find what lowered {names}, where no case moved enough to be listed, then compare again."
+        return (f"Next: find what lowered {_and(blocking)}, where no case moved enough to be listed, then compare "
+                "again.")
     if not first:
         return "Next: fix what blocks it, then compare again."
     shown = ", ".join(first[:MAX_IDS])
     more = len(first) - MAX_IDS
     rest = f" and {more} more" if more > 0 else ""
-    return f"Next: fix {shown}{rest}, then compare again."
+    if len(first) == len(broken):
+        return f"Next: fix {shown}{rest}, then compare again."
+    # Only some of the cases it broke are named: say whose they are and how many others there are, so that "and
+    # 2 more" is not read as all of them.
+    where = "critical categories" if not in_blocking else _and(blocking)
+    return (f"Next: fix the {_cases(len(first))} it {verb} in {where} ({shown}{rest}) and read the other "
+            f"{len(broken) - len(first):,}, then compare again.")
 
 
 def can_show(p: PlainInput) -> str:

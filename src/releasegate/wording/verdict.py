@@ -7,6 +7,7 @@ nothing here computes a statistic.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,6 +19,16 @@ from releasegate.wording.checks import budget_test
 from releasegate.wording.exclusions import clause
 
 TINY_SAMPLE = 30
+
+# How each sentence after a NOT PROVEN headline's reason opens: what would settle it, whether runs would, the
+# later look, the policy's allowance. The console (``check``) starts each on a line of its own.
+SETTLE = "What would settle it:"
+RUNS_UNKNOWN = "Whether more runs would help is unknown:"
+RUNS_CANNOT = "More runs would not:"
+LATER_LOOK = "Comparing again after adding them"
+ALLOWED = 'Allowed by the policy (not_proven = "warn"):'
+FOLLOWING = (SETTLE, RUNS_UNKNOWN, RUNS_CANNOT, LATER_LOOK, ALLOWED)
+_BEFORE_FOLLOWING = re.compile(" (?=" + "|".join(re.escape(opener) for opener in FOLLOWING) + ")")
 
 
 def diff(c: Comparison, binary: bool) -> str:
@@ -132,7 +143,7 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
     if settle is not None:
         text = f"{text} {settles(settle, binary)}{next_look(cand)}"
     if allowed:
-        text = f'{text} Allowed by the policy (not_proven = "warn"): the gate passes, the candidate is not shown no worse.'
+        text = f'{text} {ALLOWED} the gate passes, the candidate is not shown no worse.'
     return text
 
 
@@ -162,7 +173,7 @@ def settles(settle: Settle, binary: bool = True) -> str:
     p = settle.plan
     if p.variance == 0:
         # No case changed outcome: the discordance gives no size, only that these cases are too few to tell.
-        return (f"What would settle it: more cases; the {p.n:,} here are too few for their spread to say how many "
+        return (f"{SETTLE} more cases; the {p.n:,} here are too few for their spread to say how many "
                 "(no figure can be computed from them).")
     parts = [f"at no true difference, {_suites(p.cases_needed, p.targets, p.n, p.power, ' of showing it no worse')}"]
     if settle.observed_diff is not None:
@@ -177,7 +188,7 @@ def settles(settle: Settle, binary: bool = True) -> str:
             inside = f"{fmt.size_points(observed.margin)} points" if binary else fmt.number(observed.margin)
             parts.append(f"at its measured loss of {loss}, {inside} inside the {margin} margin, "
                          f"{_suites(observed.cases_needed, observed.targets, p.n, observed.power, '')}")
-    text = "What would settle it: " + "; ".join(parts)
+    text = f"{SETTLE} " + "; ".join(parts)
     runs = [(r, t) for r, t in zip(p.runs_needed, p.targets) if r is not None and r > p.runs]
     if runs:
         text += (f"; or {_chances([r for r, _ in runs], [t for _, t in runs], 'runs of every case')} "
@@ -185,10 +196,10 @@ def settles(settle: Settle, binary: bool = True) -> str:
     if runs and len(runs) < len(p.targets):
         text += "; more runs alone cannot reach the higher chance, the rest being case-level change"
     elif not runs and p.runs_reason == "unknown":
-        text += (". Whether more runs would help is unknown: one run of each release cannot tell run-to-run noise "
+        text += (f". {RUNS_UNKNOWN} one run of each release cannot tell run-to-run noise "
                  "from real change (a --baseline-rerun measures it)")
     elif not runs and p.runs_reason == "case-level change":
-        text += (". More runs would not: the differences are case-level change, which rerunning does not "
+        text += (f". {RUNS_CANNOT} the differences are case-level change, which rerunning does not "
                  "average away")
     return text + "."
 
@@ -221,7 +232,7 @@ def next_look(cand: CandidateAnalysis) -> str:
     else:
         regression = (f"its regression tests at alpha {fmt.pvalue(budget.left)}, what this look left unspent "
                       f"(look {budget.look + 1})")
-    return (f" Comparing again after adding them is a later look at the same releases: give this note's JSON with "
+    return (f" {LATER_LOOK} is a later look at the same releases: give this note's JSON with "
             f"--previous, and it is judged with {regression}; non-inferiority at alpha {fmt.number(budget.alpha, 2)} "
             "as at every look.")
 
@@ -229,6 +240,13 @@ def next_look(cand: CandidateAnalysis) -> str:
 def headline(label: str, name: str, because_text: str, excluded: str = "") -> str:
     """"SHIP r2: ..."; with cases set apart, named first: "SHIP r2 (60 of 300 cases left out: missing on r2): ..."."""
     return f"{label} {name}{f' ({excluded})' if excluded else ''}: {because_text}"
+
+
+def headline_lines(headline: str) -> list[str]:
+    """The headline as lines: its verdict and reason first, then each sentence that follows the reason (what would
+    settle a NOT PROVEN, the runs, the later look, the policy's allowance) on a line of its own, so that the CI
+    gate's first line stays short enough to read in a job log. Joined with spaces, the lines are the headline."""
+    return re.split(_BEFORE_FOLLOWING, headline)
 
 
 def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
