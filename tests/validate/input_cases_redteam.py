@@ -96,6 +96,10 @@ PERCENT = csv(*(f"{r},c{i},{s if r == 'r1' else s * 100:g}" for r in ("r1", "r2"
                 for i, s in enumerate((0.2, 0.45, 0.7, 0.9), 1)), header="release,case_id,score")
 
 
+ZERO_PADDED = csv(*(f"{r},{i:03d},1" for r in ("r1", "r2") for i in range(1, 5)), header="release,case_id,passed")
+UNPADDED_CASES = csv(*(f"{i},A" for i in range(1, 5)), header="case_id,category")
+
+
 def _one(folder: str) -> str:
     return str(next(iter(sorted((REDUCED / folder).glob("*.eval")))))
 
@@ -189,4 +193,8 @@ REDTEAM_CASES: tuple[Case, ...] = (
     Case("scores-in-two-units-declared", "scores of two scales with a declared score_range",
          "as above, `score_range = [0, 100]`", {"results.csv": PERCENT, "p.toml": "score_range = [0, 100]\n"},
          ("results.csv", *BASE, "--policy", "p.toml"), (), exit=0),
+    Case("cases-ids-leading-zeros", "results ids zero-padded, the case table's not", "`001` in results, `1` in cases",
+         {"results.csv": ZERO_PADDED, "cases.csv": UNPADDED_CASES}, ("results.csv", *BASE, "--cases", "cases.csv"),
+         ("4 result case_id(s) are not in the case table cases.csv",
+          "4 of them differ from an id of the case table only in leading zeros, e.g. '001' and '1'")),
 )

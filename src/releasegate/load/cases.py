@@ -14,6 +14,7 @@ from releasegate.load.columns import rename_columns, require_column
 from releasegate.load.sources import check_file, frame_sha256, sha256_of
 from releasegate.load.tidy import as_text, identity_names, read_tidy
 from releasegate.model import InputFile
+from releasegate.text import near_misses
 
 
 CASES_FRAME = "<DataFrame of cases>"  # a notebook's case table: no path, its record the frame's content hash
@@ -73,8 +74,11 @@ def join_cases(table: pd.DataFrame, source: Path | pd.DataFrame, columns: Mappin
     unknown = ~table["case_id"].isin(cases["case_id"])
     if unknown.any():
         ids = table.loc[unknown, "case_id"].unique()
+        found = near_misses([str(i) for i in ids], [str(i) for i in cases["case_id"]])
+        near = (f"; {found[0]} of them differ from an id of the case table {found[1]}, e.g. {found[2]} and "
+                f"{found[3]}: write the ids alike") if found else ""
         raise InputError(f"{len(ids)} result case_id(s) are not in the case table {path}, "
-                         f"e.g. {', '.join(map(str, ids[:3]))}")
+                         f"e.g. {', '.join(map(str, ids[:3]))}{near}")
     joined = table.merge(cases, on="case_id", how="left", sort=False)
     return joined, record
 

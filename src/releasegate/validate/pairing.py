@@ -16,8 +16,6 @@ its rows' case codes, so a million cases cost milliseconds when nothing is set a
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,6 +25,7 @@ from releasegate.errors import IncompleteRunsError, InputError, PairingError
 from releasegate.kinds import ExclusionReason, PairingBasis
 from releasegate.model import Excluded, Exclusions
 from releasegate.policy import Policy
+from releasegate.text import near_misses
 from releasegate.validate import keycodes
 from releasegate.validate.content import Content, same_content, text_of_row
 from releasegate.validate.outcomes import examples
@@ -121,30 +120,15 @@ def _check_case_sets(base: _Release, cand: _Release, baseline: str, candidate: s
     return f"{candidate}: compared on {shared} shared cases; excluded {detail}."
 
 
-# Ids a reader takes for one: the same text in another Unicode form (NFC against NFD, as macOS writes file
-# names), in other letter case, or with other leading zeros. Named in the refusal, never paired: which id is meant
-# is for the user to say. Looked for among the first ids set apart only, on the way to a refusal.
-_NEAR_MISSES = (("only in Unicode form (NFC against NFD)", lambda text: unicodedata.normalize("NFC", text)),
-                ("only in letter case", str.casefold),
-                ("only in leading zeros", lambda text: re.sub(r"(?<!\d)0+(?=\d)", "", text)))
-_NEAR_LOOKED_AT = 100_000
-
-
 def _near_misses(only_base: pd.Index, only_cand: pd.Index) -> str:
-    """The clause naming ids on the two sides that differ only as in :data:`_NEAR_MISSES` ("" when none do),
-    each shown with its characters escaped so that the difference is visible."""
-    base_ids = [str(i) for i in only_base[:_NEAR_LOOKED_AT]]
-    cand_ids = [str(i) for i in only_cand[:_NEAR_LOOKED_AT]]
-    for words, key in _NEAR_MISSES:
-        by_key: dict[str, str] = {}
-        for text in cand_ids:
-            by_key.setdefault(key(text), text)
-        pairs = [(text, by_key[key(text)]) for text in base_ids if key(text) in by_key]
-        if pairs:
-            first, second = pairs[0]
-            return (f"; {len(pairs)} of them differ from an id of the other side {words}, e.g. {ascii(first)} and "
-                    f"{ascii(second)}: write the ids alike")
-    return ""
+    """The clause naming ids on the two sides that differ only in Unicode form, letter case or leading zeros
+    ("" when none do), one pair shown escaped (text.near_misses)."""
+    found = near_misses([str(i) for i in only_base], [str(i) for i in only_cand])
+    if found is None:
+        return ""
+    count, words, first, second = found
+    return (f"; {count} of them differ from an id of the other side {words}, e.g. {first} and {second}: write the "
+            "ids alike")
 
 
 def _changed(table: pd.DataFrame, content: Content, base: _Release, cand: _Release, shared: np.ndarray) -> np.ndarray:
