@@ -321,8 +321,8 @@ def test_excluded_cases_leave_the_run_axis(tmp_path):
 
 
 def test_score_sentences_keep_the_sign_of_a_difference_that_rounds_to_zero():
-    # A tiny negative difference rounds to zero: the verdict text says -0.000, never +0.000 (a loss too small
-    # to show is still a loss); zero itself and a gain print with "+".
+    # A tiny negative difference would round to zero: the verdict text shows its first digit, -0.0001, never
+    # +0.000 (a loss too small to show is still a loss) nor -0.000 (a negative zero); a gain prints with "+".
     from releasegate.model import Comparison, Rate
     from releasegate.wording.verdict import diff as _diff
 
@@ -331,4 +331,4 @@ def test_score_sentences_keep_the_sign_of_a_difference_that_rounds_to_zero():
                       ci_high=0.0003, ni_low=-0.0002, ni_high=0.0002, fixed=0, broke=0, both_pass=5, both_fail=5,
                       p_value=1.0, p_midp=1.0, p_one_sided=0.5)
     text = _diff(comp, binary=False)
-    assert text == "-0.000 [-0.000, +0.000]"
+    assert text == "-0.0001 [-0.0002, +0.0003]"

@@ -19,7 +19,7 @@ from releasegate.render.json_text import dumps_indented
 def _rounded(value):
     """The cleaned value with every float at 12 significant digits, as the report writes it."""
     if type(value) is float:
-        return float(format(value, ".12g")) if math.isfinite(value) else value
+        return float(format(value, ".12g")) + 0.0 if math.isfinite(value) else value  # zero without a minus
     if isinstance(value, dict):
         return {k: _rounded(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -106,3 +106,8 @@ def test_records_are_the_text_of_their_list_of_dicts(keys_and_rows):
     assert dumps_indented(records, _clean) == reference(expected)
     assert dumps_indented({"cases": records, "n": 1}, _clean) == reference({"cases": expected, "n": 1})
     assert _clean(records) == _clean(expected)
+
+
+def test_a_zero_is_written_without_a_minus():
+    # The non-inferiority limit -margin of a margin of 0 was written "-0.0".
+    assert dumps_indented({"limit": -0.0, "tiny": -1e-300}, _clean) == '{\n  "limit": 0.0,\n  "tiny": -1e-300\n}'

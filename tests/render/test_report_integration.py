@@ -210,8 +210,9 @@ def test_score_differences_carry_their_sign_everywhere(reading):
 
 
 def test_signed_formats_zero_without_a_minus():
-    # A loss that rounds to zero keeps its minus (tests/wording/test_signed_figures.py); zero itself has none.
-    assert fmt.signed(0.0574) == "+0.057" and fmt.signed(-0.0004) == "-0.000" and fmt.signed(-0.012) == "-0.012"
+    # A loss too small for three digits keeps its minus and shows its first digit (tests/wording/
+    # test_signed_figures.py); zero itself has none.
+    assert fmt.signed(0.0574) == "+0.057" and fmt.signed(-0.0004) == "-0.0004" and fmt.signed(-0.012) == "-0.012"
     assert fmt.signed(0.0) == fmt.signed(-0.0) == "+0.000"
     assert fmt.interval_signed(-0.073, 0.064) == "[-0.073, +0.064]" and fmt.signed(float("nan")) == "n/a"
 

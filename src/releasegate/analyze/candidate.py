@@ -74,7 +74,8 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
                 category_labels: Sequence[str] = (), cluster_codes: np.ndarray | None = None,
                 verdict_only: bool = False, rerun: np.ndarray | None = None,
                 critical: CriticalScope | None = None, errored: tuple[int, int] | None = None,
-                corrected: CorrectedFigures | None = None, previous: PreviousLook | None = None) -> PlanResult:
+                corrected: CorrectedFigures | None = None, previous: PreviousLook | None = None,
+                difference: np.ndarray | None = None) -> PlanResult:
     """The plan on paired per-case outcomes ``base`` and ``cand`` (a case's mean over runs).
 
     ``mcnemar``: pass/fail with one run per case (else the paired-mean path; ``rates`` says the means are pass
@@ -92,6 +93,7 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     PPI++ corrected figures the overall test reads in the judge's own test's place (judge_correction = "ppi",
     :mod:`.judge_gated`). Every test that says DON'T SHIP is adjusted in one error budget (:mod:`.budget`);
     ``previous``: an earlier look at the same releases, whose unspent level this look's budget is read at.
+    ``difference``: :func:`.pairing.paired_difference` of ``base`` and ``cand`` when the caller has it.
     """
     if not mcnemar and rates and runs and _whole_outcomes(base, cand):
         # Every run of every case agrees on both releases (identical runs): the same outcomes as one run, read
@@ -106,7 +108,7 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
         for label, inside in zip(category_labels, _category_slices(category_codes, len(category_labels))):
             categories.append(compare(str(label), base[inside], cand[inside], policy,
                                       critical=str(label) in scope.categories))
-    d = paired_difference(base, cand)
+    d = paired_difference(base, cand) if difference is None else difference
     items = None if mcnemar else item_axis(d, policy, OutcomeKind.BINARY if rates else OutcomeKind.CONTINUOUS, runs,
                                            cluster_codes is not None)
     clusters, design_effect = None, 1.0
@@ -198,6 +200,8 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         labelled = gold_arrays(data, gold, candidate, paired)
         corrected = corrected_figures(base, cand, labelled.case_gold, policy)
     gated = corrected is not None and policy.judge_correction == "ppi"
+    # Computed once for the plan and the case listings below (two passes over 10^7 cases otherwise).
+    d = paired_difference(base, cand)
     result = plan_arrays(
         base, cand, policy, mcnemar=mcnemar, rates=data.outcome_kind == OutcomeKind.BINARY, runs=data.has_runs,
         category_codes=codes, category_labels=[str(x) for x in labels],
@@ -205,7 +209,7 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         rerun=None if rerun is None else rerun.reindex(paired.index).to_numpy(np.float64),
         critical=scope,
         errored=None if errors is None else (errors.rate.candidate_only, errors.rate.baseline_only),
-        corrected=corrected if gated else None, previous=previous)
+        corrected=corrected if gated else None, previous=previous, difference=d)
     judged = result.overall if result.judged is None else result.judged
     if errors is not None:
         # With ``errored`` the family always holds the error-rate member, so both of its figures are set.
@@ -214,7 +218,6 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     # Every row of both releases is in the pairing: the run axis needs no filter (missing runs were filled in).
     all_paired = all(r.reason == "runs_incomplete" for r in exclusions.reasons) and (errors is None or errors.excluded == 0)
     runs = run_axis(data, candidate, paired, judged, policy, all_paired) if data.has_runs else None
-    d = paired_difference(base, cand)
     # Scores: a case is listed only when it moved by more than min_change (analyze/min_change.py).
     up, down = moved(d, policy, data.outcome_kind == OutcomeKind.BINARY)
     critical_categories = scope.categories

@@ -50,4 +50,5 @@ def item_axis(d: np.ndarray, policy: Policy, kind: OutcomeKind, runs: bool = Fal
         signflip_resamples=sf_resamples, signflip_changed=int(np.count_nonzero(d)),
         improved=improved, worsened=worsened, unchanged=int(d.size) - improved - worsened,
         outcome_kind=kind, runs=runs, clustered=clustered,
+        min_change=0.0 if kind != OutcomeKind.CONTINUOUS else float(policy.min_change or 0.0),
     )

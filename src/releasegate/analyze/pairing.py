@@ -117,17 +117,27 @@ def join_positions(left: pd.Index, right: pd.Index) -> tuple[np.ndarray, np.ndar
         return None
     lcodes, rcodes = np.asarray(left.codes), np.asarray(right.codes)
     n = len(left.categories)
-    if (lcodes < 0).any() or (rcodes < 0).any() or np.bincount(lcodes, minlength=n).max(initial=0) > 1 \
-            or np.bincount(rcodes, minlength=n).max(initial=0) > 1:
+    # Codes that increase hold each case once and need no sort (a release's cases in case order, the common
+    # layout); others are counted.
+    left_increasing, right_increasing = _increasing(lcodes), _increasing(rcodes)
+    if (lcodes < 0).any() or (rcodes < 0).any() or not (left_increasing or _each_once(lcodes, n)) \
+            or not (right_increasing or _each_once(rcodes, n)):
         return None
     right_at = np.full(n, -1, dtype=np.int64)
     right_at[rcodes] = np.arange(rcodes.size)
-    # By code, which is by case_id (sorted categories); codes that already increase need no sort.
-    increasing = lcodes.size < 2 or bool(np.all(lcodes[1:] > lcodes[:-1]))
-    left_order = np.arange(lcodes.size) if increasing else np.argsort(lcodes, kind="stable")
+    # By code, which is by case_id (sorted categories).
+    left_order = np.arange(lcodes.size) if left_increasing else np.argsort(lcodes, kind="stable")
     right_pos = right_at[lcodes[left_order]]
     shared = right_pos >= 0
     return left_order[shared], right_pos[shared]
+
+
+def _increasing(codes: np.ndarray) -> bool:
+    return codes.size < 2 or bool(np.all(codes[1:] > codes[:-1]))
+
+
+def _each_once(codes: np.ndarray, n: int) -> bool:
+    return np.bincount(codes, minlength=n).max(initial=0) <= 1
 
 
 def paired_difference(base: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -135,10 +145,13 @@ def paired_difference(base: np.ndarray, cand: np.ndarray) -> np.ndarray:
 
     The rounding is relative to the largest score of the comparison, never to a fixed unit: the same scores
     in other units (x 1e-12) keep every difference, and give the same verdict."""
-    d = np.asarray(cand, dtype=np.float64) - np.asarray(base, dtype=np.float64)
+    base, cand = np.asarray(base, dtype=np.float64), np.asarray(cand, dtype=np.float64)
+    d = cand - base
     if d.size:
-        scale = max(float(np.max(np.abs(base))), float(np.max(np.abs(cand))))
-        d[np.abs(d) <= _RELATIVE_TOLERANCE * scale] = 0.0
+        # The largest magnitude from each side's extremes: no array of absolute values (80 MB at 10^7 cases).
+        scale = float(np.max(np.abs([base.max(), base.min(), cand.max(), cand.min()])))
+        tolerance = _RELATIVE_TOLERANCE * scale
+        np.putmask(d, (d <= tolerance) & (d >= -tolerance), 0.0)
     return d
 
 

@@ -46,6 +46,8 @@ class ItemAxis:
     outcome_kind: OutcomeKind
     runs: bool
     clustered: bool
+    # How far a score must move to count as improved or worsened (0 for pass/fail: any change counts).
+    min_change: float = 0.0
 
 
 @dataclass(frozen=True)

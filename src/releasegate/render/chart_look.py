@@ -173,6 +173,25 @@ def candidate_scales(names: list[str]) -> dict[str, Any]:
     return {"colour": alt.Scale(domain=names, range=colours), "shape": alt.Scale(domain=names, range=shapes)}
 
 
-def signed_label_expr(number_format: str) -> str:
-    # "+5", "0", "-5": a sign on every tick but zero.
-    return f"datum.value === 0 ? '0' : format(datum.value, '{number_format}')"
+def tick_format(number_format: str, ticks: list[float]) -> str:
+    """``number_format`` (".2f", "+.0f", "$.2f", ".0%") with as many decimals as the ticks' step needs: ticks
+    0.0002 apart print four, so that no two ticks print alike and none but zero prints as 0 or -0."""
+    step = min((abs(b - a) for a, b in zip(ticks, ticks[1:])), default=1.0) or 1.0
+    kind = number_format[-1]  # "f", or "%" (a fraction printed in percent)
+    needed = max(0, -math.floor(math.log10(step * (100 if kind == "%" else 1)) + 1e-9))
+    sign, decimals = number_format.split(".")
+    return f"{sign}.{max(int(decimals[:-1]), needed)}{kind}"
+
+
+def span_format(number_format: str, values: list[float], zero: bool = False) -> str:
+    """The format of an axis whose ticks the chart library places (about five to seven over the values' span,
+    from zero with ``zero``): :func:`tick_format` at half the step :func:`round_axis` would take, so that a
+    step the library takes finer still has its digits."""
+    low, high = (min(values + [0.0] * zero), max(values)) if values else (0.0, 1.0)
+    _, ticks = round_axis(low, high, most=5)
+    return tick_format(number_format, [0.0, (ticks[1] - ticks[0]) / 2] if len(ticks) > 1 else ticks)
+
+
+def signed_label_expr(number_format: str, ticks: list[float]) -> str:
+    # "+5", "0", "-5": a sign on every tick but zero, at the decimals the ticks need.
+    return f"datum.value === 0 ? '0' : format(datum.value, '{tick_format(number_format, ticks)}')"

@@ -92,7 +92,7 @@ def category_chart(analysis: Analysis) -> Chart | None:
         for key in ("low", "high"):
             if fmt.is_number(r[key]) and math.isinf(r[key]):
                 r[key] = domain[0] if r[key] < 0 else domain[-1]
-    x_axis: dict[str, Any] = {"title": x_title, "axis": alt.Axis(labelExpr=signed_label_expr(units["diff_format"]), values=ticks),
+    x_axis: dict[str, Any] = {"title": x_title, "axis": alt.Axis(labelExpr=signed_label_expr(units["diff_format"], ticks), values=ticks),
               "scale": alt.Scale(domain=domain, nice=False)}
     colour = alt.Color(**field_of("candidate:N"), scale=scales["colour"], title="candidate")
     tooltip = [alt.Tooltip(**field_of(t))

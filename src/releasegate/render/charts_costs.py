@@ -22,7 +22,7 @@ import math
 from typing import Any
 
 from releasegate.model import MetricSection
-from releasegate.render.chart_look import BASELINE_COLOUR, BASELINE_SHAPE, FONT, PALETTE, SHAPES
+from releasegate.render.chart_look import BASELINE_COLOUR, BASELINE_SHAPE, FONT, PALETTE, SHAPES, span_format
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
 WIDTH = 520
@@ -59,10 +59,14 @@ def quality_cost_chart(report: MetricSection) -> dict[str, Any] | None:
     binary = report.analysis.mcnemar_path
     costs = {r.name: r.cost_per_1k for r in table.releases}
     values = []
+    spent: list[float] = []  # the costs and the rates shown, whose spans set the axes' digits
+    rates: list[float] = []
     for release in report.analysis.releases:
         x = _finite(costs.get(release.name, math.nan))
         if x is None:
             continue
+        spent.append(x)
+        rates += [v for v in (release.rate.value, release.rate.ci_low, release.rate.ci_high) if math.isfinite(v)]
         values.append({"release": release.name, "cost_per_1k": x, "rate": _finite(release.rate.value),
                        "ci_low": _finite(release.rate.ci_low), "ci_high": _finite(release.rate.ci_high),
                        "role": "baseline" if release.is_baseline else "candidate"})
@@ -75,9 +79,12 @@ def quality_cost_chart(report: MetricSection) -> dict[str, Any] | None:
               "scale": {"domain": names, "range": [styles.get(n, (BASELINE_COLOUR, ""))[0] for n in names]}}
     shape = {"field": "release", "type": "nominal", "legend": None,
              "scale": {"domain": names, "range": [styles.get(n, ("", "circle"))[1] for n in names]}}
-    y_format = ".0%" if binary else ".3f"
+    # Formats with the digits the values' span needs: a tiny-range score or a fraction of a cent printed
+    # 0.004 0.004 0.005 or $0.00 on every tick.
+    y_format = span_format(".0%" if binary else ".3f", rates)
+    x_format = span_format("$.2f", spent, zero=True)
     x = {"field": "cost_per_1k", "type": "quantitative", "title": "cost per 1,000 cases ($)",
-         "scale": {"zero": True}, "axis": {"format": "$.2f", "tickCount": 5}}
+         "scale": {"zero": True}, "axis": {"format": x_format, "tickCount": 5}}
     y_title = f"{quality} (95% interval)"
     spec = _base(f"{quality.capitalize()} against cost per 1,000 cases", 280)
     spec["data"] = {"values": values}
@@ -88,7 +95,7 @@ def quality_cost_chart(report: MetricSection) -> dict[str, Any] | None:
                       "y2": {"field": "ci_high"}, "color": colour}},
         {"mark": {"type": "point", "filled": True, "size": 90, "opacity": 1},
          "encoding": {"x": x, "y": {"field": "rate", "type": "quantitative"}, "color": colour, "shape": shape,
-                      "tooltip": [{"field": "release"}, {"field": "cost_per_1k", "format": "$.2f"},
+                      "tooltip": [{"field": "release"}, {"field": "cost_per_1k", "format": x_format},
                                   {"field": "rate", "format": y_format}]}},
         {"mark": {"type": "text", "align": "left", "dx": 9, "dy": -9, "fontSize": 13},
          "encoding": {"x": x, "y": {"field": "rate", "type": "quantitative"}, "text": {"field": "release"},

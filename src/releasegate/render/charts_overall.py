@@ -26,6 +26,7 @@ from releasegate.render.chart_look import (
     layer_spec,
     round_axis,
     signed_label_expr,
+    tick_format,
     title_of,
     top_spec,
     unit_words,
@@ -92,7 +93,7 @@ def _rates_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[dict[st
     y = alt.Y(**field_of("release:N"), sort=[row["release"] for row in rate_rows], title=None,
               axis=alt.Axis(**LABEL_AXIS))
     x = alt.X(**field_of("low:Q"), title=units["rate"] + (f", {units['rate_unit']}" if units["rate_unit"] else ""),
-              scale=alt.Scale(domain=domain, nice=False), axis=alt.Axis(values=ticks, format=units["rate_format"]))
+              scale=alt.Scale(domain=domain, nice=False), axis=alt.Axis(values=ticks, format=tick_format(units["rate_format"], ticks)))
     colour = alt.Color(**field_of("key:N"), scale=alt.Scale(domain=all_names, range=colours), legend=None)
     shape = alt.Shape(field="key", type="nominal", scale=alt.Scale(domain=all_names, range=shapes), legend=None)
     layers = [
@@ -140,7 +141,7 @@ def _differences_view(analysis: Analysis, units: dict[str, Any]) -> tuple[list[d
     def x(field: str) -> alt.X:
         return alt.X(**field_of(field), title=f"difference vs {analysis.baseline}, {units['diff_unit']}",
                      scale=alt.Scale(domain=domain, nice=False),
-                     axis=alt.Axis(values=ticks, labelExpr=signed_label_expr(units["diff_format"])))
+                     axis=alt.Axis(values=ticks, labelExpr=signed_label_expr(units["diff_format"], ticks)))
 
     layers = [
         layer_spec(alt.Chart().mark_bar(height=11, opacity=0.3).encode(

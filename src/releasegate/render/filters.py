@@ -88,10 +88,22 @@ def whole_sentences(value: Any, length: int = 600) -> str:
     return "\n".join(kept)
 
 
+# The characters of a printed figure (-0.0005, +1.5, <0.001, 1,634): a cut never ends inside one.
+_FIGURE_END = re.compile(r"[-+<>\d.,]*[\d.]$")
+MAX_FIGURE = 24
+
+
 def cut(value: Any, length: int = 160) -> str:
-    """Cut a long text with a visible marker."""
+    """Cut a long text with a visible marker; a figure the cut would split is left out whole ("-0.0005, …", not
+    "-0.00…", which reads as a negative zero)."""
     text = "" if value is None else str(value)
-    return text if len(text) <= length else text[: length - 1] + ELLIPSIS
+    if len(text) <= length:
+        return text
+    head = text[: length - 1]
+    split = _FIGURE_END.search(head) if text[length - 1] in "0123456789." else None
+    if split is not None and len(split.group()) <= MAX_FIGURE:  # a figure, not a long run of digits in data
+        head = head[: split.start()]
+    return head + ELLIPSIS
 
 
 # The three verdicts as the templates show them (issue 34): a CSS class (green, red, amber), an icon, and the
@@ -143,6 +155,8 @@ FILTERS = {
     "points": _numeric(fmt.points),
     "size_points": _numeric(fmt.size_points),
     "pvalue": _numeric(fmt.pvalue),
+    "p_is": _numeric(fmt.p_is),
+    "plural": _numeric(fmt.plural),
     "number": _numeric(fmt.number),
     "signed": _numeric(fmt.signed),
     "ratio": _numeric(fmt.ratio),

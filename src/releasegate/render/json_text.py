@@ -28,8 +28,9 @@ from typing import Any
 def _float_repr(value: float) -> str:
     """A float's text at 12 significant digits (then the shortest repr of that): the last bits of a sum depend on
     the CPU's vector width (numpy's pairwise sums take other paths with AVX-512 than with AVX2), and a note must
-    read the same on every machine, and `releasegate verify` compare what it wrote."""
-    return repr(float(format(value, ".12g")))
+    read the same on every machine, and `releasegate verify` compare what it wrote. A zero is written without a
+    minus (-0.0 + 0.0 is 0.0): the limit -margin of a margin of 0 read "-0.0"."""
+    return repr(float(format(value, ".12g")) + 0.0)
 
 
 _int_repr: Callable[[int], str] = int.__repr__

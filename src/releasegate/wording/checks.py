@@ -11,7 +11,7 @@ from releasegate import fmt
 from releasegate.model import Figure, Parameters, RuleCheck
 from releasegate.wording import judge as judge_words
 from releasegate.wording.errors import error_rate_test, no_errors
-from releasegate.wording.sections import ni_level
+from releasegate.wording.sections import beside, ni_level
 
 
 def diff(f: Figure, binary: bool) -> str:
@@ -181,8 +181,9 @@ def guardrail_figure(f: Figure) -> str:
             return no_errors()
         return error_rate_test(f.value, f.ci_low, f.ci_high, f.p_unadjusted, f.p, f.limit)
     where = "above" if f.fired else "within"
+    bound = fmt.ratio(f.ci_high, fmt.apart(f.ci_high, f.limit, 2))  # told apart from the limit beside it
     return (f"{f.subject.removeprefix('max_')} {fmt.ratio(f.value)} [{fmt.ratio(f.ci_low)}, {fmt.ratio(f.ci_high)}]: "
-            f"the upper bound {fmt.ratio(f.ci_high)} is {where} the limit {f.limit:g}")
+            f"the upper bound {bound} is {where} the limit {f.limit:g}")
 
 
 def guardrail(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
@@ -219,15 +220,7 @@ def non_inferiority(check: RuleCheck, parameters: Parameters, binary: bool) -> s
 def told_apart(value: float, margin: float, binary: bool) -> tuple[str, str]:
     """The bound with as many more digits as it takes to show how far it is from the margin: "-5.05 points,
     margin -5.0 points", not "-5.0 points, margin -5.0 points" beside "fired". The margin keeps its digits."""
-    scale = 100 if binary else 1
-    base = 1 if binary else 3
-    gap = abs(value - margin) * scale
-    digits = base
-    while digits < base + 3 and 0 < gap < 10 ** -digits:
-        digits += 1
-    if binary:
-        return f"{fmt.points(value, digits)} points", f"{fmt.points(margin)} points"
-    return fmt.signed(value, digits), fmt.signed(margin)
+    return beside(value, margin, binary), (f"{fmt.points(margin)} points" if binary else fmt.signed(margin))
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -252,12 +245,14 @@ def critical_doubt(check: RuleCheck, parameters: Parameters, binary: bool) -> st
     def reading(t: Figure) -> str:
         margin = (f"the margin of {size(-(t.limit or 0.0)).lstrip('+')}" if t.limit else "no change")
         where = "beyond" if t.value is not None and t.value < (t.limit or 0.0) else "within"
+        # The value with the digits that tell it apart from the margin (or no change) it is read against.
+        value = beside(t.value, t.limit or 0.0, binary) if fmt.is_number(t.value) else size(t.value)
         test = f"one-sided {t.method} {fmt.p_is(t.p)}"
         if t.fired:
-            return f"{size(t.value)}, beyond {margin}, {test} <= {level}, short of blocking: not shown clear"
+            return f"{value}, beyond {margin}, {test} <= {level}, short of blocking: not shown clear"
         if t.p is not None and t.p <= (t.alpha or 0.0) and where == "beyond":
-            return f"{size(t.value)}, {test}: blocks in the error budget (critical_broken)"
-        return f"{size(t.value)}, {where} {margin}, {test}" + (f", above {level}" if t.p is None or
+            return f"{value}, {test}: blocks in the error budget (critical_broken)"
+        return f"{value}, {where} {margin}, {test}" + (f", above {level}" if t.p is None or
                                                                 t.p > (t.alpha or 0.0) else "")
 
     return "; ".join(f"{t.subject}: {t.worse} {worse}, {t.better} {better}, {reading(t)}" for t in shown)

@@ -26,7 +26,8 @@ def definition(s: ChurnSection) -> str:
 def churn_summary(s: ChurnSection, baseline: str) -> str:
     """"The live release itself changes outcome on 11.0% of cases between two runs; 18.0% in Fraud"."""
     text = (f"The live release itself changes outcome on {fmt.pct(s.share)} of cases between two runs "
-            f"(measured on {s.cases} cases from {_measured_from(s, baseline)}; churn is {definition(s)})")
+            f"(measured on {fmt.plural(s.cases, 'case')} from {_measured_from(s, baseline)}; "
+            f"churn is {definition(s)})")
     top = sorted(s.by_category, key=lambda g: (-g.share, g.label))[:SHOWN_CATEGORIES]
     if top:
         text += "; " + ", ".join(f"{fmt.pct(g.share)} in {g.label}" for g in top)
@@ -40,7 +41,8 @@ def churn_summary(s: ChurnSection, baseline: str) -> str:
 def _one(f: FragileComparison) -> str:
     where = "overall" if f.kind == "overall" else f"in {f.label}" + (" (critical)" if f.kind == "critical" else "")
     net = f"{f.broke} broke and {f.fixed} fixed"
-    span = (f"churn alone moves broke - fixed between {f.churn_low:+d} and {f.churn_high:+d} on {f.cases} cases "
+    span = (f"churn alone moves broke - fixed between {f.churn_low:+d} and {f.churn_high:+d} on "
+            f"{fmt.plural(f.cases, 'case')} "
             f"at {fmt.pct(f.churn)} churn, 95% range")
     if f.blocks:
         return f"the block {where} rests on {net}, within what churn alone gives ({span})"

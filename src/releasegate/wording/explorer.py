@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from releasegate import fmt
 from releasegate.model.cases import UNCHANGED_LISTED_UP_TO
 
 
 def _cases(k: int) -> str:
-    return f"{k:,} case" if k == 1 else f"{k:,} cases"
+    return fmt.plural(k, "case")
 
 
 def lead(rows: int, baseline: str, several_metrics: bool, unchanged_listed: bool,
@@ -24,7 +25,8 @@ def lead(rows: int, baseline: str, several_metrics: bool, unchanged_listed: bool
         out.append(f"The unchanged cases are listed because the suite has at most {UNCHANGED_LISTED_UP_TO:,} cases.")
     elif unchanged_counted:
         where = "; ".join(f"{_cases(n)} on {who}" for who, n in unchanged_counted[:5])
-        more = f" and {len(unchanged_counted) - 5} more candidates" if len(unchanged_counted) > 5 else ""
+        more = (f" and {fmt.plural(len(unchanged_counted) - 5, 'more candidate')}" if len(unchanged_counted) > 5
+                else "")
         out.append(f"Unchanged cases are counted, not listed, above {UNCHANGED_LISTED_UP_TO:,} cases: "
                    f"{where}{more}.")
     if cut:

@@ -11,7 +11,7 @@ from releasegate.model.judge import CORRECTED, GATED_CORRECTED, MORE_LABELS, PLA
 
 
 def _j(f: Figure) -> str:
-    return f"{f.value:.2f} [{f.ci_low:.2f}, {f.ci_high:.2f}]"
+    return f"{fmt.number(f.value, 2)} [{fmt.number(f.ci_low, 2)}, {fmt.number(f.ci_high, 2)}]"
 
 
 def _rate(f: Figure) -> str:
@@ -37,8 +37,9 @@ def gate(check: RuleCheck, binary: bool) -> str:
     for f in youden:
         if f.unmeasured:
             missing = "human fail" if not f.worse else "human pass"
-            parts.append(f"{f.subject}'s {f.cases} gold labels hold no {missing}, so the judge's J there cannot be "
-                         "measured")
+            hold = "holds" if f.cases == 1 else "hold"
+            parts.append(f"{f.subject}'s {fmt.plural(f.cases or 0, 'gold label')} {hold} no {missing}, so the judge's "
+                         "J there cannot be measured")
         elif f.fired:
             parts.append(f"the judge's J on {f.subject}'s outputs is {_j(f)}, its lower bound below the floor "
                          f"{f.limit:g}")
@@ -66,7 +67,8 @@ def gate(check: RuleCheck, binary: bool) -> str:
             text += ("; no number of gold labels lifts J above the floor (its estimate is at or below it): "
                      "a better judge is needed")
         else:
-            text += f"; about {int(more.value):,} more gold labels per release would lift J's bound above it"
+            text += (f"; about {fmt.plural(int(more.value), 'more gold label')} per release would lift J's bound "
+                     "above it")
     if not corrected.unmeasured:
         shown = (f"{fmt.points(corrected.value)} points {fmt.interval_points(corrected.ci_low, corrected.ci_high)}"
                  if binary else f"{fmt.signed(corrected.value)} "
@@ -74,7 +76,7 @@ def gate(check: RuleCheck, binary: bool) -> str:
         text += f". The corrected difference (PPI++) is {shown}"
         plan = _count(check, PLAN_LABELS)
         if plan.value is not None and plan.value > 0:
-            text += (f"; about {int(plan.value):,} more gold labels per release bring its interval to "
+            text += (f"; about {fmt.plural(int(plan.value), 'more gold label')} per release bring its interval to "
                      f"{_width(plan.limit, binary)} wide")
     return text
 
@@ -93,7 +95,8 @@ def summary(section: JudgeSection, binary: bool) -> str:
             f"measured against those labels on each release's outputs; the corrected figures combine them with "
             f"the judge's verdict on every case (prediction-powered inference, PPI++).")
     if section.gold_unused:
-        text += (f" {section.gold_unused:,} gold label(s) of these releases fall on cells that left the "
+        fall = "falls" if section.gold_unused == 1 else "fall"
+        text += (f" {fmt.plural(section.gold_unused, 'gold label')} of these releases {fall} on cells that left the "
                  "comparison (errored or excluded) and are not read.")
     return text
 
@@ -111,7 +114,8 @@ def plan_line(section: JudgeSection, binary: bool) -> str:
                 f"would leave it {_width(plan.width_all, binary)} wide, short of {target}.")
     if not plan.more:
         return f"The corrected interval is {now} wide, within the target of {target}."
-    return (f"The corrected interval is {now} wide; about {plan.more:,} more gold-labelled cases per release "
+    return (f"The corrected interval is {now} wide; about {fmt.plural(plan.more, 'more gold-labelled case')} per "
+            "release "
             f"({plan.needed:,} in all) would bring it to {target}.")
 
 

@@ -101,18 +101,18 @@ def _critical_weight(analysis: Analysis) -> float:
 
 def power_sentence(power: Power, drop: str, level: str) -> str:
     """What the overall test can detect, or that nothing is detectable (issue 21: never "0.0 points")."""
-    pct = round(power.power * 100)
+    pct = fmt.pct(power.power, 0)
     if power.undetectable == "floor":
         return (f"nothing is detectable: the overall test's smallest possible p is above the level "
                 f"{fmt.pvalue(power.level)} the family leaves it")
     if power.undetectable == "undefined":
         return "nothing is detectable: the corrected difference cannot be measured from these gold labels"
     if power.undetectable == "infeasible" or power.mde != power.mde:
-        return f"nothing is detectable at {pct}% power{level}, even a drop of the whole pass rate"
+        return f"nothing is detectable at {pct} power{level}, even a drop of the whole pass rate"
     how = {"exact McNemar power": " (exact McNemar power)",
            CORRECTED_POWER_METHOD: " (on the corrected difference's standard error)",
            }.get(power.method, "")
-    return f"at {pct}% power{level} the overall test detects a true drop of {drop}{how}"
+    return f"at {pct} power{level} the overall test detects a true drop of {drop}{how}"
 
 
 def found_policy_lines(policy_file: PolicyFile | None) -> list[Line]:

@@ -36,7 +36,7 @@ class PlainInput:
 
 
 def _cases(n: int) -> str:
-    return f"{n:,} case{'' if n == 1 else 's'}"
+    return fmt.plural(n, "case")
 
 
 def _category_moves(cand: CandidateAnalysis, binary: bool) -> tuple[list[str], list[str]]:
@@ -97,7 +97,8 @@ def _guardrail(f: Figure) -> str:
     if f.unmeasured or f.ci_high is None or f.limit is None:
         return f"{what} could not be measured, so its limit blocks it"
     # The rule reads the interval's upper end: the release may be that much slower or dearer.
-    return f"{what} may exceed the limit (up to {f.ci_high:.2f}x the baseline; limit {f.limit:.2f}x)"
+    return (f"{what} may exceed the limit (up to {fmt.ratio(f.ci_high, fmt.apart(f.ci_high, f.limit, 2))} the "
+            f"baseline; limit {f.limit:g}x)")
 
 
 def _why_blocked(check: RuleCheck, cand: CandidateAnalysis, binary: bool, margin: float) -> list[str]:

@@ -43,8 +43,11 @@ def worsened_rule(item: ItemAxis) -> str:
                 "blocks by its own test on each case's majority outcome (or, with critical_rule = any, on one "
                 "worsened case).")
     over = " (its mean over runs)" if item.runs else ""
+    # The counts beside this sentence read min_change: a move within it is no change (analyze/min_change.py).
+    amount = (f"by more than {fmt.number(item.min_change)} (min_change), and improved when higher by as much"
+              if item.min_change > 0 else "by any amount, and improved when higher")
     return (f"A case counts as worsened (listed under broken cases) when its score{over} is lower on the "
-            "candidate than on the baseline, by any amount, and improved when higher. A critical category "
+            f"candidate than on the baseline, {amount}. A critical category "
             "blocks by its own sign test (or, with critical_rule = any, on one worsened case); "
             "set pass_threshold to judge cases pass/fail instead.")
 
@@ -53,7 +56,8 @@ def item_summary(item: ItemAxis, parameters: Parameters) -> str:
     agree = (item.signflip_p_value < parameters.alpha) == (item.p_value < parameters.alpha)
     independent = ("Treating the cases as independent (the grouped figures follow), the" if item.clustered
                    else "The")
-    return (f"{item.improved:,} cases improved, {item.worsened:,} worsened and {item.unchanged:,} did not change. "
+    return (f"{fmt.plural(item.improved, 'case')} improved, {item.worsened:,} worsened and {item.unchanged:,} did "
+            "not change. "
             f"{independent} sign-flip test, which assumes nothing about the shape of the differences, gives "
             f"{fmt.p_is(item.signflip_p_value)} ({signflip_method(item, parameters.seed)}); "
             + ("it agrees with the paired t test." if agree else
@@ -65,17 +69,13 @@ def item_summary(item: ItemAxis, parameters: Parameters) -> str:
 # run axis
 
 
-def _gap(x: float) -> str:
-    return fmt.number(x) if x < 0 else "+" + fmt.number(x)
-
-
 def run_agreement(r: RunAxis, parameters: Parameters, baseline: str, group: str | None) -> tuple[str, str]:
     """The plain-words reading of the two axes and, when they disagree, a short warning (else ""). ``group``
     names the cluster column when the case axis counts groups, else None."""
     cases, other = (("groups of cases", f"another set of {group} groups") if group
                     else ("cases", "another set of cases"))
-    interval = f"[{_gap(r.case_ci_low)}, {_gap(r.case_ci_high)}]"
-    case_figures = f"{_gap(r.case_diff)} {interval}, {fmt.p_is(r.case_p_value)}"
+    interval = f"[{fmt.signed(r.case_ci_low)}, {fmt.signed(r.case_ci_high)}]"
+    case_figures = f"{fmt.signed(r.case_diff)} {interval}, {fmt.p_is(r.case_p_value)}"
     runs = f"{r.runs_baseline} and {r.runs_candidate} runs"
     tail = " The verdict follows the case axis: a release meets new inputs, not reruns of these ones."
     if not r.run_defined:
@@ -89,7 +89,7 @@ def run_agreement(r: RunAxis, parameters: Parameters, baseline: str, group: str 
         every = (r.candidate_run_min > r.baseline_run_max) if higher else (r.candidate_run_max < r.baseline_run_min)
         when = "in every run" if every else "run after run, on average"
         text = (f"The two axes disagree. A rerun would very likely show the same gap: {when} the candidate "
-                f"scores {'higher' if higher else 'lower'} ({_gap(r.run_diff)}, {run_p} across {runs}). But the "
+                f"scores {'higher' if higher else 'lower'} ({fmt.signed(r.run_diff)}, {run_p} across {runs}). But the "
                 f"{cases} differ among themselves far more than that: the case-level interval {interval} "
                 f"includes no change ({fmt.p_is(r.case_p_value)}), so {other} could show no gap, or the opposite "
                 "one. The gap is real for these cases, not shown for the inputs the release will meet.")
@@ -107,7 +107,7 @@ def run_agreement(r: RunAxis, parameters: Parameters, baseline: str, group: str 
                 f"{other} ({case_figures}).")
     else:
         text = (f"Neither axis shows a gap: the score moves from run to run ({run_p}) and from case to case "
-                f"({interval}, {fmt.p_is(r.case_p_value)}) by more than the observed {_gap(r.case_diff)}.")
+                f"({interval}, {fmt.p_is(r.case_p_value)}) by more than the observed {fmt.signed(r.case_diff)}.")
     return text + tail, warning
 
 
@@ -136,7 +136,7 @@ def cluster_explanation(k: ClusterAnalysis) -> str:
 
     n, g, deff, ratio, column = k.n_cases, k.n_clusters, k.design_effect, k.width_ratio, k.cluster_column
     low, high = k.smallest_cluster, k.largest_cluster
-    each = f"{low} cases each" if low == high else f"{low} to {high} cases each"
+    each = f"{fmt.plural(low, 'case')} each" if low == high else f"{low} to {high} cases each"
     text = (f"The {n:,} cases come in {g:,} groups (by {column}), {each}. Cases in one group share what makes "
             f"the group easy or hard, so they count for less than {n:,} independent cases")
     if deff > 1.05:
@@ -185,18 +185,28 @@ def cluster_warnings(k: ClusterAnalysis, parameters: Parameters) -> list[str]:
                    f"{parameters.correction} correction: {names}")
     # Say so when counting groups rather than single cases changes what a rule concludes.
     binary = k.binary
-    unit = (lambda x: f"{fmt.points(x)} points") if binary else fmt.signed
     alpha, margin = parameters.alpha, parameters.margin
+
     if margin > 0 and k.naive_ni_low >= -margin > k.verdict_ni_low:
+        shown = (f"{fmt.points(-margin)} points" if binary else fmt.signed(-margin))
         out.append(f"the grouping decides the non-inferiority rule: treating the cases as independent, the "
-                   f"{ni_level(parameters)}% interval's lower bound would be {unit(k.naive_ni_low)}, "
-                   f"within the margin of {unit(-margin)}; counting {column} groups it is "
-                   f"{unit(k.verdict_ni_low)}, beyond it")
+                   f"{ni_level(parameters)}% interval's lower bound would be "
+                   f"{beside(k.naive_ni_low, -margin, binary)}, within the margin of {shown}; counting {column} "
+                   f"groups it is {beside(k.verdict_ni_low, -margin, binary)}, beyond it")
     if k.naive_p_one_sided < alpha <= k.verdict_p_one_sided:
         out.append(f"treating the cases as independent the drop would look significant (one-sided "
                    f"{fmt.p_is(k.naive_p_one_sided)}); counting {column} groups it is not "
                    f"({fmt.p_is(k.verdict_p_one_sided)})")
     return out
+
+
+def beside(value: float, limit: float, binary: bool) -> str:
+    """A figure read against a limit (a bound against its margin), in the note's unit, with as many more digits
+    as it takes to show it apart from the limit: "-5.05 points" beside a margin of -5.0 points and "beyond",
+    not "-5.0 points"."""
+    if binary:
+        return f"{fmt.points(value, fmt.apart(value, limit, 1, 100))} points"
+    return fmt.signed(value, fmt.apart(value, limit, 3))
 
 
 def ni_level(parameters: Parameters) -> int:

@@ -273,7 +273,7 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
     if cand.overall.degenerate:
         out.append("no case changed outcome: every p-value is 1")
     if cand.overall.n < TINY_SAMPLE:
-        out.append(f"only {cand.overall.n} paired cases: every figure is very uncertain")
+        out.append(f"only {fmt.plural(cand.overall.n, 'paired case')}: every figure is very uncertain")
     return out
 
 
