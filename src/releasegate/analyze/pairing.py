@@ -137,7 +137,7 @@ def _increasing(codes: np.ndarray) -> bool:
 
 
 def _each_once(codes: np.ndarray, n: int) -> bool:
-    return np.bincount(codes, minlength=n).max(initial=0) <= 1
+    return bool(np.bincount(codes, minlength=n).max(initial=0) <= 1)
 
 
 def paired_difference(base: np.ndarray, cand: np.ndarray) -> np.ndarray:
@@ -146,7 +146,7 @@ def paired_difference(base: np.ndarray, cand: np.ndarray) -> np.ndarray:
     The rounding is relative to the largest score of the comparison, never to a fixed unit: the same scores
     in other units (x 1e-12) keep every difference, and give the same verdict."""
     base, cand = np.asarray(base, dtype=np.float64), np.asarray(cand, dtype=np.float64)
-    d = cand - base
+    d: np.ndarray = cand - base
     if d.size:
         # The largest magnitude from each side's extremes: no array of absolute values (80 MB at 10^7 cases).
         scale = float(np.max(np.abs([base.max(), base.min(), cand.max(), cand.min()])))
