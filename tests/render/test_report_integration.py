@@ -266,3 +266,17 @@ def _outside_margins(pdf: Path) -> list[str]:
                 outside.append(f"page {number}: {word}")
     assert xml.count("<page ") >= 2 and "<word " in xml  # the check read the pages
     return outside
+
+
+def test_a_not_proven_with_runs_and_groups_says_why_runs_are_unknown_as_its_paragraph_does(reading):
+    # Scores over 5 runs of grouped cases: the run-to-run share is measured for pass/fail alone. The verdict once
+    # said "one run of each release cannot tell run-to-run noise" beside a paragraph saying "With 5 runs".
+    from releasegate.wording import plain
+
+    (verdict,) = [v for v in reading["report"].verdicts if v.decision.value == "not_proven"]
+    paragraph = plain.paragraphs(reading["report"])[verdict.candidate]
+    assert "With 5 runs (epochs) of every case" in paragraph
+    assert "whether more runs would help is not measured for scores or grouped cases" in paragraph
+    assert "one run" not in verdict.headline
+    assert ("Whether more runs would help is unknown: the run-to-run share of the change is not measured for scores "
+            "or grouped cases.") in verdict.headline

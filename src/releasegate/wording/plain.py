@@ -312,7 +312,7 @@ def can_show(p: PlainInput) -> str:
             text += f"; {more} runs (epochs) of every case would reach the margin"
         elif plan.runs_reason == "case-level change":
             text += "; more runs (epochs) would not: the changes are the candidate's, not run-to-run noise"
-        elif plan.runs_reason == "unknown" and runs == 1:
+        elif plan.runs_reason == "unknown" and runs == 1 and p.binary and cand.sections.clusters is None:
             text += ("; one run cannot tell whether more runs (epochs) would help (a rerun of the baseline, or "
                      "several epochs, would tell)")
         elif plan.runs_reason == "unknown":

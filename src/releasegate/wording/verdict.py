@@ -141,7 +141,9 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
         # What the release saves (or costs) beside its quality, so the trade-off is read in one line.
         text = f"{text[:-1]}; {cost_clause}."
     if settle is not None:
-        text = f"{text} {settles(settle, binary)}{next_look(cand)}"
+        # A rerun of the baseline measures run-to-run noise for pass/fail outcomes of ungrouped cases only.
+        rerun_tells = binary and cand.sections.clusters is None
+        text = f"{text} {settles(settle, binary, rerun_tells)}{next_look(cand)}"
     if allowed:
         text = f'{text} {ALLOWED} the gate passes, the candidate is not shown no worse.'
     return text
@@ -160,7 +162,7 @@ def _chances(needed: Sequence[Any], targets: Sequence[Any], unit: str, first_tai
     return ", ".join(parts)
 
 
-def settles(settle: Settle, binary: bool = True) -> str:
+def settles(settle: Settle, binary: bool = True, rerun_tells: bool = True) -> str:
     """What would settle a NOT PROVEN (issue 34 item 2, issue 46 item 4): the suite sizes that give each target
     chance of showing the candidate no worse than the margin at no true difference, and, when it measured a
     loss, the same as if that loss were its true one (or that no size would, at or beyond the margin); sizes are
@@ -195,9 +197,12 @@ def settles(settle: Settle, binary: bool = True) -> str:
                  f"(it has {p.runs})")
     if runs and len(runs) < len(p.targets):
         text += "; more runs alone cannot reach the higher chance, the rest being case-level change"
-    elif not runs and p.runs_reason == "unknown":
+    elif not runs and p.runs_reason == "unknown" and rerun_tells:
         text += (f". {RUNS_UNKNOWN} one run of each release cannot tell run-to-run noise "
                  "from real change (a --baseline-rerun measures it)")
+    elif not runs and p.runs_reason == "unknown":
+        # Scores, several runs or grouped cases: the run-to-run share is measured for pass/fail alone.
+        text += f". {RUNS_UNKNOWN} the run-to-run share of the change is not measured for scores or grouped cases"
     elif not runs and p.runs_reason == "case-level change":
         text += (f". {RUNS_CANNOT} the differences are case-level change, which rerunning does not "
                  "average away")
