@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 # Harness texts (inputs, outputs, grader reasons) are kept up to this many characters per value.
 TEXT_LIMIT = 2000
@@ -40,3 +41,25 @@ def clip(text: object, limit: int = TEXT_LIMIT) -> str | None:
         return None
     text = str(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# Ids a reader takes for one: the same text in another Unicode form (NFC against NFD, as macOS writes file
+# names), in other letter case, or with other leading zeros. Named in a refusal, never matched: which id is meant
+# is for the user to say. Looked for among the first ids only, on the way to a refusal.
+_NEAR_MISSES = (("only in Unicode form (NFC against NFD)", lambda text: unicodedata.normalize("NFC", text)),
+                ("only in letter case", str.casefold),
+                ("only in leading zeros", lambda text: re.sub(r"(?<!\d)0+(?=\d)", "", text)))
+_NEAR_LOOKED_AT = 100_000
+
+
+def near_misses(left: list[str], right: list[str]) -> tuple[int, str, str, str] | None:
+    """Ids of ``left`` that equal one of ``right`` but for one of :data:`_NEAR_MISSES`: how many, how they differ,
+    and the first pair with its characters escaped so that the difference shows; None when none do."""
+    for words, key in _NEAR_MISSES:
+        by_key: dict[str, str] = {}
+        for text in right[:_NEAR_LOOKED_AT]:
+            by_key.setdefault(key(text), text)
+        pairs = [(text, by_key[key(text)]) for text in left[:_NEAR_LOOKED_AT] if key(text) in by_key]
+        if pairs:
+            return len(pairs), words, ascii(pairs[0][0]), ascii(pairs[0][1])
+    return None

@@ -120,6 +120,7 @@ def test_each_input_is_detected_and_expanded_once_however_many_metrics(tmp_path,
     for sample, value in zip(log["samples"], "CII"):
         sample["scores"]["safe"] = {"value": value}
     (tmp_path / "live.json").write_text(json.dumps(log))
+    log["samples"][0]["scores"]["safe"] = {"value": "I"}  # another run: the same bytes twice are refused
     (tmp_path / "new.json").write_text(json.dumps(log))
     calls = {"detect": 0, "expand": 0}
 

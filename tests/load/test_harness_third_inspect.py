@@ -136,7 +136,11 @@ def test_folder_of_log_folders_each_one_release(tmp_path, version):
 @pytest.mark.parametrize("version", VERSIONS)
 def test_huge_score_says_what_is_wrong(tmp_path, version):
     (log,) = sorted((THIRD / version / "huge-score").glob("*.eval"))
-    result = run_cli("check", f"a={log}", f"b={log}", "--baseline", "a")
+    other = tmp_path / "other.eval"  # the same log with other bytes (a zip comment): one file twice is refused
+    other.write_bytes(log.read_bytes())
+    with zipfile.ZipFile(other, "a") as copy:
+        copy.comment = b"another run"
+    result = run_cli("check", f"a={log}", f"b={other}", "--baseline", "a")
     assert result.exit_code == 2
     assert "must lie within" in result.output and "1e+308" in result.output
 

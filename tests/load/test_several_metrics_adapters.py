@@ -49,7 +49,8 @@ def test_an_inspect_log_gated_on_three_scorers(tmp_path):
 
 def test_a_scorer_that_does_not_exist_is_named(tmp_path):
     live = _inspect(tmp_path, "live.json", ["C", "C", "C"], [0.5, 0.5, 0.5])
-    result = run_cli("check", f"live={live}", f"new={live}", "--baseline", "live", "--metric", "match",
+    new = _inspect(tmp_path, "new.json", ["C", "I", "C"], [0.5, 0.5, 0.5])
+    result = run_cli("check", f"live={live}", f"new={new}", "--baseline", "live", "--metric", "match",
                      "--metric", "nope")
     assert result.exit_code == 2 and "no scorer 'nope'" in result.output
 

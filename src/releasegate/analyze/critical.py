@@ -26,7 +26,8 @@ test, each critical test with the policy's ``critical_weight``, and sets ``block
   baseline's own churn explains the broken cases), never adds one (issue 34 item 7: the exchangeability test
   alone, at its finer attainable p-values, blocked harmless releases more often than McNemar did).
 
-A critical category with no case in the data cannot be measured, so it blocks (fail closed).
+A critical category with no case compared (none in the data, or every one set apart) cannot be measured, so it
+blocks (fail closed).
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def _one(label: str, base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcne
          rates: bool, rerun: np.ndarray | None = None, conditional: bool = False) -> CriticalTest:
     """The category's raw test; ``blocks`` is the budget's to set for a test (False until then)."""
     if base.size == 0:
-        return CriticalTest(label, "no case in the data", 0, 0, 0, 1.0, 1.0, True)
+        return CriticalTest(label, "no case compared", 0, 0, 0, 1.0, 1.0, True)
     if mcnemar:
         b, c, method = base, cand, "exact McNemar"
     elif rates:

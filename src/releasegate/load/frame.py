@@ -43,7 +43,7 @@ def load_frame(
     """
     named = frames.items() if isinstance(frames, Mapping) else [(None, frames)]
     columns = dict(columns or {})
-    parts, inputs = [], []
+    parts, inputs, notes = [], [], []
     for release, frame in named:
         label = FRAME_PATH if release is None else f"<DataFrame {release}>"
         if not isinstance(frame, pd.DataFrame):
@@ -60,6 +60,8 @@ def load_frame(
             part = shapes.melt_wide(part, wide_release_cols, Path(label))
         part = shapes.latency_in_ms(part, latency_unit, Path(label))
         if release is not None:
+            renamed = shapes.named_over_column(part, str(release), label)
+            notes += [renamed] if renamed else []
             part["release"] = str(release)
         require_column(part, "release", label, "columns={'release': ...}", columns.get("release"))
         require_column(part, "case_id", label, "columns={'case_id': ...}", columns.get("case_id"))
@@ -74,7 +76,7 @@ def load_frame(
     if cases is not None:
         before = set(table.columns)
         table, case_input = join_cases(table, cases if isinstance(cases, pd.DataFrame) else Path(cases), columns,
-                                       set(map(str, table.columns)))
+                                       set(map(str, table.columns)), metrics)
         inputs.append(case_input)
         case_columns = tuple(str(c) for c in table.columns if c not in before)
     if "passed" not in table.columns and "score" not in table.columns and not metrics:
@@ -82,4 +84,4 @@ def load_frame(
         raise InputError(f"no outcome column: need 'passed' (0/1) or 'score'; columns present: {present}")
     metadata = tuple(str(c) for c in table.columns
                      if c not in CANONICAL_COLUMNS and c != "doc_hash" and c not in PAIRING_COLUMNS)
-    return LoadedResults(table, tuple(inputs), metadata, case_columns=case_columns)
+    return LoadedResults(table, tuple(inputs), metadata, notes=tuple(notes), case_columns=case_columns)

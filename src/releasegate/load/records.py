@@ -1,6 +1,8 @@
 """What was read from each file, for the provenance: the InputFile record with the adapter's choices.
 
-Also the check that a release comes from one file: two harness files of one release and task (two Inspect logs
+Also the check that every harness file of one task was read the same way (one scorer, reducer, metric, filter,
+few-shot count): otherwise a release scored by one grader would be compared with another scored by another. And
+the check that a release comes from one file: two harness files of one release and task (two Inspect logs
 of one model, the same promptfoo provider in two runs) would otherwise be concatenated into duplicate rows,
 refused later without saying which files to name.
 """
@@ -41,3 +43,51 @@ def check_one_file_per_release(read: list[tuple[Path, pd.DataFrame, str, str | N
                                  + (f" (task {task})" if task else "") + ": name each file's release, e.g. "
                                  f"base={first} cand={path}")
             owner[key] = path
+
+
+# The choices that make an outcome what it is, as the adapters record them in a frame's attrs, and what to do when
+# two files of one task differ in one. The direction and the few-shot count are compared when both files state them
+# (a results file written before lm-eval recorded them says nothing).
+_READING = {
+    "scorer": "score every log with the same scorer (inspect score), or choose one they all hold with --scorer",
+    "reducer": "reduce every log's epochs the same way: --reducer NAME (mean keeps each epoch as a run)",
+    "metric": "choose one metric they all hold with --metric",
+    "filter": "choose one filter they all hold with --filter",
+    "n_shot": "run every release with the same --num_fewshot",
+    "direction": "read them with results files that agree on higher_is_better",
+}
+_STATED_ONLY = ("direction", "n_shot")
+
+
+def check_one_reading(read: list[tuple[Path, pd.DataFrame, str, str | None]]) -> None:
+    """Refuse two harness files of one format and task read with other choices (scorer, epochs reducer, metric,
+    filter, few-shot count): their outcomes are other measurements of the cases, so no difference between them is
+    the releases'. Names both files, their releases and the two values."""
+    first: dict[tuple[str, str], tuple[Path, pd.DataFrame]] = {}
+    for path, frame, fmt, _ in read:
+        if fmt not in HARNESS_FORMATS:
+            continue
+        task = str(frame.attrs.get("task") or "")
+        earlier = first.setdefault((fmt, task), (path, frame))
+        if earlier[1] is frame:
+            continue
+        for key, hint in _READING.items():
+            old, new = (_choice(f, key) for f in (earlier[1], frame))
+            if old != new and not (key in _STATED_ONLY and (old is None or new is None)):
+                raise InputError(f"{_named(earlier[0], earlier[1])} and {_named(path, frame)} read "
+                                 + (f"task {task} " if task else "the same cases ")
+                                 + f"with other {key.replace('_', '-')}s ({old or 'none'} and {new or 'none'}): "
+                                 "their outcomes are other measurements, and no difference between them is the "
+                                 f"releases'; {hint}")
+
+
+def _choice(frame: pd.DataFrame, key: str) -> str | None:
+    value = frame.attrs.get(key)
+    if key == "reducer" and value in (None, ""):
+        return "mean"  # no reducer applied: each epoch a run, Inspect's mean
+    return str(value) if value not in (None, "") else None
+
+
+def _named(path: Path, frame: pd.DataFrame) -> str:
+    releases = list(dict.fromkeys(map(str, frame["release"]))) if "release" in frame.columns else []
+    return f"{path}" + (f" ({', '.join(releases[:3])})" if releases else "")

@@ -149,7 +149,7 @@ def load_results(
     columns = dict(columns or {})
     if options.release_cols and not options.wide:
         raise InputError("--release-cols names the release columns of a wide file: add --wide")
-    from releasegate.load.records import check_one_file_per_release, input_record
+    from releasegate.load.records import check_one_file_per_release, check_one_reading, input_record
 
     frames, inputs, formats = [], [], []
     seen: set[str] = set()  # every column name of every file, before renaming
@@ -186,7 +186,10 @@ def load_results(
     shapes.refuse_same_file_twice(inputs)
     _check_options_apply(options, set(formats))
     check_one_file_per_release(read)
-    table, case_input, case_columns = _combined(frames, formats, cases, columns, seen)
+    check_one_reading(read)
+    table, case_input, case_columns = _combined(frames, formats, cases, columns, seen, metrics)
+    if not metrics and not ("score" in columns and "passed" not in columns):  # --score-col: the scores are read
+        _refuse_mixed_outcomes(read)
     inputs += [case_input] if case_input is not None else []
     _check_role_columns(columns, seen, [frame for _, frame, _, _ in read])
     _require_outcome(table, metrics)
@@ -259,6 +262,8 @@ def _canonical_frame(frame: pd.DataFrame, source: Source, fmt: str, options: Ada
     if fmt == "tidy":  # an adapter reads its harness's errors itself (docs/inputs.md, errors)
         frame, error_note = shapes.read_errors(frame)
     if source.release is not None and fmt == "tidy":  # an adapter names its releases itself
+        renamed = shapes.named_over_column(frame, source.release, str(source.path))
+        error_note = " ".join(n for n in (error_note, renamed) if n) or None
         frame["release"] = source.release
     else:
         require_column(frame, "release", source.path, "--release-col", columns.get("release"))
@@ -267,8 +272,8 @@ def _canonical_frame(frame: pd.DataFrame, source: Source, fmt: str, options: Ada
 
 
 def _combined(frames: list[pd.DataFrame], formats: list[str], cases: Path | pd.DataFrame | None,
-              columns: Mapping[str, str],
-              seen: set[str]) -> tuple[pd.DataFrame, InputFile | None, tuple[str, ...]]:
+              columns: Mapping[str, str], seen: set[str],
+              metrics: tuple[str, ...] = ()) -> tuple[pd.DataFrame, InputFile | None, tuple[str, ...]]:
     """The files checked together by their adapters, concatenated, and joined with the case table when there is
     one: the table, the case table's record and the columns it joined."""
     for fmt in dict.fromkeys(formats):
@@ -278,7 +283,7 @@ def _combined(frames: list[pd.DataFrame], formats: list[str], cases: Path | pd.D
     if cases is None:
         return table, None, ()
     before = set(table.columns)
-    table, case_input = join_cases(table, cases, columns, seen)
+    table, case_input = join_cases(table, cases, columns, seen, metrics)
     return table, case_input, tuple(str(c) for c in table.columns if c not in before)
 
 
@@ -292,6 +297,24 @@ def _check_role_columns(columns: Mapping[str, str], seen: set[str], frames: list
             raise InputError(f"column {given!r} ({COLUMN_FLAGS[role]}) is in none of the files; columns present: "
                              f"{', '.join(sorted(seen - set(PAIRING_COLUMNS)))}"
                              + (f"; the cases' metadata fields: {', '.join(fields)}" if fields else ""))
+
+
+def _refuse_mixed_outcomes(read: list[Any]) -> None:
+    """Files of pass/fail outcomes beside files of scores only: concatenated, the scores' rows would have no
+    pass/fail value and be refused as missing outcomes (or counted as failures, or dropped) under a count that
+    says nothing of why. One gate compares one kind of outcome: refused naming a file of each."""
+    passed = [(path, frame) for path, frame, _, _ in read if "passed" in frame.columns]
+    scored = [(path, frame) for path, frame, _, _ in read if "passed" not in frame.columns and "score" in frame.columns]
+    if passed and scored:
+        (first, one), (second, other) = passed[0], scored[0]
+        raise InputError(f"{first} holds pass/fail outcomes ({_releases(one)}) and {second} scores only "
+                         f"({_releases(other)}): one gate compares one kind of outcome; give every file a passed "
+                         "column, or read the scores of every file (--score-col score, --pass-threshold to pass them)")
+
+
+def _releases(frame: pd.DataFrame) -> str:
+    names = list(dict.fromkeys(map(str, frame["release"].dropna()))) if "release" in frame.columns else []
+    return ", ".join(repr(n) for n in names[:3]) or "no release named"
 
 
 def _require_outcome(table: pd.DataFrame, metrics: tuple[str, ...]) -> None:

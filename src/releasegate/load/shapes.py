@@ -2,9 +2,11 @@
 
 - the wide layout: one row per case, one outcome column per release (``--wide --release-cols r1,r2``); a wide
   file read as tidy is recognised and refused with the flags to use, never read as one release;
-- the same file named twice (``r1=wide.csv r2=wide.csv``): it would compare a release with itself and show no
-  change at all, a SHIP for anything; refused;
+- the same file named twice (``r1=wide.csv r2=wide.csv``, ``base=log.eval cand=log.eval``): it would compare a
+  release with itself and show no change at all, a SHIP for anything; refused;
 - dotted paths into nested JSON records (``--passed-col scores.correct``, ``--latency-col timing.latency``);
+- ``NAME=path`` on a file whose own release column names another release (renamed, said in a note) or several
+  (refused: they would be pooled into one);
 - a latency in seconds (``--latency-unit s``, or a column called ``latency_s``), kept as milliseconds.
 
 Each hook is a function of one frame; load_results calls them in that order.
@@ -162,20 +164,54 @@ def refuse_unnamed_wide(frame: pd.DataFrame, path: Path, release_given: bool) ->
 
 
 def refuse_same_file_twice(inputs: Sequence[InputFile]) -> None:
-    """Two tidy results files with the same bytes compare a release with itself: no change, whatever it is.
-    Harness files are left alone: their release comes from beside the samples (lm-eval's folder and results
-    file), so two models can write byte-identical sample files."""
-    seen: dict[str, InputFile] = {}
+    """A file read twice compares a release with itself: no change, whatever it is. Refused when two inputs
+    are one file (the same path, however written), and when two tidy files or two harness logs that name
+    their own run (Inspect, promptfoo, OpenAI evals) have the same bytes. Two lm-eval samples files of the same
+    bytes in two folders are left alone: their release comes from the results file beside them, and two
+    models can write byte-identical samples."""
+    seen: dict[object, InputFile] = {}
     for item in inputs:
-        if item.format != "tidy":
+        if item.format not in ("tidy", *_RUN_NAMING, "lm-eval"):
             continue
-        first = seen.setdefault(item.sha256, item)
-        if first is not item:
-            names = " and ".join(repr(n) for n in (first.release, item.release) if n)
-            as_what = f" as {names}" if names else ""
-            raise InputError(f"{first.path} and {item.path} are the same file{as_what} (sha256 {item.sha256[:12]}): "
-                             "a release compared with itself shows no change; a file with one outcome column per "
-                             "release is read once, with --wide --release-cols NAME1,NAME2")
+        path = Path(item.path)
+        keys = [("path", path.resolve())] if path.exists() else []
+        keys += [("bytes", item.sha256)] if item.format != "lm-eval" else []
+        for key in keys:
+            first = seen.setdefault(key, item)
+            if first is not item:
+                _refuse_twice(first, item)
+
+
+# Harness files whose bytes carry their own run (an eval id, a timestamp): equal bytes are one run.
+_RUN_NAMING = ("inspect", "promptfoo", "openai-evals", "inspect-samples")
+
+
+def _refuse_twice(first: InputFile, item: InputFile) -> None:
+    names = " and ".join(repr(n) for n in (first.release, item.release) if n)
+    as_what = f" as {names}" if names else ""
+    hint = ("a file with one outcome column per release is read once, with --wide --release-cols NAME1,NAME2"
+            if item.format == "tidy" else "name each release's own file")
+    raise InputError(f"{first.path} and {item.path} are the same file{as_what} (sha256 {item.sha256[:12]}): "
+                     f"a release compared with itself shows no change; {hint}")
+
+
+def named_over_column(frame: pd.DataFrame, name: str, label: str) -> str | None:
+    """``NAME=path`` (or a mapping of NAME to a DataFrame) on a table with a release column of its own: one
+    release there is renamed, and the note returned says so; several are refused, since naming them all NAME would
+    pool two releases' rows into one."""
+    if "release" not in frame.columns:
+        return None
+    from releasegate.load.tidy import as_text
+
+    named = [str(r) for r in dict.fromkeys(as_text(frame["release"]).dropna()) if str(r)]
+    if len(named) > 1:
+        shown = ", ".join(repr(r) for r in named[:5])
+        raise InputError(f"{name}={label}: the file's release column holds {len(named)} releases ({shown}); "
+                         f"{name}= would read them all as one: drop {name}= to keep the file's names, or give each "
+                         "release its own file")
+    if named and named[0] != name:
+        return f"{label}: release {named[0]!r} of its release column read as {name!r} (NAME=path)."
+    return None
 
 
 def latency_in_ms(frame: pd.DataFrame, unit: str, path: Path) -> pd.DataFrame:

@@ -118,6 +118,8 @@ def outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, OutcomeKind
         if len(outside):
             raise BadValueError(f"{len(outside)} score(s) outside the declared range [{low:g}, {high:g}], e.g. "
                              f"{examples(outside.unique())}")
+    else:
+        _refuse_other_units(score, table["release"])
     if policy.pass_threshold is not None:
         _check_threshold(score, policy)
         _check_margin(policy, 1.0)
@@ -129,6 +131,24 @@ def outcome(table: pd.DataFrame, policy: Policy) -> tuple[pd.Series, OutcomeKind
     _refuse_lost_digits(finite)
     _check_margin(policy, float(finite.max() - finite.min()) if len(finite) else 0.0)
     return score, OutcomeKind.CONTINUOUS
+
+
+def _refuse_other_units(score: pd.Series, release: pd.Series) -> None:
+    """Refuse scores that look like two units with no score_range declared: one release's all within [0, 1],
+    another's mostly above 1 (a fraction beside a percentage). Compared, the second would show a gain of the
+    whole scale; a declared score_range says both are on one scale and lets them through."""
+    known = score.notna()
+    if not known.any() or bool((score[known] < 0).any()):
+        return
+    by_release = score[known].groupby(release[known].astype(str), observed=True)
+    largest, middle = by_release.max(), by_release.median()
+    fractions, above = largest[largest <= 1.0], middle[middle > 1.0]
+    if len(fractions) and len(above):
+        low, high = fractions.index[0], above.index[0]
+        raise BadValueError(f"the scores of {low!r} all lie within [0, 1] (largest {largest[low]:g}) and those of "
+                            f"{high!r} mostly above 1 (median {middle[high]:g}): other units, such as a fraction "
+                            "and a percentage; write them in one unit, or declare score_range = [LOW, HIGH] in the "
+                            "policy if they are on one scale")
 
 
 def _check_margin(policy: Policy, spread: float) -> None:

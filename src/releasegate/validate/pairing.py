@@ -25,6 +25,7 @@ from releasegate.errors import IncompleteRunsError, InputError, PairingError
 from releasegate.kinds import ExclusionReason, PairingBasis
 from releasegate.model import Excluded, Exclusions
 from releasegate.policy import Policy
+from releasegate.text import near_misses
 from releasegate.validate import keycodes
 from releasegate.validate.content import Content, same_content, text_of_row
 from releasegate.validate.outcomes import examples
@@ -109,12 +110,25 @@ def _check_case_sets(base: _Release, cand: _Release, baseline: str, candidate: s
              for mask, name in ((only_base, baseline), (only_cand, candidate)) if mask.any()]
     detail = ", ".join(sides)
     if not allow:
-        raise PairingError(f"case sets differ between {baseline!r} and {candidate!r}: {detail}; "
+        near = _near_misses(ids[np.flatnonzero(only_base)], ids[np.flatnonzero(only_cand)])
+        raise PairingError(f"case sets differ between {baseline!r} and {candidate!r}: {detail}{near}; "
                            "use --allow-missing to compare the shared cases only")
     shared = int((base.present & cand.present).sum())
     if shared == 0:
-        raise PairingError(f"{baseline!r} and {candidate!r} share no case_id; nothing to compare")
+        near = _near_misses(ids[np.flatnonzero(only_base)], ids[np.flatnonzero(only_cand)])
+        raise PairingError(f"{baseline!r} and {candidate!r} share no case_id; nothing to compare{near}")
     return f"{candidate}: compared on {shared} shared cases; excluded {detail}."
+
+
+def _near_misses(only_base: pd.Index, only_cand: pd.Index) -> str:
+    """The clause naming ids on the two sides that differ only in Unicode form, letter case or leading zeros
+    ("" when none do), one pair shown escaped (text.near_misses)."""
+    found = near_misses([str(i) for i in only_base], [str(i) for i in only_cand])
+    if found is None:
+        return ""
+    count, words, first, second = found
+    return (f"; {count} of them differ from an id of the other side {words}, e.g. {first} and {second}: write the "
+            "ids alike")
 
 
 def _changed(table: pd.DataFrame, content: Content, base: _Release, cand: _Release, shared: np.ndarray) -> np.ndarray:
@@ -131,11 +145,18 @@ def _refuse_changed(table: pd.DataFrame, content: Content, base: _Release, cand:
                     ids: pd.Index, baseline: str, candidate: str) -> None:
     assert base.content_row is not None and cand.content_row is not None
     first = np.flatnonzero(changed)[:2]
-    shown = "; ".join(f"{str(ids[k])!r}: {text_of_row(table, int(base.content_row[k]), content)!r} in {baseline!r}, "
-                      f"{text_of_row(table, int(cand.content_row[k]), content)!r} in {candidate!r}" for k in first)
+    texts = [(text_of_row(table, int(base.content_row[k]), content),
+              text_of_row(table, int(cand.content_row[k]), content)) for k in first]
+    shown = "; ".join(f"{str(ids[k])!r}: {old!r} in {baseline!r}, {new!r} in {candidate!r}"
+                      for k, (old, new) in zip(first, texts))
+    # A harness's fingerprint holds more than the text shown (promptfoo's vars and assertions, Inspect's target and
+    # choices): say so, or the line shows the same words twice and seems to contradict itself.
+    same_text = any(old == new for old, new in texts)
+    beyond = (" (where the text shown is the same, the rest of the case differs: its target, choices, variables or "
+              "assertions)") if same_text else ""
     raise PairingError(f"{int(changed.sum())} case(s) have other content in {candidate!r} than in {baseline!r} under "
-                       f"the same id (e.g. {shown}): they are other questions; use --allow-changed to leave them out "
-                       "of the comparison")
+                       f"the same id (e.g. {shown}){beyond}: they are other questions; use --allow-changed to leave "
+                       "them out of the comparison")
 
 
 def _refuse_short(side: _Release, name: str, incomplete: np.ndarray, ids: pd.Index, expected: int) -> None:
@@ -184,6 +205,10 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
             if side.errored is not None:
                 wrong |= kept & side.errored
         kept &= ~wrong
+        # A release every row of which errored is refused with its error texts later (analyze/errors.py).
+        all_errored = any(side.errored is not None and not (side.present & ~side.errored).any() for side in (base, cand))
+        if shared.any() and not kept.any() and not all_errored:
+            _refuse_nothing_kept(baseline, candidate, int(changed.sum()), int(wrong.sum()))
         incomplete = np.zeros_like(shared)
         for side, name in ((base, baseline), (cand, candidate)):
             if side.short is not None and (kept & side.short).any():
@@ -207,6 +232,14 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
         pairings.append(Pairing(candidate, exclusions, pd.Index(ids[np.flatnonzero(changed | wrong)]),
                                 pd.Index(ids[np.flatnonzero(changed)])))
     return tuple(pairings), fills, notes
+
+
+def _refuse_nothing_kept(baseline: str, candidate: str, changed: int, errored: int) -> None:
+    """Every shared case set apart (content changed, errored): no figure could be about the two releases."""
+    why = " and ".join(f"{n} {what}" for n, what in ((changed, "whose content changed"),
+                                                    (errored, "errored on either side")) if n)
+    raise PairingError(f"{baseline!r} and {candidate!r} share cases, but every one is left out ({why}): nothing "
+                       "to compare")
 
 
 def fill_runs(table: pd.DataFrame, fills: dict[str, np.ndarray], runs: dict[str, np.ndarray]

@@ -289,8 +289,21 @@ def _has_runs(table: pd.DataFrame) -> bool:
     """Whether the rows name their runs; a run column set on some rows only is refused."""
     has_runs = bool("run" in table.columns and table["run"].notna().any())
     if has_runs and table["run"].isna().any():
-        raise BadValueError(f"{int(table['run'].isna().sum())} row(s) have no run although the run column is set")
+        lacking = table["run"].isna()
+        raise BadValueError(f"{int(lacking.sum())} row(s) have no run although the run column is set "
+                            f"({_per_release(table, lacking)}; runs in {_releases_of(table, ~lacking)}): give every "
+                            "row its run (a release run once: run 1)")
     return has_runs
+
+
+def _per_release(table: pd.DataFrame, rows: pd.Series) -> str:
+    """How many of ``rows`` each release holds, releases with none left out: "3 in 'r1', 1 in 'r2'"."""
+    counts = table.loc[rows, "release"].astype(str).value_counts(sort=False)
+    return ", ".join(f"{int(n)} in {name!r}" for name, n in sorted(counts.items()) if n)
+
+
+def _releases_of(table: pd.DataFrame, rows: pd.Series) -> str:
+    return ", ".join(repr(r) for r in sorted(set(table.loc[rows, "release"].astype(str))))
 
 
 def _without_outcome(table: pd.DataFrame, missing: pd.Series,
@@ -299,14 +312,16 @@ def _without_outcome(table: pd.DataFrame, missing: pd.Series,
     the mask of the rows kept when some were dropped, and the note that says what was done."""
     ids = table.loc[missing, "case_id"].unique()
     if policy.missing == "refuse":
-        raise BadValueError(f"{int(missing.sum())} row(s) have no outcome (e.g. case {_examples(ids)}); "
-                            "use --missing fail to count them as failures or --missing drop to drop them")
+        raise BadValueError(f"{int(missing.sum())} row(s) have no outcome ({_per_release(table, missing)}; e.g. "
+                            f"case {_examples(ids)}); use --missing fail to count them as failures or --missing drop "
+                            "to drop them")
+    per_release = _per_release(table, missing)
     if policy.missing == "fail":
         table.loc[missing, "outcome"] = 0.0
         return (table, None,
-                f"{int(missing.sum())} row(s) without an outcome counted as failures (--missing fail).")
+                f"{int(missing.sum())} row(s) without an outcome counted as failures ({per_release}; --missing fail).")
     return (table[~missing], ~missing.to_numpy(),
-            f"{int(missing.sum())} row(s) without an outcome dropped (--missing drop).")
+            f"{int(missing.sum())} row(s) without an outcome dropped ({per_release}; --missing drop).")
 
 
 def _paired(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], policy: Policy,

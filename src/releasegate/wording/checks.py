@@ -57,7 +57,7 @@ def critical(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
     parts = []
     for t in blocking:
         if not t.cases:
-            parts.append(f"{t.subject} has no case in the data, so it cannot be checked")
+            parts.append(f"{t.subject} has no case compared, so it cannot be checked")
             continue
         fixed = "none" if t.better == 0 else str(t.better)
         if binary:

@@ -106,12 +106,23 @@ def read_lm_eval(path: Path, *, release: str | None = None, metric: str | None =
     frame.attrs.update(task=task, metric=chosen_metric, filter=chosen_filter, filters=filters,
                        model=model, source_format="lm-eval", harness="lm-eval" + (f" {version}" if version else ""),
                        release_key="NAME=" if model == "" else "the model in results*.json",
-                       direction=None if direction is None else LOWER if direction is False else HIGHER)
+                       direction=None if direction is None else LOWER if direction is False else HIGHER,
+                       n_shot=_n_shot(summary, task))
     if direction is False:
         reading = "a pass is a 0" if zero_one else "scores negated"
         frame.attrs["notes"] = (f"lm-eval metric {chosen_metric!r} of task {task}: {LOWER}; {reading}, so that "
                                 "fixed and broke keep their meaning.",)
     return frame
+
+
+def _n_shot(summary: dict[str, Any], task: str) -> str | None:
+    """The task's few-shot count as the results file states it (``n-shot``, else its config's ``num_fewshot``):
+    the same documents asked with other examples before them are other questions. None when not stated."""
+    shots = summary.get("n-shot")
+    value = shots.get(task) if isinstance(shots, dict) else None
+    if value is None:
+        value = task_config(summary, task).get("num_fewshot")
+    return None if value is None or isinstance(value, (dict, list)) else str(value)
 
 
 def choice_for_task(given: str | None, task: str) -> str | None:
