@@ -110,17 +110,23 @@ def _subset(archive: Path, to: Path, drop_category: str) -> None:
     shutil.copyfile(archive / "releasegate.toml", to / "releasegate.toml")
 
 
+def _first_note(archive: Path) -> Path:
+    return next(p for p in sorted((archive / "archive").iterdir())) / "note.json"
+
+
+def _note(folder: Path, out: Path, *args: str) -> Path:
+    """The example's note written to ``out`` from the files in ``folder``, with ``args`` added."""
+    result = run_cli("report", "eval_results.csv", "--cases", "eval_cases.csv", "--policy", "releasegate.toml",
+                     *args, "-o", out, cwd=folder)
+    assert result.exit_code == 0, result.output
+    return out
+
+
 def test_notes_of_another_baseline_or_suite_are_drawn_apart(archive, tmp_path):
-    first = next(p for p in sorted((archive / "archive").iterdir())) / "note.json"
-    other = tmp_path / "other.json"
-    result = run_cli("report", "eval_results.csv", "--cases", "eval_cases.csv", "--policy", "releasegate.toml",
-                     "--baseline", "r2-new-prompt", "-o", other, cwd=archive)
-    assert result.exit_code == 0, result.output
+    first = _first_note(archive)
+    other = _note(archive, tmp_path / "other.json", "--baseline", "r2-new-prompt")
     _subset(archive, tmp_path / "small", "Cards")
-    smaller = tmp_path / "smaller.json"
-    result = run_cli("report", "eval_results.csv", "--cases", "eval_cases.csv", "--policy", "releasegate.toml",
-                     "--title", "bank-assistant", "-o", smaller, cwd=tmp_path / "small")
-    assert result.exit_code == 0, result.output
+    smaller = _note(tmp_path / "small", tmp_path / "smaller.json", "--title", "bank-assistant")
     result = run_cli("history", first, other, smaller, "-o", tmp_path / "h.json", "-o", tmp_path / "h.md")
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "h.json").read_text())
@@ -132,11 +138,8 @@ def test_notes_of_another_baseline_or_suite_are_drawn_apart(archive, tmp_path):
 
 
 def test_notes_of_another_title_are_drawn_apart_saying_both_titles(archive, tmp_path):
-    first = next(p for p in sorted((archive / "archive").iterdir())) / "note.json"
-    other = tmp_path / "other.json"
-    result = run_cli("report", "eval_results.csv", "--cases", "eval_cases.csv", "--policy", "releasegate.toml",
-                     "--title", "savings-assistant", "-o", other, cwd=archive)
-    assert result.exit_code == 0, result.output
+    first = _first_note(archive)
+    other = _note(archive, tmp_path / "other.json", "--title", "savings-assistant")
     result = run_cli("history", first, other, "-o", tmp_path / "h.json")
     assert result.exit_code == 0, result.output
     data = json.loads((tmp_path / "h.json").read_text())
