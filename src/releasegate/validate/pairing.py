@@ -275,3 +275,38 @@ def fill_runs(table: pd.DataFrame, fills: dict[str, np.ndarray], runs: dict[str,
     for column in ("release", "case_id"):
         added[column] = pd.Categorical(added[column], dtype=table[column].dtype)
     return pd.concat([table, added[[c for c in added.columns if c in table.columns]]]), notes
+
+
+def check_attribute_agrees(table: pd.DataFrame, column: str, cases: keycodes.Codes,
+                           set_apart: pd.Index | None = None) -> None:
+    """A case's category (or cluster, or difficulty) must be one in every release and run; ``set_apart`` are cases
+    whose content changed between the releases, other questions under one id, whose attributes need not agree."""
+    if set_apart is not None and len(set_apart):
+        kept = ~table["case_id"].isin(set_apart).to_numpy(bool)
+        table, cases = table[kept], cases.take(kept)
+    if not keycodes.varies_within(cases, keycodes.encode(table[column])):
+        return
+    pairs = table[["case_id", column]].drop_duplicates()
+    clash = pairs["case_id"][pairs["case_id"].duplicated()]
+    if len(clash):
+        ids = clash.unique()
+        first = table.loc[table["case_id"] == ids[0], ["release", column]].drop_duplicates(column)
+        shown = ", ".join(f"{v!r} in {r!r}" for r, v in first.head(3).itertuples(index=False))
+        raise PairingError(f"{len(ids)} case(s) have a different {column} in different releases or runs, e.g. "
+                           f"case {ids[0]!r}: {shown}")
+
+
+# Attributes of a case shown beside it (not the content pairing reads, nor the groups of validate/results.py): where two
+# releases state one, they must state the same, or the note would show one release's label as the case's.
+STATED_ATTRIBUTES = ("difficulty",)
+
+
+def check_stated_attributes(table: pd.DataFrame, cases: keycodes.Codes, set_apart: pd.Index) -> None:
+    """Each of :data:`STATED_ATTRIBUTES` the same wherever it is given for a case; a file that does not give it
+    (blank) says nothing against the others."""
+    for column in STATED_ATTRIBUTES:
+        if column not in table.columns:
+            continue
+        given = table[column].notna().to_numpy(bool)
+        if given.any():
+            check_attribute_agrees(table[given], column, cases.take(given), set_apart)

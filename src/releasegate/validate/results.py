@@ -128,25 +128,6 @@ def _check_keys(table: pd.DataFrame, has_runs: bool, codes: dict[str, keycodes.C
                          f"{shown}{extra}")
 
 
-def _check_attribute_agrees(table: pd.DataFrame, column: str, cases: keycodes.Codes,
-                            set_apart: pd.Index | None = None) -> None:
-    """A case's category (or cluster) must be one in every release and run; ``set_apart`` are cases whose content
-    changed between the releases, other questions under one id, whose attributes need not agree."""
-    if set_apart is not None and len(set_apart):
-        kept = ~table["case_id"].isin(set_apart).to_numpy(bool)
-        table, cases = table[kept], cases.take(kept)
-    if not keycodes.varies_within(cases, keycodes.encode(table[column])):
-        return
-    pairs = table[["case_id", column]].drop_duplicates()
-    clash = pairs["case_id"][pairs["case_id"].duplicated()]
-    if len(clash):
-        ids = clash.unique()
-        first = table.loc[table["case_id"] == ids[0], ["release", column]].drop_duplicates(column)
-        shown = ", ".join(f"{v!r} in {r!r}" for r, v in first.head(3).itertuples(index=False))
-        raise PairingError(f"{len(ids)} case(s) have a different {column} in different releases or runs, e.g. "
-                         f"case {ids[0]!r}: {shown}")
-
-
 def _check_category_count(table: pd.DataFrame) -> None:
     count = int(table["category"].nunique())
     if count > MAX_CATEGORIES:
@@ -239,6 +220,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     notes += pairing_notes
     changed = pd.Index([case for p in pairings for case in p.changed])
     has_categories, has_clusters = _check_groups(table, policy, codes["case_id"], changed)
+    pairing.check_stated_attributes(table, codes["case_id"], changed)
     runs_per_case = 1
     if has_runs:
         runs_per_case = keycodes.column_max(keycodes.counts(keycodes.combined(codes["release"], codes["case_id"])))
@@ -353,7 +335,7 @@ def _check_groups(table: pd.DataFrame, policy: Policy, cases: keycodes.Codes,
         table["category"] = keycodes.fill_missing(table["category"], "(none)")
         keycodes.as_categories(table, ("category",))  # before the checks, which then count its codes
         _check_category_count(table)
-        _check_attribute_agrees(table, "category", cases, changed)
+        pairing.check_attribute_agrees(table, "category", cases, changed)
     check_critical(tuple(policy.critical),
                    sorted(map(str, pd.unique(table["category"]))) if has_categories else None)
     if has_clusters:
@@ -361,7 +343,7 @@ def _check_groups(table: pd.DataFrame, policy: Policy, cases: keycodes.Codes,
             raise BadValueError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
                                 "column is set")
         keycodes.as_categories(table, ("cluster",))
-        _check_attribute_agrees(table, "cluster", cases, changed)
+        pairing.check_attribute_agrees(table, "cluster", cases, changed)
     return has_categories, has_clusters
 
 
