@@ -24,6 +24,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -59,13 +60,8 @@ def many_numbers(workdir: Path, n_cases: int, n_numbers: int) -> Path:
     if path.exists():
         return path
     rng = np.random.default_rng(SEED)
-    ids = _case_ids(n_cases)
-    frames = []
-    for release in RELEASES:
-        columns = {"case_id": ids, "release": release, "passed": (rng.random(n_cases) < 0.9).astype(np.int8)}
-        columns.update({f"x{i}": rng.random(n_cases).round(3) for i in range(n_numbers)})
-        frames.append(pd.DataFrame(columns))
-    return _write_csv(pd.concat(frames, ignore_index=True), path)
+    return _pass_fail(path, _case_ids(n_cases), rng,
+                      lambda release: {f"x{i}": rng.random(n_cases).round(3) for i in range(n_numbers)})
 
 
 def long_ids(workdir: Path, n_cases: int) -> Path:
@@ -76,9 +72,7 @@ def long_ids(workdir: Path, n_cases: int) -> Path:
     rng = np.random.default_rng(SEED)
     raw = rng.integers(0, 2**63, (n_cases, 2))
     ids = np.array([f"{a:016x}-{b:016x}"[:36].ljust(36, "0") for a, b in raw])
-    frames = [pd.DataFrame({"case_id": ids, "release": release, "passed": (rng.random(n_cases) < 0.9).astype(np.int8)})
-              for release in RELEASES]
-    return _write_csv(pd.concat(frames, ignore_index=True), path)
+    return _pass_fail(path, ids, rng)
 
 
 def repeated_text(workdir: Path, n_cases: int) -> Path:
@@ -89,10 +83,20 @@ def repeated_text(workdir: Path, n_cases: int) -> Path:
     rng = np.random.default_rng(SEED)
     ids = _case_ids(n_cases)
     labels = np.array(["correct", "partially correct", "incorrect", "refused", "off topic"])
-    frames = [pd.DataFrame({"case_id": ids, "release": release, "passed": (rng.random(n_cases) < 0.9).astype(np.int8),
-                            "model": f"provider/model-{release}-2026-05-01",
-                            "judge_label": labels[rng.integers(0, len(labels), n_cases)]})
-              for release in RELEASES]
+    return _pass_fail(path, ids, rng, lambda release: {
+        "model": f"provider/model-{release}-2026-05-01", "judge_label": labels[rng.integers(0, len(labels), n_cases)]})
+
+
+def _pass_fail(path: Path, ids: np.ndarray, rng: np.random.Generator,
+               more: Callable[[str], dict[str, Any]] | None = None) -> Path:
+    """Both releases' pass/fail (90% passing) on ``ids``, with ``more(release)``'s columns after it, written to
+    ``path`` as CSV. The draws are made release by release, the outcome first, so that each shape's file is the
+    one it always was."""
+    frames = []
+    for release in RELEASES:
+        columns = {"case_id": ids, "release": release, "passed": (rng.random(len(ids)) < 0.9).astype(np.int8)}
+        columns.update(more(release) if more is not None else {})
+        frames.append(pd.DataFrame(columns))
     return _write_csv(pd.concat(frames, ignore_index=True), path)
 
 
