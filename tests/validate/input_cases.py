@@ -389,13 +389,14 @@ from input_cases_fail_closed import FAIL_CLOSED_CASES  # noqa: E402
 from input_cases_gold import GOLD_CASES  # noqa: E402
 from input_cases_harness import HARNESS_CASES  # noqa: E402
 from input_cases_harness44 import HARNESS_44_CASES  # noqa: E402
+from input_cases_inspect_export import INSPECT_EXPORT_CASES  # noqa: E402
 from input_cases_issue28 import ISSUE_28_CASES  # noqa: E402
 from input_cases_pairing import PAIRING_CASES  # noqa: E402
 from input_cases_redteam import REDTEAM_CASES  # noqa: E402
 from input_cases_round4 import ROUND_4_CASES  # noqa: E402
 
 CASES += (FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES + HARNESS_CASES + HARNESS_44_CASES + ROUND_4_CASES
-          + PAIRING_CASES + REDTEAM_CASES)
+          + PAIRING_CASES + REDTEAM_CASES + INSPECT_EXPORT_CASES)
 
 
 @dataclass(frozen=True)

@@ -60,6 +60,32 @@ _READING = {
 _STATED_ONLY = ("direction", "n_shot")
 
 
+def refuse_export_beside_log(read: list[tuple[Path, pd.DataFrame, str, str | None]]) -> None:
+    """Refuse an Inspect ``samples_df`` export read beside an Inspect log it shares samples with (the log its
+    ``log`` column names, or one holding a release it holds): each sample would be read twice. And one beside a
+    log whose epochs are reduced (one outcome per sample), where the export keeps every epoch as a run: the
+    releases would be measured two ways. Each names the export for what it is and what to give instead."""
+    logs = [(path, frame) for path, frame, fmt, _ in read if fmt == "inspect"]
+    for export_path, export, fmt, _ in read:
+        if fmt != "inspect-samples":
+            continue
+        held = set(map(str, export["release"].dropna().unique()))
+        for log_path, log in logs:
+            shared = sorted(held & set(map(str, log["release"].dropna().unique())))
+            if log_path.name in export.attrs.get("logs", ()) or shared:
+                why = (f"exported from {log_path}" if log_path.name in export.attrs.get("logs", ())
+                       else f"holding release {shared[0]!r} as {log_path} does")
+                raise InputError(f"{export_path} is an Inspect samples_df export (one row per sample and epoch), "
+                                 f"{why}: each sample would be read twice; give the logs instead of the export (each "
+                                 "read with the epochs reducer it was run with), or the export alone (each epoch a "
+                                 "run)")
+            if log.attrs.get("reducer"):
+                raise InputError(f"{log_path} reduces each sample's epochs by {log.attrs['reducer']} (one outcome "
+                                 f"per sample) and {export_path} is an Inspect samples_df export, which keeps every "
+                                 "epoch as a run: the releases would be measured two ways; give the logs of every "
+                                 "release (Inspect's reducers applied alike), or the samples_df export of every log")
+
+
 def refuse_rows_in_two_files(read: list[tuple[Path, pd.DataFrame, str, str | None]]) -> None:
     """Refuse the same (release, case_id[, run][, metric]) in two files, naming both files and the first such row:
     concatenated, the rows would be refused as duplicates under a count that names neither file. Only files that

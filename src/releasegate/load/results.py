@@ -153,6 +153,7 @@ def load_results(
         check_one_file_per_release,
         check_one_reading,
         input_record,
+        refuse_export_beside_log,
         refuse_rows_in_two_files,
     )
 
@@ -191,6 +192,7 @@ def load_results(
     shapes.refuse_same_file_twice(inputs)
     _check_options_apply(options, set(formats))
     check_one_file_per_release(read)
+    refuse_export_beside_log(read)
     check_one_reading(read)
     for fmt in dict.fromkeys(formats):  # each harness's files checked (and their case ids made one) together
         if fmt in adapters.ADAPTERS:
@@ -256,6 +258,8 @@ def _canonical_frame(frame: pd.DataFrame, source: Source, fmt: str, options: Ada
             raise InputError(f"{source.release}={source.path}: a wide file holds every release; with --wide "
                              "name the release columns (--release-cols), not the file")
         required = ("case_id",)
+    if fmt == "tidy" and not options.wide:
+        shapes.refuse_samples_export_as_tidy(frame, source.path, columns.get("case_id", "case_id"))
     if not options.wide and "release" not in columns:  # a wide file's own message first
         shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
     # Every problem of the mapping at once, naming the file's own columns (before any renaming).
