@@ -293,9 +293,7 @@ def geometric_mean_ratio(baseline: object, candidate: object, confidence: float 
     Pairs with a missing, infinite, zero or negative value on either side are dropped and counted. With
     n == 0 everything is NaN; with n == 1 the ratio is that case's ratio and the interval is NaN (no
     degrees of freedom). With sd == 0 the interval collapses to the ratio. A figure past the largest float
-    (exp of more than about 709.78: a wide interval on few pairs, or values as far apart as 1e-300 and
-    1e300) is +inf, and one below the smallest is 0: the interval then bounds nothing on that side, which a
-    guardrail reads as not shown within its limit.
+    (exp beyond ~709.78: a wide interval on few pairs) is +inf, one below the smallest 0, never a warning.
     """
     check_confidence(confidence)
     base, cand, excluded = paired_positive(baseline, candidate, allow_zero=False)
@@ -307,27 +305,14 @@ def geometric_mean_ratio(baseline: object, candidate: object, confidence: float 
     # log(c) - log(b) rather than log(c / b): no overflow for extreme but valid values.
     r = np.log(cand) - np.log(base)
     mean = float(r.mean())
-    if n == 1:
-        return RatioResult(_exp(mean), nan, nan, 1, excluded, method, confidence)
-    se = float(r.std(ddof=1)) / np.sqrt(n)
-    tcrit = t_quantile(0.5 + confidence / 2.0, n - 1)
-    half = tcrit * se
-    return RatioResult(
-        ratio=_exp(mean),
-        low=_exp(mean - half),
-        high=_exp(mean + half),
-        n=n,
-        excluded=excluded,
-        method=method,
-        confidence=confidence,
-    )
-
-
-def _exp(x: float) -> float:
-    """exp(x), +inf past the largest float and 0 below the smallest, as IEEE 754 rounds them, said here
-    rather than warned (numpy warns of the overflow; the infinite end is the answer, not an accident)."""
+    # An end past the largest float is +inf (below the smallest, 0): the answer, said above, not an accident.
     with np.errstate(over="ignore", under="ignore"):
-        return float(np.exp(x))
+        ratio = float(np.exp(mean))
+        if n == 1:
+            return RatioResult(ratio, nan, nan, 1, excluded, method, confidence)
+        half = t_quantile(0.5 + confidence / 2.0, n - 1) * (float(r.std(ddof=1)) / np.sqrt(n))
+        low, high = float(np.exp(mean - half)), float(np.exp(mean + half))
+    return RatioResult(ratio, low, high, n, excluded, method, confidence)
 
 
 def quantile_ratio_bootstrap(
@@ -374,15 +359,14 @@ def quantile_ratio_bootstrap(
     sorted_b, sorted_c = base[order_b], cand[order_c]
     stats = np.empty(n_resamples)
     done = 0
-    for counts in _stream(draws, n_resamples, seed).counts(n):
-        b = counts.shape[0]
-        # Baseline values are all positive, so the denominator cannot be zero; a quotient past the largest
-        # float is +inf, which the percentile interval reads as any other value.
-        with np.errstate(over="ignore"):
+    with np.errstate(over="ignore"):  # a quotient past the largest float: +inf, read as any other value
+        for counts in _stream(draws, n_resamples, seed).counts(n):
+            b = counts.shape[0]
+            # Baseline values are all positive, so the denominator cannot be zero.
             stats[done : done + b] = _resampled_quantile(counts, order_c, sorted_c, q) / _resampled_quantile(
                 counts, order_b, sorted_b, q
             )
-        done += b
+            done += b
     low, high = ratio_percentile_interval(stats, confidence)
     return RatioResult(ratio, low, high, n, excluded, method, confidence)
 
