@@ -89,9 +89,12 @@ def refuse_export_beside_log(read: list[tuple[Path, pd.DataFrame, str, str | Non
 def refuse_rows_in_two_files(read: list[tuple[Path, pd.DataFrame, str, str | None]]) -> None:
     """Refuse the same (release, case_id[, run][, metric]) in two files, naming both files and the first such row:
     concatenated, the rows would be refused as duplicates under a count that names neither file. Only files that
-    share a release are compared (files of one release each cost one look at their release names)."""
+    share a release are compared (files of one release each cost one look at their release names); files that
+    hold one release between them are left to validation's refusal, which says to name each file's release."""
     releases = [set(map(str, frame["release"].dropna().unique())) if {"release", "case_id"} <= set(frame.columns)
                 else set() for _, frame, _, _ in read]
+    if len(set().union(*releases)) < 2:
+        return  # one release in every file: two files of one model, which validation asks to name (NAME=path)
     for a, b in itertools.combinations(range(len(read)), 2):
         shared = sorted(releases[a] & releases[b])
         if not shared:
