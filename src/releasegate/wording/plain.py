@@ -105,7 +105,8 @@ def _why_blocked(check: RuleCheck, cand: CandidateAnalysis, binary: bool, margin
     fired = [f for f in check.figures if f.fired]
     word = "broke" if binary else "lowered"
     if check.rule == "critical_broken":
-        return [f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, more than chance explains"
+        return [f"{f.subject}, a critical category, has no case compared, so it could not be checked" if not f.cases
+                else f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, more than chance explains"
                 for f in fired]
     if check.rule == "overall_regression":
         return ["it is worse overall, by more than chance explains"]
