@@ -167,9 +167,9 @@ def unmeasured_reason(f: Figure) -> str:
     what = MEASURES.get(f.subject, "")
     return {
         "no_figures": f"the results have no {what} figures",
-        "no_pairs": f"no paired case has a valid {what} on both sides ({f.excluded} excluded)",
+        "no_pairs": f"no paired case has a valid {what} on both sides ({f.excluded:,} excluded)",
         "not_finite": f"the {what} ratio is not a finite number (a zero or overflowing total)",
-        "too_few": f"fewer than two paired cases have a valid {what} ({f.cases} used, {f.excluded} excluded)",
+        "too_few": f"fewer than two paired cases have a valid {what} ({f.cases:,} used, {f.excluded:,} excluded)",
         "no_shared_case": "no case is present on both sides",
     }[f.unmeasured]
 
