@@ -162,14 +162,18 @@ MEASURES = {"max_latency_mean_ratio": "latency", "max_latency_p95_ratio": "laten
 ERROR_RATE = "max_error_rate_increase"  # the error-rate test of the error budget, not a ratio
 
 
+def _count(n: int | None) -> str:
+    return f"{n:,}" if isinstance(n, int) else str(n)
+
+
 def unmeasured_reason(f: Figure) -> str:
     """Why a guardrail has no usable figure, from its code."""
     what = MEASURES.get(f.subject, "")
     return {
         "no_figures": f"the results have no {what} figures",
-        "no_pairs": f"no paired case has a valid {what} on both sides ({f.excluded:,} excluded)",
+        "no_pairs": f"no paired case has a valid {what} on both sides ({_count(f.excluded)} excluded)",
         "not_finite": f"the {what} ratio is not a finite number (a zero or overflowing total)",
-        "too_few": f"fewer than two paired cases have a valid {what} ({f.cases:,} used, {f.excluded:,} excluded)",
+        "too_few": f"fewer than two paired cases have a valid {what} ({_count(f.cases)} used, {_count(f.excluded)} excluded)",
         "no_shared_case": "no case is present on both sides",
     }[f.unmeasured]
 
