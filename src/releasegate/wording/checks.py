@@ -171,6 +171,8 @@ def unmeasured_reason(f: Figure) -> str:
     what = MEASURES.get(f.subject, "")
     return {
         "no_figures": f"the results have no {what} figures",
+        "none_on_candidate": f"the candidate has no {what} figures, the baseline has",
+        "none_on_baseline": f"the baseline has no {what} figures, the candidate has",
         "no_pairs": f"no paired case has a valid {what} on both sides ({_count(f.excluded)} excluded)",
         "not_finite": f"the {what} ratio is not a finite number (a zero or overflowing total)",
         "too_few": f"fewer than two paired cases have a valid {what} ({_count(f.cases)} used, {_count(f.excluded)} excluded)",
