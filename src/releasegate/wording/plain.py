@@ -181,7 +181,10 @@ def decision(p: PlainInput) -> str:
         return _may_ship(p)
     why = reasons(p)
     if p.decision == "not_proven":
-        few = "the cases are" if p.cand.judged is None else "the human's labels are"
+        settle = p.cand.sections.settle
+        few = ("the human's labels are" if p.cand.judged is not None
+               else "the groups of cases are" if settle is not None and settle.groups is not None
+               else "the cases are")
         return (f"Not proven either way: {few} too few to tell whether it is worse"
                 + (f" ({_sentence_list(why)})" if why else "") + ".")
     return f"It may not ship: {'; '.join(why) or 'a rule of the policy blocks it'}."
@@ -214,6 +217,9 @@ def _settle(cand: CandidateAnalysis) -> str:
         return "run more cases, or more runs of every case, and compare again"
     plan = s.plan
     n = plan.n
+    if s.groups is not None:
+        return (f"compare again on more groups: these {n:,} cases come in {s.groups}, and more cases per group "
+                "cannot settle it")
     target = fmt.with_article(fmt.pct(plan.targets[0], 0)) if plan.targets else "a"
     options = []
     zero = plan.cases_needed[0] if plan.cases_needed else None
