@@ -204,4 +204,10 @@ REDTEAM_CASES: tuple[Case, ...] = (
          {"results.csv": ZERO_PADDED, "cases.csv": UNPADDED_CASES}, ("results.csv", *BASE, "--cases", "cases.csv"),
          ("4 result case_id(s) are not in the case table cases.csv",
           "4 of them differ from an id of the case table only in leading zeros, e.g. '001' and '1'")),
+    Case("min-change-beyond-range", "a min_change at or beyond the whole range of the scores",
+         "scores from 0.2 to 0.9, `--min-change 5`",
+         {"results.csv": csv("r1,c1,0.9,A", "r1,c2,0.8,A", "r2,c1,0.2,A", "r2,c2,0.3,A",
+                             header="release,case_id,score,category")},
+         ("results.csv", *BASE, "--min-change", "5"),
+         ("min_change 5 is at least the whole range of the scores (0.2 to 0.9)", "could never block")),
 )
