@@ -73,7 +73,12 @@ def changed(cand: CandidateAnalysis, binary: bool, baseline: str) -> str:
     better_word, worse_word = ("fixed", "broken") if binary else ("improved", "worsened")
     excluded = clause(cand.exclusions, cand.name)
     named = f" ({excluded})" if excluded else ""
-    text = f"Against {baseline} on {_cases(o.n)}{named}: {o.fixed:,} {better_word}, {o.broke:,} {worse_word}."
+    # Scores count a case only beyond min_change: said, so that "0 worsened" never reads as no case went down.
+    item = cand.sections.item_axis
+    beyond = (f" by more than {fmt.number(item.min_change)}" if not binary and item is not None
+              and item.min_change > 0 else "")
+    text = (f"Against {baseline} on {_cases(o.n)}{named}: {o.fixed:,} {better_word}, {o.broke:,} "
+            f"{worse_word}{beyond}.")
     worse, better = _category_moves(cand, binary)
     if worse:
         text += f" Worse: {_listed(worse)}."
