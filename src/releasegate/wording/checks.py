@@ -254,6 +254,10 @@ def critical_doubt(check: RuleCheck, parameters: Parameters, binary: bool) -> st
         # The value with the digits that tell it apart from the margin (or no change) it is read against.
         value = beside(t.value, t.limit or 0.0, binary) if fmt.is_number(t.value) else size(t.value)
         test = f"one-sided {t.method} {fmt.p_is(t.p)}"
+        if t.fired and t.p is not None and t.p > (t.alpha or 0.0):
+            could = fmt.plural(t.passing or 0, "passing case" if binary else "case")
+            return (f"{value}, beyond {margin}, {test}: {could} {'is' if t.passing == 1 else 'are'} too few for its "
+                    f"test to reach {level} however they go, so it cannot be checked: not shown clear")
         if t.fired:
             return f"{value}, beyond {margin}, {test} <= {level}, short of blocking: not shown clear"
         if t.p is not None and t.p <= (t.alpha or 0.0) and where == "beyond":

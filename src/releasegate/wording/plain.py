@@ -133,9 +133,16 @@ def _why_blocked(check: RuleCheck, cand: CandidateAnalysis, binary: bool, margin
         def beyond(f: Figure) -> str:
             return f"more than the margin of {down(-f.limit)}" if f.limit else "a loss"
 
+        def why(f: Figure) -> str:
+            if f.p is not None and f.alpha is not None and f.p > f.alpha:  # too few cases for the test to show
+                cases = fmt.plural(f.passing or 0, "passing case" if binary else "case")
+                return (f"{beyond(f)}, and its {cases} {'is' if f.passing == 1 else 'are'} too few for any count "
+                        "of them to show the category worse, so it could not be checked")
+            return (f"{beyond(f)}, at one-sided {fmt.p_is(f.p)}, too likely by chance to block on and too unlikely "
+                    "to call the category clear")
+
         return [f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, against {f.better} {better}: "
-                f"{down(-(f.value or 0.0))} down, {beyond(f)}, at one-sided {fmt.p_is(f.p)}, too likely by chance to "
-                "block on and too unlikely to call the category clear" for f in fired]
+                f"{down(-(f.value or 0.0))} down, {why(f)}" for f in fired]
     if check.rule == "judge_unreliable":
         return ["the LLM judge that graded the answers is not shown reliable on both releases (checked against "
                 "a human's labels), so its verdicts cannot settle the comparison"]
