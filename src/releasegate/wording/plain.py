@@ -232,6 +232,9 @@ def _settle(cand: CandidateAnalysis) -> str:
     if s.groups is not None:
         return (f"compare again on more groups: these {n:,} cases come in {s.groups}, and more cases per group "
                 "cannot settle it")
+    if plan.variance == 0:  # no case changed: no spread to size a suite from, as "what would settle it" says
+        here = "this one case is" if n == 1 else f"the {n:,} here are"
+        return f"compare again on more cases: with no case changed, {here} too few to say how many would settle it"
     target = fmt.with_article(fmt.pct(plan.targets[0], 0)) if plan.targets else "a"
     options = []
     zero = plan.cases_needed[0] if plan.cases_needed else None

@@ -180,8 +180,9 @@ def settles(settle: Settle, binary: bool = True, rerun_tells: bool = True) -> st
                 f"{FEW_CLUSTERS} the interval that respects them is set by the number of groups, not of cases.")
     if p.variance == 0:
         # No case changed outcome: the discordance gives no size, only that these cases are too few to tell.
-        return (f"{SETTLE} more cases; the {p.n:,} here are too few for their spread to say how many "
-                "(no figure can be computed from them).")
+        here = "this one case is" if p.n == 1 else f"the {p.n:,} here are"
+        return (f"{SETTLE} more cases; {here} too few for their spread to say how many (no figure can be computed "
+                "from them).")
     parts = [f"at no true difference, {_suites(p.cases_needed, p.targets, p.n, p.power, ' of showing it no worse')}"]
     if settle.observed_diff is not None:
         loss = (f"{fmt.size_points(settle.observed_diff)} points" if binary
