@@ -103,15 +103,10 @@ def test_a_not_proven_on_few_groups_asks_for_more_groups_not_cases(tmp_path):
 def test_a_not_proven_with_no_case_changed_does_not_say_these_cases_could_settle_it(tmp_path, n):
     """No case changed, so there is no spread to size a suite from: "what would settle it" said "more cases; the
     40 here are too few ...", and the paragraph beside it "these cases could settle it and did not"."""
-    from conftest import run_cli
+    from conftest import plain_note
 
     rows = ["release,case_id,passed"] + [f"{r},c{i},{int(i % 5 != 0)}" for r in ("r1", "r2") for i in range(n)]
-    path = tmp_path / "results.csv"
-    path.write_text("\n".join(rows) + "\n")
-    out = tmp_path / "note.txt"
-    result = run_cli("report", path, "--baseline", "r1", "-o", out)
-    assert result.exit_code == 0, result.output
-    text = out.read_text()
+    text = plain_note(tmp_path, rows, "--baseline", "r1")
     assert "could settle it and did not" not in text, text
     here = "this one case is" if n == 1 else f"the {n} here are"
     assert f"Next: compare again on more cases: with no case changed, {here} too few" in text, text
