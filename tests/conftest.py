@@ -104,6 +104,15 @@ def run_cli(*args: str, cwd: Path | None = None):
         os.chdir(old)
 
 
+def plain_note(tmp_path: Path, rows: list[str], *args: str) -> str:
+    """The plain-text note (each verdict's paragraph) of the CSV ``rows`` (header first), reported with ``args``."""
+    path, out = tmp_path / "results.csv", tmp_path / "note.txt"
+    path.write_text("\n".join(rows) + "\n")
+    result = run_cli("report", path, *args, "-o", out)
+    assert result.exit_code == 0, result.output
+    return out.read_text()
+
+
 @pytest.fixture
 def example_report(example):
     """The bundled example's Report, as `releasegate demo` makes it."""

@@ -92,3 +92,15 @@ def test_a_bad_min_change_is_refused(tmp_path, value):
     done = run_cli("check", source, "--baseline", "base", "--no-policy", "--min-change", value)
     assert done.exit_code == 2 and "min_change must be a finite number >= 0" in done.output
     assert "Traceback" not in done.output
+
+
+def test_a_min_change_at_the_whole_range_of_the_scores_is_refused():
+    """No difference can exceed it: "0 improved, 0 worsened" stood beside a regression the paired t showed, and a
+    critical category's sign test could never block. Just below the range it stands."""
+    from releasegate.errors import InputError
+
+    scores = np.array([0.2, 0.9, 0.5, np.nan])
+    with pytest.raises(InputError, match="at least the whole range of the scores"):
+        resolved(make_policy({"baseline": "r1", "min_change": 0.7}), scores, True)
+    assert resolved(make_policy({"baseline": "r1", "min_change": 0.69}), scores, True).min_change == 0.69
+    assert resolved(make_policy({"baseline": "r1", "min_change": 5}), scores, False).min_change == 0.0

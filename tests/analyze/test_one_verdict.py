@@ -138,3 +138,19 @@ def test_the_budget_is_on_the_analysis_with_the_critical_weight(example_report):
     critical = r2.sections.critical.tests[0]
     assert critical.p_adjusted == fraud.p_adjusted < 0.05 and critical.blocks
     assert sum(m.weight for m in budget.members) == pytest.approx(1 + 1 + 2 * budget.critical_weight)
+
+
+def test_a_previous_note_about_none_of_these_candidates_is_refused(tmp_path):
+    """--previous with another comparison's note (candidates good and bad, this one cand) was taken silently:
+    the comparison read as a first look, the note given counting for nothing."""
+    rows = ["release,case_id,passed"] + [f"{r},c{i},{int(i % 6 != 0)}" for r in ("base", "good", "bad")
+                                         for i in range(200)]
+    first = tmp_path / "first.csv"
+    first.write_text("\n".join(rows) + "\n")
+    assert run_cli("report", first, "--baseline", "base", "-o", tmp_path / "first.json").exit_code == 0
+    later = tmp_path / "later.csv"
+    later.write_text("\n".join("cand," + r[5:] if r.startswith("good,") else r for r in rows
+                               if not r.startswith("bad,")) + "\n")
+    result = run_cli("check", later, "--baseline", "base", "--previous", tmp_path / "first.json")
+    assert result.exit_code == 2, result.output
+    assert "that note judged bad, good, none of the candidates compared here (cand)" in result.output, result.output

@@ -277,3 +277,27 @@ def test_without_policy_the_answer_says_the_notes_policy_went_unchecked(tmp_path
             "inputs differs from the note's record") in beside.output
     checked = run_cli("verify", tmp_path / "note.json", *inputs, "--policy", example["releasegate.toml"])
     assert checked.exit_code == 0 and "not checked" not in checked.output
+
+
+@pytest.mark.parametrize("edit", [
+    lambda cand: cand["broken_cases"][0].update(case_id="EV999"),
+    lambda cand: cand["broken_cases"][0].update(candidate_outcome=1.0),
+    lambda cand: cand["broken_cases"].pop(0),
+    lambda cand: cand["cases_listed"].update(in_note_at_most=1),
+], ids=["case id", "outcome", "case dropped", "count kept"])
+def test_the_cases_a_note_keeps_beside_its_case_file_are_compared(tmp_path, example, monkeypatch, edit):
+    """Past the bound a note keeps each listing's first cases and the case file holds them all: the ones a
+    reader sees in the note are the ones compared, not only the file's."""
+    from releasegate.render import json_cases
+
+    monkeypatch.setattr(json_cases, "CASES_IN_NOTE", 5)
+    monkeypatch.setattr(json_cases, "CASES_KEPT", 3)
+    out = tmp_path / "note.json"
+    given = (example["eval_results.csv"], "--cases", example["eval_cases.csv"])
+    assert run_cli("report", *given, "--policy", example["releasegate.toml"], "-o", out).exit_code == 0
+    assert run_cli("verify", out, *given).exit_code == 0
+    note = json.loads(out.read_text())
+    edit(note["candidates"][0])
+    out.write_text(json.dumps(note))
+    result = run_cli("verify", out, *given)
+    assert result.exit_code == 1 and result.output.startswith("differs:"), result.output

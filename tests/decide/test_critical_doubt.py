@@ -137,3 +137,34 @@ def test_a_large_critical_category_is_not_held_back_by_a_loss_within_the_margin(
         assert t.p_regression == pytest.approx(p, rel=1e-9) and 0.04 < p <= 0.10
         assert not t.blocks, (broke, fixed, t)
         assert critical_doubt.check(cand_a, analysis, policy).fired is fires, (broke, fixed)
+
+
+def _tiny(tmp_path: Path, size: int, broken: int, *args: str):
+    """300 cases, ``size`` of them in the critical category Tiny, all passing on the baseline; the candidate breaks
+    ``broken`` of them and changes nothing else."""
+    rows = ["case_id,release,category,passed"]
+    for i in range(300):
+        category, base = ("Tiny", 1) if i < size else (f"k{i % 4}", int(i % 9 != 0))
+        rows += [f"c{i},base,{category},{base}", f"c{i},cand,{category},{0 if i < broken else base}"]
+    path = tmp_path / "results.csv"
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return CliRunner().invoke(main, ["check", str(path), "--baseline", "base", "--critical", "Tiny", *args])
+
+
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_a_critical_category_too_small_for_its_test_is_not_called_clear(tmp_path, size):
+    """Every case of a 1- to 3-case critical category broken was SHIP: its exact test's smallest p, 1/2 to the
+    power of its passing cases (1/8 for 3), is above critical_doubt, so neither rule could ever read it."""
+    result = _tiny(tmp_path, size, size)
+    assert result.exit_code == 3, result.output
+    assert "too few for its test to reach critical_doubt 0.1 however they go" in result.output, result.output
+    assert _tiny(tmp_path, size, 0).exit_code == 0  # nothing lost there: nothing to doubt
+    assert _tiny(tmp_path, size, size, "--critical-doubt", "0").exit_code == 0  # the rule off
+    assert _tiny(tmp_path, size, size, "--margin", "0.5").exit_code == 3  # 100 points is beyond any margin
+
+
+def test_a_small_critical_category_whose_test_can_reach_the_level_is_read_by_its_p():
+    """Four passing cases can give p = 1/16 <= 0.10: the category is read by its p, as any other."""
+    from releasegate.decide.rules.critical_doubt import unreachable
+
+    assert unreachable(3, 0.1) and not unreachable(4, 0.1) and unreachable(4, 0.05) and not unreachable(5, 0.05)

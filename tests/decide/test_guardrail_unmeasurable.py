@@ -49,3 +49,22 @@ def test_a_measured_guardrail_within_its_limit_still_passes(tmp_path):
     code, check = _check(tmp_path, _results(tmp_path, {"latency_ms": latencies}, {"latency_ms": latencies}),
                          "max_latency_mean_ratio")
     assert code == 0 and not check["fired"], check
+
+
+@pytest.mark.parametrize(("priced", "code", "said"), [
+    ("r1", "none_on_candidate", "the candidate has no cost figures, the baseline has"),
+    ("r2", "none_on_baseline", "the baseline has no cost figures, the candidate has"),
+])
+def test_prices_for_one_release_name_the_side_without_them(tmp_path, priced, code, said):
+    """Prices for one release only: the cost guardrail blocks, and says which release has no cost, where it said
+    "the results have no cost figures" beside a costs table showing the other release's cost."""
+    path = _results(tmp_path, {"input_tokens": 100, "output_tokens": 50}, {"input_tokens": 100, "output_tokens": 50})
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f'baseline = "r1"\nmargin = 0\n[guardrails]\nmax_cost_ratio = 1.1\n'
+                      f'[prices.{priced}]\ninput_per_million = 1\noutput_per_million = 2\n')
+    out = tmp_path / "out.json"
+    result = run_cli("check", path, "--policy", policy, "-o", out)
+    check = next(c for c in json.loads(out.read_text())["candidates"][0]["checks"] if c["rule"] == "guardrail")
+    assert result.exit_code == 1 and check["fired"], check
+    assert check["figures"][0]["unmeasured"] == code and said in check["detail"], check
+    assert "the results have no cost figures" not in result.output, result.output

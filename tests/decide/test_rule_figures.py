@@ -142,3 +142,21 @@ def test_the_rules_import_no_wording():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and node.module:
                 assert not node.module.startswith("releasegate.wording"), path.name
+
+
+def test_a_critical_category_on_scores_names_the_test_whose_p_it_shows(tmp_path):
+    """On scores a critical category has two tests, its paired t (category_regression) and its sign test (its own
+    critical test); the category rule named the sign test beside the paired t's p: "adjusted p < 0.001 (exact sign
+    test on per-case scores)" of 3 cases, where that test cannot go below 0.125."""
+    rows = ["release,case_id,score,category"]
+    for i in range(120):
+        category = "Tiny" if i < 3 else "ABC"[i % 3]
+        base = 0.8 + (i % 7) * 0.01
+        rows += [f"r1,c{i},{base:.3f},{category}", f"r2,c{i},{base - (0.5 if i < 3 else 0):.3f},{category}"]
+    note = _note(tmp_path, "\n".join(rows) + "\n", "--critical", "Tiny")
+    checks = {c["rule"]: c for c in note["candidates"][0]["checks"]}
+    tiny = next(f for f in checks["category_regression"]["figures"] if f["subject"] == "Tiny")
+    critical = next(f for f in checks["critical_broken"]["figures"] if f["subject"] == "Tiny")
+    assert critical["method"].startswith("exact sign test") and critical["p_unadjusted"] == pytest.approx(0.125)
+    assert tiny["p_unadjusted"] < 0.001 and tiny["method"] == "paired t", tiny
+    assert "sign test" not in checks["category_regression"]["detail"], checks["category_regression"]["detail"]

@@ -125,3 +125,18 @@ def test_a_long_layout_with_a_metric_column_is_the_same_gate(tmp_path):
     assert result.output.startswith("DON'T SHIP r2: safe blocks")
     grid_a, grid_b = (json.loads(p.read_text())["candidates"] for p in (a, b))
     assert grid_a == grid_b
+
+
+@pytest.mark.parametrize("mode", ["block", "warn"])
+def test_a_not_proven_metric_is_said_not_proven_not_blocking(tmp_path, mode):
+    """A metric with 30 cases cannot show the candidate no worse: the verdict is NOT PROVEN, and with
+    not_proven = "warn" the gate passes; the headline said "b blocks (... the gate passes ...)"."""
+    rows = ["release,case_id,a,b"]
+    rows += [f"{r},c{i},{int(i % 9 != 0)},{int(i % 9 != 0) if i < 30 else ''}" for r in ("r1", "r2") for i in range(300)]
+    path = tmp_path / "results.csv"
+    path.write_text("\n".join(rows) + "\n")
+    result = run_cli("check", path, "--baseline", "r1", "--metric", "a", "--metric", "b", "--missing", "drop",
+                     "--not-proven", mode)
+    assert result.exit_code == (3 if mode == "block" else 0), result.output
+    first = result.output.splitlines()[0]
+    assert first.startswith("NOT PROVEN r2: b is not proven (") and "blocks" not in first, first

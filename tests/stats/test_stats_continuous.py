@@ -359,3 +359,17 @@ def test_signflip_normal_limit_closed_form_and_edges():
     assert (zero.p_two_sided, zero.p_regression, zero.p_improvement) == (1.0, 1.0, 1.0)
     flipped = continuous.signflip_normal_test(-d)
     assert _rel(flipped.p_regression, r.p_improvement, 1e-12)
+
+
+def test_a_mean_difference_zero_in_exact_arithmetic_is_zero_not_its_rounding():
+    """As many cases up as down by the same amounts, shuffled: numpy's sum leaves 6e-18, which the note showed as
+    "-<0.000001" beside a p of 0.999; the mean is 0 and t is 0. A difference as small but real stays."""
+    rng = np.random.default_rng(0)
+    v = rng.choice([1 / 3, 2 / 3, 1.0, 0.1, 0.7], size=100)
+    d = np.concatenate([v, -v])
+    rng.shuffle(d)
+    assert d.mean() != 0  # the remainder the test is about
+    r = paired_t_test(d)
+    assert r.mean == 0.0 and r.t == 0.0 and r.p_two_sided == 1.0
+    tiny = np.full(200, 1e-12) + rng.normal(0, 1e-13, 200)  # a tiny score range: a real difference of 1e-12
+    assert paired_t_test(tiny).mean == pytest.approx(float(tiny.mean()), rel=0, abs=0)

@@ -28,3 +28,15 @@ def test_a_critical_category_left_out_whole_is_said_to_have_no_case_compared(tmp
         line = result.output.splitlines()[0]
         assert "B has no case compared, so it cannot be checked" in line, line
         assert "no case in the data" not in line and "20 of 40 cases left out" in line, line
+
+
+def test_the_plain_paragraph_says_the_category_could_not_be_checked_not_that_it_broke_cases(tmp_path):
+    """The paragraph in plain words said "it broke 0 cases in B, a critical category, more than chance explains"
+    of a category with no case compared: a count of none beside a block said to be more than chance."""
+    for how, flags in (("missing", ("--allow-missing",)), ("errored", ())):
+        out = tmp_path / f"{how}.txt"
+        result = run_cli("report", _results(tmp_path, how), "--baseline", "r1", "--critical", "B", *flags, "-o", out)
+        assert result.exit_code == 0, result.output
+        text = out.read_text()
+        assert "B, a critical category, has no case compared, so it could not be checked" in text, text
+        assert "broke 0 cases" not in text, text

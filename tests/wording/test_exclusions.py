@@ -3,6 +3,7 @@ the cases left out are counted against the baseline's, and nothing is said when 
 
 from __future__ import annotations
 
+from conftest import run_cli
 from releasegate.kinds import EXCLUSION_REASONS
 from releasegate.model import Excluded, Exclusions
 from releasegate.wording.exclusions import PHRASES, clause
@@ -29,3 +30,17 @@ def test_several_reasons_are_counted_and_the_candidates_own_cases_said_apart():
 
 def test_nothing_set_apart_says_nothing():
     assert clause(Exclusions(300), "r2") == ""
+
+
+def test_the_errored_line_groups_thousands_as_the_headline_beside_it_does(tmp_path):
+    """"1 of 3,000 cases left out: errored" in the headline and "1 of 3000 cases errored ...; 2999 compared" on
+    the line under it: one count written two ways."""
+    rows = ["release,case_id,passed,error"]
+    rows += [f"{r},c{i},{'' if (r, i) == ('r2', 7) else 1},{'timeout' if (r, i) == ('r2', 7) else ''}"
+             for r in ("r1", "r2") for i in range(3000)]
+    path = tmp_path / "results.csv"
+    path.write_text("\n".join(rows) + "\n")
+    result = run_cli("check", path, "--baseline", "r1")
+    assert "1 of 3,000 cases left out: errored" in result.output, result.output
+    assert "1 of 3,000 cases errored and left the comparison" in result.output, result.output
+    assert "2,999 compared" in result.output and "3000" not in result.output, result.output

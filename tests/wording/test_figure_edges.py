@@ -139,3 +139,14 @@ def test_the_worsened_rule_names_the_tolerance_the_counts_read(min_change):
         assert f"by more than {fmt.number(min_change)}" in text and "any amount" not in text
     else:
         assert "by any amount" in text
+
+
+def test_the_paragraph_says_a_score_count_is_beyond_min_change(tmp_path):
+    """Every case 0.004 lower, under the default min_change (1% of the range): the paragraph said "0 improved, 0
+    worsened. It may not ship: it is worse overall", a count of none beside a regression."""
+    from conftest import plain_note
+
+    rows = ["release,case_id,score"]
+    rows += [f"{r},c{i},{i / 200 - (0.004 if r == 'r2' else 0):.4f}" for r in ("r1", "r2") for i in range(1, 200)]
+    text = plain_note(tmp_path, rows, "--baseline", "r1")
+    assert "0 improved, 0 worsened by more than 0.010." in text and "worse overall" in text, text

@@ -212,7 +212,7 @@ def direction_disagrees(r: Read) -> list[str]:
     better, the overall difference inside its interval and with the sign of fixed - broke, the costs' words."""
     out, o, text = [], r.cand.overall, r.paragraph
     better, worse = ("fixed", "broken") if r.binary else ("improved", "worsened")
-    if f"{o.fixed:,} {better}, {o.broke:,} {worse}." not in text:
+    if not re.search(rf"{o.fixed:,} {better}, {o.broke:,} {worse}( by more than [\d.]+)?\.", text):
         out.append(f"counts: {text}")
     net = {c.label: c.broke - c.fixed for c in r.cand.categories}
     for label, sign, count in re.findall(r"(?:Worse|Better|,|and) ([A-Z][\w ]*?)(?: \(critical\))? ([+-])(\d+)",

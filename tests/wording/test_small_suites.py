@@ -81,3 +81,39 @@ def test_plan_states_the_margin_a_design_can_show():
     assert "more runs would not reach the margin" in reach_line(fixed)
     big = suite_reach(SuiteDesign(n=4000, p0=0.9, churn=0.05), policy)
     assert reach_line(big).endswith("it reaches the margin as it is")
+
+
+def test_a_not_proven_on_few_groups_asks_for_more_groups_not_cases(tmp_path):
+    """300 cases in 2 groups: the interval that respects them is [-100, +100] and the verdict NOT PROVEN, while
+    "what would settle it", sized on cases counted alone, said "these 300 cases give a >99% chance of showing it
+    no worse"."""
+    from conftest import run_cli
+
+    rows = ["release,case_id,passed,cluster"]
+    for i in range(300):
+        base = int(i % 7 != 0)
+        rows += [f"r1,c{i},{base},P{i % 2}", f"r2,c{i},{0 if i in (1, 2, 3) else base},P{i % 2}"]
+    path = tmp_path / "results.csv"
+    path.write_text("\n".join(rows) + "\n")
+    out, text = tmp_path / "note.json", tmp_path / "note.txt"
+    result = run_cli("check", path, "--baseline", "r1", "--cluster-col", "cluster", "-o", out, "-o", text)
+    assert result.exit_code == 3, result.output
+    assert "more groups, not more cases: these 300 cases come in 2 groups" in result.output, result.output
+    assert "chance of showing it no worse" not in result.output, result.output
+    import json
+
+    assert "more groups, not more cases" in json.loads(out.read_text())["candidates"][0]["headline"]
+    assert "Next: compare again on more groups: these 300 cases come in 2," in text.read_text(), text.read_text()
+
+
+@pytest.mark.parametrize("n", [1, 40])
+def test_a_not_proven_with_no_case_changed_does_not_say_these_cases_could_settle_it(tmp_path, n):
+    """No case changed, so there is no spread to size a suite from: "what would settle it" said "more cases; the
+    40 here are too few ...", and the paragraph beside it "these cases could settle it and did not"."""
+    from conftest import plain_note
+
+    rows = ["release,case_id,passed"] + [f"{r},c{i},{int(i % 5 != 0)}" for r in ("r1", "r2") for i in range(n)]
+    text = plain_note(tmp_path, rows, "--baseline", "r1")
+    assert "could settle it and did not" not in text, text
+    here = "this one case is" if n == 1 else f"the {n} here are"
+    assert f"Next: compare again on more cases: with no case changed, {here} too few" in text, text

@@ -23,6 +23,7 @@ from releasegate.analyze.errors import split_errored
 from releasegate.analyze.min_change import resolved
 from releasegate.analyze.pairing import case_tables, cases_of
 from releasegate.analyze.settle import settle_of
+from releasegate.errors import InputError
 from releasegate.kinds import OutcomeKind
 from releasegate.model import (
     Analysis,
@@ -88,6 +89,11 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical: CriticalScope |
     "ppi", the corrected figures in its overall test's place (analyze/judge_gated.py); ``previous`` the earlier
     looks at the same releases, by candidate (a later look reads its budget at what they left)."""
     data = split_errored(data, policy)
+    if previous and not set(previous) & set(data.candidates):
+        # A note about other candidates would count for nothing, unseen: this would be read as a first look.
+        raise InputError(f"--previous {next(iter(previous.values())).source}: that note judged "
+                         f"{', '.join(sorted(previous))}, none of the candidates compared here "
+                         f"({', '.join(data.candidates)}): it is not an earlier look at them")
     scope = critical if critical is not None else CriticalScope(tuple(policy.critical))
     # Built once only with runs, where each is a group-by over every row; a single run's table is a cheap
     # re-indexing, and holding every release's at once cost 230 MB more at 1,000,000 cases.

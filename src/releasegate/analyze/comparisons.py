@@ -103,7 +103,7 @@ def compare_paired(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
         n=n,
         baseline=rate_of(base, policy.confidence, rates),
         candidate=rate_of(cand, policy.confidence, rates),
-        diff=float(d.mean()) if n else math.nan,
+        diff=t.mean if n else math.nan,  # the t test's mean: 0 within the rounding of its sum
         ci_low=ci[0],
         ci_high=ci[1],
         ni_low=ni_ci[0],

@@ -16,6 +16,7 @@ import dataclasses
 
 import numpy as np
 
+from releasegate.errors import InputError
 from releasegate.policy import Policy
 
 DEFAULT_SHARE = 0.01  # of the score range
@@ -39,9 +40,26 @@ def resolved(policy: Policy, scores: np.ndarray, scored: bool) -> Policy:
     """``policy`` with ``min_change`` set: its own when given; for scores (``scored``) the default from the
     scale; for pass/fail 0 (every change is a whole pass)."""
     if policy.min_change is not None:
+        if scored:
+            _refuse_beyond_range(float(policy.min_change), scores)
         return policy if scored else dataclasses.replace(policy, min_change=0.0)
     value = default_min_change(scores, policy.score_range) if scored else 0.0
     return dataclasses.replace(policy, min_change=value)
+
+
+def _refuse_beyond_range(min_change: float, scores: np.ndarray) -> None:
+    """A ``min_change`` at or beyond the whole range of the scores: no difference can exceed it, so no case
+    would count as improved or worsened, the lists would say "0 worsened" beside a regression the tests show,
+    and a critical category's sign test, which counts those cases, could never block."""
+    finite = np.asarray(scores, dtype=np.float64)
+    finite = finite[np.isfinite(finite)]
+    if min_change <= 0 or finite.size == 0:
+        return
+    low, high = float(finite.min()), float(finite.max())
+    if high - low <= min_change:
+        raise InputError(f"min_change {min_change:g} is at least the whole range of the scores ({low:g} to "
+                         f"{high:g}): no case could count as improved or worsened, and a critical category's sign "
+                         f"test, which counts them, could never block; give a min_change below {high - low:g}")
 
 
 def moved(d: np.ndarray, policy: Policy, rates: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from releasegate.analyze.churn import MeasuredChurn
+from releasegate.analyze.clusters import FEW_CLUSTERS
 from releasegate.model import CandidateAnalysis
 from releasegate.model.budget import Settle
 from releasegate.policy import Policy
@@ -41,7 +42,9 @@ def settle_of(cand: CandidateAnalysis, measured: MeasuredChurn | None, policy: P
         if not (math.isfinite(sd) and math.isfinite(mean)):
             return None
         variance = sd * sd + mean * mean
-    clustered = cand.sections.clusters is not None
+    clusters = cand.sections.clusters
+    clustered = clusters is not None
+    groups = clusters.n_clusters if clusters is not None and clusters.n_clusters < FEW_CLUSTERS else None
     if clustered and math.isfinite(power.design_effect):
         variance *= max(1.0, power.design_effect)
     run_share, source = None, "unknown"
@@ -53,10 +56,10 @@ def settle_of(cand: CandidateAnalysis, measured: MeasuredChurn | None, policy: P
     plan = settle_noninferiority(o.n, variance, policy.margin, policy.alpha, runs=max(1, runs), run_share=share,
                                  targets=TARGETS, pass_rate=pass_rate)
     if variance == 0 or not o.diff < 0:
-        return Settle(plan, source)
+        return Settle(plan, source, groups=groups)
     # A loss was measured: beside the sizes at no true difference, the same question as if that loss were the
     # true one, at the margin it leaves (issue 46 item 4); none when the loss is at or beyond the margin.
     left = policy.margin + o.diff
     observed = settle_noninferiority(o.n, variance, left, policy.alpha, runs=max(1, runs), run_share=share,
                                      targets=TARGETS, pass_rate=pass_rate) if 0 < left < 1 else None
-    return Settle(plan, source, float(o.diff), observed)
+    return Settle(plan, source, float(o.diff), observed, groups)

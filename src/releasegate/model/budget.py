@@ -66,3 +66,7 @@ class Settle:
     # or beyond the margin (no number of cases shows it within).
     observed_diff: float | None = None
     observed: NonInferiorityPlan | None = None
+    # Grouped cases below the groups the sizing by cases holds for (analyze/clusters.FEW_CLUSTERS): their number.
+    # The interval that respects the groups is then the sign-flip test's, set by the groups, not by the cases:
+    # more groups settle it, not more cases (the plan's sizes assume cases that count alone).
+    groups: int | None = None

@@ -17,7 +17,9 @@ from releasegate.kinds import CriticalRule
 Scope = Literal["overall", "category", "guardrail", "count", "judge"]
 # Why a guardrail could not be measured (the wording says it in words; a guardrail that cannot be measured fires);
 # the judge gate's figures too: "too_few" gold labels, or a corrected difference whose standard error is 0.
-Unmeasured = Literal["", "no_figures", "no_pairs", "not_finite", "too_few", "no_shared_case", "degenerate"]
+# "none_on_baseline" / "none_on_candidate": one release has such figures and the other none (prices for one).
+Unmeasured = Literal["", "no_figures", "none_on_baseline", "none_on_candidate", "no_pairs", "not_finite", "too_few",
+                     "no_shared_case", "degenerate"]
 
 
 @dataclass(frozen=True)

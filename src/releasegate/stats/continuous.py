@@ -50,6 +50,22 @@ class PairedTResult:
     defined: bool
 
 
+# numpy sums by pairs over blocks of up to 128 numbers added in turn: the error of the sum is at most about
+# (128 + log2 n) units of the last place of the sum of |x| (Higham 2002, 4.2, for pairwise summation).
+_SUM_BLOCK = 128
+
+
+def _mean_or_zero(x: np.ndarray) -> float:
+    """The mean of ``x``, or 0 when it is within the rounding error of its own sum: a mean difference that is
+    zero in exact arithmetic (as many cases up as down by the same amounts) comes out as -9e-18, which no
+    measurement can tell from zero and which would read as a loss."""
+    mean = float(x.mean())
+    if mean == 0.0:
+        return mean
+    bound = (_SUM_BLOCK + math.log2(x.size)) * np.finfo(float).eps * float(np.abs(x).mean())
+    return 0.0 if abs(mean) <= bound else mean
+
+
 def paired_t_test(d: np.ndarray, confidence: float = 0.95) -> PairedTResult:
     """Paired (one-sample) t test and t interval for the mean of d = candidate - baseline.
 
@@ -57,6 +73,7 @@ def paired_t_test(d: np.ndarray, confidence: float = 0.95) -> PairedTResult:
     ``scipy.stats.ttest_rel(candidate, baseline)`` and its ``confidence_interval()`` (Student 1908).
 
     Edge cases: n < 2 -> ``defined=False`` and NaN statistics (mean is still reported when n = 1).
+    A mean within the rounding error of summing d is 0 (a floating-point remainder, not a measurement).
     All d equal (sd = 0): mean 0 -> t = 0, every p = 1, interval [0, 0]; mean != 0 -> t = +/-inf, two-sided
     p = 0, the one-sided p in the mean's direction 0 (the other 1), and the interval collapses to the mean.
     """
@@ -69,7 +86,7 @@ def paired_t_test(d: np.ndarray, confidence: float = 0.95) -> PairedTResult:
         return PairedTResult(
             n, mean, nan, nan, nan, max(n - 1, 0), nan, nan, nan, nan, nan, confidence, False
         )
-    mean = float(x.mean())
+    mean = _mean_or_zero(x)
     df = n - 1
     # Exact equality, not a tolerance on sd: np.std of a constant array can come out as 1e-17 rather than 0.
     if np.all(x == x[0]):

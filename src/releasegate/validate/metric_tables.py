@@ -100,7 +100,13 @@ def metric_tables(table: pd.DataFrame, metadata_columns: tuple[str, ...], policy
         direction = ((f"{metric}: {spec.direction} is better (the policy's [metrics.{metric}] direction)",)
                      if spec.direction else
                      assumed_direction(metric, metric in stated, "score" in one.columns, gated=True))
-        data = _with_notes(validate(one, single, metadata, case_columns), (*notes, *direction))
+        try:
+            validated = validate(one, single, metadata, case_columns)
+        except InputError as exc:  # with several metrics the line names the one whose outcomes it is about
+            if str(exc).startswith(f"metric {metric!r}"):
+                raise
+            raise type(exc)(f"metric {metric!r}: {exc}") from None
+        data = _with_notes(validated, (*notes, *direction))
         out.append(MetricTable(metric, data, single, critical_scope(data, single, whole=spec.critical is True)))
     return tuple(out)
 

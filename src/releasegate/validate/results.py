@@ -163,6 +163,14 @@ def check_critical(critical: tuple[str, ...], categories: list[str] | None) -> N
     known = set(categories)
     for name in critical:
         if name in known:
+            # A label that differs only in case or spaces is the same category written two ways: its cases
+            # would be tested as an ordinary category's, and a loss there would never reach the critical test.
+            twins = [c for c in categories if c != name and c not in critical
+                     and " ".join(c.split()).casefold() == " ".join(name.split()).casefold()]
+            if twins:
+                raise PolicyError(f"critical category {name!r} and the category {twins[0]!r} differ only in case "
+                                  f"or spaces: the critical test would leave {twins[0]!r} out; give its cases one "
+                                  "label, or name both as critical")
             continue
         listing = ", ".join(map(repr, categories[:MAX_LISTED]))
         if len(categories) > MAX_LISTED:

@@ -162,14 +162,20 @@ MEASURES = {"max_latency_mean_ratio": "latency", "max_latency_p95_ratio": "laten
 ERROR_RATE = "max_error_rate_increase"  # the error-rate test of the error budget, not a ratio
 
 
+def _count(n: int | None) -> str:
+    return f"{n:,}" if isinstance(n, int) else str(n)
+
+
 def unmeasured_reason(f: Figure) -> str:
     """Why a guardrail has no usable figure, from its code."""
     what = MEASURES.get(f.subject, "")
     return {
         "no_figures": f"the results have no {what} figures",
-        "no_pairs": f"no paired case has a valid {what} on both sides ({f.excluded} excluded)",
+        "none_on_candidate": f"the candidate has no {what} figures, the baseline has",
+        "none_on_baseline": f"the baseline has no {what} figures, the candidate has",
+        "no_pairs": f"no paired case has a valid {what} on both sides ({_count(f.excluded)} excluded)",
         "not_finite": f"the {what} ratio is not a finite number (a zero or overflowing total)",
-        "too_few": f"fewer than two paired cases have a valid {what} ({f.cases} used, {f.excluded} excluded)",
+        "too_few": f"fewer than two paired cases have a valid {what} ({_count(f.cases)} used, {_count(f.excluded)} excluded)",
         "no_shared_case": "no case is present on both sides",
     }[f.unmeasured]
 
@@ -248,6 +254,10 @@ def critical_doubt(check: RuleCheck, parameters: Parameters, binary: bool) -> st
         # The value with the digits that tell it apart from the margin (or no change) it is read against.
         value = beside(t.value, t.limit or 0.0, binary) if fmt.is_number(t.value) else size(t.value)
         test = f"one-sided {t.method} {fmt.p_is(t.p)}"
+        if t.fired and t.p is not None and t.p > (t.alpha or 0.0):
+            could = fmt.plural(t.passing or 0, "passing case" if binary else "case")
+            return (f"{value}, beyond {margin}, {test}: {could} {'is' if t.passing == 1 else 'are'} too few for its "
+                    f"test to reach {level} however they go, so it cannot be checked: not shown clear")
         if t.fired:
             return f"{value}, beyond {margin}, {test} <= {level}, short of blocking: not shown clear"
         if t.p is not None and t.p <= (t.alpha or 0.0) and where == "beyond":

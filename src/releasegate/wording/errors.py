@@ -10,9 +10,9 @@ from releasegate.model import ErroredCases
 
 def error_line(e: ErroredCases, baseline: str, candidate: str) -> str:
     """One sentence beside the verdict: how many cases errored, on which side, and how many were compared."""
-    return (f"{e.excluded} of {e.n_cases} cases errored and left the comparison of {candidate} with {baseline} "
-            f"({e.baseline_only} on the baseline only, {e.candidate_only} on the candidate only, {e.both} on both); "
-            f"{e.compared} compared, and no errored case counts as fixed or broken.")
+    return (f"{e.excluded:,} of {e.n_cases:,} cases errored and left the comparison of {candidate} with {baseline} "
+            f"({e.baseline_only:,} on the baseline only, {e.candidate_only:,} on the candidate only, {e.both:,} on "
+            f"both); {e.compared:,} compared, and no errored case counts as fixed or broken.")
 
 
 def error_rate_test(increase: float | None, low: float | None, high: float | None, p: float | None,

@@ -29,7 +29,12 @@ def headline(candidate: str, per_metric: tuple[Verdict, ...], blocking: tuple[st
     reasons = "; ".join((v.because.removesuffix('.') if len(blocking) == 1 else f"{v.metric}: {v.because.removesuffix('.')}")
                         for v in per_metric if v.metric in blocking)
     passing = [v.metric for v in per_metric if v.metric not in blocking]
-    verb = "blocks" if len(blocking) == 1 else "block"
+    # A NOT PROVEN metric does not block when the policy lets NOT PROVEN pass (not_proven = "warn"): it is not
+    # proven either way, whatever check does with that.
+    if label == "NOT PROVEN":
+        verb = "is not proven" if len(blocking) == 1 else "are not proven"
+    else:
+        verb = "blocks" if len(blocking) == 1 else "block"
     tail = f"; {_and(passing)} pass{'es' if len(passing) == 1 else ''}" if passing else ""
     return f"{label} {named}: {_and(list(blocking))} {verb} ({reasons}){tail}."
 

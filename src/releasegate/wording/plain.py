@@ -73,7 +73,12 @@ def changed(cand: CandidateAnalysis, binary: bool, baseline: str) -> str:
     better_word, worse_word = ("fixed", "broken") if binary else ("improved", "worsened")
     excluded = clause(cand.exclusions, cand.name)
     named = f" ({excluded})" if excluded else ""
-    text = f"Against {baseline} on {_cases(o.n)}{named}: {o.fixed:,} {better_word}, {o.broke:,} {worse_word}."
+    # Scores count a case only beyond min_change: said, so that "0 worsened" never reads as no case went down.
+    item = cand.sections.item_axis
+    beyond = (f" by more than {fmt.number(item.min_change)}" if not binary and item is not None
+              and item.min_change > 0 else "")
+    text = (f"Against {baseline} on {_cases(o.n)}{named}: {o.fixed:,} {better_word}, {o.broke:,} "
+            f"{worse_word}{beyond}.")
     worse, better = _category_moves(cand, binary)
     if worse:
         text += f" Worse: {_listed(worse)}."
@@ -105,7 +110,8 @@ def _why_blocked(check: RuleCheck, cand: CandidateAnalysis, binary: bool, margin
     fired = [f for f in check.figures if f.fired]
     word = "broke" if binary else "lowered"
     if check.rule == "critical_broken":
-        return [f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, more than chance explains"
+        return [f"{f.subject}, a critical category, has no case compared, so it could not be checked" if not f.cases
+                else f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, more than chance explains"
                 for f in fired]
     if check.rule == "overall_regression":
         return ["it is worse overall, by more than chance explains"]
@@ -127,9 +133,16 @@ def _why_blocked(check: RuleCheck, cand: CandidateAnalysis, binary: bool, margin
         def beyond(f: Figure) -> str:
             return f"more than the margin of {down(-f.limit)}" if f.limit else "a loss"
 
+        def why(f: Figure) -> str:
+            if f.p is not None and f.alpha is not None and f.p > f.alpha:  # too few cases for the test to show
+                cases = fmt.plural(f.passing or 0, "passing case" if binary else "case")
+                return (f"{beyond(f)}, and its {cases} {'is' if f.passing == 1 else 'are'} too few for any count "
+                        "of them to show the category worse, so it could not be checked")
+            return (f"{beyond(f)}, at one-sided {fmt.p_is(f.p)}, too likely by chance to block on and too unlikely "
+                    "to call the category clear")
+
         return [f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, against {f.better} {better}: "
-                f"{down(-(f.value or 0.0))} down, {beyond(f)}, at one-sided {fmt.p_is(f.p)}, too likely by chance to "
-                "block on and too unlikely to call the category clear" for f in fired]
+                f"{down(-(f.value or 0.0))} down, {why(f)}" for f in fired]
     if check.rule == "judge_unreliable":
         return ["the LLM judge that graded the answers is not shown reliable on both releases (checked against "
                 "a human's labels), so its verdicts cannot settle the comparison"]
@@ -180,7 +193,10 @@ def decision(p: PlainInput) -> str:
         return _may_ship(p)
     why = reasons(p)
     if p.decision == "not_proven":
-        few = "the cases are" if p.cand.judged is None else "the human's labels are"
+        settle = p.cand.sections.settle
+        few = ("the human's labels are" if p.cand.judged is not None
+               else "the groups of cases are" if settle is not None and settle.groups is not None
+               else "the cases are")
         return (f"Not proven either way: {few} too few to tell whether it is worse"
                 + (f" ({_sentence_list(why)})" if why else "") + ".")
     return f"It may not ship: {'; '.join(why) or 'a rule of the policy blocks it'}."
@@ -213,6 +229,12 @@ def _settle(cand: CandidateAnalysis) -> str:
         return "run more cases, or more runs of every case, and compare again"
     plan = s.plan
     n = plan.n
+    if s.groups is not None:
+        return (f"compare again on more groups: these {n:,} cases come in {s.groups}, and more cases per group "
+                "cannot settle it")
+    if plan.variance == 0:  # no case changed: no spread to size a suite from, as "what would settle it" says
+        here = "this one case is" if n == 1 else f"the {n:,} here are"
+        return f"compare again on more cases: with no case changed, {here} too few to say how many would settle it"
     target = fmt.with_article(fmt.pct(plan.targets[0], 0)) if plan.targets else "a"
     options = []
     zero = plan.cases_needed[0] if plan.cases_needed else None

@@ -259,12 +259,12 @@ def cost_clause(k: CostComparison) -> str:
 def cost_warnings(k: CostComparison) -> list[str]:
     n, out = k.n_paired, []
     if k.latency_mean_ratio is not None and k.latency_mean_ratio.excluded:
-        out.append(f"latency: {k.latency_mean_ratio.excluded} of {n} paired cases excluded (missing, zero or "
+        out.append(f"latency: {k.latency_mean_ratio.excluded:,} of {n:,} paired cases excluded (missing, zero or "
                    f"negative latency in {k.baseline} or {k.candidate})")
     if k.tokens_ratio is not None and k.tokens_ratio.excluded:
-        out.append(f"tokens: {k.tokens_ratio.excluded} of {n} paired cases excluded (missing or negative)")
+        out.append(f"tokens: {k.tokens_ratio.excluded:,} of {n:,} paired cases excluded (missing or negative)")
     if k.cost_ratio is not None and k.cost_ratio.excluded:
-        out.append(f"cost: {k.cost_ratio.excluded} of {n} paired cases excluded (missing or negative)")
+        out.append(f"cost: {k.cost_ratio.excluded:,} of {n:,} paired cases excluded (missing or negative)")
     return out
 
 

@@ -17,6 +17,7 @@ from releasegate.model.budget import Settle
 from releasegate.model.judge import CORRECTED_METHOD
 from releasegate.wording.checks import budget_test
 from releasegate.wording.exclusions import clause
+from releasegate.wording.sections import FEW_CLUSTERS
 
 TINY_SAMPLE = 30
 
@@ -173,10 +174,15 @@ def settles(settle: Settle, binary: bool = True, rerun_tells: bool = True) -> st
     5.0-point margin, 1,030 (630 more) 80%, 1,759 (1,359 more) 95% (these 400: 45%)."
     """
     p = settle.plan
+    if settle.groups is not None:
+        groups = fmt.plural(settle.groups, "group")
+        return (f"{SETTLE} more groups, not more cases: these {p.n:,} cases come in {groups}, and below "
+                f"{FEW_CLUSTERS} the interval that respects them is set by the number of groups, not of cases.")
     if p.variance == 0:
         # No case changed outcome: the discordance gives no size, only that these cases are too few to tell.
-        return (f"{SETTLE} more cases; the {p.n:,} here are too few for their spread to say how many "
-                "(no figure can be computed from them).")
+        here = "this one case is" if p.n == 1 else f"the {p.n:,} here are"
+        return (f"{SETTLE} more cases; {here} too few for their spread to say how many (no figure can be computed "
+                "from them).")
     parts = [f"at no true difference, {_suites(p.cases_needed, p.targets, p.n, p.power, ' of showing it no worse')}"]
     if settle.observed_diff is not None:
         loss = (f"{fmt.size_points(settle.observed_diff)} points" if binary

@@ -13,6 +13,11 @@ into NOT PROVEN) and is measured in docs/policy.md (``bench/verdicts.py --study 
 It reads the critical categories' tests of the "test" rule only: zero tolerance (``critical_rule = "any"``)
 already blocks on any broken case, and a critical metric's tests on every category are left to the budget.
 ``critical_doubt = 0`` turns it off.
+
+A category too small for its test to reach ``critical_doubt`` however its cases go (three cases passing on the
+baseline, all broken: one-sided p = 1/8) fires on the loss beyond the margin alone: its test can show nothing, so
+the gate has not checked it, and it does not call it clear (the cases it could check are counted in the figure's
+``passing``).
 """
 
 from __future__ import annotations
@@ -25,16 +30,32 @@ from releasegate.policy import Policy
 NAME = "critical_doubt"
 
 
+def could_go_against(t: CriticalTest, compared: Comparison | None) -> int:
+    """The most cases that could count against the candidate in the category's test: those passing on the
+    baseline (one run of pass/fail: a broken case was passing), else every case compared."""
+    if compared is not None and compared.method.startswith("McNemar"):
+        return compared.both_pass + compared.broke
+    return t.cases
+
+
+def unreachable(against: int, level: float) -> bool:
+    """No count of ``against`` cases can give a one-sided p at or below ``level``: the smallest p of the exact
+    tests of a critical category (McNemar, the sign test) is 1/2 to the power of the cases that went against."""
+    return 0.5 ** against > level
+
+
 def _figure(t: CriticalTest, compared: Comparison | None, level: float, margin: float) -> Figure:
     """The category's measured difference against -margin (``value``, ``limit``) and its own test's p against
-    the doubt level (``p``, ``alpha``)."""
+    the doubt level (``p``, ``alpha``); ``passing``, the cases that could go against it."""
     diff = compared.diff if compared is not None else math.nan
     # Exactly at the margin is not beyond it (a count of 20 in 400 is -0.05 only up to rounding).
     beyond = diff < -margin and not math.isclose(diff, -margin, rel_tol=1e-9, abs_tol=1e-12)
-    doubtful = t.cases > 0 and not t.blocks and math.isfinite(t.p_regression) and t.p_regression <= level
+    against = could_go_against(t, compared)
+    reaches = math.isfinite(t.p_regression) and (t.p_regression <= level or unreachable(against, level))
+    doubtful = t.cases > 0 and not t.blocks and reaches
     return Figure("category", t.label, value=diff, limit=-margin, alpha=level, p=t.p_regression,
-                  p_unadjusted=t.p_regression, cases=t.cases, worse=t.worse, better=t.better, method=t.method,
-                  fired=doubtful and beyond)
+                  p_unadjusted=t.p_regression, cases=t.cases, worse=t.worse, better=t.better, passing=against,
+                  method=t.method, fired=doubtful and beyond)
 
 
 def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCheck:

@@ -13,7 +13,7 @@ import math
 
 from releasegate.model import Analysis, CandidateAnalysis, CostComparison, ErroredCases, Figure, RuleCheck
 from releasegate.model.checks import Unmeasured
-from releasegate.model.costs import GUARDRAIL_RATIOS
+from releasegate.model.costs import GUARDRAIL_RATIOS, CostTable, ReleaseCosts
 from releasegate.policy import Policy
 
 NAME = "guardrail"
@@ -21,13 +21,33 @@ NAME = "guardrail"
 ERROR_RATE = "max_error_rate_increase"
 
 
-def _unmeasured(costs: CostComparison | None, name: str, limit: float) -> Figure:
+def _unmeasured(costs: CostComparison | None, name: str, limit: float, side: Unmeasured) -> Figure:
     """Why a guardrail's ratio has no usable figure (asked only for one that the bounds left out)."""
     r = getattr(costs, GUARDRAIL_RATIOS[name]) if costs is not None else None
     if r is None:
-        return Figure("guardrail", name, limit=limit, fired=True, unmeasured="no_figures")
+        return Figure("guardrail", name, limit=limit, fired=True, unmeasured=side)
     code: Unmeasured = "no_pairs" if r.n == 0 else "not_finite" if not math.isfinite(r.ratio) else "too_few"
     return Figure("guardrail", name, limit=limit, cases=r.n, excluded=r.excluded, fired=True, unmeasured=code)
+
+
+def _side_without(table: CostTable | None, baseline: str, candidate: str, name: str) -> Unmeasured:
+    """Which release has none of the figures a guardrail needs: both ("no_figures"), or one (a cost column or
+    prices for one release only), so the sentence does not say the results have none when the baseline's show."""
+    rows = {r.name: r for r in table.releases} if table is not None else {}
+    if baseline not in rows or candidate not in rows:
+        return "no_figures"
+
+    def has(r: ReleaseCosts) -> bool:
+        if name == "max_cost_ratio":
+            return math.isfinite(r.cost_per_case)
+        if name == "max_tokens_ratio":
+            return math.isfinite(r.input_tokens_per_case) or math.isfinite(r.output_tokens_per_case)
+        return r.latency is not None
+
+    on_baseline, on_candidate = has(rows[baseline]), has(rows[candidate])
+    if on_baseline != on_candidate:
+        return "none_on_candidate" if on_baseline else "none_on_baseline"
+    return "no_figures"
 
 
 def _error_rate(errors: ErroredCases | None, limit: float, alpha: float) -> Figure:
@@ -58,7 +78,8 @@ def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCh
         if name == ERROR_RATE:
             figures.append(_error_rate(cand.sections.errors, limit, policy.alpha))
         elif name not in bounds:
-            figures.append(_unmeasured(costs, name, limit))
+            side = _side_without(analysis.sections.costs, analysis.baseline, cand.name, name)
+            figures.append(_unmeasured(costs, name, limit, side))
         else:
             estimate, low, high = bounds[name]
             figures.append(Figure("guardrail", name, value=estimate, ci_low=low, ci_high=high, limit=limit,
