@@ -4,6 +4,7 @@ p95 ratio and ratio of totals with paired bootstrap intervals. Orientation: rati
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -322,6 +323,35 @@ def test_t_interval_contains_estimate(pair: tuple[np.ndarray, np.ndarray], conf:
     base, cand = pair
     res = geometric_mean_ratio(base, cand, confidence=conf)
     assert res.low <= res.ratio * (1 + 1e-12) and res.ratio <= res.high * (1 + 1e-12)
+
+
+def test_an_interval_past_the_largest_float_ends_at_inf_without_a_warning() -> None:
+    # Two pairs a factor 1e5 apart either way: mean log ratio 0, half-width t(0.995, 1) * 11.5 = 733 > 709.78,
+    # so exp of the upper end is past the largest float: +inf (the lower end near 0), said and not warned.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = geometric_mean_ratio([1.0, 1e5], [1e5, 1.0], confidence=0.99)
+        one = geometric_mean_ratio([1e-300], [1e300])
+    assert res.ratio == pytest.approx(1.0) and res.high == math.inf and 0.0 <= res.low < 1e-300
+    assert one.ratio == math.inf and math.isnan(one.low) and math.isnan(one.high)
+    assert geometric_mean_ratio([1e300], [1e-300]).ratio == 0.0
+
+
+extreme = st.floats(min_value=-690.0, max_value=690.0).map(math.exp)  # 1e-300 .. 1e300, any order of size
+
+
+@PROPERTY
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@given(st.lists(st.tuples(extreme, extreme), min_size=1, max_size=6), st.floats(min_value=0.5, max_value=0.999))
+def test_any_valid_pairs_give_an_ordered_interval_without_a_warning(pairs, conf: float) -> None:
+    base, cand = np.array([b for b, _ in pairs]), np.array([c for _, c in pairs])
+    fwd, back = geometric_mean_ratio(base, cand, confidence=conf), geometric_mean_ratio(cand, base, confidence=conf)
+    assert fwd.ratio >= 0 and not math.isnan(fwd.ratio)
+    if len(pairs) > 1:
+        assert fwd.low <= fwd.ratio * (1 + 1e-12) and fwd.ratio <= fwd.high * (1 + 1e-12)
+        # the swap inverts the interval, an infinite end included (1 / inf = 0)
+        for a, b in ((back.low, fwd.high), (back.high, fwd.low)):
+            assert a == pytest.approx(1 / b if b else math.inf, rel=1e-9, abs=1e-300)
 
 
 @PROPERTY

@@ -55,9 +55,9 @@ ALLOWED: dict[str, set[str]] = {
     "process": set(),
     # plan simulates releases like the suite and runs the gate's own plan on them.
     # "the stages" of ARCHITECTURE.md's row: render too, whose Markdown escaping and all-or-nothing writer
-    # `plan -o` uses (plan/outputs.py).
+    # `plan -o` uses (plan/outputs.py), and wording, which writes the lines the command prints (wording/plan.py).
     "plan": BASE | {"stats", "model", "policy", "analyze", "decide", "validate", "load",
-             "pipeline", "render"},
+             "pipeline", "render", "wording"},
 }
 
 

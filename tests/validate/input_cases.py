@@ -181,6 +181,15 @@ CASES: tuple[Case, ...] = (
          {"results.csv": csv("r1,c1,1,1", "r1,c1,0,1", "r2,c1,1,1", "r2,c1,1,2",
                              header="release,case_id,passed,run")}, ("results.csv", *BASE),
          ("duplicate (release, case_id, run)", "r1 c1 1"), kind="value"),
+    Case("duplicate-rows-two-files", "the same (release, case_id) row in two files", "`r2,c2` in `a.csv` and `b.csv`",
+         {"a.csv": csv(*GOOD_ROWS), "b.csv": csv("r2,c5,1,A", "r2,c2,1,A", "r2,c3,0,B")}, ("a.csv", "b.csv", *BASE),
+         ("a.csv and b.csv both hold the row of release 'r2', case_id 'c2' (2 such rows)", "NAME=b.csv"),
+         kind="value"),
+    Case("duplicate-runs-two-files", "the same (release, case_id, run) row in two files",
+         "`r1,c1,run 2` in `a.csv` and `b.csv`",
+         {"a.csv": csv("r1,c1,1,1", "r1,c1,0,2", "r2,c1,1,1", header="release,case_id,passed,run"),
+          "b.csv": csv("r2,c1,1,2", "r1,c1,1,2.0", header="release,case_id,passed,run")}, ("a.csv", "b.csv", *BASE),
+         ("a.csv and b.csv both hold the row of release 'r1', case_id 'c1', run 2:",), kind="value"),
     Case("blank-case-id", "a case_id that is blank", "`r1,,1,A` (or only spaces)",
          {"results.csv": csv(*GOOD_ROWS, "r1,  ,1,A")}, ("results.csv", *BASE),
          ("1 row(s) have a blank case_id", "'r1'"), kind="value"),
@@ -380,13 +389,14 @@ from input_cases_fail_closed import FAIL_CLOSED_CASES  # noqa: E402
 from input_cases_gold import GOLD_CASES  # noqa: E402
 from input_cases_harness import HARNESS_CASES  # noqa: E402
 from input_cases_harness44 import HARNESS_44_CASES  # noqa: E402
+from input_cases_inspect_export import INSPECT_EXPORT_CASES  # noqa: E402
 from input_cases_issue28 import ISSUE_28_CASES  # noqa: E402
 from input_cases_pairing import PAIRING_CASES  # noqa: E402
 from input_cases_redteam import REDTEAM_CASES  # noqa: E402
 from input_cases_round4 import ROUND_4_CASES  # noqa: E402
 
 CASES += (FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES + HARNESS_CASES + HARNESS_44_CASES + ROUND_4_CASES
-          + PAIRING_CASES + REDTEAM_CASES)
+          + PAIRING_CASES + REDTEAM_CASES + INSPECT_EXPORT_CASES)
 
 
 @dataclass(frozen=True)

@@ -4,14 +4,17 @@ and with runs why the verdict and its units are not one run's; `plan` says the s
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import releasegate
-from releasegate.plan.suite import SuiteDesign, reach_line, suite_reach
+from releasegate.plan.suite import SuiteDesign, suite_reach
 from releasegate.policy import make_policy
 from releasegate.stats.settle import noninferiority_chance
+from releasegate.wording import plan as plan_words
 from releasegate.wording.plain import paragraphs
 
 
@@ -55,6 +58,10 @@ def test_with_epochs_the_note_says_how_many_would_help_and_why_the_units_differ(
     assert "so the verdict and its units can differ from one run's" in text
     if result.verdicts[0].decision.value == "not_proven":
         assert "runs (epochs) of every case would reach the margin" in text
+
+
+def reach_line(reach) -> str:
+    return plan_words.reach_line(dataclasses.asdict(reach))
 
 
 def test_plan_states_the_margin_a_design_can_show():

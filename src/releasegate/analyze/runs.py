@@ -94,7 +94,7 @@ def run_axis(data: ValidatedResults, candidate: str, paired: pd.DataFrame, case:
         case_method=case.method, run_decisive=run_dec, case_decisive=case_dec,
         disagree=bool(welch.defined and run_dec != case_dec), majority=majority,
         baseline_run_min=_bound(b, min), baseline_run_max=_bound(b, max),
-        candidate_run_min=_bound(c, min), candidate_run_max=_bound(c, max),
+        candidate_run_min=_bound(c, min), candidate_run_max=_bound(c, max), outcome_kind=data.outcome_kind,
     )
 
 

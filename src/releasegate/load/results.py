@@ -149,7 +149,13 @@ def load_results(
     columns = dict(columns or {})
     if options.release_cols and not options.wide:
         raise InputError("--release-cols names the release columns of a wide file: add --wide")
-    from releasegate.load.records import check_one_file_per_release, check_one_reading, input_record
+    from releasegate.load.records import (
+        check_one_file_per_release,
+        check_one_reading,
+        input_record,
+        refuse_export_beside_log,
+        refuse_rows_in_two_files,
+    )
 
     frames, inputs, formats = [], [], []
     seen: set[str] = set()  # every column name of every file, before renaming
@@ -186,8 +192,13 @@ def load_results(
     shapes.refuse_same_file_twice(inputs)
     _check_options_apply(options, set(formats))
     check_one_file_per_release(read)
+    refuse_export_beside_log(read)
     check_one_reading(read)
-    table, case_input, case_columns = _combined(frames, formats, cases, columns, seen, metrics)
+    for fmt in dict.fromkeys(formats):  # each harness's files checked (and their case ids made one) together
+        if fmt in adapters.ADAPTERS:
+            adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])
+    refuse_rows_in_two_files(read)
+    table, case_input, case_columns = _combined(frames, cases, columns, seen, metrics)
     if not metrics and not ("score" in columns and "passed" not in columns):  # --score-col: the scores are read
         _refuse_mixed_outcomes(read)
     inputs += [case_input] if case_input is not None else []
@@ -247,6 +258,8 @@ def _canonical_frame(frame: pd.DataFrame, source: Source, fmt: str, options: Ada
             raise InputError(f"{source.release}={source.path}: a wide file holds every release; with --wide "
                              "name the release columns (--release-cols), not the file")
         required = ("case_id",)
+    if fmt == "tidy" and not options.wide:
+        shapes.refuse_samples_export_as_tidy(frame, source.path, columns.get("case_id", "case_id"))
     if not options.wide and "release" not in columns:  # a wide file's own message first
         shapes.refuse_unnamed_wide(frame, source.path, source.release is not None)
     # Every problem of the mapping at once, naming the file's own columns (before any renaming).
@@ -271,14 +284,11 @@ def _canonical_frame(frame: pd.DataFrame, source: Source, fmt: str, options: Ada
     return frame, error_note
 
 
-def _combined(frames: list[pd.DataFrame], formats: list[str], cases: Path | pd.DataFrame | None,
+def _combined(frames: list[pd.DataFrame], cases: Path | pd.DataFrame | None,
               columns: Mapping[str, str], seen: set[str],
               metrics: tuple[str, ...] = ()) -> tuple[pd.DataFrame, InputFile | None, tuple[str, ...]]:
-    """The files checked together by their adapters, concatenated, and joined with the case table when there is
+    """The files (checked together by their adapters) concatenated, and joined with the case table when there is
     one: the table, the case table's record and the columns it joined."""
-    for fmt in dict.fromkeys(formats):
-        if fmt in adapters.ADAPTERS:
-            adapters.combine(fmt, [f for f, g in zip(frames, formats) if g == fmt])
     table = pd.concat(frames, ignore_index=True, sort=False) if len(frames) > 1 else frames[0]
     if cases is None:
         return table, None, ()

@@ -151,6 +151,21 @@ def melt_wide(frame: pd.DataFrame, release_columns: Sequence[str], path: Path) -
     return tidy
 
 
+def refuse_samples_export_as_tidy(frame: pd.DataFrame, path: Path, case_column: str) -> None:
+    """A file read as a tidy table whose columns are an Inspect samples_df export's (id, epoch, score_*) but lack
+    the sample_id and eval_id that mark one (columns dropped before saving): say what it is and how to read it,
+    rather than refuse it for its missing release and case_id columns or read its counters as releases."""
+    names = [str(c) for c in frame.columns]
+    scores = [c for c in names if c.startswith("score_")]
+    if case_column in names or not ({"id", "epoch"} <= set(names) and scores):
+        return
+    missing = " and ".join(c for c in ("sample_id", "eval_id") if c not in names)
+    raise InputError(f"{path} looks like an Inspect samples_df export (columns id, epoch, {', '.join(scores[:3])}) "
+                     f"without the {missing} column{'s' if ' and ' in missing else ''} that mark one: read it with --format "
+                     "inspect-samples (the release from its model or model_usage column, or NAME=path), or give the "
+                     "Inspect logs it came from")
+
+
 def refuse_unnamed_wide(frame: pd.DataFrame, path: Path, release_given: bool) -> None:
     """A file with no release column but several pass/fail columns is a wide file: say how to read it."""
     if release_given or "release" in frame.columns:

@@ -108,6 +108,8 @@ class RunAxis:
     baseline_run_max: float
     candidate_run_min: float
     candidate_run_max: float
+    # pass/fail (each case's share of passing runs, a release's figure its pass rate over runs) or scores
+    outcome_kind: OutcomeKind = OutcomeKind.CONTINUOUS
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 give the corrected difference's interval a target width, from the judge's agreement measured on the gold labels
 given (the moments of the paired sample, stats/ppi.py ``gold_labels_for_width``), and where a sample stratified
 by whether the judge changed the case would need fewer (stats/ppi_strata.py). Figures only; the lines are
-written by :func:`gold_plan_lines`."""
+written by wording/plan.py."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from releasegate import fmt
 from releasegate.errors import InputError
 from releasegate.model import JudgeSection, Report
 from releasegate.stats.ppi import GoldLabelPlan, gold_labels_for_width
 from releasegate.stats.ppi_strata import StratifiedAllocation
+from releasegate.wording import plan as words
 
 
 @dataclass(frozen=True)
@@ -51,35 +51,9 @@ def gold_plans(report: Report, width: float | None) -> list[GoldPlan]:
     return out
 
 
-def _width(x: float) -> str:
-    return f"{fmt.size_points(x)} points"
-
-
 def gold_plan_lines(plans: list[GoldPlan]) -> list[str]:
-    lines = []
-    for p in plans:
-        head = f"{p.candidate} against {p.baseline}"
-        if p.plan is None:
-            lines.append(f"{head}: no gold-label plan; it needs the same cases labelled on both releases "
-                         f"(the gold labels here are {p.design.replace('_', ' ')}) and a corrected interval")
-            continue
-        plan = p.plan
-        lines.append(f"{head}: {p.labelled} paired gold labels give a corrected interval {_width(plan.width_now)} "
-                     f"wide (of {plan.n_cases:,} cases)")
-        if not plan.reachable:
-            lines.append(f"  a width of {_width(plan.target_width)} is out of reach: every case labelled gives "
-                         f"{_width(plan.width_all)}")
-            continue
-        lines.append(f"  {plan.needed} gold-labelled cases per release, drawn at random (the same cases on both), "
-                     f"give {_width(plan.target_width)}: {plan.more} more")
-        a = p.allocation
-        if a is not None and a.defined and p.stratified_needed is not None:
-            shares = ", ".join(f"{name} {count} cases: {100 * share:.0f}% of the labels"
-                               for name, count, share in zip(a.strata, a.cases, a.shares, strict=True))
-            lines.append(f"  stratified by whether the judge changed the case ({shares}): about "
-                         f"{p.stratified_needed} (design effect {a.design_effect:.2f}); releasegate's correction "
-                         "reads a random sample, so draw at random (docs/judge.md, how many labels)")
-    return lines
+    """Every candidate's plan in plain lines, written by wording/plan.py from :func:`gold_plan_dict`."""
+    return words.gold_plan_lines(gold_plan_dict(plans))
 
 
 def gold_plan_dict(plans: list[GoldPlan]) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from releasegate.plan.gate import plan_gate
 from releasegate.plan.simulate import ReleaseScenario, reproduce_for
 from releasegate.policy import Policy
 from releasegate.stats.settle import settle_noninferiority, smallest_margin
+from releasegate.wording import plan as words
 
 ASSUMED_CHURN = 0.10  # without a rerun or runs: the middle of the 5-20% that published LLM figures give
 DROPS = (0.02, 0.03, 0.05)
@@ -123,8 +124,8 @@ class TargetSize:
 
 @dataclass(frozen=True)
 class SuiteReach:
-    """What the suite can show (issue 46 item 5): the smallest margin its cases show no worse with an 80% chance
-    at its churn and runs, the policy's margin, and the runs of every case that would reach that margin (None
+    """What the suite can show (issue 46 item 5): the smallest margin its cases show no worse with the ``chance``
+    (80%) at its churn and runs, the policy's margin, and the runs of every case that would reach that margin (None
     with ``runs_reason`` "case-level change" or "unknown", as stats.settle says; the runs it has when they do)."""
 
     smallest_margin: float
@@ -132,6 +133,7 @@ class SuiteReach:
     runs: int
     runs_needed: int | None
     runs_reason: str
+    chance: float = TARGET_REACH
 
 
 def suite_reach(design: SuiteDesign, policy: Policy) -> SuiteReach | None:
@@ -151,21 +153,6 @@ def suite_reach(design: SuiteDesign, policy: Policy) -> SuiteReach | None:
     settle = settle_noninferiority(design.n, variance, policy.margin, policy.alpha, runs=runs,
                                    run_share=None if run is None else min(1.0, run), targets=(TARGET_REACH,))
     return SuiteReach(smallest, policy.margin, runs, settle.runs_needed[0], settle.runs_reason)
-
-
-def reach_line(reach: SuiteReach) -> str:
-    """"what this suite can show: no more than 12.0 points worse at best, ...": the plan's line."""
-    line = (f"what this suite can show: a candidate no more than {100 * reach.smallest_margin:.1f} points worse at best, "
-            f"with an {round(100 * TARGET_REACH)}% chance at its churn (the policy's margin: "
-            f"{100 * reach.margin:g} points)")
-    if reach.smallest_margin <= reach.margin:
-        return line + "; it reaches the margin as it is"
-    if reach.runs_needed is not None and reach.runs_needed > reach.runs:
-        return line + f"; {reach.runs_needed} runs of every case would reach the margin"
-    if reach.runs_reason == "unknown":
-        return line + ("; whether more runs would help is unknown: its run-to-run churn is not measured (a baseline "
-                       "rerun, several runs, or --run-churn)")
-    return line + "; more runs would not reach the margin (its churn is case-level change): more cases would"
 
 
 @dataclass(frozen=True)
@@ -322,7 +309,7 @@ def plan_dict(plan: SuitePlan) -> dict[str, Any]:
                    "churn_source": d.churn_source, "baseline_rerun": d.rerun,
                    "run_churn": d.run_churn, "run_churn_source": d.run_churn_source,
                    "simulated_run_share": d.run_share, "simulated_case_share": d.case_share,
-                   "simulated_churn": d.simulated_churn},
+                   "simulated_churn": d.simulated_churn, "simulated_case_ceiling": d.case_ceiling},
         "replications": plan.replications,
         "seed": plan.seed,
         "reach": None if plan.reach is None else dataclasses.asdict(plan.reach),
@@ -339,10 +326,6 @@ def plan_dict(plan: SuitePlan) -> dict[str, Any]:
     }
 
 
-def _pct(r: Rate) -> str:
-    return f"{100 * r.rate:.1f}% (+/- {100 * r.se:.1f})"
-
-
 def _ship(plan: SuitePlan) -> Rate:
     f = plan.false_blocks
     ship = f.reps - f.count
@@ -350,55 +333,6 @@ def _ship(plan: SuitePlan) -> Rate:
     return Rate(r, (r * (1 - r) / f.reps) ** 0.5, ship, f.reps)
 
 
-def _churn_line(d: SuiteDesign) -> str:
-    if d.churn_source == "assumed":
-        head = (f"{100 * d.churn:.1f}% between releases (assumed: give results with a candidate, "
-                "--baseline-rerun NAME, runs, or --churn to measure or state it)")
-    else:
-        head = f"{100 * d.churn:.1f}% between releases ({d.churn_source})"
-    if d.run_churn is None:
-        split = "all of it simulated as case-level change (run-to-run churn unknown)"
-    else:
-        split = (f"run-to-run {100 * d.run_share:.1f}% ({d.run_churn_source}), case-level change "
-                 f"{100 * d.case_share:.1f}%")
-        if d.simulated_churn < d.churn - 1e-9:
-            split += (f" (capped at {100 * d.case_ceiling:.1f}% of cases: beside that run-to-run churn one run of "
-                      f"each release then disagrees on {100 * d.simulated_churn:.1f}%)")
-    return f"churn: {head}; {split}" + ("; the critical test uses the baseline rerun" if d.rerun else "")
-
-
 def plan_lines(plan: SuitePlan) -> list[str]:
-    """The plan in plain lines (what the command prints)."""
-    d = plan.design
-    crit = ", ".join(f"{a} {b}" for a, b in d.critical) or "none"
-    out = [
-        (f"suite: {d.n:,} cases, baseline pass rate {100 * d.p0:.1f}%, critical categories: {crit}; "
-        f"{d.categories} other categor{'y' if d.categories == 1 else 'ies'}; {d.runs} run{'s' if d.runs > 1 else ''}"),
-        _churn_line(d),
-        (f"simulated: {plan.replications} replications per scenario, seed {plan.seed} "
-        "(rates +/- one Monte Carlo standard error; cost guardrails not simulated)"),
-        (f"a release that changes nothing: DON'T SHIP {_pct(plan.false_dont_ship)}, NOT PROVEN "
-         f"{_pct(plan.false_not_proven)}, SHIP {_pct(_ship(plan))}")
-        + (" (by rule: " + ", ".join(f"{name} {_pct(r)}" for name, r in plan.false_blocks_by_rule) + ")"
-           if plan.false_blocks_by_rule else ""),
-    ]
-    if plan.reach is not None:
-        out.append(reach_line(plan.reach))
-    out += [f"a {round(100 * drop)}-point regression overall: DON'T SHIP {_pct(h)}, not SHIP {_pct(r)}"
-            for (drop, r), (_, h) in zip(plan.regressions, plan.regressions_dont_ship)]
-    out += [f"a {round(100 * CRITICAL_DROP)}-point drop in {name} (critical): DON'T SHIP {_pct(h)}, not SHIP {_pct(r)}"
-            for (name, r), (_, h) in zip(plan.critical_drops, plan.critical_drops_dont_ship)]
-    t = plan.target
-    goal = (f"{round(100 * TARGET_DETECTION)}% detection of a {round(100 * TARGET_DROP)}-point regression at "
-            f"no more than {round(100 * MAX_FALSE_BLOCKS)}% false blocks (blocks: DON'T SHIP or NOT PROVEN)")
-    if t.scale == 1.0 and t.reached:
-        out.append(f"{goal}: reached with the suite as it is")
-    elif t.reached:
-        out.append(f"{goal}: about {t.cases:,} cases ({t.scale:g}x this suite, every category in proportion): "
-                   f"detection {_pct(t.detection)}, false blocks {_pct(t.false_blocks)}")
-    else:
-        reason = ("false blocks stay above the limit" if t.false_blocks.rate > MAX_FALSE_BLOCKS
-                  else "detection stays below it")
-        out.append(f"{goal}: not reached up to {t.cases:,} cases ({t.scale:g}x this suite; {reason}: detection "
-                   f"{_pct(t.detection)}, false blocks {_pct(t.false_blocks)})")
-    return out
+    """The plan in plain lines (what the command prints), written by wording/plan.py from :func:`plan_dict`."""
+    return words.plan_lines(plan_dict(plan))

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from releasegate import fmt
+from releasegate.kinds import OutcomeKind
 from releasegate.model import Analysis, CandidateAnalysis, Comparison
+from releasegate.wording.sections import rate_name
 
 if TYPE_CHECKING:  # altair is imported inside the functions that draw
     import altair as alt
@@ -44,7 +46,10 @@ def unit_words(analysis: Analysis) -> dict[str, Any]:
     if analysis.mcnemar_path:
         return {"scale": 100.0, "rate": "pass rate", "rate_unit": "%", "diff_unit": "percentage points",
                 "fixed": "fixed", "broke": "broke", "broken": "broken", "rate_format": ".0f", "diff_format": "+.0f"}
-    return {"scale": 1.0, "rate": "mean score", "rate_unit": "", "diff_unit": "score units",
+    # Pass/fail over runs: each case's share of passing runs, a release's pass rate their mean, read as a share.
+    pass_fail = analysis.outcome_kind == OutcomeKind.BINARY
+    return {"scale": 1.0, "rate": rate_name(pass_fail), "rate_unit": "", "diff_unit": "as a share" if pass_fail
+            else "score units",
             "fixed": "improved", "broke": "worsened", "broken": "worsened", "rate_format": ".2f", "diff_format": "+.2f"}
 
 

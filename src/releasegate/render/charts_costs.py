@@ -21,7 +21,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from releasegate.kinds import OutcomeKind
 from releasegate.model import MetricSection
+from releasegate.wording.sections import rate_name
 from releasegate.render.chart_look import BASELINE_COLOUR, BASELINE_SHAPE, FONT, PALETTE, SHAPES, span_format
 
 SCHEMA = "https://vega.github.io/schema/vega-lite/v6.4.1.json"
@@ -72,7 +74,7 @@ def quality_cost_chart(report: MetricSection) -> dict[str, Any] | None:
                        "role": "baseline" if release.is_baseline else "candidate"})
     if not values:
         return None
-    quality = "pass rate" if binary else "mean score"
+    quality = rate_name(report.analysis.outcome_kind == OutcomeKind.BINARY)
     styles = _release_styles(report)
     names = [v["release"] for v in values]
     colour = {"field": "release", "type": "nominal", "legend": None,

@@ -11,11 +11,13 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from releasegate.kinds import OutcomeKind
 from releasegate.model import CandidateVerdict, CaseChange, Report
 from releasegate.render.answers import answer_pairs
 from releasegate.render.filters import ELLIPSIS, environment
 from releasegate.render.markdown import MARKER
 from releasegate.wording import plain as plain_words
+from releasegate.wording import sections as section_words
 
 MAX_CASES = 5  # broken cases listed per candidate
 COMMENT_LIMIT = 8_000  # characters: read in a pull request without scrolling past it
@@ -37,6 +39,7 @@ class CommentCase:
     case: CaseChange
     metric: str  # the metric it got worse on ("" with one metric)
     binary: bool
+    figure: str  # what its before and after are without binary: a pass rate over runs, or a score
     input: str = ""  # the case's input, trimmed ("" when the data has none)
     answers: tuple[ShownAnswer, ...] = ()  # both releases' answers, trimmed
     detailed: bool = False  # shown with its input and answers
@@ -81,8 +84,9 @@ def _broken(report: Report, name: str) -> tuple[list[CommentCase], int]:
         cand = next(c for c in analysis.candidates if c.name == name)
         for change in cand.broken_cases:
             if change.case_id not in found:
-                found[change.case_id] = CommentCase(change, section.metric if report.several else "",
-                                                    analysis.mcnemar_path)
+                found[change.case_id] = CommentCase(
+                    change, section.metric if report.several else "", analysis.mcnemar_path,
+                    section_words.case_figure_name(analysis.outcome_kind == OutcomeKind.BINARY))
     ordered = sorted(found.values(), key=lambda c: not c.case.critical)  # stable: each listing's order kept
     return [replace(c, **dict(zip(("input", "answers"), _texts(c.case)))) for c in ordered[:MAX_CASES]], len(ordered)
 

@@ -14,6 +14,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 
 from releasegate.decide.rules import RULES, detail
+from releasegate.kinds import OutcomeKind
 from releasegate.model import (
     Analysis,
     CandidateAnalysis,
@@ -168,6 +169,7 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
         n_errored=n_errored,
         binary=binary,
         outcome_kind=analysis.outcome_kind,
+        rate_name=section_words.rate_name(analysis.outcome_kind == OutcomeKind.BINARY),
         ship_all=section.ship_all,
         decision=section.decision,
         not_proven_allowed=prov.policy.get("not_proven") == "warn",

@@ -196,6 +196,7 @@ class NoteView:
     n_cases: int
     binary: bool
     outcome_kind: str
+    rate_name: str  # a release's figure: "pass rate" for pass/fail, with runs too; "mean score" for scores
     ship_all: bool
     decision: Decision  # the gate's over the candidates: DON'T SHIP, else NOT PROVEN, else SHIP
     not_proven_allowed: bool  # the policy lets NOT PROVEN pass the gate (not_proven = "warn")

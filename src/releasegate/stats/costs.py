@@ -292,7 +292,8 @@ def geometric_mean_ratio(baseline: object, candidate: object, confidence: float 
 
     Pairs with a missing, infinite, zero or negative value on either side are dropped and counted. With
     n == 0 everything is NaN; with n == 1 the ratio is that case's ratio and the interval is NaN (no
-    degrees of freedom). With sd == 0 the interval collapses to the ratio.
+    degrees of freedom). With sd == 0 the interval collapses to the ratio. A figure past the largest float
+    (exp beyond ~709.78: a wide interval on few pairs) is +inf, one below the smallest 0, never a warning.
     """
     check_confidence(confidence)
     base, cand, excluded = paired_positive(baseline, candidate, allow_zero=False)
@@ -304,20 +305,14 @@ def geometric_mean_ratio(baseline: object, candidate: object, confidence: float 
     # log(c) - log(b) rather than log(c / b): no overflow for extreme but valid values.
     r = np.log(cand) - np.log(base)
     mean = float(r.mean())
-    if n == 1:
-        return RatioResult(float(np.exp(mean)), nan, nan, 1, excluded, method, confidence)
-    se = float(r.std(ddof=1)) / np.sqrt(n)
-    tcrit = t_quantile(0.5 + confidence / 2.0, n - 1)
-    half = tcrit * se
-    return RatioResult(
-        ratio=float(np.exp(mean)),
-        low=float(np.exp(mean - half)),
-        high=float(np.exp(mean + half)),
-        n=n,
-        excluded=excluded,
-        method=method,
-        confidence=confidence,
-    )
+    # An end past the largest float is +inf (below the smallest, 0): the answer, said above, not an accident.
+    with np.errstate(over="ignore", under="ignore"):
+        ratio = float(np.exp(mean))
+        if n == 1:
+            return RatioResult(ratio, nan, nan, 1, excluded, method, confidence)
+        half = t_quantile(0.5 + confidence / 2.0, n - 1) * (float(r.std(ddof=1)) / np.sqrt(n))
+        low, high = float(np.exp(mean - half)), float(np.exp(mean + half))
+    return RatioResult(ratio, low, high, n, excluded, method, confidence)
 
 
 def quantile_ratio_bootstrap(
@@ -341,6 +336,7 @@ def quantile_ratio_bootstrap(
     rule as :func:`geometric_mean_ratio`, so both latency ratios use the same cases). With n == 0
     everything is NaN; with n == 1 the interval is NaN (every resample is the same case). ``draws`` shares
     one seeded stream between statistics (:class:`ResampleDraws`; its resamples and seed are then used).
+    A quotient past the largest float (a baseline quantile near the smallest) is +inf, not warned of.
     """
     check_confidence(confidence)
     check_resamples(n_resamples)
@@ -352,7 +348,8 @@ def quantile_ratio_bootstrap(
     method = "paired bootstrap"
     if n == 0:
         return RatioResult(nan, nan, nan, 0, excluded, method, confidence)
-    ratio = float(np.quantile(cand, q) / np.quantile(base, q))
+    with np.errstate(over="ignore"):  # a quotient past the largest float is +inf, as in geometric_mean_ratio
+        ratio = float(np.quantile(cand, q) / np.quantile(base, q))
     if n == 1:
         return RatioResult(ratio, nan, nan, 1, excluded, method, confidence)
     # Sort once; each resample is then described by its case counts (valid because a quantile depends on
@@ -362,13 +359,14 @@ def quantile_ratio_bootstrap(
     sorted_b, sorted_c = base[order_b], cand[order_c]
     stats = np.empty(n_resamples)
     done = 0
-    for counts in _stream(draws, n_resamples, seed).counts(n):
-        b = counts.shape[0]
-        # Baseline values are all positive, so the denominator cannot be zero.
-        stats[done : done + b] = _resampled_quantile(counts, order_c, sorted_c, q) / _resampled_quantile(
-            counts, order_b, sorted_b, q
-        )
-        done += b
+    with np.errstate(over="ignore"):  # a quotient past the largest float: +inf, read as any other value
+        for counts in _stream(draws, n_resamples, seed).counts(n):
+            b = counts.shape[0]
+            # Baseline values are all positive, so the denominator cannot be zero.
+            stats[done : done + b] = _resampled_quantile(counts, order_c, sorted_c, q) / _resampled_quantile(
+                counts, order_b, sorted_b, q
+            )
+            done += b
     low, high = ratio_percentile_interval(stats, confidence)
     return RatioResult(ratio, low, high, n, excluded, method, confidence)
 

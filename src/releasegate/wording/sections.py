@@ -24,6 +24,22 @@ CLUSTER_TESTS = {"sparse": "exact conditional test on the groups that changed (p
                  "singleton": "every group is one case: the ungrouped test and interval"}
 
 
+def rate_name(pass_fail: bool) -> str:
+    """What a release's figure is called: its pass rate for pass/fail outcomes (with runs, over every run: the
+    mean of its cases' shares of passing runs), its mean score for scores."""
+    return "pass rate" if pass_fail else "mean score"
+
+
+def case_figure_name(pass_fail: bool) -> str:
+    """What a case's figure is called, or what moves from run to run: a pass rate (its share of passing runs)
+    for pass/fail outcomes, a score for scores."""
+    return "pass rate" if pass_fail else "score"
+
+
+def _moves(r: RunAxis) -> str:
+    return case_figure_name(r.outcome_kind == OutcomeKind.BINARY)
+
+
 # --------------------------------------------------------------------------------------------------------
 # item axis
 
@@ -88,8 +104,10 @@ def run_agreement(r: RunAxis, parameters: Parameters, baseline: str, group: str 
         higher = r.run_diff > 0
         every = (r.candidate_run_min > r.baseline_run_max) if higher else (r.candidate_run_max < r.baseline_run_min)
         when = "in every run" if every else "run after run, on average"
-        text = (f"The two axes disagree. A rerun would very likely show the same gap: {when} the candidate "
-                f"scores {'higher' if higher else 'lower'} ({fmt.signed(r.run_diff)}, {run_p} across {runs}). But the "
+        scores = (f"'s pass rate is {'higher' if higher else 'lower'}" if r.outcome_kind == OutcomeKind.BINARY
+                  else f" scores {'higher' if higher else 'lower'}")
+        text = (f"The two axes disagree. A rerun would very likely show the same gap: {when} the candidate"
+                f"{scores} ({fmt.signed(r.run_diff)}, {run_p} across {runs}). But the "
                 f"{cases} differ among themselves far more than that: the case-level interval {interval} "
                 f"includes no change ({fmt.p_is(r.case_p_value)}), so {other} could show no gap, or the opposite "
                 "one. The gap is real for these cases, not shown for the inputs the release will meet.")
@@ -97,7 +115,7 @@ def run_agreement(r: RunAxis, parameters: Parameters, baseline: str, group: str 
                    f"({case_figures})")
     elif r.case_decisive and not r.run_decisive:
         text = (f"The two axes disagree. Across {cases} the gap is clear ({case_figures}), but the overall "
-                f"score moves from run to run about as much as the gap ({run_p} across {runs}), so a single "
+                f"{_moves(r)} moves from run to run about as much as the gap ({run_p} across {runs}), so a single "
                 "rerun could show a smaller gap or none. With few runs this test is weak; more runs would "
                 "settle it.")
         warning = (f"the two axes disagree: the gap holds across {cases} ({case_figures}) but not clearly from "
@@ -106,7 +124,7 @@ def run_agreement(r: RunAxis, parameters: Parameters, baseline: str, group: str 
         text = (f"Both axes agree: a rerun would very likely show the same gap ({run_p}), and so would "
                 f"{other} ({case_figures}).")
     else:
-        text = (f"Neither axis shows a gap: the score moves from run to run ({run_p}) and from case to case "
+        text = (f"Neither axis shows a gap: the {_moves(r)} moves from run to run ({run_p}) and from case to case "
                 f"({interval}, {fmt.p_is(r.case_p_value)}) by more than the observed {fmt.signed(r.case_diff)}.")
     return text + tail, warning
 

@@ -73,6 +73,8 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
                        release_key="NAME=" if release else ("model" if "model" in source.columns else "model_usage"))
     fields = sorted(c.removeprefix("metadata_") for c in source.columns if c.startswith("metadata_"))
     frame.attrs.update({"metadata_fields": fields} if fields else {})
+    if "log" in source.columns:  # the logs it was exported from, by file name (the folder is the exporter's)
+        frame.attrs["logs"] = tuple(sorted({Path(str(v)).name for v in source["log"].dropna().unique()}))
     if not category_field and "category" in frame.columns:
         frame.attrs["category_note"] = notes.category_from_metadata(
             "Inspect samples_df export " + path.name, frame[["category"]].to_dict("records"))

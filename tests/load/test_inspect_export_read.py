@@ -1,0 +1,29 @@
+"""An Inspect samples_df export saved without its sample_id and eval_id columns is refused when read as a tidy
+table (tests/validate/input_cases_inspect_export.py) and read, as the refusal says, with --format
+inspect-samples: the same table as the whole export gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from releasegate.load.results import AdapterOptions, load_results
+from releasegate.load.sources import Source
+
+EXPORT = (Path(__file__).resolve().parents[1] / "fixtures" / "harness" / "third" / "inspect-0.3.285" / "samples-df"
+          / "samples.csv")
+
+
+def _table(path: Path, fmt: str = "auto") -> pd.DataFrame:
+    table = load_results([Source(path)], options=AdapterOptions(format=fmt)).table
+    keep = ["release", "case_id", "run", "passed", "score"]
+    return table[keep].astype({"release": str, "case_id": str}).sort_values(keep[:3]).reset_index(drop=True)
+
+
+def test_an_export_without_its_ids_reads_as_the_whole_export_with_its_format(tmp_path):
+    trimmed = tmp_path / "samples.csv"
+    pd.read_csv(EXPORT).drop(columns=["sample_id", "eval_id"]).to_csv(trimmed, index=False)
+    whole = _table(EXPORT)
+    assert len(whole) == 72 and set(whole["release"]) == {"mockllm/base", "mockllm/cand"}
+    pd.testing.assert_frame_equal(_table(trimmed, "inspect-samples"), whole)
