@@ -241,6 +241,19 @@ def test_prices_need_their_token_column(tmp_path) -> None:
     assert "no output_tokens column" in result.output
 
 
+def test_a_cost_error_is_said_before_an_error_of_the_plan(tmp_path) -> None:
+    """The cost section runs beside the plan (analyze/__init__.py): when both fail, the cost section's error is
+    the one said, as when it ran first; alone, it is said too."""
+    frame, _ = _tokens_case(10)
+    files = _write(tmp_path, frame.drop(columns=["output_tokens"]), 'baseline_rerun = "nope"\n' + PRICES)
+    result = run_cli("check", *files)
+    assert result.exit_code == 2
+    assert "no output_tokens column" in result.output and "nope" not in result.output
+    # The plan's error alone, for contrast: the policy above does fail the plan.
+    alone = run_cli("check", *_write(tmp_path, frame, 'baseline_rerun = "nope"\n' + PRICES))
+    assert alone.exit_code == 2 and "unknown baseline_rerun 'nope'" in alone.output
+
+
 # ------------------------------------------------------------------------------------------- guardrails
 
 

@@ -9,7 +9,7 @@ the baseline, runs the plan, and adds what needs the whole table: the run axis a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -179,11 +179,14 @@ def _category_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
 
 def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                       tables: Mapping[str, pd.DataFrame] | None = None,
-                      costs: CostComparison | None = None, rerun: pd.Series | None = None,
+                      costs: CostComparison | Callable[[], CostComparison | None] | None = None,
+                      rerun: pd.Series | None = None,
                       critical: CriticalScope | None = None, gold: ValidatedGold | None = None,
                       previous: PreviousLook | None = None) -> CandidateAnalysis:
     """Pair one candidate with the baseline and run the plan; ``tables`` are the releases' case tables when
-    the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section,
+    the caller built them (:func:`releasegate.analyze.pairing.case_tables`), ``costs`` its cost section or a
+    function that gives it (asked for after the plan's tests, before the case listings: the caller works it out
+    beside them),
     ``rerun`` the baseline rerun's outcome by case_id (one run each; the critical test reads it),
     ``critical`` as :func:`plan_arrays` has it; ``gold`` (human labels of the judged outcomes) adds the
     judge section (analyze/judge.py) and, under judge_correction = "ppi", puts the corrected figures in the
@@ -224,6 +227,7 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     texts = data.per_release_columns
     # Pass/fail (with runs: every run) failing on both releases; scores have no "fail" (analyze/case_view.py).
     both_fail = (base == 0) & (cand == 0) if data.outcome_kind == OutcomeKind.BINARY else None
+    costs = costs() if callable(costs) else costs
     view = with_split_errors(case_view(paired, both_fail, data.metadata_columns,
                                        lambda mask: case_changes(paired, mask, data.metadata_columns,
                                                                  critical_categories, texts),
