@@ -129,7 +129,7 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical: CriticalScope |
     # before that candidate's case listings are built: numpy lets go of the interpreter in the section's
     # selections and sums, so on two cores it hides behind the plan (10^7 cases: the stage from 3.6 to 2.8 s),
     # while the listings, the plan's largest working set, are never resident beside the section's (waited for
-    # after them, the peak rose from 1.8 to 2.3 GiB).
+    # after them, the peak rose from 1,800 to 2,300 MiB).
     beside = _beside(cost_sections, data, policy) if data.cost_columns or policy.prices else None
     try:
         measured = measure_churn(data, policy)
