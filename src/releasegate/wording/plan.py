@@ -112,19 +112,19 @@ def gold_plan_lines(data: Data) -> list[str]:
             lines.append(f"{head}: no gold-label plan; it needs the same cases labelled on both releases "
                          f"(the gold labels here are {p['design'].replace('_', ' ')}) and a corrected interval")
             continue
-        lines.append(f"{head}: {p['labelled']} paired gold labels give a corrected interval "
+        lines.append(f"{head}: {p['labelled']:,} paired gold labels give a corrected interval "
                      f"{_width(plan['width_now'])} wide (of {plan['n_cases']:,} cases)")
         if not plan["reachable"]:
             lines.append(f"  a width of {_width(plan['target_width'])} is out of reach: every case labelled gives "
                          f"{_width(plan['width_all'])}")
             continue
-        lines.append(f"  {plan['needed']} gold-labelled cases per release, drawn at random (the same cases on both), "
-                     f"give {_width(plan['target_width'])}: {plan['more']} more")
+        lines.append(f"  {plan['needed']:,} gold-labelled cases per release, drawn at random (the same cases on both), "
+                     f"give {_width(plan['target_width'])}: {plan['more']:,} more")
         a = p["allocation"]
         if a is not None and a["defined"] and p["stratified_needed"] is not None:
-            shares = ", ".join(f"{name} {count} cases: {100 * share:.0f}% of the labels"
+            shares = ", ".join(f"{name} {count:,} cases: {100 * share:.0f}% of the labels"
                                for name, count, share in zip(a["strata"], a["cases"], a["shares"], strict=True))
             lines.append(f"  stratified by whether the judge changed the case ({shares}): about "
-                         f"{p['stratified_needed']} (design effect {a['design_effect']:.2f}); releasegate's "
+                         f"{p['stratified_needed']:,} (design effect {a['design_effect']:.2f}); releasegate's "
                          "correction reads a random sample, so draw at random (docs/judge.md, how many labels)")
     return lines
