@@ -61,6 +61,30 @@ def harness_files(directory: Path, task: str | None = None) -> list[Path]:
     raise FileError(f"{directory} is a directory; give the results file(s) inside it")
 
 
+# Per-case tables a user may keep beside a harness's files (an export of the same logs, a hand-made CSV). A folder
+# named as one input is read for its harness files only: reading these too could count a sample twice, and
+# passing over them unsaid would leave a file the user gave out of the comparison without a word.
+_TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".jsonl")
+
+
+def unread_tables(folder: Path, read: list[Path]) -> str | None:
+    """The note naming the tables in ``folder`` (or in a folder directly inside it) that were not read, where
+    ``read`` are the files its expansion read; None when there are none."""
+    from releasegate import fmt
+
+    taken = {p.resolve() for p in read}
+    places = [folder, *sorted(p for p in folder.iterdir() if p.is_dir())]
+    left = [p for place in places for p in sorted(place.iterdir())
+            if p.is_file() and p.suffix.lower() in _TABLE_SUFFIXES and p.resolve() not in taken]
+    if not left:
+        return None
+    names = ", ".join(str(p.relative_to(folder)) for p in left[:3]) + (f" and {len(left) - 3:,} more"
+                                                                       if len(left) > 3 else "")
+    return (f"{folder}: read as a harness's output folder, for its harness files only; "
+            f"{fmt.plural(len(left), 'table')} in it {'was' if len(left) == 1 else 'were'} not read ({names}): to "
+            "compare a table, name it on its own, not beside the harness files it may repeat")
+
+
 def refuse_index_file(path: Path) -> None:
     """Raise InputError when ``path`` is an index of a harness's output rather than per-case results."""
     name = path.name

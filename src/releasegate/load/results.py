@@ -20,6 +20,7 @@ from releasegate.load import adapters, shapes
 from releasegate.load.capacity import check_fits
 from releasegate.load.cases import join_cases
 from releasegate.load.columns import COLUMN_FLAGS, check_columns, plausible_match, rename_columns, require_column
+from releasegate.load.directories import unread_tables
 from releasegate.load.sources import Source, check_file, sha256_of
 from releasegate.load.settled import SettledRecord
 from releasegate.load.store import StoreInput, read_store_input
@@ -164,6 +165,8 @@ def load_results(
     recorded: set[str] = set()  # baselines recorded by run stores (a sweep's grid)
     settled: list[tuple[Path, SettledRecord]] = []  # settled stores and what run --settle decided
     resolved = resolve_inputs(sources, options) if resolved is None else resolved
+    notes += [note for source in sources if source.path.is_dir() and not is_store(source.path)
+              for note in [unread_tables(source.path, [one.source.path for one in resolved])] if note]
     # What this machine cannot hold is refused now, with the figures, not killed half-way (load/capacity.py).
     check_fits(one.source.path for one in resolved if one.format == "tidy")
     for one in resolved:
