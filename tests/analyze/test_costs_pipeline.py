@@ -546,3 +546,18 @@ def test_paired_latency_summaries_are_the_pairs_own(rows, shuffle) -> None:
         assert got.n == expected.n and got.excluded == expected.excluded
         for a, b in ((got.mean, expected.mean), (got.p50, expected.p50), (got.p95, expected.p95)):
             assert (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def test_a_cost_of_zero_on_every_case_is_said(tmp_path) -> None:
+    """A candidate whose cost column is 0 on every case passes max_cost_ratio as "100% cheaper"; the note says
+    that a cost not recorded reads as 0 (a real cost on the baseline beside it)."""
+    frame, _ = _tokens_case(20)
+    frame["cost"] = np.where(frame["release"] == "base", 0.002, 0.0)
+    report = _report(tmp_path, _write(tmp_path, frame, "[guardrails]\nmax_cost_ratio = 1.2\n"))
+    notes = [n for n in report["costs"]["notes"] if "is 0 on its" in n]
+    assert notes == ["The cost per case of cand is 0 on its 20 cases: a cost that was not recorded reads as 0, so "
+                     "check cand's cost column before trusting a cost figure or cost guardrail beside it."]
+    # With a real cost on both sides, nothing is said.
+    frame["cost"] = 0.001
+    report = _report(tmp_path, _write(tmp_path, frame, "[guardrails]\nmax_cost_ratio = 1.2\n"))
+    assert not [n for n in report["costs"]["notes"] if "is 0 on its" in n]

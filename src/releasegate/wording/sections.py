@@ -290,6 +290,13 @@ def cost_notes(table: CostTable) -> list[str]:
         notes.append(f"No prices for {', '.join(table.unpriced)} in the policy: no cost shown for them.")
     if table.unknown_prices:
         notes.append(f"Prices given for {', '.join(table.unknown_prices)}, which are not compared here.")
+    # A cost of 0 on every case is as often a cost not recorded as a free model: said, since the cost ratio
+    # against it would read as cheaper than any limit (or, on the baseline, as not measurable).
+    for r in table.releases:
+        if r.cost_source and r.cost_per_case == 0:
+            notes.append(f"The cost per case of {r.name} is 0 on its {r.n_cases:,} cases: a cost that was not "
+                         f"recorded reads as 0, so check {r.name}'s {r.cost_source} before trusting a cost figure or "
+                         "cost guardrail beside it.")
     invalid = [f"{r.name} {r.latency_invalid}" for r in table.releases if r.latency_invalid]
     if invalid:
         notes.append(f"Latencies missing, zero or negative were excluded ({', '.join(invalid)} rows).")
