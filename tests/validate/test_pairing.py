@@ -53,6 +53,23 @@ def test_a_replaced_case_is_found_on_the_first_and_the_last_row_of_each_release(
     assert "1 case(s) have other content in 'r2'" in result.output and f"'s{replaced:02d}'" in result.output
 
 
+@pytest.mark.parametrize("without_content", [(), (0,), (0, 11)])
+def test_the_cases_paired_by_id_alone_are_counted_exactly(tmp_path, without_content):
+    # A case whose input is blank on one side is paired by its id only; the count is said in the note and the
+    # JSON. The first row of the file is a case with content like any other: it is not counted.
+    rows = [("r1", f"s{k:02d}", k % 3 > 0, "" if k in without_content else QUESTIONS[k]) for k in range(12)]
+    rows += [("r2", f"s{k:02d}", k % 4 > 0, QUESTIONS[k]) for k in range(12)]
+    out = tmp_path / "note.json"
+    result = run_cli("check", _write(tmp_path, rows, "release,case_id,passed,input"), "--baseline", "r1", "-o", out)
+    assert result.exit_code in (0, 1, 3), result.output
+    note = json.loads(out.read_text())
+    exclusions = note["candidates"][0]["exclusions"]
+    assert exclusions["pairing"] == "content" and exclusions["compared"] == 12
+    assert exclusions["paired_by_id_only"] == len(without_content)
+    said = f"r2: {len(without_content)} of the cases compared paired by id only"
+    assert any(said in line for line in note["notes"]) is bool(without_content), note["notes"]
+
+
 def test_with_allow_changed_the_changed_case_is_left_out_counted_and_named(tmp_path):
     base = {f"s{k:02d}": int(k % 3 > 0) for k in range(12)}
     cand = {f"s{k:02d}": int(k % 4 > 0) for k in range(12)}
