@@ -70,6 +70,19 @@ def test_the_cases_paired_by_id_alone_are_counted_exactly(tmp_path, without_cont
     assert any(said in line for line in note["notes"]) is bool(without_content), note["notes"]
 
 
+def test_an_empty_text_is_no_content_and_pairs_its_case_by_id(tmp_path):
+    # JSON lines keep an empty input as the empty text (a CSV reads it as missing): it asks nothing, so the case is
+    # paired by its id and counted as such, not refused as another question.
+    lines = [json.dumps({"release": r, "case_id": f"c{k}", "passed": int(k % 2 == 0),
+                         "input": "" if (r, k) == ("r2", 3) else QUESTIONS[k]}) for r in ("r1", "r2") for k in range(6)]
+    path, out = tmp_path / "results.jsonl", tmp_path / "note.json"
+    path.write_text("\n".join(lines) + "\n")
+    result = run_cli("check", path, "--baseline", "r1", "-o", out)
+    assert result.exit_code in (0, 1, 3), result.output
+    exclusions = json.loads(out.read_text())["candidates"][0]["exclusions"]
+    assert (exclusions["compared"], exclusions["paired_by_id_only"], exclusions["reasons"]) == (6, 1, [])
+
+
 def test_with_allow_changed_the_changed_case_is_left_out_counted_and_named(tmp_path):
     base = {f"s{k:02d}": int(k % 3 > 0) for k in range(12)}
     cand = {f"s{k:02d}": int(k % 4 > 0) for k in range(12)}
@@ -142,6 +155,9 @@ def test_position_ids_are_paired_by_the_adapters_content_hash(tmp_path):
     base = {f"h{k:04d}": int(k % 2 == 0) for k in range(1, 9)}
     cand = {f"h{k:04d}": int(k % 3 != 0) for k in range(1, 9)}
     assert (c.overall.n, c.overall.fixed, c.overall.broke) == (8, *_by_content(base, cand))
+    # Every case found under another id and none new: the note says so all the same.
+    assert any("paired with r1's by content: 8 found (8 under another id), 0 not in r1." in n
+               for n in report.analysis.notes), report.analysis.notes
 
 
 def test_without_content_the_note_says_pairing_by_id_once(tmp_path):
