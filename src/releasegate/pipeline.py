@@ -96,7 +96,7 @@ def _run_held(held: list[LoadedResults], policy: Policy, *, command_line: str = 
     policy, loaded = settled_level(*recorded_baseline(policy, held.pop()), policy_file)
     # What loading dropped or recorded (e.g. a run store's holes) is said in the report.
     tables = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics, loaded.notes,
-                           stated_directions(loaded), loaded.case_columns)
+                           stated_directions(loaded), loaded.case_columns, loaded.excluded)
     inputs, named, metric_inputs = loaded.inputs, loaded.metrics, dict(loaded.metric_inputs)
     gold = None
     if policy.gold is not None:  # human labels of the judged outcomes (issue 35): read, checked, recorded
