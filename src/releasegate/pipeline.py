@@ -222,7 +222,9 @@ def _origins(changed: list[tuple[str, Any]], decided: Mapping[str, Any],
     out = []
     for name, was in changed:
         row = BY_NAME.get(name)
-        if name in given and row is not None and pinned_values({name: row.check(given[name], "policy: ")})[name] == now.get(name):
+        from_file = (row is not None and name in given
+                     and pinned_values({name: row.check(given[name], "policy: ")})[name] == now.get(name))
+        if from_file:
             origin = str(policy_file.path) if policy_file is not None else ""
         elif row is None or now.get(name) == pinned_values({name: row.default})[name]:
             origin = ""

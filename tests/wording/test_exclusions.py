@@ -47,7 +47,8 @@ def test_the_errored_line_groups_thousands_as_the_headline_beside_it_does(tmp_pa
 
 
 def test_every_kind_the_reading_of_the_inputs_leaves_out_has_its_line_with_its_count():
-    lines = {kind: input_line(InputExclusion(kind, 5, "runs/store", ("a", "b", "c"))) for kind in INPUT_EXCLUSION_KINDS}
+    lines = {kind: input_line(InputExclusion(kind, 5, "runs/store", ("a", "b", "c")))
+             for kind in INPUT_EXCLUSION_KINDS}
     assert lines == {
         "tables_not_read": "runs/store: 5 tables not read (a, b, c and 2 more): the folder is read for its harness "
                            "files only",
@@ -56,4 +57,5 @@ def test_every_kind_the_reading_of_the_inputs_leaves_out_has_its_line_with_its_c
         "rows_dropped": "5 rows without an outcome dropped in a, b, c (--missing drop)",
         "rows_failed": "5 rows without an outcome in a, b, c counted as failures (--missing fail)"}
     one = InputExclusion("rows_failed", 1, examples=("r2",))
-    assert input_line(one, "accuracy") == "accuracy: 1 row without an outcome in r2 counted as a failure (--missing fail)"
+    assert input_line(one, "accuracy") == ("accuracy: 1 row without an outcome in r2 counted as a failure "
+                                           "(--missing fail)")

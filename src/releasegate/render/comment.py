@@ -108,8 +108,8 @@ def comment_context(report: Report, link: str | None = None) -> dict[str, Any]:
     return dict(marker=MARKER, title=report.provenance.title, baseline=baseline, n_cases=analysis.n_cases,
                 version=report.provenance.tool_version, ship_all=report.ship_all, decision=report.decision, candidates=candidates,
                 link=link, link_is_url=bool(link and _URL.fullmatch(link)), default_link=DEFAULT_LINK,
-                max_cases=MAX_CASES, not_judged=not_judged_lines(report.not_judged, [v.candidate for v in report.verdicts]),
-                excluded=excluded_inputs(report))
+                max_cases=MAX_CASES, excluded=excluded_inputs(report),
+                not_judged=not_judged_lines(report.not_judged, [v.candidate for v in report.verdicts]))
 
 
 def render_comment(report: Report, link: str | None = None, limit: int = COMMENT_LIMIT) -> str:

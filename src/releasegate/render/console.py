@@ -1,7 +1,8 @@
 """What ``check`` prints on stdout: each verdict's headline and, when cases errored, the line saying how many
 left the comparison (the headline names them only when they are many enough to matter); then the releases of
-the data that no verdict is about, and why, and what the reading of the inputs left out of every comparison. Every value comes from the input, so each line passes through
-:func:`releasegate.text.one_line` (controls shown, one line)."""
+the data that no verdict is about, and why, and what the reading of the inputs left out of every comparison.
+Every value comes from the input, so each line passes through :func:`releasegate.text.one_line` (controls
+shown, one line)."""
 
 from __future__ import annotations
 
