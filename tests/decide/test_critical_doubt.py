@@ -168,3 +168,27 @@ def test_a_small_critical_category_whose_test_can_reach_the_level_is_read_by_its
     from releasegate.decide.rules.critical_doubt import unreachable
 
     assert unreachable(3, 0.1) and not unreachable(4, 0.1) and unreachable(4, 0.05) and not unreachable(5, 0.05)
+
+
+def test_on_scores_every_case_of_the_category_could_go_against_it(tmp_path):
+    # A six-case critical category on scores, two cases dropping from 0.8 to 0.2: every case compared could have
+    # dropped (the sign test's best p is 1/64, which reaches 0.10), so the category is not "too small to check"
+    # and its p of 1/4 leaves it clear of doubt. Counting only the cases "passing" on the baseline, a pass/fail
+    # notion, would call it unreachable and hold the release on the loss alone.
+    import json
+
+    rows = ["release,case_id,score,category"]
+    for release in ("r1", "r2"):
+        for i in range(200):
+            score = 0.2 if release == "r2" and i < 2 else 0.8 if i < 6 else round((i * 37 % 100) / 100, 2)
+            rows.append(f"{release},c{i:03d},{score},{'Safety' if i < 6 else f'C{i % 4}'}")
+    path, out = tmp_path / "scores.csv", tmp_path / "note.json"
+    path.write_text("\n".join(rows) + "\n")
+    result = CliRunner().invoke(main, ["check", str(path), "--baseline", "r1", "--critical", "Safety", "--margin",
+                                       "0.05", "-o", str(out)])
+    assert result.exit_code in (0, 3), result.output
+    checks = {c["rule"]: c for c in json.loads(out.read_text())["candidates"][0]["checks"]}
+    (figure,) = checks["critical_doubt"]["figures"]
+    assert figure["method"] == "exact sign test on per-case scores" and figure["p"] == 0.25
+    assert figure["value"] < figure["limit"]  # a loss beyond the margin: only the test's reach keeps it clear
+    assert figure["passing"] == figure["cases"] == 6 and not figure["fired"]

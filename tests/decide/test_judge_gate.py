@@ -172,3 +172,26 @@ def test_the_notebook_view_shows_the_judge_table(tmp_path):
     c = note.analysis.candidates[0].sections.judge.candidate.agreement
     assert "The judge against gold labels: r2 vs r1" in html and f"{100 * c.fpr.estimate:.1f}%" in html
     assert "judge_unreliable" in html
+
+
+
+def test_a_judge_shown_reliable_asks_for_no_more_labels_and_its_exact_correction_fires_only_when_read(tmp_path):
+    # The candidate gives the baseline's outcome on every case and the human labels are the judged outcomes
+    # themselves: J is 1 on both releases and its bound clears the floor, so no count of more labels is asked
+    # for. The corrected difference (PPI++) then has no spread at all (standard error 0, "degenerate"): read by
+    # the rules (judge_correction = "ppi") it cannot be measured and fires; gating on the judge's own figures it
+    # is only shown, and nothing fires.
+    from releasegate.model.judge import CORRECTED, MORE_LABELS, YOUDEN
+
+    results, _, _ = _suite(seed=4)
+    baseline = results[results["release"] == "r1"]
+    results = pd.concat([baseline, baseline.assign(release="r2")], ignore_index=True)
+    res, gold_path = _write(tmp_path, results, results.rename(columns={"passed": "label"}))
+    for correction, fires in (("ppi", True), ("none", False)):
+        report = build_report(res, baseline="r1", gold=str(gold_path), judge_correction=correction)
+        check = next(c for c in report.verdicts[0].checks if c.rule == "judge_unreliable")
+        youden = [f for f in check.figures if f.method == YOUDEN]
+        assert len(youden) == 2 and all(f.ci_low >= f.limit and not f.fired for f in youden), correction
+        assert next(f for f in check.figures if f.subject == MORE_LABELS).value is None
+        corrected = next(f for f in check.figures if f.method == CORRECTED)
+        assert corrected.unmeasured == "degenerate" and corrected.fired is fires and check.fired is fires

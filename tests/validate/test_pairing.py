@@ -41,6 +41,18 @@ def test_a_replaced_case_is_refused_in_one_line_naming_the_old_and_new_text(tmp_
         build_report(path, baseline="r1")
 
 
+@pytest.mark.parametrize("replaced", [0, 11])
+def test_a_replaced_case_is_found_on_the_first_and_the_last_row_of_each_release(tmp_path, replaced):
+    # The first case of the file is its first row: a content check that skipped row 0, or a release's last row,
+    # would compare another question under the same id unseen.
+    rows = [("r1", f"s{k:02d}", k % 3 > 0, QUESTIONS[k]) for k in range(12)]
+    rows += [("r2", f"s{k:02d}", k % 4 > 0, QUESTIONS[k] if k != replaced else "A replaced question.")
+             for k in range(12)]
+    result = run_cli("check", _write(tmp_path, rows, "release,case_id,passed,input"), "--baseline", "r1")
+    assert result.exit_code == 2 and "error[pairing]" in result.output
+    assert "1 case(s) have other content in 'r2'" in result.output and f"'s{replaced:02d}'" in result.output
+
+
 def test_with_allow_changed_the_changed_case_is_left_out_counted_and_named(tmp_path):
     base = {f"s{k:02d}": int(k % 3 > 0) for k in range(12)}
     cand = {f"s{k:02d}": int(k % 4 > 0) for k in range(12)}
