@@ -190,9 +190,9 @@ def report(outputs: tuple[Path, ...], archive: Path | None, paper: str, pdf_vari
         say(one_line(kw["found_policy"]), err=True)
     for verdict in result.verdicts:  # release names come from the input: one line each, controls shown
         say(f"{verdict.label:<10}  {one_line(verdict.candidate)}")
-    from releasegate.render.console import not_judged
+    from releasegate.render.console import inputs, not_judged
 
-    for line in not_judged(result):
+    for line in not_judged(result) + inputs(result):
         say(line)
     for path in [*paths, *([comment] if comment else []), *archived]:
         say(f"wrote {path}", err=True)

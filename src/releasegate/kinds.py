@@ -42,6 +42,10 @@ NotJudgedReason = Literal["not_a_candidate", "baseline_rerun"]
 # Why a case of one comparison is set apart (validate/pairing.py): on one side only, its content changed between
 # the releases, it errored, or it lacks runs other cases have (then counted as failures).
 ExclusionReason = Literal["only_baseline", "only_candidate", "content_changed", "errored", "runs_incomplete"]
+# What the reading of the inputs left out of every comparison, or counted otherwise than given: tables in a
+# harness's folder not read, a run store's cases dropped for their holes (--drop-holes), rows without an outcome
+# dropped (--missing drop) or counted as failures (--missing fail).
+InputExclusionKind = Literal["tables_not_read", "holes_dropped", "rows_dropped", "rows_failed"]
 # How the cases of a comparison were matched: by id and content fingerprint, by id alone (no content given),
 # or by id with the content a case table (--cases) gave both releases alike.
 PairingBasis = Literal["content", "id", "case_table"]
@@ -57,3 +61,4 @@ LATENCY_UNITS: tuple[str, ...] = get_args(LatencyUnit)
 METRIC_KINDS: tuple[str, ...] = get_args(MetricKind)
 DIRECTIONS: tuple[str, ...] = get_args(Direction)
 EXCLUSION_REASONS: tuple[str, ...] = get_args(ExclusionReason)
+INPUT_EXCLUSION_KINDS: tuple[str, ...] = get_args(InputExclusionKind)

@@ -93,10 +93,10 @@ def _run_held(held: list[LoadedResults], policy: Policy, *, command_line: str = 
     from releasegate.load.tidy import release_arrow_memory
     from releasegate.validate.metric_tables import metric_tables
 
-    policy, loaded = settled_level(*recorded_baseline(policy, held.pop()))
+    policy, loaded = settled_level(*recorded_baseline(policy, held.pop()), policy_file)
     # What loading dropped or recorded (e.g. a run store's holes) is said in the report.
     tables = metric_tables(loaded.table, loaded.metadata_columns, policy, loaded.metrics, loaded.notes,
-                           stated_directions(loaded), loaded.case_columns)
+                           stated_directions(loaded), loaded.case_columns, loaded.excluded)
     inputs, named, metric_inputs = loaded.inputs, loaded.metrics, dict(loaded.metric_inputs)
     gold = None
     if policy.gold is not None:  # human labels of the judged outcomes (issue 35): read, checked, recorded
@@ -163,17 +163,19 @@ def recorded_baseline(policy: Policy, loaded: LoadedResults) -> tuple[Policy, Lo
             dataclasses.replace(loaded, notes=(*loaded.notes, note)))
 
 
-def settled_level(policy: Policy, loaded: LoadedResults) -> tuple[Policy, LoadedResults]:
+def settled_level(policy: Policy, loaded: LoadedResults,
+                  policy_file: PolicyFile | None = None) -> tuple[Policy, LoadedResults]:
     """A store that ``releasegate run --settle`` decided (load/settled.py) is decided as its last look was: on the
     same cells (load/store.py checked them), under the same policy, at that look's alpha, said in the notes. Every
     other reading is refused with what to run: another alpha, another policy or baseline, or a candidate an
-    earlier look settled (the store's runs now are the later look's)."""
+    earlier look settled (the store's runs now are the later look's). A policy that differs is refused naming
+    each key that changed and where its value came from (a flag, ``policy_file``, or the default)."""
     record = loaded.settled
     if record is None:
         return policy, loaded
-    from releasegate.load.settled import policy_fingerprint
+    from releasegate.load.settled import changed_keys, policy_fingerprint
     from releasegate.model import Decision
-    from releasegate.wording.settled import settled_note
+    from releasegate.wording.settled import changed_policy, settled_note
 
     last = record.last
     again = "run `releasegate run CONFIG --settle` to decide it anew"
@@ -184,9 +186,12 @@ def settled_level(policy: Policy, loaded: LoadedResults) -> tuple[Policy, Loaded
     if policy.baseline not in (None, record.baseline):
         raise InputError(f"this run store was settled against baseline {record.baseline}, not {policy.baseline}: "
                          f"{again} with that baseline")
-    if policy_fingerprint(dataclasses.replace(policy, baseline=record.baseline).as_dict()) != record.policy:
-        raise InputError(f"the policy differs from the one this run store was settled under (a key other than "
-                         f"alpha or title changed): deciding it under another policy would be another look; {again}")
+    decided = dataclasses.replace(policy, baseline=record.baseline).as_dict()
+    if policy_fingerprint(decided) != record.policy:
+        changed = changed_keys(record, decided, Policy().as_dict())
+        raise InputError(f"the policy differs from the one this run store was settled under "
+                         f"({changed_policy(_origins(changed, decided, policy_file))}): deciding it under another "
+                         f"policy would be another look; {again}")
     releases = [str(r) for r in dict.fromkeys(loaded.table["release"])]
     compared = list(policy.candidates) or [r for r in releases if r != record.baseline]
     for name in compared:
@@ -203,3 +208,27 @@ def settled_level(policy: Policy, loaded: LoadedResults) -> tuple[Policy, Loaded
     note = settled_note(record.policy_alpha, [(look.runs, look.alpha, dict(look.verdicts)) for look in record.looks])
     return (dataclasses.replace(policy, alpha=last.alpha, baseline=record.baseline),
             dataclasses.replace(loaded, notes=(*loaded.notes, note)))
+
+
+def _origins(changed: list[tuple[str, Any]], decided: Mapping[str, Any],
+             policy_file: PolicyFile | None) -> list[tuple[str, Any, Any, str]]:
+    """Each changed key (name, the value it was settled under) with its value now and where that came from: the
+    policy file's path when the file gives it that value, "" for the default, else the key's flag."""
+    from releasegate.load.settled import pinned_values
+    from releasegate.policy import BY_NAME, load_policy_file
+
+    given = load_policy_file(Path(policy_file.path)) if policy_file is not None else {}
+    now = pinned_values(decided)
+    out = []
+    for name, was in changed:
+        row = BY_NAME.get(name)
+        from_file = (row is not None and name in given
+                     and pinned_values({name: row.check(given[name], "policy: ")})[name] == now.get(name))
+        if from_file:
+            origin = str(policy_file.path) if policy_file is not None else ""
+        elif row is None or now.get(name) == pinned_values({name: row.default})[name]:
+            origin = ""
+        else:
+            origin = row.flag or f"the {name} argument"
+        out.append((name, now.get(name), was, origin))
+    return out

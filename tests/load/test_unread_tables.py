@@ -55,3 +55,5 @@ def test_the_note_reaches_the_report(tmp_path: Path) -> None:
     result = run_cli("report", str(folder), "--scorer", "includes", "--baseline", models[0], "-o", str(out))
     assert result.exit_code == 0, result.output
     assert "1 table in it was not read (samples.csv)" in out.read_text()
+    # report's own lines name it beside the verdicts, as check's do (tests/cli/test_exclusions_named.py).
+    assert f"inputs: {folder}: 1 table not read (samples.csv)" in result.stdout, result.stdout

@@ -186,6 +186,28 @@ def test_a_settled_store_is_not_decided_another_way(tmp_path):
         assert refused.exit_code == 2 and said in refused.output, refused.output
         assert len(refused.output.strip().splitlines()) == 1
         assert "releasegate run CONFIG --settle" in refused.output or "drop --alpha" in refused.output
+    # The refusal names the key that changed, the value it was settled under, and where the new one came from.
+    flag = run_cli("check", store, "--not-proven", "warn", cwd=tmp_path)
+    assert flag.exit_code == 2 and len(flag.output.strip().splitlines()) == 1
+    assert '(not_proven = "warn" given by --not-proven, settled under "block")' in flag.output, flag.output
+    policy = tmp_path / "warn.toml"
+    policy.write_text('not_proven = "warn"\nmargin = 0.05\n')
+    filed = run_cli("check", store, "--policy", policy, "--margin", "0.1", cwd=tmp_path)
+    assert filed.exit_code == 2, filed.output
+    assert (f'(margin = 0.1 given by --margin, settled under 0.05; not_proven = "warn" set in {policy}, settled '
+            'under "block")') in filed.output, filed.output
+    # A store settled before the record kept the pinned values: the one key whose default gives its fingerprint.
+    meta = _settled_meta(tmp_path)
+    with Store(store) as db:
+        db.set_meta("settled", {k: v for k, v in meta.items() if k != "pinned"})
+    older = run_cli("check", store, "--not-proven", "warn", cwd=tmp_path)
+    assert '(not_proven = "warn" given by --not-proven, settled under "block")' in older.output, older.output
+    with Store(store) as db:
+        db.set_meta("settled", {**meta, "pinned": {**meta["pinned"], "margin": 0.2}})
+    edited = run_cli("check", store, cwd=tmp_path)
+    assert edited.exit_code == 2 and "was edited or damaged (policy values" in edited.output, edited.output
+    with Store(store) as db:
+        db.set_meta("settled", meta)
     # The look's own alpha given is that look again.
     assert run_cli("check", store, "--alpha", "0.01", cwd=tmp_path).exit_code == 0
     # A run since changed the cells the looks read (the config's one run again): refused, saying what to run.

@@ -92,3 +92,52 @@ def test_exclusions_and_edge_cases() -> None:
         quantile_ratio_normal([1.0, 2.0], [1.0, 2.0], q=1.0)
     with pytest.raises(ValueError):
         ratio_of_totals_normal([1.0, 2.0], [1.0, 2.0], confidence=1.5)
+
+
+def _totals_reference(base: np.ndarray, cand: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
+    """The ratio of totals and its delta-method interval, the formula of the docstring in 50-digit decimals
+    (no float total, square or sum can overflow there): R = sum c / sum b, se = sd(c - R b) / (sqrt(n) mean b),
+    R exp(-/+ z se / R), z from the standard library's normal distribution."""
+    from decimal import Decimal, localcontext
+    from statistics import NormalDist
+
+    with localcontext() as context:
+        context.prec = 50
+        b, c = [Decimal(float(x)) for x in base], [Decimal(float(x)) for x in cand]
+        n = len(b)
+        ratio = sum(c) / sum(b)
+        residual = [ci - ratio * bi for bi, ci in zip(b, c)]
+        mean = sum(residual) / n
+        sd = (sum((r - mean) ** 2 for r in residual) / (n - 1)).sqrt()
+        se_log = sd / (Decimal(n).sqrt() * (sum(b) / n)) / ratio
+        z = Decimal(NormalDist().inv_cdf(0.5 + confidence / 2))
+        return float(ratio), float(ratio * (-z * se_log).exp()), float(ratio * (z * se_log).exp())
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("base_at, cand_at", [(1.0, 1.0), (1e300, 1e300), (1e300, 1e290), (1e-300, 1e-300),
+                                              (1e-200, 1e100), (1.7e308, 1.7e308)])
+def test_the_ratio_of_totals_is_finite_and_right_at_any_magnitude(base_at: float, cand_at: float) -> None:
+    """Costs or latencies whose totals pass about 1e154 once squared to inf, and the interval was [0, inf]; the
+    figures now match the formula computed in decimals, near 1e300, near the largest float, and at ordinary
+    magnitudes alike."""
+    rng = np.random.default_rng(4)
+    unit_base, unit_cand = rng.uniform(0.2, 1.0, 40), rng.uniform(0.2, 1.0, 40)
+    base, cand = unit_base * base_at, unit_cand * cand_at
+    got = ratio_of_totals_normal(base, cand)
+    assert all(math.isfinite(x) and x > 0 for x in (got.ratio, got.low, got.high)), got
+    assert (got.ratio, got.low, got.high) == pytest.approx(_totals_reference(base, cand), rel=1e-12)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_the_scaled_form_is_the_unscaled_formula_to_the_last_bit() -> None:
+    """Powers of two divide exactly: releases scaled by 2^900 (each total past 1e270) give the very figures of the
+    unscaled ones, and so does one release scaled alone, its ratio by the scale."""
+    rng = np.random.default_rng(5)
+    base, cand = _pair(rng, 300)
+    plain = ratio_of_totals_normal(base, cand)
+    both = ratio_of_totals_normal(base * 2.0**900, cand * 2.0**900)
+    assert (both.ratio, both.low, both.high) == (plain.ratio, plain.low, plain.high)
+    alone = ratio_of_totals_normal(base, cand * 2.0**900)
+    assert (alone.ratio, alone.low, alone.high) == (plain.ratio * 2.0**900, plain.low * 2.0**900,
+                                                    plain.high * 2.0**900)

@@ -4,9 +4,9 @@ the cases left out are counted against the baseline's, and nothing is said when 
 from __future__ import annotations
 
 from conftest import run_cli
-from releasegate.kinds import EXCLUSION_REASONS
-from releasegate.model import Excluded, Exclusions
-from releasegate.wording.exclusions import PHRASES, clause
+from releasegate.kinds import EXCLUSION_REASONS, INPUT_EXCLUSION_KINDS
+from releasegate.model import Excluded, Exclusions, InputExclusion
+from releasegate.wording.exclusions import PHRASES, clause, input_line
 
 
 def test_every_reason_has_one_phrase():
@@ -44,3 +44,18 @@ def test_the_errored_line_groups_thousands_as_the_headline_beside_it_does(tmp_pa
     assert "1 of 3,000 cases left out: errored" in result.output, result.output
     assert "1 of 3,000 cases errored and left the comparison" in result.output, result.output
     assert "2,999 compared" in result.output and "3000" not in result.output, result.output
+
+
+def test_every_kind_the_reading_of_the_inputs_leaves_out_has_its_line_with_its_count():
+    lines = {kind: input_line(InputExclusion(kind, 5, "runs/store", ("a", "b", "c")))
+             for kind in INPUT_EXCLUSION_KINDS}
+    assert lines == {
+        "tables_not_read": "runs/store: 5 tables not read (a, b, c and 2 more): the folder is read for its harness "
+                           "files only",
+        "holes_dropped": "5 cases dropped from the run store runs/store (--drop-holes; a, b, c and 2 more): a cell of "
+                         "each is missing, stale or unscored",
+        "rows_dropped": "5 rows without an outcome dropped in a, b, c (--missing drop)",
+        "rows_failed": "5 rows without an outcome in a, b, c counted as failures (--missing fail)"}
+    one = InputExclusion("rows_failed", 1, examples=("r2",))
+    assert input_line(one, "accuracy") == ("accuracy: 1 row without an outcome in r2 counted as a failure "
+                                           "(--missing fail)")

@@ -165,4 +165,5 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical: CriticalScope |
         notes=data.notes,
         sections=ReleaseSections(costs=cost_table),
         not_judged=tuple(NotJudged(release, reason) for release, reason in data.not_judged),
+        excluded=data.excluded,
     )

@@ -67,19 +67,20 @@ def harness_files(directory: Path, task: str | None = None) -> list[Path]:
 _TABLE_SUFFIXES = (".csv", ".tsv", ".parquet", ".jsonl")
 
 
-def unread_tables(folder: Path, read: list[Path]) -> str | None:
-    """The note naming the tables in ``folder`` (or in a folder directly inside it) that were not read, where
-    ``read`` are the files its expansion read; None when there are none."""
-    from releasegate import fmt
-
+def unread_tables(folder: Path, read: list[Path]) -> list[str]:
+    """The tables in ``folder`` (or in a folder directly inside it) that were not read, relative to it, where
+    ``read`` are the files its expansion read; empty when there are none."""
     taken = {p.resolve() for p in read}
     places = [folder, *sorted(p for p in folder.iterdir() if p.is_dir())]
-    left = [p for place in places for p in sorted(place.iterdir())
+    return [str(p.relative_to(folder)) for place in places for p in sorted(place.iterdir())
             if p.is_file() and p.suffix.lower() in _TABLE_SUFFIXES and p.resolve() not in taken]
-    if not left:
-        return None
-    names = ", ".join(str(p.relative_to(folder)) for p in left[:3]) + (f" and {len(left) - 3:,} more"
-                                                                       if len(left) > 3 else "")
+
+
+def unread_note(folder: Path, left: list[str]) -> str:
+    """The note naming the tables of :func:`unread_tables`."""
+    from releasegate import fmt
+
+    names = ", ".join(left[:3]) + (f" and {len(left) - 3:,} more" if len(left) > 3 else "")
     return (f"{folder}: read as a harness's output folder, for its harness files only; "
             f"{fmt.plural(len(left), 'table')} in it {'was' if len(left) == 1 else 'were'} not read ({names}): to "
             "compare a table, name it on its own, not beside the harness files it may repeat")

@@ -20,12 +20,12 @@ from releasegate.load import adapters, shapes
 from releasegate.load.capacity import check_fits
 from releasegate.load.cases import join_cases
 from releasegate.load.columns import COLUMN_FLAGS, check_columns, plausible_match, rename_columns, require_column
-from releasegate.load.directories import unread_tables
+from releasegate.load.directories import unread_note, unread_tables
 from releasegate.load.sources import Source, check_file, sha256_of
 from releasegate.load.settled import SettledRecord
 from releasegate.load.store import StoreInput, read_store_input
 from releasegate.load.store_table import is_store
-from releasegate.model import InputFile
+from releasegate.model import InputExclusion, InputFile
 from releasegate.load.fingerprint import PAIRING_COLUMNS
 from releasegate.policy import CANONICAL_COLUMNS
 
@@ -68,6 +68,8 @@ class LoadedResults:
     metric_inputs: Mapping[str, tuple[InputFile, ...]] = field(default_factory=dict)
     # The columns a case table (--cases) joined: the same for every release, so content there pairs nothing.
     case_columns: tuple[str, ...] = ()
+    # What loading left out of every comparison (a table not read, a run store's cases dropped), beside its note.
+    excluded: tuple[InputExclusion, ...] = ()
     # What the inputs name the thing evaluated (an Inspect task, lm-eval tasks, a promptfoo description, an OpenAI
     # evals eval), in the order read: the default title (load.sources.default_title).
     names: tuple[str, ...] = ()
@@ -165,8 +167,14 @@ def load_results(
     recorded: set[str] = set()  # baselines recorded by run stores (a sweep's grid)
     settled: list[tuple[Path, SettledRecord]] = []  # settled stores and what run --settle decided
     resolved = resolve_inputs(sources, options) if resolved is None else resolved
-    notes += [note for source in sources if source.path.is_dir() and not is_store(source.path)
-              for note in [unread_tables(source.path, [one.source.path for one in resolved])] if note]
+    # What loading leaves out of every comparison is recorded beside its note, to be named where verdicts are read.
+    excluded: list[InputExclusion] = []
+    for source in sources:
+        left = unread_tables(source.path, [one.source.path for one in resolved]) if source.path.is_dir() \
+            and not is_store(source.path) else []
+        if left:
+            notes.append(unread_note(source.path, left))
+            excluded.append(InputExclusion("tables_not_read", len(left), str(source.path), tuple(left[:3])))
     # What this machine cannot hold is refused now, with the figures, not killed half-way (load/capacity.py).
     check_fits(one.source.path for one in resolved if one.format == "tidy")
     for one in resolved:
@@ -178,6 +186,7 @@ def load_results(
             frame, store_input = stored.table, stored.record
             fmt = store_input.format
             notes += stored.notes
+            excluded += stored.excluded
             recorded.update([stored.baseline] if stored.baseline else [])
             settled += [(source.path, stored.settled)] if stored.settled is not None else []
         else:
@@ -219,7 +228,8 @@ def load_results(
     names = tuple(dict.fromkeys(str(frame.attrs["task"]) for _, frame, fmt, _ in read
                                 if fmt in adapters.ADAPTERS and frame.attrs.get("task")))
     return LoadedResults(table, tuple(inputs), metadata, tuple(notes), baseline=baseline, metric_inputs=by_metric,
-                         case_columns=case_columns, settled=settled[0][1] if settled else None, names=names)
+                         case_columns=case_columns, settled=settled[0][1] if settled else None, names=names,
+                         excluded=tuple(excluded))
 
 
 def _add_new(notes: list[str], new: Iterable[str]) -> None:

@@ -6,7 +6,8 @@ NOT PROVEN look 2 at the last fifth on all the runs). Deciding the store once mo
 third look the design spent nothing on: the chance of calling a harmless release DON'T SHIP, or one worse by the
 margin SHIP, would no longer be alpha. So the store keeps, in its ``meta`` table (key ``settled``), the looks
 taken (their runs, levels and verdicts), the final verdicts, and fingerprints of what was decided: the gated
-table (every cell's outcome, error and figures) and the policy. A later ``check STORE`` decides the last look
+table (every cell's outcome, error and figures) and the policy, whose pinned keys are kept beside it so that a
+refusal can name the key that changed. A later ``check STORE`` decides the last look
 again, at that look's alpha, on the same cells (the last look always read every run the store holds); when the
 cells or the policy changed since, or a candidate was settled by an earlier look than the one the store's runs
 belong to, it refuses with what to run (:func:`releasegate.pipeline.settled_level`).
@@ -54,6 +55,8 @@ class SettledRecord:
     verdicts: Mapping[str, str]
     table: str
     policy: str
+    # The pinned keys' values the policy fingerprint is of (None in a record written before they were kept).
+    pinned: Mapping[str, Any] | None = None
 
     @property
     def last(self) -> SettledLook:
@@ -63,7 +66,8 @@ class SettledRecord:
         return {"policy_alpha": self.policy_alpha, "baseline": self.baseline,
                 "looks": [{"runs": look.runs, "alpha": look.alpha, "verdicts": dict(look.verdicts)}
                           for look in self.looks],
-                "verdicts": dict(self.verdicts), "table": self.table, "policy": self.policy}
+                "verdicts": dict(self.verdicts), "table": self.table, "policy": self.policy,
+                **({"pinned": dict(self.pinned)} if self.pinned is not None else {})}
 
 
 def record_of(meta: Any, where: str) -> SettledRecord | None:
@@ -72,8 +76,9 @@ def record_of(meta: Any, where: str) -> SettledRecord | None:
         return None
     try:
         looks = tuple(SettledLook(int(x["runs"]), float(x["alpha"]), dict(x["verdicts"])) for x in meta["looks"])
+        pinned = meta.get("pinned")
         record = SettledRecord(float(meta["policy_alpha"]), str(meta["baseline"]), looks, dict(meta["verdicts"]),
-                               str(meta["table"]), str(meta["policy"]))
+                               str(meta["table"]), str(meta["policy"]), None if pinned is None else dict(pinned))
     except (KeyError, TypeError, ValueError):
         raise StoreError(f"{where}: the store's settled record is unreadable; run `releasegate run CONFIG --settle` "
                          "again to decide it anew") from None
@@ -108,7 +113,11 @@ def _implausible(record: SettledRecord) -> str:
     if spent > record.policy_alpha * (1 + 1e-9):
         return f"looks spending alpha {spent:g}, more than the policy's {record.policy_alpha:g}"
     bad = [str(v) for v in record.verdicts.values() if v not in known]
-    return f"verdict {bad[0]!r}" if bad else ""
+    if bad:
+        return f"verdict {bad[0]!r}"
+    if record.pinned is not None and policy_fingerprint(record.pinned) != record.policy:
+        return "policy values that are not the ones its fingerprint is of"
+    return ""
 
 
 def table_fingerprint(table: pd.DataFrame) -> str:
@@ -117,7 +126,30 @@ def table_fingerprint(table: pd.DataFrame) -> str:
     return hashlib.sha256(kept.to_csv(index=False).encode("utf-8")).hexdigest()
 
 
+def pinned_values(policy_dict: Mapping[str, Any]) -> dict[str, Any]:
+    """A policy's keys (Policy.as_dict) but those a settled record does not pin (UNPINNED), as JSON reads them
+    back: what the record keeps, of which :func:`policy_fingerprint` is the same."""
+    pinned = {k: v for k, v in policy_dict.items() if k not in UNPINNED}
+    return json.loads(json.dumps(pinned, sort_keys=True, default=str))
+
+
 def policy_fingerprint(policy_dict: Mapping[str, Any]) -> str:
     """sha256 of a policy's keys (Policy.as_dict) but those a settled record does not pin (UNPINNED)."""
     pinned = {k: v for k, v in policy_dict.items() if k not in UNPINNED}
     return hashlib.sha256(json.dumps(pinned, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def changed_keys(record: SettledRecord, policy_dict: Mapping[str, Any],
+                 defaults: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The pinned keys whose value differs from the one the store was settled under, each with that value: from
+    the record's values; in a record written before they were kept, the one key whose default (``defaults``,
+    Policy().as_dict()) in its place gives the record's fingerprint, if there is one (else none is known)."""
+    now = pinned_values(policy_dict)
+    if record.pinned is not None:
+        return [(k, record.pinned.get(k)) for k in sorted(set(now) | set(record.pinned))
+                if now.get(k) != record.pinned.get(k)]
+    was = pinned_values(defaults)
+    for name in sorted(now):
+        if now[name] != was.get(name) and policy_fingerprint({**now, name: was.get(name)}) == record.policy:
+            return [(name, was.get(name))]
+    return []

@@ -19,7 +19,7 @@ import pandas as pd
 
 from releasegate.errors import StoreError
 from releasegate.load.settled import SettledRecord, record_of, table_fingerprint
-from releasegate.model import InputFile
+from releasegate.model import InputExclusion, InputFile
 
 # What the run recorded per answer but the gate does not compare.
 NOT_FOR_THE_GATE = ("output", "model", "fingerprint")
@@ -36,6 +36,7 @@ class StoreInput:
     notes: tuple[str, ...]
     baseline: str | None = None
     settled: SettledRecord | None = None  # what run --settle decided (load/settled.py), when it did
+    excluded: tuple[InputExclusion, ...] = ()  # the cases --drop-holes dropped, with their count
 
 
 def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> StoreInput:
@@ -52,6 +53,7 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
                          "now (a run changed it since); deciding them again would be a look the settle design did "
                          "not spend alpha on: run `releasegate run CONFIG --settle` to decide it anew")
     notes: list[str] = []
+    excluded: tuple[InputExclusion, ...] = ()
     errored = [h for h in result.holes if h.errored]
     others = [h for h in result.holes if not h.errored]
     if result.holes:
@@ -71,6 +73,7 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
             shown = ", ".join(dropped[:LISTED]) + (f" and {len(dropped) - LISTED} more" if len(dropped) > LISTED else "")
             notes.append(f"{len(dropped)} case(s) dropped because {len(others)} of their cells are missing, stale "
                          f"or unscored in the run store (--drop-holes): {shown}.")
+            excluded = (InputExclusion("holes_dropped", len(dropped), str(directory), tuple(dropped[:3])),)
     # Only the errored cells carry an error text into the gate; the other holes' cases are gone.
     errored_keys = {(h.release, h.case_id, h.run) for h in errored}
     if errored_keys:
@@ -95,7 +98,7 @@ def read_store_input(directory: Path, release: str | None, drop_holes: bool) -> 
     metric = result.plan["metric"]
     judge = f"releasegate run judge metric {metric['name']}" if metric.get("kind") == "judge" else None
     record = InputFile(str(directory), sha256_of(path), int(table.shape[0]), "run-store", None, judge=judge)
-    return StoreInput(table.reset_index(drop=True), record, tuple(notes), result.baseline, settled)
+    return StoreInput(table.reset_index(drop=True), record, tuple(notes), result.baseline, settled, excluded)
 
 
 def _errored_notes(errored: list[Any], table: pd.DataFrame) -> list[str]:

@@ -11,14 +11,11 @@ from releasegate.model.cases import CaseChange, CaseDetails, CaseListing, Change
 from releasegate.model.checks import Figure, RuleCheck
 from releasegate.model.churn import ChurnGroup, ChurnSection, FragileComparison
 from releasegate.model.core import (
-    LEFT_OUT,
     Analysis,
     CandidateAnalysis,
     CandidateSections,
     Comparison,
     Decision,
-    Excluded,
-    Exclusions,
     InputFile,
     NotJudged,
     Parameters,
@@ -32,6 +29,7 @@ from releasegate.model.core import (
     Verdict,
 )
 from releasegate.model.costs import CostComparison, CostTable, ReleaseCosts
+from releasegate.model.exclusions import LEFT_OUT, Excluded, Exclusions, InputExclusion
 from releasegate.model.judge import JudgeRelease, JudgeSection
 from releasegate.model.report import CandidateVerdict, MetricSection, Report
 from releasegate.model.sections import (
@@ -74,6 +72,7 @@ __all__ = [
     "Figure",
     "Excluded",
     "Exclusions",
+    "InputExclusion",
     "LEFT_OUT",
     "FragileComparison",
     "InputFile",

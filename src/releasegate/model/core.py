@@ -12,12 +12,13 @@ from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
-from releasegate.kinds import ExclusionReason, NotJudgedReason, OutcomeKind, PairingBasis
+from releasegate.kinds import NotJudgedReason, OutcomeKind
 from releasegate.model.budget import ErrorBudget, Settle
 from releasegate.model.cases import CaseChange, CaseDetails
 from releasegate.model.checks import RuleCheck
 from releasegate.model.churn import ChurnSection
 from releasegate.model.costs import CostComparison, CostTable
+from releasegate.model.exclusions import Exclusions, InputExclusion
 from releasegate.model.judge import JudgeSection
 from releasegate.model.sections import (
     CaseView,
@@ -141,59 +142,6 @@ class Comparison:
 
 
 @dataclass(frozen=True)
-class Excluded:
-    """The cases of one comparison set apart for one reason: how many, and the first of them by case id."""
-
-    reason: ExclusionReason
-    count: int
-    case_ids: tuple[str, ...]
-
-
-# Reasons whose cases are the baseline's and leave its comparison; a case only on the candidate's side is not one
-# of the baseline's, and a case whose missing runs were counted as failures stays compared.
-LEFT_OUT: frozenset[str] = frozenset({"only_baseline", "content_changed", "errored"})
-
-
-@dataclass(frozen=True)
-class Exclusions:
-    """What one comparison set apart, decided once by the pairing (validate/pairing.py): ``reasons`` in the order
-    of :data:`releasegate.kinds.EXCLUSION_REASONS`, only those with cases; ``baseline_cases`` is the baseline's
-    count, of which :attr:`compared` are compared; ``basis`` says how cases were matched and ``by_id_only`` how
-    many compared cases had no content on both sides to match."""
-
-    baseline_cases: int = 0
-    reasons: tuple[Excluded, ...] = ()
-    basis: PairingBasis = "id"
-    by_id_only: int = 0
-
-    def of(self, reason: ExclusionReason) -> Excluded | None:
-        return next((r for r in self.reasons if r.reason == reason), None)
-
-    def ids(self, reason: ExclusionReason) -> tuple[str, ...]:
-        found = self.of(reason)
-        return () if found is None else found.case_ids
-
-    @property
-    def left_out(self) -> int:
-        """The baseline's cases not compared."""
-        return sum(r.count for r in self.reasons if r.reason in LEFT_OUT)
-
-    @property
-    def compared(self) -> int:
-        return self.baseline_cases - self.left_out
-
-    @property
-    def count(self) -> int:
-        """Every case set apart or counted for any reason: nothing to name when 0."""
-        return sum(r.count for r in self.reasons)
-
-    @property
-    def unpaired(self) -> int:
-        """Cases on one side only."""
-        return sum(r.count for r in self.reasons if r.reason in ("only_baseline", "only_candidate"))
-
-
-@dataclass(frozen=True)
 class Power:
     """Minimum detectable difference of the overall one-sided test at the policy's power, at ``level``, the
     level the family leaves the overall test. ``mde`` is NaN when nothing is detectable: ``undetectable`` says
@@ -312,6 +260,7 @@ class Analysis:
     notes: tuple[str, ...] = ()
     sections: ReleaseSections = ReleaseSections()
     not_judged: tuple[NotJudged, ...] = ()  # releases of the data no verdict is about (validation's choice)
+    excluded: tuple[InputExclusion, ...] = ()  # what the reading of the inputs left out of every comparison
 
     @property
     def mcnemar_path(self) -> bool:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from releasegate.model.checks import RuleCheck
 from releasegate.model.core import Analysis, Decided, Decision, NotJudged, Provenance, Reason, Verdict
+from releasegate.model.exclusions import InputExclusion
 
 
 @dataclass(frozen=True)
@@ -147,3 +148,16 @@ class Report:
     def not_judged(self) -> tuple[NotJudged, ...]:
         """The releases of the data no verdict is about: every metric's table holds the same releases."""
         return self.sections[0].analysis.not_judged
+
+    @property
+    def excluded(self) -> tuple[tuple[str, InputExclusion], ...]:
+        """What the reading of the inputs left out of every comparison, each record once: with "" when every
+        metric's section holds it (loading's), else with the metric whose section does (its rows without an
+        outcome)."""
+        out: list[tuple[str, InputExclusion]] = []
+        for index, section in enumerate(self.sections):
+            for item in section.analysis.excluded:
+                shared = all(item in s.analysis.excluded for s in self.sections)
+                if not (shared and index):
+                    out.append(("" if shared else section.metric, item))
+        return tuple(out)

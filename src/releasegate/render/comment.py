@@ -14,10 +14,12 @@ from typing import Any
 from releasegate.kinds import OutcomeKind
 from releasegate.model import CandidateVerdict, CaseChange, Report
 from releasegate.render.answers import answer_pairs
+from releasegate.render.console import excluded_inputs
 from releasegate.render.filters import ELLIPSIS, environment
 from releasegate.render.markdown import MARKER
 from releasegate.wording import plain as plain_words
 from releasegate.wording import sections as section_words
+from releasegate.wording.judged import not_judged_lines
 
 MAX_CASES = 5  # broken cases listed per candidate
 COMMENT_LIMIT = 8_000  # characters: read in a pull request without scrolling past it
@@ -106,7 +108,8 @@ def comment_context(report: Report, link: str | None = None) -> dict[str, Any]:
     return dict(marker=MARKER, title=report.provenance.title, baseline=baseline, n_cases=analysis.n_cases,
                 version=report.provenance.tool_version, ship_all=report.ship_all, decision=report.decision, candidates=candidates,
                 link=link, link_is_url=bool(link and _URL.fullmatch(link)), default_link=DEFAULT_LINK,
-                max_cases=MAX_CASES)
+                max_cases=MAX_CASES, excluded=excluded_inputs(report),
+                not_judged=not_judged_lines(report.not_judged, [v.candidate for v in report.verdicts]))
 
 
 def render_comment(report: Report, link: str | None = None, limit: int = COMMENT_LIMIT) -> str:

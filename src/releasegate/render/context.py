@@ -46,6 +46,7 @@ from releasegate.render.views import (
 from releasegate.wording import checks as check_words
 from releasegate.wording import churn as churn_words
 from releasegate.wording import errors as error_words
+from releasegate.wording import exclusions as exclusion_words
 from releasegate.wording import judge as judge_words
 from releasegate.wording import judged as judged_words
 from releasegate.wording import plain as plain_words
@@ -186,6 +187,7 @@ def build_context(section: MetricSection, provenance: Provenance, case_limit: in
         parameters=analysis.parameters,
         notes=list(analysis.notes),
         not_judged=judged_words.not_judged_lines(analysis.not_judged, [c.name for c in analysis.candidates]),
+        excluded=[exclusion_words.input_line(item) for item in analysis.excluded],
         uncalibrated=judge_words.uncalibrated_note(prov.inputs, any(c.judge for c in candidates)),
         provenance=prov,
         has_categories=analysis.has_categories,

@@ -27,6 +27,7 @@ from releasegate.provenance import package_versions
 from releasegate.render.chart_url import CHART_URL
 from releasegate.render.chart_worker import Charts, metric_anchor
 from releasegate.render.columns import case_columns
+from releasegate.render.console import excluded_inputs
 from releasegate.render.context import build_context
 from releasegate.render.explorer_page import (
     MAX_NOTE_BYTES,
@@ -187,8 +188,10 @@ def _metrics_page(report: Report, drawn: Any, *, interactive: bool, pdf_page: bo
                                subject=" ".join(v.headline for v in report.verdicts),
                                chart_specs={name: spec for _, p in views for name, spec in p.chart_specs.items()})
     # One provenance for the page: the metrics share inputs, command and packages; the policy names them all.
-    note = dataclasses.replace(first_note, title=prov.title, provenance=dataclasses.replace(
-        prov, policy={**prov.policy, "metric": list(report.metrics)}))
+    # Its inputs' exclusions are every metric's, each said once (Report.excluded).
+    note = dataclasses.replace(first_note, title=prov.title, excluded=excluded_inputs(report),
+                               provenance=dataclasses.replace(prov, policy={**prov.policy,
+                                                                            "metric": list(report.metrics)}))
     return env.get_template("metrics.html").render(fields_of(note, page, _page_figures(report), sections=sections,
                                                              several_metrics=list(report.metrics),
                                                              verdicts=list(report.verdicts)))

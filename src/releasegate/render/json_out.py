@@ -37,6 +37,7 @@ from releasegate.model.costs import RatioResult
 from releasegate.model.sections import CASE_VIEW_LISTED, COMPARISON_ONLY_P
 from releasegate.render.grid import GridRow, grid, section_provenance
 from releasegate.render.json_text import Records
+from releasegate.wording import exclusions as exclusion_words
 from releasegate.wording import churn as churn_words
 from releasegate.wording import judge as judge_words
 from releasegate.wording import sections as words
@@ -225,6 +226,9 @@ def section_dict(section: MetricSection, prov: Provenance, kept: int | None = No
         **({"cases_file": case_file} if root else {}),
         # Releases of the data that no verdict is about: a policy's short list of candidates, the baseline rerun.
         "not_judged": [{"release": n.release, "reason": n.reason} for n in a.not_judged],
+        # What the reading of the inputs left out of every comparison (absent when nothing was).
+        **({"input_exclusions": [{**dataclasses.asdict(x), "examples": list(x.examples),
+                                  "line": exclusion_words.input_line(x)} for x in a.excluded]} if a.excluded else {}),
         # The outcomes are an LLM judge's verdicts (an adapter says so): calibrated against gold labels or not.
         **_judge_metric(prov, a),
         "notes": list(a.notes),

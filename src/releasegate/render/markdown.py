@@ -12,6 +12,7 @@ from typing import Any
 
 from releasegate.errors import InputError
 from releasegate.model import MetricSection, Provenance, Report
+from releasegate.render.console import excluded_inputs
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
 from releasegate.render.grid import grid, section_provenance
@@ -48,7 +49,8 @@ def grid_markdown(report: Report, marker: bool = True, not_judged: bool = True) 
     them above its fold)."""
     template = environment("md").get_template("grid.md")
     listed = not_judged_lines(report.not_judged, [v.candidate for v in report.verdicts]) if not_judged else []
-    return template.render(metrics=report.metrics, rows=grid(report), marker=marker, not_judged=listed)
+    return template.render(metrics=report.metrics, rows=grid(report), marker=marker, not_judged=listed,
+                           excluded=excluded_inputs(report) if not_judged else [])
 
 
 def section_markdown(section: MetricSection, provenance: Provenance, limit: int = GITHUB_COMMENT_LIMIT) -> str:

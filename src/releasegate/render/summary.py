@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from releasegate.model import CandidateVerdict, Report
-from releasegate.render.console import errored, uncalibrated
+from releasegate.render.console import errored, excluded_inputs, uncalibrated
 from releasegate.render.context import build_context
 from releasegate.render.filters import environment
 from releasegate.render.views import fields_of
@@ -42,12 +42,14 @@ def render_summary(report: Report, limit: int = SUMMARY_LIMIT) -> str:
     else:
         context = fields_of(build_context(report.sections[0], report.provenance, 0, 0))
         statistics = environment("md").get_template("summary_rules.md").render(context)
-    # What the reader must not miss stays above the fold: errored cases, releases not judged, an uncalibrated judge.
+    # What the reader must not miss stays above the fold: errored cases, releases not judged, inputs left out, an
+    # uncalibrated judge.
     text = environment("md").get_template("summary.md").render(
         decision=report.decision, not_proven_allowed=report.provenance.policy.get("not_proven") == "warn",
         title=report.provenance.title, plain=plain_verdicts(report), statistics=statistics,
         errored=[(v.candidate, line) for v in report.verdicts for line in errored(report, v.candidate)],
         not_judged=not_judged_lines(report.not_judged, [v.candidate for v in report.verdicts]),
+        excluded=excluded_inputs(report),
         uncalibrated=[line[0].upper() + line[1:] for line in uncalibrated(report)])
     data = text.encode("utf-8")
     if len(data) <= limit:

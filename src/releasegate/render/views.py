@@ -210,6 +210,7 @@ class NoteView:
     parameters: Parameters
     notes: list[str]
     not_judged: list[str]  # the releases no verdict is about, one line per reason (wording/judged.py)
+    excluded: list[str]  # what the reading of the inputs left out of every comparison (wording/exclusions.py)
     uncalibrated: str  # the outcomes are a judge's verdicts and no gold labels were given (wording/judge.py)
     provenance: Provenance  # its policy_file: the policy file read, named with its sha256
     has_categories: bool

@@ -181,15 +181,23 @@ def forget_settled(config: RunConfig) -> None:
 def record_settled(config: RunConfig, alpha: float, baseline: str, settled: Settled) -> Settled:
     """Record the looks and the final verdicts in the store (meta ``settled``) with the fingerprints of the cells
     and the policy they decided, so that ``check STORE`` reads the settled decision (pipeline.settled_level)."""
-    from releasegate.load.settled import META_KEY, SettledLook, SettledRecord, policy_fingerprint, table_fingerprint
+    from releasegate.load.settled import (
+        META_KEY,
+        SettledLook,
+        SettledRecord,
+        pinned_values,
+        policy_fingerprint,
+        table_fingerprint,
+    )
     from releasegate.load.store_table import read_store
     from releasegate.run.store import Store
 
     looks = tuple(SettledLook(one.runs, one.alpha, {name: d.value for name, d in one.verdicts.items()})
                   for one in (settled.first, settled.second) if one is not None)
+    policy = {k: v for k, v in settled.first.policy.items() if k != "metric"}
     record = SettledRecord(alpha, baseline, looks, {name: d.value for name, d in settled.verdicts.items()},
                            table_fingerprint(read_store(config.store, texts=False).table),
-                           policy_fingerprint({k: v for k, v in settled.first.policy.items() if k != "metric"}))
+                           policy_fingerprint(policy), pinned_values(policy))
     with Store(config.store, create=False) as store:
         store.set_meta(META_KEY, record.as_meta())
     return settled

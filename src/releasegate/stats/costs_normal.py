@@ -145,18 +145,42 @@ def ratio_of_totals_normal(baseline: object, candidate: object, confidence: floa
     se(R) = sd(c_i - R b_i) / (sqrt(n) mean(b)) (Cochran 1977, section 6.3); the interval is
     exp(log R -/+ z se(R) / R). With a zero baseline total everything is NaN; with a zero candidate total
     (R = 0) or n < 2 the interval is NaN.
+
+    Values beyond 2^-400 .. 2^400 (about 1e-120 .. 1e120) are first divided by a power of two near their
+    release's largest, so totals and squares stay finite for any finite values (totals past about 1e154 would
+    square to inf, and the interval become [0, inf]): se(R) / R does not change when either release is scaled,
+    and R changes by the quotient of the scales. Powers of two divide exactly, so the figures are the unscaled
+    formula's to the last bit wherever that one is finite. Only a ratio beyond the floats (about 1e308) is inf.
     """
     check_confidence(confidence)
     base, cand, excluded = paired_positive(baseline, candidate, allow_zero=True)
     n = int(base.size)
     nan = float("nan")
+    base_scale, cand_scale = _scale(base), _scale(cand)
+    if base_scale != 1.0:  # a copy only then: at ordinary magnitudes the caller's arrays are read as they are
+        base = base / base_scale
+    if cand_scale != 1.0:
+        cand = cand / cand_scale
     base_total = float(base.sum())
     if n == 0 or base_total == 0.0:
         return RatioResult(nan, nan, nan, n, excluded, METHOD, confidence)
-    ratio = float(cand.sum()) / base_total
+    scaled = float(cand.sum()) / base_total
+    ratio = scaled * (cand_scale / base_scale)
     if n == 1 or ratio == 0.0:
         return RatioResult(ratio, nan, nan, n, excluded, METHOD, confidence)
-    residual = ratio * base
+    residual = scaled * base
     np.subtract(cand, residual, out=residual)  # cand - ratio * base, in the one array
     se = float(np.std(residual, ddof=1)) / (math.sqrt(n) * float(base.mean()))
-    return _log_interval(ratio, se / ratio, n, excluded, confidence)
+    return _log_interval(ratio, se / scaled, n, excluded, confidence)
+
+
+def _scale(values: np.ndarray) -> float:
+    """1 for values within 2^-400 .. 2^400 (their squares summed over any n stay finite and normal); else the
+    power of two at or below the largest, by which they are divided exactly."""
+    largest = float(values.max(initial=0.0))
+    if largest == 0.0 or _SAFE_LOW < largest < _SAFE_HIGH:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(largest)[1] - 1)
+
+
+_SAFE_LOW, _SAFE_HIGH = math.ldexp(1.0, -400), math.ldexp(1.0, 400)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from releasegate.errors import InputError
 from releasegate.kinds import MetricKind
-from releasegate.model import CriticalScope
+from releasegate.model import CriticalScope, InputExclusion
 from releasegate.policy import KEYS, MetricSpec, Policy
 from releasegate.validate.outcomes import parse_passed, parse_score
 from releasegate.validate.results import ValidatedResults, validate
@@ -77,16 +77,18 @@ class MetricTable:
 
 def metric_tables(table: pd.DataFrame, metadata_columns: tuple[str, ...], policy: Policy, metrics: tuple[str, ...],
                   notes: tuple[str, ...] = (), stated: frozenset[str] = frozenset(),
-                  case_columns: tuple[str, ...] = ()) -> tuple[MetricTable, ...]:
+                  case_columns: tuple[str, ...] = (), excluded: tuple[InputExclusion, ...] = ()
+                  ) -> tuple[MetricTable, ...]:
     """The validated table of each metric gated, in the order given (``metrics`` empty: the outcome column's
     alone); every name and ``[metrics.NAME]`` table is checked before the first table is made. ``notes`` (what
-    loading dropped or recorded) open each table's notes. ``stated``: the metrics whose direction the inputs
+    loading dropped or recorded) open each table's notes, and ``excluded`` (what loading left out of every
+    comparison) its exclusions. ``stated``: the metrics whose direction the inputs
     state (a harness's higher_is_better, or its convention; ``""`` for the outcome column without --metric): a
     score whose direction nothing states is read as higher-is-better, said in its notes, unless its name says
     lower is better, which is refused (:func:`assumed_direction`). ``case_columns``: the columns a case table
     joined (validate.validate)."""
     if not metrics:
-        data = _with_notes(validate(table, policy, metadata_columns, case_columns), notes)
+        data = _with_notes(validate(table, policy, metadata_columns, case_columns), notes, excluded)
         refuse_ungated_tables(policy.metrics, ())
         column = policy.columns.get(data.outcome_column, data.outcome_column)
         direction = assumed_direction(column, "" in stated, data.outcome_column == "score", gated=False)
@@ -106,7 +108,7 @@ def metric_tables(table: pd.DataFrame, metadata_columns: tuple[str, ...], policy
             if str(exc).startswith(f"metric {metric!r}"):
                 raise
             raise type(exc)(f"metric {metric!r}: {exc}") from None
-        data = _with_notes(validated, (*notes, *direction))
+        data = _with_notes(validated, (*notes, *direction), excluded)
         out.append(MetricTable(metric, data, single, critical_scope(data, single, whole=spec.critical is True)))
     return tuple(out)
 
@@ -120,7 +122,10 @@ def critical_scope(data: ValidatedResults, policy: Policy, whole: bool = False) 
     return CriticalScope(tuple(dict.fromkeys((*policy.critical, *found))), metric=True)
 
 
-def _with_notes(data: ValidatedResults, notes: tuple[str, ...]) -> ValidatedResults:
+def _with_notes(data: ValidatedResults, notes: tuple[str, ...],
+                excluded: tuple[InputExclusion, ...] = ()) -> ValidatedResults:
+    if excluded:
+        data = dataclasses.replace(data, excluded=(*excluded, *data.excluded))
     return dataclasses.replace(data, notes=(*notes, *data.notes)) if notes else data
 
 

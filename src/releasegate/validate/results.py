@@ -16,6 +16,7 @@ import pandas as pd
 
 from releasegate.errors import BadValueError, InputError, PairingError, PolicyError
 from releasegate.kinds import NotJudgedReason, OutcomeKind, PairingBasis
+from releasegate.model import InputExclusion
 from releasegate.policy import Policy
 from releasegate.validate import keycodes, pairing
 from releasegate.validate.content import (
@@ -66,6 +67,8 @@ class ValidatedResults:
     not_judged: tuple[tuple[str, NotJudgedReason], ...] = ()
     # What each candidate is compared on, and what was set apart and why (validate/pairing.py), in candidate order.
     pairings: tuple[Pairing, ...] = ()
+    # What loading and validation left out of every comparison, or counted otherwise than given (model/exclusions.py).
+    excluded: tuple[InputExclusion, ...] = ()
 
     def pairing_of(self, candidate: str) -> Pairing | None:
         return next((p for p in self.pairings if p.candidate == candidate), None)
@@ -211,9 +214,13 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     # Runs counted on the rows as read, before --missing drop (the user's choice, said in the notes) drops any.
     runs = pairing.run_counts(codes, table, [baseline, *candidates]) if has_runs else None
     missing = table["outcome"].isna() if errored is None else table["outcome"].isna() & ~errored
+    excluded: tuple[InputExclusion, ...] = ()
     if missing.any():
+        releases = tuple(sorted(set(table.loc[missing, "release"].astype(str))))
         table, kept, missing_note = _without_outcome(table, missing, policy)
         notes.append(missing_note)
+        excluded = (InputExclusion("rows_failed" if kept is None else "rows_dropped", int(missing.sum()),
+                                   examples=releases),)
         if kept is not None:
             codes = {k: c.take(kept) for k, c in codes.items()}
             content = content.take(kept) if content is not None else None
@@ -257,6 +264,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         per_release_columns=per_release_columns(table, metadata_columns),
         not_judged=not_judged,
         pairings=pairings,
+        excluded=excluded,
     )
 
 
