@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from releasegate.decide.rules import RULES
-from releasegate.model import Decision
-from releasegate.wording.checks import rules_lead
+from releasegate.model import Decision, Figure
+from releasegate.wording.checks import rules_lead, unmeasured_reason
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "bank-assistant"
 
@@ -28,3 +30,15 @@ def test_the_examples_print_it_in_html_and_markdown():
     md = (EXAMPLE / "report.md").read_text(encoding="utf-8")
     assert "Any rule that fires means DON" not in html
     assert "which give NOT PROVEN" in html and "which give NOT PROVEN" in md
+
+
+@pytest.mark.parametrize(("subject", "code", "said"), [
+    ("max_tokens_ratio", "no_pairs", "no paired case has a valid token count on both sides (20 excluded)"),
+    ("max_tokens_ratio", "too_few", "fewer than two paired cases have a valid token count (1 used, 19 excluded)"),
+    ("max_latency_p95_ratio", "no_pairs", "no paired case has a valid latency on both sides (20 excluded)"),
+    ("max_cost_ratio", "too_few", "fewer than two paired cases have a valid cost (1 used, 19 excluded)"),
+])
+def test_an_unmeasured_guardrail_names_one_cases_figure_in_words(subject, code, said):
+    cases, excluded = (None, 20) if code == "no_pairs" else (1, 19)
+    figure = Figure("guardrail", subject, limit=1.1, cases=cases, excluded=excluded, fired=True, unmeasured=code)
+    assert unmeasured_reason(figure) == said

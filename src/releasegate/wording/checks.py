@@ -166,16 +166,21 @@ def _count(n: int | None) -> str:
     return f"{n:,}" if isinstance(n, int) else str(n)
 
 
+# One case's figure of each measure, after "a valid": a case has a latency, a cost, and token counts.
+ONE_CASE = {"tokens": "token count"}
+
+
 def unmeasured_reason(f: Figure) -> str:
     """Why a guardrail has no usable figure, from its code."""
     what = MEASURES.get(f.subject, "")
+    one = ONE_CASE.get(what, what)
     return {
         "no_figures": f"the results have no {what} figures",
         "none_on_candidate": f"the candidate has no {what} figures, the baseline has",
         "none_on_baseline": f"the baseline has no {what} figures, the candidate has",
-        "no_pairs": f"no paired case has a valid {what} on both sides ({_count(f.excluded)} excluded)",
+        "no_pairs": f"no paired case has a valid {one} on both sides ({_count(f.excluded)} excluded)",
         "not_finite": f"the {what} ratio is not a finite number (a zero or overflowing total)",
-        "too_few": f"fewer than two paired cases have a valid {what} ({_count(f.cases)} used, {_count(f.excluded)} excluded)",
+        "too_few": f"fewer than two paired cases have a valid {one} ({_count(f.cases)} used, {_count(f.excluded)} excluded)",
         "no_shared_case": "no case is present on both sides",
     }[f.unmeasured]
 
