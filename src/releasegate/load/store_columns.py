@@ -13,12 +13,14 @@ store, and computes them from the cells otherwise (a store written before, or ch
 score or a case, whoever writes (an older releasegate included: the triggers are in the store's schema), and the
 plan text must be the store's current one (the releases, their system hashes, the runs and the metric are in
 it). The triggers are only as good as their presence: a store whose triggers were dropped or rewritten (by hand,
-or by a tool that rebuilds a table and loses them) could have had a cell deleted that the columns still call
-done. So the columns are read only while every trigger is in the schema as written and the three tables hold
-as many rows as when the columns were kept (three counts, a few milliseconds at 100,000 cells); otherwise the
-cells are read, and a deleted one is a missing cell. A saved column of the wrong length, or a state out of
-range, is not read. The hole records (an errored
-cell's message, its attempts) and the texts are still read from the cells, only where they are needed.
+or by a tool that rebuilds a table and loses them), or written by a connection that turned them off, could have
+had a cell deleted that the columns still call done. So the columns are read only while every trigger is in the
+schema as written and the three tables hold as many rows as when the columns were kept (three counts, about 2
+ms at 100,000 cells); otherwise the cells are read, and a deleted one is a missing cell. An update made with the
+triggers off that leaves every count as it was is not seen: checking the columns against the cells would be
+reading the cells, which is what the columns spare. A saved column of the wrong length, or a state out of range,
+is not read. The hole records (an errored cell's message, its attempts) and the texts are still read from the
+cells, only where they are needed.
 """
 
 from __future__ import annotations
