@@ -29,6 +29,8 @@ SHORT_RUNS = csv(*(f"r1,c{i},{k},1" for i in range(1, 5) for k in range(1, 4)),
                  header=RUNS)
 FEWER_RUNS = csv(*(f"{r},c{i},{k},1" for r, n in (("r1", 3), ("r2", 2)) for i in range(1, 5) for k in range(1, n + 1)),
                  header=RUNS)
+# r2's row of c3 has no outcome: --missing drop takes it, and c3 is then on one side only.
+DROPPED = csv("r1,c1,1,A", "r1,c2,1,A", "r1,c3,0,B", "r1,c4,1,B", "r2,c1,1,A", "r2,c2,0,A", "r2,c3,,B", "r2,c4,1,B")
 TWO_CONTENTS = csv("r1,c1,1,1,Question one.", "r1,c1,2,1,Question two.", "r1,c2,1,1,Q.", "r1,c2,2,1,Q.",
                    "r2,c1,1,1,Question one.", "r2,c1,2,1,Question one.", "r2,c2,1,1,Q.", "r2,c2,2,1,Q.",
                    header="release,case_id,run,passed,input")
@@ -64,6 +66,11 @@ PAIRING_CASES: tuple[Case, ...] = (
     Case("runs-fewer-in-a-release", "a release repeated fewer times than the baseline",
          "r1 3 runs of every case, r2 2", {"results.csv": FEWER_RUNS}, ("results.csv", *BASE),
          ("4 case(s) of 'r2' have fewer runs than the 3 other cases have (every case of it",), kind="runs"),
+    Case("missing-drop-one-side", "a case whose only row in one release --missing drop dropped",
+         "r2's row of `c3` has no outcome, `--missing drop`", {"results.csv": DROPPED},
+         ("results.csv", *BASE, "--missing", "drop"),
+         ("1 case(s) only in 'r1' (e.g. 'c3'; 1 of them had rows in 'r2' without an outcome, which --missing drop "
+          "dropped)", "--allow-missing", "--missing fail"), kind="pairing"),
     Case("allow-incomplete-runs", "runs missing, with --allow-incomplete-runs", "as above, `--allow-incomplete-runs`",
          {"results.csv": SHORT_RUNS}, ("results.csv", *BASE, "--allow-incomplete-runs"),
          ("2 missing run(s) of 1 case(s) counted as failures",), exit=0,

@@ -65,6 +65,13 @@ def run_counts(codes: dict[str, keycodes.Codes], table: pd.DataFrame, releases: 
     return out
 
 
+def cases_present(codes: dict[str, keycodes.Codes], table: pd.DataFrame, releases: list[str]) -> dict[str, np.ndarray]:
+    """Per release, which cases (by case code) have a row."""
+    categories = table["release"].cat.categories
+    return {release: keycodes.present(codes["case_id"], codes["release"].codes == categories.get_loc(release))
+            for release in releases}
+
+
 def expected_runs(runs: dict[str, np.ndarray]) -> int:
     """The runs every case must have: the most any case has in any release judged (the run axis)."""
     return max(keycodes.column_max(counts) for counts in runs.values())
@@ -99,20 +106,30 @@ def _excluded(reason: ExclusionReason, mask: np.ndarray, ids: pd.Index) -> Exclu
 
 
 def _check_case_sets(base: _Release, cand: _Release, baseline: str, candidate: str, ids: pd.Index,
-                     allow: bool) -> str:
-    """The note when the case sets differ and the policy allows it ("" when they agree); refused otherwise."""
+                     allow: bool, as_read: dict[str, np.ndarray] | None = None) -> str:
+    """The note when the case sets differ and the policy allows it ("" when they agree); refused otherwise.
+    ``as_read``: each release's cases before --missing drop dropped rows, so that a case it took from one side is
+    said to be that, not a case the other side never had."""
     if not cand.present.any():
         raise InputError(f"release {candidate!r} has no rows")
     only_base, only_cand = base.present & ~cand.present, cand.present & ~base.present
     if not only_base.any() and not only_cand.any():
         return ""
-    sides = [f"{int(mask.sum())} case(s) only in {name!r} (e.g. {examples(ids[np.flatnonzero(mask)])})"
-             for mask, name in ((only_base, baseline), (only_cand, candidate)) if mask.any()]
+    sides, dropped_any = [], False
+    for mask, name, other in ((only_base, baseline, candidate), (only_cand, candidate, baseline)):
+        if mask.any():
+            dropped = int((mask & as_read[other]).sum()) if as_read is not None and other in as_read else 0
+            why = (f"; {dropped} of them had rows in {other!r} without an outcome, which --missing drop dropped"
+                   if dropped else "")
+            dropped_any |= dropped > 0
+            sides.append(f"{int(mask.sum())} case(s) only in {name!r} (e.g. {examples(ids[np.flatnonzero(mask)])}"
+                         f"{why})")
     detail = ", ".join(sides)
     if not allow:
         near = _near_misses(ids[np.flatnonzero(only_base)], ids[np.flatnonzero(only_cand)])
+        fail = ", or --missing fail to count the rows without an outcome as failures" if dropped_any else ""
         raise PairingError(f"case sets differ between {baseline!r} and {candidate!r}: {detail}{near}; "
-                           "use --allow-missing to compare the shared cases only")
+                           f"use --allow-missing to compare the shared cases only{fail}")
     shared = int((base.present & cand.present).sum())
     if shared == 0:
         near = _near_misses(ids[np.flatnonzero(only_base)], ids[np.flatnonzero(only_cand)])
@@ -174,12 +191,14 @@ def _refuse_short(side: _Release, name: str, incomplete: np.ndarray, ids: pd.Ind
 
 def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], policy: Policy,
                   codes: dict[str, keycodes.Codes], content: Content | None, errored: np.ndarray | None,
-                  runs: dict[str, np.ndarray] | None, basis: PairingBasis
+                  runs: dict[str, np.ndarray] | None, basis: PairingBasis,
+                  as_read: dict[str, np.ndarray] | None = None
                   ) -> tuple[tuple[Pairing, ...], dict[str, np.ndarray], list[str]]:
     """Each candidate's :class:`Pairing`; the cases whose missing runs are to be counted as failures, by release
     (case-code masks, for :func:`fill_runs`); and the notes. ``errored`` marks the errored rows that leave the
     comparison (None when errors count as failures or none errored); ``runs`` are :func:`run_counts`' (None
-    without a run axis); ``basis`` is how cases are matched when ``content`` is None."""
+    without a run axis); ``basis`` is how cases are matched when ``content`` is None; ``as_read`` each release's
+    cases before --missing drop dropped rows (None when it dropped none)."""
     ids = table["case_id"].cat.categories
     releases = {r: _release(r, table, codes, content, errored, runs) for r in (baseline, *candidates)}
     base = releases[baseline]
@@ -187,7 +206,7 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
     fills: dict[str, np.ndarray] = {}
     for candidate in candidates:
         cand = releases[candidate]
-        note = _check_case_sets(base, cand, baseline, candidate, ids, policy.allow_missing)
+        note = _check_case_sets(base, cand, baseline, candidate, ids, policy.allow_missing, as_read)
         notes += [note] if note else []
         shared = base.present & cand.present
         changed = np.zeros_like(shared)

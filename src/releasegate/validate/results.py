@@ -215,6 +215,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     runs = pairing.run_counts(codes, table, [baseline, *candidates]) if has_runs else None
     missing = table["outcome"].isna() if errored is None else table["outcome"].isna() & ~errored
     excluded: tuple[InputExclusion, ...] = ()
+    as_read = None
     if missing.any():
         releases = tuple(sorted(set(table.loc[missing, "release"].astype(str))))
         table, kept, missing_note = _without_outcome(table, missing, policy)
@@ -222,6 +223,8 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         excluded = (InputExclusion("rows_failed" if kept is None else "rows_dropped", int(missing.sum()),
                                    examples=releases),)
         if kept is not None:
+            # Which cases each release held as read: a case --missing drop took from one side is named so.
+            as_read = pairing.cases_present(codes, table, [baseline, *candidates])
             codes = {k: c.take(kept) for k, c in codes.items()}
             content = content.take(kept) if content is not None else None
     for release in keep:
@@ -231,7 +234,7 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     leaving = None if errored is None or policy.missing == "fail" else errored.reindex(table.index).to_numpy(bool)
     basis: PairingBasis = "case_table" if set(CONTENT_COLUMNS) & set(case_columns) else "id"
     pairings, table, codes, pairing_notes = _paired(table, baseline, candidates, policy, codes, content, leaving,
-                                                    runs, basis)
+                                                    runs, basis, as_read)
     notes += pairing_notes
     changed = pd.Index([case for p in pairings for case in p.changed])
     has_categories, has_clusters = _check_groups(table, policy, codes["case_id"], changed)
@@ -324,13 +327,13 @@ def _without_outcome(table: pd.DataFrame, missing: pd.Series,
 
 def _paired(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], policy: Policy,
             codes: dict[str, keycodes.Codes], content: Content | None, leaving: np.ndarray | None,
-            runs: dict[str, np.ndarray] | None, basis: PairingBasis
+            runs: dict[str, np.ndarray] | None, basis: PairingBasis, as_read: dict[str, np.ndarray] | None = None
             ) -> tuple[tuple[Pairing, ...], pd.DataFrame, dict[str, keycodes.Codes], list[str]]:
     """Each candidate's pairing (validate/pairing.py), the table with the missing runs filled in when the policy
     allows it (and its codes then made anew), and the notes of both; with no content, the note of what the cases
-    were paired by."""
+    were paired by. ``as_read``: each release's cases before --missing drop dropped rows."""
     pairings, fills, notes = pairing.pair_releases(table, baseline, candidates, policy, codes, content, leaving,
-                                                   runs, basis)
+                                                   runs, basis, as_read)
     if fills:
         assert runs is not None
         table, filled = pairing.fill_runs(table, fills, runs)
