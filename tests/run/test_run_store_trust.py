@@ -89,15 +89,17 @@ def test_a_deleted_cell_is_a_hole_named_in_one_line_or_dropped_and_named(filled,
 
 
 @pytest.mark.parametrize("statements, said", [
-    (["DELETE FROM cases WHERE case_id = 'C0002'"], "holds 5 cases where its plan recorded 6: 1 case row(s) deleted"),
+    (["DELETE FROM cases WHERE case_id = 'C0002'"], "holds 5 cases where its plan recorded 6: 1 fewer (case rows deleted"),
     # the last case and its cells: the grid was one case smaller and read as complete
     (["DELETE FROM cells WHERE case_id = (SELECT case_id FROM cases ORDER BY position DESC LIMIT 1)",
-      "DELETE FROM cases WHERE position = (SELECT max(position) FROM cases)"], "1 case row(s) deleted"),
-    (["INSERT INTO cases SELECT 'C9999', 6, input_hash, fields FROM cases LIMIT 1"], "1 case row(s) added"),
+      "DELETE FROM cases WHERE position = (SELECT max(position) FROM cases)"], "1 fewer (case rows deleted"),
+    (["INSERT INTO cases SELECT 'C9999', 6, input_hash, fields FROM cases LIMIT 1"], "1 more (case rows added"),
     (["UPDATE cases SET fields = replace(fields, 'cat1', 'cat2')"], "not the same ones"),
     (["UPDATE cases SET position = position + 100 WHERE case_id = 'C0001'"], "not the same ones"),
     (["UPDATE cases SET input_hash = 'edited' WHERE case_id = 'C0001'"], "not the same ones"),
-], ids=["case", "last-case-and-cells", "case-added", "fields", "position", "input-hash"])
+    (["UPDATE meta SET value = json_set(value, '$.cases', 6) WHERE key = 'plan'"], "record of its cases is unreadable"),
+    (["UPDATE meta SET value = json_set(value, '$.cases.count', 5) WHERE key = 'plan'"], "its plan recorded 5"),
+], ids=["case", "last-case-and-cells", "case-added", "fields", "position", "input-hash", "record", "count"])
 def test_a_changed_case_row_is_refused_even_with_drop_holes(filled, tmp_path, statements, said):
     store = _edited(filled, tmp_path, *statements)
     assert said in _refused(store)

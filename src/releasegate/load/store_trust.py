@@ -44,14 +44,17 @@ def checked_cases(directory: Path, plan: dict[str, Any], rows: list[tuple[Any, .
     advice = ("it cannot be read as complete; run `releasegate run CONFIG` again to record the cases anew (its "
               "cells are kept and the missing ones called)")
     record = plan.get(CASES_KEY)
+    if record is not None and not isinstance(record, dict):
+        raise StoreError(f"{where} cannot be checked: the plan's record of its cases is unreadable ({record!r:.40}); "
+                         f"{advice}")
     if isinstance(record, dict):
         count = record.get("count")
         if count != len(rows):
-            raise StoreError(f"{where} holds {len(rows):,} cases where its plan recorded {count}: "
-                             f"{_difference(len(rows), count)} since the run; {advice}")
+            raise StoreError(f"{where} holds {len(rows):,} cases where its plan recorded {count!r:.20}: "
+                             f"{_difference(len(rows), count)}; {advice}")
         if record.get("sha256") != _digest(rows):
             raise StoreError(f"{where} holds {len(rows):,} cases as its plan recorded, but not the same ones (a case's "
-                             f"id, position, input or fields edited since the run); {advice}")
+                             f"id, position, input or fields edited, or the record, since the run); {advice}")
     for expected, row in enumerate(rows):
         if row[POSITION] != expected:
             raise StoreError(f"{where} places case {row[CASE_ID]!r} at position {row[POSITION]!r} where position "
@@ -61,11 +64,12 @@ def checked_cases(directory: Path, plan: dict[str, Any], rows: list[tuple[Any, .
 
 
 def _difference(held: int, recorded: Any) -> str:
-    if isinstance(recorded, int) and not isinstance(recorded, bool) and held < recorded:
-        return f"{recorded - held:,} case row(s) deleted"
-    if isinstance(recorded, int) and not isinstance(recorded, bool):
-        return f"{held - recorded:,} case row(s) added"
-    return "the record edited"
+    """How the cases held differ in number from the plan's record: the words for the refusal."""
+    if not isinstance(recorded, int) or isinstance(recorded, bool):
+        return "the record is no number of cases (edited since the run)"
+    if held < recorded:
+        return f"{recorded - held:,} fewer (case rows deleted, or the record edited, since the run)"
+    return f"{held - recorded:,} more (case rows added, or the record edited, since the run)"
 
 
 def _digest(rows: Sequence[tuple[Any, ...]]) -> str:
