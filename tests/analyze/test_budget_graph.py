@@ -6,10 +6,13 @@ p 0.0069 by 12 (the unconditional test counted as reaching any p at weight 11)."
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy.stats import binom
 
+from conftest import run_cli
 from releasegate.analyze.candidate import plan_arrays
 from releasegate.policy import Policy
 
@@ -95,3 +98,27 @@ def test_a_heavy_critical_weight_never_reads_the_critical_test_above_alpha():
     crit = plan.critical.tests[0]
     assert crit.blocks and crit.p_adjusted < 0.05
     assert plan.budget.members[0].p_adjusted <= plan.budget.members[0].p_one_sided + 0.05
+
+
+def test_with_a_rerun_a_critical_category_is_one_member_at_the_larger_of_its_two_p_values(tmp_path):
+    # With the baseline run again, the critical test is the larger of McNemar's p and the exchangeability test's;
+    # it is still its category's own test of the same changed cases, so the budget counts it once (both kinds),
+    # at that larger p, instead of a second member that would thin the level of every other test.
+    rows = ["release,case_id,category,passed"]
+    for i in range(120):
+        category = "Fraud" if i < 40 else ("A" if i < 80 else "B")
+        base = int(i % 10 != 0)
+        rerun = 1 - base if i in (10, 20, *range(21, 27)) else base  # the rerun itself changes 8 Fraud cases
+        cand = 0 if 1 <= i <= 6 else base  # the candidate breaks 6 Fraud cases, fixes none
+        rows += [f"r1,c{i:03d},{category},{base}", f"r1b,c{i:03d},{category},{rerun}",
+                 f"r2,c{i:03d},{category},{cand}"]
+    path, out = tmp_path / "results.csv", tmp_path / "note.json"
+    path.write_text("\n".join(rows) + "\n")
+    result = run_cli("check", path, "--baseline", "r1", "--baseline-rerun", "r1b", "--critical", "Fraud",
+                     "-o", out)
+    assert result.exit_code in (0, 1, 3), result.output
+    members = json.loads(out.read_text())["candidates"][0]["budget"]["members"]
+    fraud = [m for m in members if m["label"] == "Fraud"]
+    assert len(fraud) == 1 and fraud[0]["kinds"] == ["category", "critical"]
+    mcnemar = binom.sf(5, 6, 0.5)  # six broken, none fixed: 1/64
+    assert fraud[0]["trials"] == 6 and fraud[0]["p_one_sided"] > mcnemar  # the exchangeability test's, larger
