@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from releasegate.errors import StoreError
 from releasegate.load.store_columns import Grid, save_grid
 from releasegate.load import store_table
 from releasegate.load.store_table import db_path, keep_columns, read_store
@@ -44,7 +45,8 @@ def _computed(store, tmp_path):
 def test_a_finished_run_keeps_columns_that_read_as_its_cells_do(tmp_path):
     store = _store(tmp_path)
     kept = _kept(store)
-    assert set(kept) == {"plan", "state", "value", "latency_ms", "input_tokens", "output_tokens", "cost", "models"}
+    assert set(kept) == {"plan", "state", "value", "latency_ms", "input_tokens", "output_tokens", "cost", "models",
+                         "rows"}
     assert len(kept["state"]) == 2 * 8 * 2 and len(kept["value"]) == 8 * 2 * 8 * 2
     from_columns = read_store(store)
     _same(from_columns, _computed(store, tmp_path))
@@ -86,16 +88,28 @@ def test_columns_kept_on_a_store_with_every_kind_of_hole(tmp_path, monkeypatch, 
     "UPDATE scores SET value = 1 - value",
     "DELETE FROM scores",
     "INSERT INTO scores VALUES ('h', 'm', 'x', 'ok', 1, NULL, NULL, NULL, 't')",
-    "UPDATE cases SET fields = '{}' WHERE case_id = 'C0001'",
-    "DELETE FROM cases WHERE case_id = 'C0007'",
-    "INSERT INTO cases VALUES ('C9999', 99, 'h', '{}')",
 ])
-def test_any_write_to_the_cells_the_scores_or_the_cases_drops_the_columns(tmp_path, edit):
+def test_any_write_to_the_cells_or_the_scores_drops_the_columns(tmp_path, edit):
     store = _store(tmp_path)
     with sqlite3.connect(db_path(store)) as db:
         db.execute(edit)
     assert _kept(store) == {}
     _same(read_store(store), _computed(store, tmp_path))
+
+
+@pytest.mark.parametrize("edit", [
+    "UPDATE cases SET fields = '{}' WHERE case_id = 'C0001'",
+    "DELETE FROM cases WHERE case_id = 'C0007'",
+    "INSERT INTO cases VALUES ('C9999', 99, 'h', '{}')",
+])
+def test_a_write_to_the_cases_drops_the_columns_and_the_store_is_refused(tmp_path, edit):
+    # the cases are no longer the ones the plan recorded (load/store_trust.py): neither read is complete
+    store = _store(tmp_path)
+    with sqlite3.connect(db_path(store)) as db:
+        db.execute(edit)
+    assert _kept(store) == {}
+    with pytest.raises(StoreError, match="the run store's cases table holds"):
+        read_store(store)
 
 
 def _poison(store) -> None:
@@ -122,6 +136,11 @@ def test_the_columns_are_what_is_read_while_they_describe_the_plan(tmp_path):
     "UPDATE cell_columns SET value = substr(value, 1, 8) WHERE name = 'value'",  # too short
     "UPDATE cell_columns SET value = x'07' || substr(value, 2) WHERE name = 'state'",  # no such state
     "DELETE FROM cell_columns WHERE name = 'models'",
+    "DELETE FROM cell_columns WHERE name = 'rows'",  # kept before the rows were counted
+    "UPDATE cell_columns SET value = '[1, 2, 3]' WHERE name = 'rows'",  # other counts of rows
+    "UPDATE cell_columns SET value = 'not json' WHERE name = 'rows'",
+    "DROP TRIGGER cell_columns_scores_delete",  # a trigger gone: any row may have changed unseen
+    "DROP TRIGGER cell_columns_cases_update",
 ])
 def test_columns_that_do_not_describe_the_store_are_not_read(tmp_path, damage):
     store = _store(tmp_path)

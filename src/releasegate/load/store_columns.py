@@ -12,8 +12,15 @@ store, and computes them from the cells otherwise (a store written before, or ch
 "Still describe the store": a trigger empties ``cell_columns`` on every insert, update or delete of a cell, a
 score or a case, whoever writes (an older releasegate included: the triggers are in the store's schema), and the
 plan text must be the store's current one (the releases, their system hashes, the runs and the metric are in
-it). A saved column of the wrong length, or a state out of range, is not read. The hole records (an errored
-cell's message, its attempts) and the texts are still read from the cells, only where they are needed.
+it). The triggers are only as good as their presence: a store whose triggers were dropped or rewritten (by hand,
+or by a tool that rebuilds a table and loses them), or written by a connection that turned them off, could have
+had a cell deleted that the columns still call done. So the columns are read only while every trigger is in the
+schema as written and the three tables hold as many rows as when the columns were kept (three counts, about 2
+ms at 100,000 cells); otherwise the cells are read, and a deleted one is a missing cell. An update made with the
+triggers off that leaves every count as it was is not seen: checking the columns against the cells would be
+reading the cells, which is what the columns spare. A saved column of the wrong length, or a state out of range,
+is not read. The hole records (an errored cell's message, its attempts) and the texts are still read from the
+cells, only where they are needed.
 """
 
 from __future__ import annotations
@@ -28,10 +35,16 @@ import numpy as np
 FIGURE_NAMES = ("latency_ms", "input_tokens", "output_tokens", "cost")
 STATE_COUNT = 6  # done, missing, errored, stale, unscored, a score that is a hole (store_table.STATES)
 
+WATCHED = ("cells", "scores", "cases")
+TRIGGERS = {f"cell_columns_{table}_{event.lower()}": f"AFTER {event} ON {table} BEGIN DELETE FROM cell_columns; END"
+            for table in WATCHED for event in ("INSERT", "UPDATE", "DELETE")}
 SCHEMA = "CREATE TABLE IF NOT EXISTS cell_columns (name TEXT PRIMARY KEY, value BLOB NOT NULL);\n" + "".join(
-    f"CREATE TRIGGER IF NOT EXISTS cell_columns_{table}_{event.lower()} AFTER {event} ON {table} "
-    "BEGIN DELETE FROM cell_columns; END;\n"
-    for table in ("cells", "scores", "cases") for event in ("INSERT", "UPDATE", "DELETE"))
+    f"CREATE TRIGGER IF NOT EXISTS {name} {body};\n" for name, body in TRIGGERS.items())
+# The triggers as the store holds them (SQLite keeps the statement's text, without IF NOT EXISTS), and the rows of
+# the tables they watch: the columns are read only while both are what they were when the columns were kept.
+TRIGGERS_QUERY = (f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN "
+                  f"({', '.join(repr(name) for name in TRIGGERS)})")
+ROWS_QUERY = "SELECT " + ", ".join(f"(SELECT count(*) FROM {table})" for table in WATCHED)
 
 
 @dataclass(frozen=True)
@@ -52,7 +65,7 @@ def saved_grid(connection: sqlite3.Connection, plan_text: str, expected: int) ->
         stored = dict(connection.execute("SELECT name, value FROM cell_columns"))
     except sqlite3.OperationalError:  # a store made before the columns were kept, opened read-only
         return None
-    if stored.get("plan") != plan_text.encode("utf-8"):
+    if stored.get("plan") != plan_text.encode("utf-8") or not _unchanged(connection, stored.get("rows")):
         return None
     try:
         state = np.frombuffer(stored["state"], dtype=np.int8)
@@ -76,12 +89,30 @@ def save_grid(connection: sqlite3.Connection, plan_text: str, grid: Grid) -> Non
     rows: list[tuple[str, Any]] = [("plan", plan_text.encode("utf-8")), ("state", grid.state.astype(np.int8)),
                                    ("value", _floats(grid.value)),
                                    *((name, _floats(grid.figures[name])) for name in FIGURE_NAMES),
-                                   ("models", json.dumps(grid.models, sort_keys=True).encode("utf-8"))]
+                                   ("models", json.dumps(grid.models, sort_keys=True).encode("utf-8")),
+                                   ("rows", json.dumps(_rows(connection)).encode("utf-8"))]
     connection.execute("DELETE FROM cell_columns")
     # The arrays are bound as they are (sqlite3 reads a blob from any buffer): no copy of a column in bytes.
     connection.executemany("INSERT INTO cell_columns (name, value) VALUES (?, ?)",
                            [(name, memoryview(value) if isinstance(value, np.ndarray) else value)
                             for name, value in rows])
+
+
+def _unchanged(connection: sqlite3.Connection, rows: bytes | None) -> bool:
+    """Whether the triggers that empty the columns are all there as written, and the tables they watch hold as
+    many rows as when the columns were kept. A store whose triggers were dropped (by hand, or by a tool that
+    rewrote its schema) could have had any cell deleted since: its columns are not read, the cells are."""
+    held = dict(connection.execute(TRIGGERS_QUERY))
+    if any(held.get(name) != f"CREATE TRIGGER {name} {body}" for name, body in TRIGGERS.items()):
+        return False
+    try:
+        return rows is not None and json.loads(rows) == _rows(connection)
+    except ValueError:
+        return False
+
+
+def _rows(connection: sqlite3.Connection) -> list[int]:
+    return list(connection.execute(ROWS_QUERY).fetchone())
 
 
 def _floats(column: np.ndarray) -> np.ndarray:

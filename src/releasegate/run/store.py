@@ -24,6 +24,7 @@ from typing import Any, Self
 
 from releasegate.errors import StoreError
 from releasegate.load.store_columns import SCHEMA as COLUMNS_SCHEMA
+from releasegate.load.store_trust import CASES_KEY, PLANNED_CASES, cases_record
 from releasegate.load.store_table import DB_NAME, db_path, is_store  # noqa: F401 (the one definition)
 
 SCHEMA_VERSION = 2
@@ -150,7 +151,9 @@ class Store:
             self.connection.execute("DELETE FROM cases")
             self.connection.execute("INSERT INTO cases (case_id, position, input_hash, fields) "
                                     "SELECT case_id, position, input_hash, fields FROM temp.plan_cases")
-            self._set_meta("plan", plan)
+            # The plan records its cases too: a case row deleted later is then a store refused, not a smaller grid.
+            cases = self.connection.execute(PLANNED_CASES).fetchall()
+            self._set_meta("plan", {**plan, CASES_KEY: cases_record(cases)})
 
     def plan(self) -> dict[str, Any] | None:
         return self.get_meta("plan")
