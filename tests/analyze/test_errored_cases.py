@@ -175,6 +175,17 @@ def test_a_release_whose_every_row_errored_is_refused(tmp_path):
     result = run_cli("check", path, "--baseline", "r1")
     assert result.exit_code == 2
     assert "release 'r1' has no rows left to compare: every row errored" in result.output
+    assert "nothing can be compared against it" in result.output and "--missing fail" in result.output
+
+
+def test_a_candidate_whose_every_row_errored_is_refused_saying_how_to_judge_it(tmp_path):
+    # The refusal names the way to a verdict: with --missing fail its errors count as failures, and it is judged.
+    path = _write(tmp_path, base_errors=(), cand_errors=range(N))
+    refused = run_cli("check", path, "--baseline", "r1")
+    assert refused.exit_code == 2 and "cannot be shown fit to ship" in refused.output
+    assert f"({N:,} row(s), e.g." in refused.output and "--missing fail" in refused.output
+    judged = run_cli("check", path, "--baseline", "r1", "--missing", "fail")
+    assert judged.exit_code == 1 and judged.output.startswith("DON'T SHIP r2")
 
 
 def test_the_three_error_counts_are_disjoint_and_sum_to_the_errored_cases(tmp_path):

@@ -43,9 +43,12 @@ def split_errored(data: ValidatedResults, policy: Policy) -> ValidatedResults:
     kept = table.loc[~mask].reset_index(drop=True)
     for release in data.releases:
         if not (kept["release"] == release).any():
-            example = errors.loc[errors["release"] == release, "error"].iloc[0]
-            raise InputError(f"release {release!r} has no rows left to compare: every row errored (e.g. "
-                             f"{example!r})")
+            mine = errors.loc[errors["release"] == release, "error"]
+            what = ("nothing can be compared against it" if release == data.baseline else
+                    "nothing of it can be compared, so it cannot be shown fit to ship")
+            raise InputError(f"release {release!r} has no rows left to compare: every row errored ({len(mine):,} "
+                             f"row(s), e.g. {mine.iloc[0]!r}): {what}; fix what errored and run it again, or give "
+                             "--missing fail to count each error as a failure")
     return dataclasses.replace(data, table=kept, errors=errors)
 
 
