@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from conftest import run_cli
+from releasegate.stats.step_down import largest_spend
 
 
 def _results(tmp_path, n: int = 400, churn: float = 0.2, drop: int = 0, seed: int = 8, name: str = "results.csv"):
@@ -42,6 +43,12 @@ def test_a_not_proven_note_says_how_the_next_look_is_judged_and_the_next_look_re
     budget = note["candidates"][0]["budget"]
     assert budget["look"] == 1 and budget["level"] == 0.05
     assert 0 <= budget["spent"] <= 0.05 and budget["left"] == pytest.approx(0.05 - budget["spent"])
+    # Every member an exact test of its changed cases: the most they can spend at 0.05 is a sum of attainable
+    # p-values (stats/step_down.largest_spend on the note's own members), below 0.05, and the rest is left.
+    members = budget["members"]
+    assert budget["method"] == "weighted discrete Holm" and all(m["trials"] for m in members)
+    most = largest_spend([m["weight"] for m in members], [m["trials"] for m in members], 0.05)
+    assert budget["spent"] == pytest.approx(most) and most < 0.05
     headline = note["candidates"][0]["headline"]
     assert "give this note's JSON with --previous" in headline
     assert f"its regression tests at alpha {budget['left']:.3f}"[:40] in headline or "regression tests off" in headline
