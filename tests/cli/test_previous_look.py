@@ -108,3 +108,14 @@ def test_verify_reruns_a_later_look_at_its_level(tmp_path):
             "-o", tmp_path / "again.json")
     result = run_cli("verify", tmp_path / "again.json", path)
     assert result.exit_code == 0, result.output
+
+
+def test_mid_p_values_take_weighted_holm_and_spend_the_whole_level(tmp_path):
+    # A mid-p value is no attainable p of an exact test, so the discrete step-down's bound does not hold for it:
+    # with --mcnemar midp the budget is weighted Holm, which may spend all of alpha (nothing left for a later look).
+    path = _results(tmp_path)
+    exact = _check(tmp_path, path, out="exact.json")[1]["candidates"][0]["budget"]
+    midp = _check(tmp_path, path, "--mcnemar", "midp", out="midp.json")[1]["candidates"][0]["budget"]
+    assert exact["method"] == "weighted discrete Holm" and exact["spent"] < 0.05
+    assert midp["method"] == "weighted Holm" and midp["spent"] == 0.05 and midp["left"] == 0
+    assert all(m["trials"] is None for m in midp["members"])
