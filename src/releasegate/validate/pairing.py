@@ -60,16 +60,19 @@ def run_counts(codes: dict[str, keycodes.Codes], table: pd.DataFrame, releases: 
     outcome that ``--missing drop`` drops are the user's choice, said in the notes, not missing runs."""
     out = {}
     for release in releases:
-        rows = codes["release"].codes == table["release"].cat.categories.get_loc(release)
+        rows = _rows_of(codes, table, release)
         out[release] = np.bincount(codes["case_id"].codes[rows], minlength=codes["case_id"].n)
     return out
 
 
+def _rows_of(codes: dict[str, keycodes.Codes], table: pd.DataFrame, release: str) -> np.ndarray:
+    """Which rows are ``release``'s, on the codes."""
+    return codes["release"].codes == table["release"].cat.categories.get_loc(release)
+
+
 def cases_present(codes: dict[str, keycodes.Codes], table: pd.DataFrame, releases: list[str]) -> dict[str, np.ndarray]:
     """Per release, which cases (by case code) have a row."""
-    categories = table["release"].cat.categories
-    return {release: keycodes.present(codes["case_id"], codes["release"].codes == categories.get_loc(release))
-            for release in releases}
+    return {release: keycodes.present(codes["case_id"], _rows_of(codes, table, release)) for release in releases}
 
 
 def expected_runs(runs: dict[str, np.ndarray]) -> int:
@@ -80,7 +83,7 @@ def expected_runs(runs: dict[str, np.ndarray]) -> int:
 def _release(name: str, table: pd.DataFrame, codes: dict[str, keycodes.Codes], content: Content | None,
              errored: np.ndarray | None, runs: dict[str, np.ndarray] | None) -> _Release:
     cases = codes["case_id"]
-    rows = codes["release"].codes == table["release"].cat.categories.get_loc(name)
+    rows = _rows_of(codes, table, name)
     present = keycodes.present(cases, rows)
     wrong = keycodes.present(cases, rows & errored) if errored is not None else None
     short = None
