@@ -231,3 +231,6 @@ def test_bad_input_is_refused():
         weighted_discrete_holm([0.1, 0.2], [1.0], [3, 4])
     with pytest.raises(ValueError):
         weighted_discrete_holm([1.5], [1.0], [3])
+    # -1 is the mark of a continuous member (None); below it a trial count is negative.
+    with pytest.raises(ValueError, match="cannot be negative"):
+        weighted_discrete_holm([0.1], [1.0], [-2])
