@@ -222,6 +222,8 @@ def test_weighted_step_up_reduces_to_the_plain_procedures():
     for method in ("hochberg", "bh"):
         assert weighted_step_up(p, [3] * 4, method) == pytest.approx(tuple(adjust_pvalues(p, method)))
     assert weighted_bonferroni(p, [1, 1, 1, 1]) == pytest.approx(tuple(np.minimum(1, 4 * p)))
+    # p W / w by hand (W = 4): 0.3 * 4 / 1 passes 1 and is capped; 0.01 * 4 / 3.
+    assert weighted_bonferroni([0.3, 0.01], [1, 3]) == pytest.approx((1.0, 0.04 / 3), rel=1e-15)
 
 
 def test_bad_input_is_refused():
