@@ -81,3 +81,20 @@ def test_reaching_alpha_exactly_counts():
     assert can_reach("none", 4, 1 / 16, np.array([]))
     assert can_reach("holm", 4, 1 / 8, np.array([0.5]))
     assert not can_reach("holm", 3, 1 / 8, np.array([0.5]))
+
+
+def test_the_best_case_without_pairs_and_the_multiplier():
+    # No discordant pair: nothing can break, the p is 1 (read exact or as a mid-p) and stays 1 adjusted.
+    for midp in (False, True):
+        assert best_case_adjusted("none", 0, np.array([]), midp) == 1.0
+        assert best_case_adjusted("holm", 0, np.array([0.5]), midp) == 1.0
+    assert best_case_adjusted("none", 3, np.array([]), midp=True) == 2.0**-4
+    # The factor on the smallest p: m for every correction, 1 without one.
+    assert best_case_multiplier("none", 10) == 1.0
+    assert [best_case_multiplier(m, 10) for m in ("holm", "hochberg", "bh", "bonferroni")] == [10.0] * 4
+
+
+@pytest.mark.parametrize(("alpha", "fewest"), [(0.5, 1), (1 / 16, 4), (0.05, 5), (1.0, 0)])
+def test_needed_alone_by_hand(alpha, fewest):
+    # Alone and uncorrected: the fewest n with 2^-n <= alpha (a p exactly at alpha reaches it).
+    assert discordant_needed_in_family("none", alpha, np.array([])) == fewest
