@@ -194,6 +194,7 @@ def _spend_by_scan(weights, ns, cap):
     ((14, 3, 8), (1, 1, 1), ALPHA),
     ((3,), (1,), 1.0),  # a cap of 1 is a level: everything can be spent
     ((6, 2), (3, 1), 0.2),
+    ((5, 5, 4), (1, 1, 0.5), 1 / 16),  # the two 1/32 floors sum to exactly the cap at an inner threshold
 ])
 def test_the_largest_spend_by_a_scan_of_every_threshold(ns, weights, cap):
     assert largest_spend(weights, ns, cap) == pytest.approx(_spend_by_scan(weights, ns, cap), rel=1e-12, abs=0)
