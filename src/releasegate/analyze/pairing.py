@@ -123,6 +123,11 @@ def join_positions(left: pd.Index, right: pd.Index) -> tuple[np.ndarray, np.ndar
     if (lcodes < 0).any() or (rcodes < 0).any() or not (left_increasing or _each_once(lcodes, n)) \
             or not (right_increasing or _each_once(rcodes, n)):
         return None
+    if left_increasing and right_increasing and np.array_equal(lcodes, rcodes):
+        # The same cases in the same order (every case of the suite on both releases): each row pairs with the
+        # row at its own position, with no table of n positions scattered and no two selections of 10^7 rows.
+        every = np.arange(lcodes.size)
+        return every, every
     right_at = np.full(n, -1, dtype=np.int64)
     right_at[rcodes] = np.arange(rcodes.size)
     # By code, which is by case_id (sorted categories).
@@ -156,6 +161,12 @@ def paired_difference(base: np.ndarray, cand: np.ndarray) -> np.ndarray:
 
 
 def _text(series: pd.Series) -> np.ndarray:
+    """Each value as text, "" for a missing one. A categorical's categories are made text when they are fewer
+    than its values, not each case's value (the listings of 10^7 cases hold 570,000 of 40 categories)."""
+    values = series.array
+    if isinstance(values, pd.Categorical) and len(values.categories) < len(values):
+        labels = _text(pd.Series(values.categories, dtype=object))
+        return np.append(labels, np.array([""], dtype=object))[values.codes]  # code -1 (missing) is the last
     return series.astype(object).where(series.notna(), "").astype(str).to_numpy()
 
 
