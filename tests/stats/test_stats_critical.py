@@ -27,6 +27,8 @@ def test_the_lessons_fraud_case_blocks():
     assert result.p_regression == 1 / 64 and result.blocks
     assert (result.count, result.trials, result.floor) == (6, 6, 1 / 64)
     assert critical_mcnemar(base, cand, alpha=0.01).blocks is False
+    # "Below alpha", as every rule reads it (SPEC 5): a p of exactly 1/64 at a level of 1/64 does not block.
+    assert critical_mcnemar(base, cand, alpha=1 / 64).blocks is False
 
 
 def test_one_broken_case_does_not_block_by_test_but_does_under_zero_tolerance():

@@ -46,3 +46,35 @@ def test_agreeing_figures_keep_the_plain_word():
     result = releasegate.compare(_release(5, 5), baseline="r1", policy={"critical": ["fraud"]})
     headline = json.loads(result.to_json())["candidates"][0]["headline"]
     assert "not significant)" in headline and "error budget" not in headline
+
+
+def test_the_word_follows_the_overall_rule_on_every_verdict_of_a_grid():
+    # A property over 36 releases (losses, gains and ties, with the critical category's test spending its share):
+    # toward a loss the headline calls the overall figure significant exactly when the overall rule fired, and
+    # a gain or a tie keeps the two-sided word.
+    seen = set()
+    for broke_other in (0, 4, 9, 14, 19, 30):
+        for fixed_other in (0, 2, 7, 15, 25, 40):
+            result = releasegate.compare(_release(broke_other, fixed_other), baseline="r1",
+                                         policy={"critical": ["fraud"], "critical_test": "unconditional"})
+            verdict = result.verdicts[0]
+            overall = result.analysis.candidates[0].overall
+            fired = any(r.rule == "overall_regression" for r in verdict.reasons)
+            if fired:
+                # its reason leads the sentence; the overall figure's word is then not printed again
+                assert verdict.because.startswith("significant overall regression"), verdict.because
+                assert overall.diff < 0 and overall.p_adjusted < 0.05
+                seen.add("fired")
+                continue
+            word = verdict.because
+            assert ", significant)" not in word or overall.p_value < 0.05, word
+            if overall.diff < 0:
+                assert overall.p_adjusted >= 0.05
+                assert "significant one-sided" not in word
+                if overall.p_value < 0.05:
+                    assert "not significant in the error budget" in word
+                    seen.add("budget")
+                else:
+                    assert "not significant)" in word
+                    seen.add("plain")
+    assert seen == {"fired", "budget", "plain"}

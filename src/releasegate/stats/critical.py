@@ -53,7 +53,8 @@ class CriticalTest:
 
     @property
     def blocks(self) -> bool:
-        return self.p_regression <= self.alpha
+        """The p below the level: the rules' "below alpha" (SPEC 5), so a p exactly at it does not block."""
+        return self.p_regression < self.alpha
 
 
 def _mcnemar(method: str, broke: int, fixed: int, alpha: float) -> CriticalTest:

@@ -97,14 +97,13 @@ def critical_down(cand: CandidateAnalysis, binary: bool) -> str:
 # headline and warnings
 
 
-def _significance(o: Comparison, alpha: float) -> str:
+def _significance(o: Comparison, alpha: float, fired: bool) -> str:
     """The word after the overall p of a headline. The p printed is the two-sided one (the lesson's p = 0.238);
-    toward a regression the word follows what the overall rule reads, the one-sided p adjusted in the error
-    budget, and says so where the two disagree."""
+    toward a regression the word follows what the overall rule decided (``fired``: it reads the one-sided p
+    adjusted in the error budget), and says so where the two disagree."""
     shown = o.p_value < alpha
     if o.diff >= 0 or not o.p_adjusted == o.p_adjusted:
         return "significant" if shown else "not significant"
-    fired = o.p_adjusted < alpha
     if fired == shown:
         return "significant" if fired else "not significant"
     if fired:
@@ -117,11 +116,13 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
     """The verdict's reason in one sentence (the headline without "SHIP name:"); a NOT PROVEN one ends with
     what would settle it (``settle``) and, when the policy lets it pass (``allowed``), says so."""
     o = cand.overall
-    p_word = _significance(o, parameters.alpha)
+    # What the overall rule decided, read from its reason rather than worked out again here, so that the
+    # sentence cannot say otherwise than the rule.
+    regression_found = any(r.rule == "overall_regression" for r in reasons)
+    p_word = _significance(o, parameters.alpha, regression_found)
     overall_text = f"overall {diff(o, binary)} ({test_name(o)} {fmt.p_is(o.p_value)}, {p_word})"
     if o.diff != o.diff or o.p_value != o.p_value:
         overall_text = "overall: no corrected figure (the gold labels cannot correct the judge's)"
-    regression_found = o.diff < 0 and o.p_adjusted < parameters.alpha  # the overall rule fired
     if (o.p_value >= parameters.alpha and (o.ci_low > 0 or o.ci_high < 0) and o.method.startswith("McNemar")
             and not regression_found):
         # Newcombe's interval (score-based) and the exact McNemar test (on the changed cases alone) are
