@@ -152,9 +152,9 @@ def _whole_outcomes(base: np.ndarray, cand: np.ndarray) -> bool:
 
 def _by_category(codes: np.ndarray, n_categories: int, *columns: np.ndarray) -> list[tuple[np.ndarray, ...]]:
     """Each category's values of every column, in case order. One stable sort of the codes and one gather of
-    each column into category order, each category's values then a slice of it: a gather per category read
-    every column once for each category (40 categories of 10^7 cases: 0.9 s against 0.2), and the bounds are
-    counted, not searched for."""
+    each column into category order, each category's values then a slice of it (a gather per category read
+    across every column once for each category: 40 categories of 10^7 cases, 0.47-1.04 CPU s against
+    0.35-0.64); the bounds are counted, not searched for."""
     codes = np.asarray(codes)
     narrow = codes.astype(np.int16, copy=False) if n_categories < 2**15 else codes  # numpy radix-sorts 16-bit keys
     order = np.argsort(narrow, kind="stable")

@@ -207,7 +207,8 @@ def case_changes(paired: pd.DataFrame, mask: np.ndarray, metadata_columns: tuple
     clusters = _text(rows["cluster"]) if "cluster" in rows.columns else None
     is_critical = np.isin(categories, list(critical)) if has_category else np.zeros(idx.size, bool)
     category_key = text_order_key(rows["category"]) if has_category else None
-    order = np.lexsort((ids if ids is not None else np.asarray(id_key), categories if category_key is None else category_key,
+    order = np.lexsort((ids if ids is not None else np.asarray(id_key),
+                        categories if category_key is None else category_key,
                         -size, ~is_critical))  # the last key sorts first
     meta = list(metadata_columns[:MAX_METADATA_COLUMNS])
     ordered = rows.iloc[order] if meta else rows
