@@ -17,7 +17,6 @@ import pandas as pd
 
 from releasegate.analyze.candidate import analyze_candidate
 from releasegate.analyze.churn import churn_section, measure_churn
-from releasegate.analyze.clusters import clustered_rate
 from releasegate.analyze.comparisons import rate_of
 from releasegate.analyze.costs import cost_sections
 from releasegate.analyze.errors import split_errored
@@ -42,10 +41,11 @@ from releasegate.model.budget import PreviousLook
 from releasegate.policy import Policy
 from releasegate.stats.proportions import wilson_interval
 from releasegate.validate import ValidatedResults
-from releasegate.validate.gold import ValidatedGold
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
+
+    from releasegate.validate.gold import ValidatedGold
 
 T = TypeVar("T")
 
@@ -73,6 +73,8 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     n = int(cases.shape[0])
     binary = data.outcome_kind == OutcomeKind.BINARY
     if data.has_clusters:
+        from releasegate.analyze.clusters import clustered_rate  # grouped cases only: CR2 stays unimported otherwise
+
         rate = clustered_rate(cases["outcome"].to_numpy(float), cases["cluster"], policy.confidence, binary)
     elif binary and not data.has_runs:
         w = wilson_interval(float(cases["outcome"].sum()), n, policy.confidence)

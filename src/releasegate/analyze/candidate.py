@@ -11,26 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from releasegate.analyze.case_details import case_details
 from releasegate.analyze.case_view import case_view, with_split_errors
-from releasegate.analyze.clusters import apply_clusters
 from releasegate.analyze.comparisons import compare_binary, compare_paired
 from releasegate.analyze.critical import critical_section
 from releasegate.analyze.errors import errored_cases
 from releasegate.analyze.budget import apply_budget
 from releasegate.analyze.family import power_of
 from releasegate.analyze.items import item_axis
-from releasegate.analyze.judge import corrected_figures, gold_arrays, judge_section
-from releasegate.analyze.judge_gated import corrected_comparison, corrected_power
 from releasegate.analyze.min_change import moved
 from releasegate.analyze.ni_reach import ni_reach_of
 from releasegate.analyze.pairing import case_changes, pair, paired_difference
 from releasegate.analyze.regression_bounds import with_bounds
-from releasegate.analyze.runs import run_axis
 from releasegate.kinds import OutcomeKind
 from releasegate.model import (
     CandidateAnalysis,
@@ -44,11 +41,15 @@ from releasegate.model import (
     Power,
 )
 from releasegate.model.budget import ErrorBudget, PreviousLook
-from releasegate.model.judge import CorrectedFigures
 from releasegate.policy import Policy
 from releasegate.stats.mcnemar import mcnemar_test
 from releasegate.validate import ValidatedResults
-from releasegate.validate.gold import ValidatedGold
+
+# The optional sections' modules (grouped cases, runs, the judge against gold labels) are imported where their
+# input is present: a pass/fail suite of one run and no gold labels never loads them.
+if TYPE_CHECKING:
+    from releasegate.model.judge import CorrectedFigures
+    from releasegate.validate.gold import ValidatedGold
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,8 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
                                            cluster_codes is not None)
     clusters, design_effect = None, 1.0
     if cluster_codes is not None:
+        from releasegate.analyze.clusters import apply_clusters
+
         overall, categories, clusters = apply_clusters(overall, categories, base, cand, cluster_codes,
                                                        category_codes, policy, binary=mcnemar)
         design_effect = clusters.design_effect
@@ -127,6 +130,8 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
         error = (mcnemar_test(baseline_only, candidate_only).p_regression, candidate_only + baseline_only)
     judged = overall
     if corrected is not None:
+        from releasegate.analyze.judge_gated import corrected_comparison, corrected_power
+
         overall = corrected_comparison(judged, corrected)
     budgeted = apply_budget(overall, categories, policy, critical=critical_tests, error=error, flags=not verdict_only,
                             look=1 if previous is None else previous.look + 1,
@@ -208,6 +213,8 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     errors = errored_cases(data, candidate, policy)
     labelled = corrected = None
     if gold is not None:
+        from releasegate.analyze.judge import corrected_figures, gold_arrays
+
         labelled = gold_arrays(data, gold, candidate, paired)
         corrected = corrected_figures(base, cand, labelled.case_gold, policy)
     gated = corrected is not None and policy.judge_correction == "ppi"
@@ -228,7 +235,11 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         errors = replace(errors, p_one_sided=result.error_p, p_adjusted=result.error_p_adjusted)
     # Every row of both releases is in the pairing: the run axis needs no filter (missing runs were filled in).
     all_paired = all(r.reason == "runs_incomplete" for r in exclusions.reasons) and (errors is None or errors.excluded == 0)
-    runs = run_axis(data, candidate, paired, judged, policy, all_paired) if data.has_runs else None
+    runs = None
+    if data.has_runs:
+        from releasegate.analyze.runs import run_axis
+
+        runs = run_axis(data, candidate, paired, judged, policy, all_paired)
     # Scores: a case is listed only when it moved by more than min_change (analyze/min_change.py).
     up, down = moved(d, policy, data.outcome_kind == OutcomeKind.BINARY)
     critical_categories = scope.categories
@@ -240,6 +251,11 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                                        lambda mask: case_changes(paired, mask, data.metadata_columns,
                                                                  critical_categories, texts),
                                        critical_categories), errors)
+    judge = None
+    if labelled is not None and corrected is not None:
+        from releasegate.analyze.judge import judge_section
+
+        judge = judge_section(base, cand, (data.baseline, candidate), labelled, judged, policy, corrected, gated)
     return CandidateAnalysis(
         name=candidate,
         overall=result.overall,
@@ -250,10 +266,7 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         power=result.power,
         sections=CandidateSections(item_axis=result.item_axis, run_axis=runs, clusters=result.clusters,
                                    costs=costs, critical=result.critical, errors=errors, case_view=view,
-                                   budget=result.budget,
-                                   judge=None if labelled is None or corrected is None else
-                                   judge_section(base, cand, (data.baseline, candidate), labelled, judged, policy,
-                                                 corrected, gated)),
+                                   budget=result.budget, judge=judge),
         judged=result.judged,
         details=case_details(data, candidate, policy, paired, up | down, critical_categories),
     )

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 
 from releasegate.analyze.churn import MeasuredChurn
-from releasegate.analyze.clusters import FEW_CLUSTERS
 from releasegate.model import CandidateAnalysis
 from releasegate.model.budget import Settle
 from releasegate.policy import Policy
@@ -44,7 +43,11 @@ def settle_of(cand: CandidateAnalysis, measured: MeasuredChurn | None, policy: P
         variance = sd * sd + mean * mean
     clusters = cand.sections.clusters
     clustered = clusters is not None
-    groups = clusters.n_clusters if clusters is not None and clusters.n_clusters < FEW_CLUSTERS else None
+    groups = None
+    if clusters is not None:
+        from releasegate.analyze.clusters import FEW_CLUSTERS  # grouped cases only: CR2 stays unimported otherwise
+
+        groups = clusters.n_clusters if clusters.n_clusters < FEW_CLUSTERS else None
     if clustered and math.isfinite(power.design_effect):
         variance *= max(1.0, power.design_effect)
     run_share, source = None, "unknown"

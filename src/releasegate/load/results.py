@@ -22,15 +22,16 @@ from releasegate.load.cases import join_cases
 from releasegate.load.columns import COLUMN_FLAGS, check_columns, plausible_match, rename_columns, require_column
 from releasegate.load.directories import unread_note, unread_tables
 from releasegate.load.sources import Source, check_file, sha256_of
-from releasegate.load.settled import SettledRecord
-from releasegate.load.store import StoreInput, read_store_input
-from releasegate.load.store_table import is_store
 from releasegate.model import InputExclusion, InputFile
 from releasegate.load.fingerprint import PAIRING_COLUMNS
 from releasegate.policy import CANONICAL_COLUMNS
 
+# A run store's readers (load/store.py, SQLite) are imported when an input is a directory: files never need them.
 if TYPE_CHECKING:
     from concurrent.futures import Future
+
+    from releasegate.load.settled import SettledRecord
+    from releasegate.load.store import StoreInput
 
 
 @dataclass(frozen=True)
@@ -99,7 +100,7 @@ def resolve_inputs(sources: list[Source], options: AdapterOptions | None = None)
     task = options.given().get("task")  # --task: an eval set's directory read for one task's logs
     for source in sources:
         # A `releasegate run` store is one input (load/store.py); any other directory is a harness's output.
-        if is_store(source.path):
+        if _is_store(source.path):
             out.append(ResolvedInput(source, STORE))
             continue
         for one in expand_sources([source], task):
@@ -171,7 +172,7 @@ def load_results(
     excluded: list[InputExclusion] = []
     for source in sources:
         left = unread_tables(source.path, [one.source.path for one in resolved]) if source.path.is_dir() \
-            and not is_store(source.path) else []
+            and not _is_store(source.path) else []
         if left:
             notes.append(unread_note(source.path, left))
             excluded.append(InputExclusion("tables_not_read", len(left), str(source.path), tuple(left[:3])))
@@ -237,9 +238,20 @@ def _add_new(notes: list[str], new: Iterable[str]) -> None:
     notes += [n for n in new if n not in notes]
 
 
+def _is_store(path: Path) -> bool:
+    """Whether ``path`` is a `releasegate run` store (a directory holding the store's database)."""
+    if not path.is_dir():
+        return False
+    from releasegate.load.store_table import is_store
+
+    return is_store(path)
+
+
 def _read_store(source: Source, drop_holes: bool) -> StoreInput:
     """A `releasegate run` store read as one input; its records are JSON the run wrote, so a broken one was
     edited."""
+    from releasegate.load.store import read_store_input
+
     try:
         return read_store_input(source.path, source.release, drop_holes)
     except json.JSONDecodeError as exc:

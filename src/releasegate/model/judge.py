@@ -5,10 +5,12 @@ inference beside the raw judge's. Numbers and flags only (analyze/judge.py compu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from releasegate.stats.judge_agreement import JudgeAgreement, JudgeDifference
-from releasegate.stats.ppi import GoldLabelPlan, PPIDifference, PPIEstimate, PPITest
-from releasegate.stats.ppi_strata import StratifiedAllocation
+if TYPE_CHECKING:  # field types only: a report without gold labels never imports the judge's statistics
+    from releasegate.stats.judge_agreement import JudgeAgreement, JudgeDifference
+    from releasegate.stats.ppi import GoldLabelPlan, PPIDifference, PPIEstimate, PPITest
+    from releasegate.stats.ppi_strata import StratifiedAllocation
 
 # The judge gate's figures (decide/rules/judge.py): their methods and the counts' subjects, which its sentence
 # (wording/judge.py) reads to tell them apart.

@@ -117,9 +117,11 @@ def rendering(paths: list[Path]) -> Iterator[Charts | None]:
     """Around a command: start early what its outputs need and can prepare beside loading and analysis (a
     chart worker process for HTML and PDF, render/chart_worker.py), and stop it if the command ends first.
     Yields the command's chart owner (None when no output has charts), for :func:`write_reports`."""
-    from releasegate.render.chart_worker import Charts
+    charts = None
+    if _drawn(paths):
+        from releasegate.render.chart_worker import Charts
 
-    charts = Charts(start_worker=True) if _drawn(paths) else None
+        charts = Charts(start_worker=True)
     try:
         yield charts
     finally:

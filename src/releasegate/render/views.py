@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
@@ -31,8 +31,10 @@ from releasegate.model import (
     Verdict,
 )
 from releasegate.render.answers import AnswerPair
-from releasegate.render.explorer_page import ExplorerView
 from releasegate.wording.method import Line
+
+if TYPE_CHECKING:  # the HTML page's case explorer: the Markdown and the PDF never import it
+    from releasegate.render.explorer_page import ExplorerView
 
 
 def fields_of(*views: Any, **extra: Any) -> dict[str, Any]:

@@ -7,7 +7,6 @@ large log is read once, by its adapter. No pandas here: the CLI lists the format
 from __future__ import annotations
 
 import json
-import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -84,6 +83,8 @@ def _table_columns(path: Path) -> set[str]:
 def _is_inspect_zip(path: Path) -> bool:
     if path.suffix.lower() == ".eval":
         return True  # the Inspect reader gives the precise error if it is not a log
+    import zipfile  # only for a file that starts as a zip archive
+
     try:
         with zipfile.ZipFile(path) as archive:
             names = set(archive.namelist())
