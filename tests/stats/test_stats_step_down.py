@@ -236,3 +236,6 @@ def test_bad_input_is_refused():
     # -1 is the mark of a continuous member (None); below it a trial count is negative.
     with pytest.raises(ValueError, match="cannot be negative"):
         weighted_discrete_holm([0.1], [1.0], [-2])
+    # Also where the member's attainable set is never read: beside a continuous member the spend is the cap.
+    with pytest.raises(ValueError, match="trial count cannot be negative"):
+        step_down.largest_spend([1.0, 1.0], [-2, None], 0.05)
