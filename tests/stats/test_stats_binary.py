@@ -80,6 +80,40 @@ def test_smallest_p_and_discordant_needed():
     assert discordant_needed(0.05, 1) == 5
 
 
+@pytest.mark.parametrize("fixed,broke", [(-1, 3), (3, -1), (-2, -2)])
+def test_mcnemar_refuses_a_negative_count(fixed, broke):
+    # Either count negative alone is refused, not only both: a negative broke would read as fixes.
+    with pytest.raises(ValueError, match="cannot be negative"):
+        mcnemar_test(fixed, broke)
+
+
+def test_mcnemar_without_discordant_pairs():
+    r = mcnemar_test(0, 0)
+    assert (r.fixed, r.broke, r.n_discordant, r.degenerate) == (0, 0, 0, True)
+    assert (r.p_two_sided, r.midp_two_sided, r.p_regression, r.midp_regression, r.chi2_p, r.chi2_cc_p) == (1.0,) * 6
+    # No pair can go either way: the floor is 1 whether read exact or as a mid-p.
+    assert smallest_regression_p(0, midp=True) == smallest_regression_p(0) == 1.0
+
+
+@pytest.mark.parametrize("alpha,multiplier", [(0.05, 10), (0.05, 1), (0.01, 3), (1 / 16, 1), (0.1, 40), (0.6, 1)])
+@pytest.mark.parametrize("midp", [False, True])
+def test_discordant_needed_is_the_fewest_pairs_by_search(alpha, multiplier, midp):
+    # Counted directly: the fewest n whose all-one-way p (2^-n exact, 2^-(n+1) mid-p) times the multiplier
+    # is below alpha; mid-p needs one pair fewer.
+    def floor_p(n):
+        return 2.0 ** -(n + (1 if midp else 0))
+
+    fewest = next(n for n in range(1, 200) if multiplier * floor_p(n) < alpha)
+    assert discordant_needed(alpha, multiplier, midp) == fewest
+    assert smallest_regression_p(fewest, midp) == floor_p(fewest)
+
+
+def test_discordant_needed_refuses_a_level_of_zero():
+    # Without its own check alpha = 0 would fail as a division by zero, not as the bad value it is.
+    with pytest.raises(ValueError, match="alpha must be positive"):
+        discordant_needed(0.0, 10)
+
+
 # stat-vectors.json "single_proportion_ci" (Wilson).
 @pytest.mark.parametrize("x,n,low,high", [
     (367, 400, 0.8864031104605777, 0.9406541237702847),

@@ -192,3 +192,113 @@ def test_the_best_case_adjusted_p_is_the_full_step_downs_first(seed):
     own = int(rng.integers(0, 30))
     full = discrete_holm_mixed(np.r_[own, ns], np.r_[2.0 ** -own if own else 1.0, ps], np.r_[True, is_discrete])
     assert discrete_best_case_adjusted(own, ns, ps, is_discrete) == full.adjusted[0]
+
+
+def test_bad_input_is_refused():
+    from releasegate.stats.discrete import discrete_holm_mixed
+
+    # A negative count is refused by the attainable set itself (it would otherwise be empty) and by the
+    # family's check, also for a member whose own set is never read (a continuous member of a mixed family).
+    with pytest.raises(ValueError, match="cannot be negative"):
+        attainable_pvalues(-1)
+    with pytest.raises(ValueError, match="cannot be negative"):
+        discrete_holm_mixed([-1, 3], [0.5, 0.125], [False, True])
+    with pytest.raises(ValueError, match="2 discordant counts for 1 p-values"):
+        discrete_holm([3, 4], [0.125])
+    with pytest.raises(ValueError, match="1 discrete flags for 2 p-values"):
+        discrete_holm_mixed([3, 4], [0.125, 0.5], [True])
+    # Each of: not finite, below 0, above 1 (one bad member among good ones).
+    for bad in (math.nan, -0.1, 1.5):
+        with pytest.raises(ValueError, match=r"must lie in \[0, 1\]"):
+            discrete_bonferroni([3, 4], [0.125, bad])
+
+
+def _tarone_by_definition(ns, ps, alpha):
+    """Tarone (1990) read off its definition: K the smallest k with at most k floors (2^-n) <= alpha / k;
+    a test is counted when its floor is <= alpha / K and rejected when its p is too (both inclusive)."""
+    floors = [2.0**-n if n else 1.0 for n in ns]
+    k = next(k for k in range(1, len(ns) + 1) if sum(f <= alpha / k for f in floors) <= k)
+    testable = tuple(f <= alpha / k for f in floors)
+    return k, testable, tuple(t and p <= alpha / k for t, p in zip(testable, ps))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_tarone_matches_its_definition_at_the_boundaries(seed):
+    # Levels that are powers of two, so that floors and p-values fall exactly on alpha / K: the rule is <=.
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 7))
+    ns = [int(n) for n in rng.integers(0, 9, size=m)]
+    ps = [upper_p(int(rng.integers(0, n + 1)), n) for n in ns]
+    alpha = float(2.0 ** -rng.integers(1, 6))
+    k, testable, rejected = _tarone_by_definition(ns, ps, alpha)
+    result = tarone_bonferroni(ns, ps, alpha)
+    assert (result.counted, result.testable, result.rejected) == (k, testable, rejected)
+    # The Holm form: K recounted on the hypotheses not yet rejected, stepping through the p-values in order.
+    remaining, stepped = sorted(range(m), key=lambda j: ps[j]), [False] * m
+    while remaining:
+        k_now = _tarone_by_definition([ns[j] for j in remaining], [ps[j] for j in remaining], alpha)[0]
+        j = remaining[0]
+        if not (2.0 ** -ns[j] if ns[j] else 1.0) <= alpha / k_now >= ps[j]:
+            break
+        stepped[j] = True
+        remaining.pop(0)
+    holm = tarone_holm(ns, ps, alpha)
+    assert (holm.counted, holm.testable, holm.rejected) == (k, testable, tuple(stepped))
+
+
+def test_tarone_counts_all_but_one():
+    # Two tests that reach 2^-20 and one that cannot reach 0.05: K = 2 (at k = 1 two floors are below alpha).
+    ns, ps = [20, 20, 2], [2.0**-20, 0.5, 1.0]
+    assert _tarone_by_definition(ns, ps, 0.05)[0] == 2
+    assert tarone_bonferroni(ns, ps, 0.05).counted == 2
+    assert tarone_holm(ns, ps, 0.05).counted == 2
+    # p exactly at alpha / K is rejected (Tarone's rule is p <= alpha / K).
+    assert tarone_bonferroni([4], [1 / 16], 1 / 16).rejected == (True,)
+    assert tarone_holm([4], [1 / 16], 1 / 16).rejected == (True,)
+    assert tarone_holm([4], [1.0], 1 / 16).testable == (True,)  # a floor exactly at alpha / K counts
+
+
+def test_the_best_case_of_one_pair():
+    from releasegate.stats.discrete import discrete_best_case_adjusted
+
+    # One discordant pair, broken: p = 1/2; alone in its family that is its adjusted p; no pair: 1.
+    assert discrete_best_case_adjusted(1, [], [], []) == 0.5
+    assert discrete_best_case_adjusted(0, [], [], []) == 1.0
+    # Beside a continuous member at p = 0.2, stepped first: 0 + 0.2 (one pair cannot reach 0.2), then 1/2.
+    assert discrete_best_case_adjusted(1, [0], [0.2], [False]) == 0.5
+    # Beside one at p = 0.6, stepped after it: 1/2 + 1/2 (the continuous member read at t = 1/2).
+    assert discrete_best_case_adjusted(1, [0], [0.6], [False]) == 1.0
+
+
+def test_discrete_bonferroni_values_by_hand():
+    # n = 3 attains 1/8, 1/2, 7/8, 1; n = 5 attains 1/32, 6/32, 16/32, ...: at p = 1/8 the sum is
+    # F_3(1/8) + F_5(1/8) = 1/8 + 1/32, at p = 1/32 it is 0 + 1/32 (Bonferroni would give 1/4 and 1/16).
+    result = discrete_bonferroni([3, 5], [0.125, 1 / 32])
+    assert result.adjusted == (0.125 + 1 / 32, 1 / 32)
+    assert result.rejected(1 / 32) == (False, True)
+    # Large p-values: the sum passes 1 and is capped there.
+    assert discrete_bonferroni([3, 3], [0.875, 1.0]).adjusted == (1.0, 1.0)
+
+
+def test_large_attainable_sets_match_scipy():
+    # Beyond the integer sums (n > 2000) the sets come from the saddle-point pmf: scipy's binomial tails, exact
+    # and mid-p, compared where the values are not lost below the smallest double.
+    from scipy.stats import binom
+
+    n = 2501
+    k = np.arange(n + 1)
+    exact = binom.sf(k - 1, n, 0.5)
+    midp = exact - binom.pmf(k, n, 0.5) / 2
+    for got, want in ((attainable_pvalues(n), exact), (attainable_pvalues(n, midp=True), midp)):
+        want = np.sort(want)
+        seen = want > 1e-250
+        np.testing.assert_allclose(got[seen], want[seen], rtol=1e-9)
+
+
+def test_a_p_of_zero_or_one_is_a_p_value():
+    from releasegate.stats.discrete import discrete_holm_mixed
+
+    # A continuous member can give p = 0 (a paired t on constant differences): it is read, not refused.
+    result = discrete_holm_mixed([0, 3], [0.0, 0.125], [False, True])
+    assert result.adjusted == (0.0, 0.125)
+    assert discrete_holm([3, 3], [1.0, 0.125]).adjusted == (1.0, 0.125 + 0.125)

@@ -222,6 +222,8 @@ def test_weighted_step_up_reduces_to_the_plain_procedures():
     for method in ("hochberg", "bh"):
         assert weighted_step_up(p, [3] * 4, method) == pytest.approx(tuple(adjust_pvalues(p, method)))
     assert weighted_bonferroni(p, [1, 1, 1, 1]) == pytest.approx(tuple(np.minimum(1, 4 * p)))
+    # p W / w by hand (W = 4): 0.3 * 4 / 1 passes 1 and is capped; 0.01 * 4 / 3.
+    assert weighted_bonferroni([0.3, 0.01], [1, 3]) == pytest.approx((1.0, 0.04 / 3), rel=1e-15)
 
 
 def test_bad_input_is_refused():
@@ -231,3 +233,9 @@ def test_bad_input_is_refused():
         weighted_discrete_holm([0.1, 0.2], [1.0], [3, 4])
     with pytest.raises(ValueError):
         weighted_discrete_holm([1.5], [1.0], [3])
+    # -1 is the mark of a continuous member (None); below it a trial count is negative.
+    with pytest.raises(ValueError, match="cannot be negative"):
+        weighted_discrete_holm([0.1], [1.0], [-2])
+    # Also where the member's attainable set is never read: beside a continuous member the spend is the cap.
+    with pytest.raises(ValueError, match="trial count cannot be negative"):
+        step_down.largest_spend([1.0, 1.0], [-2, None], 0.05)

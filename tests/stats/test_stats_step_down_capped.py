@@ -141,6 +141,9 @@ def test_a_cap_outside_zero_to_one_is_refused():
         weighted_discrete_holm([0.1], [1.0], [3], cap=0.0)
     with pytest.raises(ValueError):
         weighted_discrete_holm([0.1], [1.0], [3], cap=1.5)
+    for cap in (0.0, 1.5):
+        with pytest.raises(ValueError, match="a cap is a level"):
+            largest_spend([1.0], [3], cap)
 
 
 @pytest.mark.parametrize(("ns", "weights"), [
@@ -156,6 +159,45 @@ def test_the_largest_spend_bounds_the_chance_of_any_rejection(ns, weights):
     assert spend <= ALPHA
     assert fwer(ns, weights) <= spend + 1e-12
     assert largest_spend(weights, [None, *ns[1:]], ALPHA) == ALPHA  # a member reaching any p leaves nothing
+
+
+def test_a_member_at_exactly_the_cap_is_stepped_by_its_ratio():
+    """Only a p above the cap is stepped past last: one at the cap can still be rejected there. By hand at cap
+    1/16: A (4 trials, p = 1/16, weight 1, ratio 1/16) steps first, spending 1/16 while C (5 trials, weight 1/4,
+    read at 1/64) and B (3 trials, read at 1/16) can attain nothing: A's adjusted p is 1/16. C (p = 1/32, ratio
+    1/8) next: 1/32 + 0, after A's 1/16: 1/16. B (p = 1/8, above the cap) last: its own p. Stepping A after C
+    would give C 1/32 + 1/16 = 3/32 at its first step."""
+    result = weighted_discrete_holm([1 / 16, 1 / 8, 1 / 32], [1, 1, 0.25], [4, 3, 5], cap=1 / 16)
+    assert result.order == (0, 2, 1)
+    assert result.adjusted == (1 / 16, 1 / 8, 1 / 16)
+    assert result.rejected(1 / 16) == (True, False, True)
+
+
+def _spend_by_scan(weights, ns, cap):
+    """S* read off every lambda where some member's reading min(cap, lambda w_i) meets one of its attainable
+    values: the largest sum of what each member can attain at its reading that is still <= cap (0 if none)."""
+    def attainable(n):
+        return sorted({sum(math.comb(n, j) for j in range(k, n + 1)) / 2**n for k in range(n + 1)})
+
+    def spend(n, t):
+        return max([a for a in attainable(n) if a <= t], default=0.0)
+
+    lambdas = {a / w for w, n in zip(weights, ns) for a in attainable(n)} | {cap / w for w in weights}
+    sums = [sum(spend(n, min(cap, lam * w)) for w, n in zip(weights, ns)) for lam in lambdas]
+    return max([0.0] + [x for x in sums if x <= cap])
+
+
+@pytest.mark.parametrize(("ns", "weights", "cap"), [
+    ((5, 5), (1, 1), ALPHA),  # the first step already spends 2/32 > 0.05: nothing can be spent
+    ((5, 5), (1, 2), ALPHA),
+    ((9, 5, 4), (1, 0.5, 10.5), ALPHA),
+    ((14, 3, 8), (1, 1, 1), ALPHA),
+    ((3,), (1,), 1.0),  # a cap of 1 is a level: everything can be spent
+    ((6, 2), (3, 1), 0.2),
+    ((5, 5, 4), (1, 1, 0.5), 1 / 16),  # the two 1/32 floors sum to exactly the cap at an inner threshold
+])
+def test_the_largest_spend_by_a_scan_of_every_threshold(ns, weights, cap):
+    assert largest_spend(weights, ns, cap) == pytest.approx(_spend_by_scan(weights, ns, cap), rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize(("first", "added"), [(12, 10), (20, 9), (7, 15)])
