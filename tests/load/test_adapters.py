@@ -261,6 +261,15 @@ def test_inspect_unknown_score_value(inspect_dir, tmp_path):
     _raises(lambda: read_inspect(_json_log(inspect_dir, tmp_path, edit)), "sample 1", "'maybe'")
 
 
+@pytest.mark.parametrize("epoch", [1e308, "2", 0, 1.5, [1], True])
+def test_inspect_epoch_that_is_not_a_whole_number_from_1(inspect_dir, tmp_path, epoch):
+    def edit(log):
+        log["samples"][1]["epoch"] = epoch
+
+    _raises(lambda: read_inspect(_json_log(inspect_dir, tmp_path, edit)), "edited.json: sample 2: epoch",
+            "is not a whole number from 1")
+
+
 # ---------------------------------------------------------------- lm-evaluation-harness
 
 

@@ -109,3 +109,22 @@ def test_lm_eval_version_absent_in_045_results():
     for version, expected in (("lm-eval-0.4.13", "lm-eval 0.4.13"), ("lm-eval-0.4.5", "lm-eval")):
         loaded = load_results([Source(_samples(version, "base", "words_wrong"))])
         assert loaded.inputs[0].harness == expected
+
+
+@pytest.mark.parametrize("metric_list", [10**28, "acc", None, {"metric": "acc"}])
+def test_a_task_config_whose_metric_list_is_not_a_list_reads_as_one_without(tmp_path, metric_list):
+    version, whole = "lm-eval-0.4.13", _report(tmp_path, "lm-eval-0.4.13", "words_wrong")
+    for model in ("base", "cand"):
+        folder = tmp_path / model
+        folder.mkdir()
+        for path in (THIRD / version / model).glob("*"):
+            if "words_wrong" in path.name or path.name.startswith("results_"):
+                (folder / path.name).write_bytes(path.read_bytes())
+    (results,) = (tmp_path / "base").glob("results_*.json")
+    summary = json.loads(results.read_text())
+    summary["configs"]["words_wrong"]["metric_list"] = metric_list
+    results.write_text(json.dumps(summary))
+    out = tmp_path / "edited.json"
+    done = run_cli("report", tmp_path / "base", tmp_path / "cand", "--baseline", "base", "-o", out)
+    assert done.exit_code in (0, 1, 3), done.output
+    assert json.loads(out.read_text())["candidates"][0]["overall"] == whole["candidates"][0]["overall"]

@@ -270,7 +270,7 @@ def _row(sample: dict[str, Any], scorer: str | None, category_field: str | None)
     case = sample.get("id")
     # Inspect numbers the samples of a dataset without ids 1..N: such an id is a position, not a name.
     position = isinstance(case, int) and not isinstance(case, bool)
-    row = {"case_id": case, "run": int(sample.get("epoch") or 1), "passed": passed, "score": score,
+    row = {"case_id": case, "run": _epoch(sample.get("epoch")), "passed": passed, "score": score,
            "_numeric": numeric, "_value": value, CONTENT_COLUMN: sample.get("_content"), POSITION_COLUMN: position}
     if category_field:
         category = (sample.get("metadata") or {}).get(category_field)
@@ -288,6 +288,16 @@ def _row(sample: dict[str, Any], scorer: str | None, category_field: str | None)
                 isinstance(item, (str, int, float, bool)):
             row[key] = item
     return row
+
+
+def _epoch(value: Any) -> int:
+    """A sample's epoch: a whole number from 1 (1 when the log has none, as before epochs were logged)."""
+    if value is None:
+        return 1
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 2**31 \
+            or value != int(value):
+        raise InputError(f"epoch {_clip(str(value), 40)!r} is not a whole number from 1")
+    return int(value)
 
 
 _RESERVED = frozenset(c for c in CANONICAL_COLUMNS if c != "category") | {"doc_hash", "metric"}

@@ -43,7 +43,7 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
     errored = source["error"].notna() & (source["error"].astype(str).str.strip() != "") \
         if "error" in source.columns else pd.Series(False, index=source.index)
     frame = pd.DataFrame({"release": _releases(path, source, release), "case_id": source["id"].astype(str),
-                          "run": pd.to_numeric(source["epoch"], errors="raise").astype("int64")})
+                          "run": _epochs(path, source["epoch"])})
     numeric = any(n for _, _, n in converted)
     if not numeric:
         frame["passed"] = [p for p, _, _ in converted]
@@ -74,7 +74,7 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
     fields = sorted(c.removeprefix("metadata_") for c in source.columns if c.startswith("metadata_"))
     frame.attrs.update({"metadata_fields": fields} if fields else {})
     if "log" in source.columns:  # the logs it was exported from, by file name (the folder is the exporter's)
-        frame.attrs["logs"] = tuple(sorted({Path(str(v)).name for v in source["log"].dropna().unique()}))
+        frame.attrs["logs"] = tuple(sorted({Path(str(v)).name for v in source["log"].dropna().tolist()}))
     if not category_field and "category" in frame.columns:
         frame.attrs["category_note"] = notes.category_from_metadata(
             "Inspect samples_df export " + path.name, frame[["category"]].to_dict("records"))
@@ -95,6 +95,17 @@ def _content(source: pd.DataFrame) -> list[str | None]:
     return [None if all(v is None or (isinstance(v, float) and pd.isna(v)) for v in pair)
             else content_fingerprint(*(None if isinstance(v, float) and pd.isna(v) else v for v in pair))
             for pair in zip(*texts)]
+
+
+def _epochs(path: Path, epochs: pd.Series) -> pd.Series:
+    """The ``epoch`` column as whole numbers from 1; any other value is refused, naming its row."""
+    numbers = pd.to_numeric(epochs.map(lambda v: v if isinstance(v, (int, float, str)) else None), errors="coerce")
+    bad = numbers.isna() | (numbers < 1) | (numbers != numbers.round()) | (numbers > 2**31)
+    if bad.any():
+        row = int(bad.to_numpy().argmax())
+        raise InputError(f"{path}: row {row + 2}: epoch {_clip(str(epochs.iloc[row]), 40)!r} is not a whole number "
+                         "from 1; the samples_df export numbers each sample's epochs 1, 2, ...")
+    return numbers.astype("int64")
 
 
 def _value(path: Path, row: int, value: Any) -> tuple[float, float, bool]:

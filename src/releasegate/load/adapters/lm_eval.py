@@ -31,7 +31,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
-from releasegate.load.adapters.fields import mapping_at
+from releasegate.load.adapters.fields import list_at, mapping_at
 from releasegate.load.adapters.lm_eval_files import (harness_version, model_name, old_task_name, read_records,
                                                      read_summary, task_config)
 from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
@@ -136,7 +136,7 @@ def choice_for_task(given: str | None, task: str) -> str | None:
 def _aggregations(config: dict[str, Any]) -> dict[str, str]:
     """metric -> aggregation as the task's config names it (names lm-eval aggregates over the corpus otherwise)."""
     found = dict(CORPUS_AGGREGATIONS)
-    for entry in config.get("metric_list") or []:
+    for entry in list_at(config, "metric_list"):
         if isinstance(entry, dict) and isinstance(entry.get("metric"), str):
             found[entry["metric"]] = str(entry.get("aggregation") or "mean")
     return found
