@@ -261,6 +261,17 @@ def test_inspect_unknown_score_value(inspect_dir, tmp_path):
     _raises(lambda: read_inspect(_json_log(inspect_dir, tmp_path, edit)), "sample 1", "'maybe'")
 
 
+@pytest.mark.parametrize("choices", [["a text"], "a text", 5, [None]])
+def test_inspect_output_choices_of_another_shape_read_as_no_output(inspect_dir, tmp_path, choices):
+    def edit(log):
+        log["samples"][0]["output"] = {"choices": choices}
+
+    whole = read_inspect(_json_log(inspect_dir, tmp_path, lambda log: None))
+    frame = read_inspect(_json_log(inspect_dir, tmp_path, edit))
+    assert frame["passed"].tolist() == whole["passed"].tolist()
+    assert pd.isna(frame["output"].iloc[0]) and frame["output"].iloc[1] == whole["output"].iloc[1]
+
+
 @pytest.mark.parametrize("epoch", [1e308, "2", 0, 1.5, [1], True])
 def test_inspect_epoch_that_is_not_a_whole_number_from_1(inspect_dir, tmp_path, epoch):
     def edit(log):

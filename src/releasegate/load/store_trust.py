@@ -71,7 +71,9 @@ def checked_meta(directory: Path, meta_text: dict[str, Any]) -> dict[str, Any]:
     meta: dict[str, Any] = {}
     for key, text in meta_text.items():
         try:
-            meta[key] = json.loads(text) if isinstance(text, (str, bytes)) else text
+            if not isinstance(text, str):
+                raise ValueError(text)
+            meta[key] = json.loads(text)
         except (ValueError, RecursionError):
             raise StoreError(f"{directory}: the run store's {key!r} record is not JSON ({str(text)!r:.40}); edited "
                              "or damaged since the run: run `releasegate run CONFIG` again into a new store") from None
