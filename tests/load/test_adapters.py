@@ -261,6 +261,17 @@ def test_inspect_unknown_score_value(inspect_dir, tmp_path):
     _raises(lambda: read_inspect(_json_log(inspect_dir, tmp_path, edit)), "sample 1", "'maybe'")
 
 
+def test_inspect_log_holding_other_than_the_samples_it_counts_is_refused(inspect_dir, tmp_path):
+    _raises(lambda: read_inspect(_json_log(inspect_dir, tmp_path, lambda log: log["samples"].pop())),
+            "edited.json: the log holds 2 sample record(s) where its results count 3", "damaged or edited")
+    source, damaged = inspect_dir / SCORED, tmp_path / "damaged.eval"
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(damaged, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in archive.infolist():
+            if info.filename != "samples/7_epoch_1.json":  # a member lost: the case would read as never run
+                out.writestr(info.filename, archive.read(info))
+    _raises(lambda: read_inspect(damaged), "holds 9 sample record(s) where its results count 10")
+
+
 @pytest.mark.parametrize("choices", [["a text"], "a text", 5, [None]])
 def test_inspect_output_choices_of_another_shape_read_as_no_output(inspect_dir, tmp_path, choices):
     def edit(log):

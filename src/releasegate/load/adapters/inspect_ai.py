@@ -170,6 +170,13 @@ def _check_finished(path: Path, header: dict[str, Any], n_samples: int, spec: di
     """A log that stopped early is refused: its results are not the eval's (fail closed)."""
     status = header.get("status")
     if status in (None, "success"):  # logs before 0.3 have no status
+        # A finished log counts its samples (x epochs, errored ones too); a file holding another number of them
+        # lost or gained a sample since Inspect wrote it, and a lost one would be read as a case never run.
+        total = mapping_at(header, "results").get("total_samples")
+        if type(total) is int and total != n_samples:
+            raise InputError(f"{path}: the log holds {n_samples} sample record(s) where its results count {total} "
+                             "(samples x epochs): the file was damaged or edited since Inspect wrote it; pass the "
+                             "log as Inspect wrote it")
         return
     dataset = mapping_at(spec, "dataset")
     config = mapping_at(spec, "config")
