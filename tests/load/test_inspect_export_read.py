@@ -44,6 +44,14 @@ def test_an_epoch_that_is_not_a_whole_number_is_refused_naming_its_row(tmp_path,
         _table(tmp_path / "samples.csv")
 
 
+def test_an_error_column_of_lists_is_read_as_errors_in_text(tmp_path):
+    export = pd.read_parquet(EXPORT.with_suffix(".parquet"))
+    export["error"] = [["timeout", "retry"]] * len(export)
+    export.to_parquet(tmp_path / "samples.parquet")
+    table = load_results([Source(tmp_path / "samples.parquet")]).table
+    assert set(table["error"]) == {"['timeout', 'retry']"} and table["passed"].isna().all()
+
+
 def test_a_log_column_of_lists_is_read_as_text(tmp_path):
     export = pd.read_parquet(EXPORT.with_suffix(".parquet"))
     export["log"] = [["a.eval", "b.eval"]] * len(export)

@@ -145,7 +145,8 @@ def test_running_again_records_the_cases_anew_without_a_call(tmp_path):
     ("UPDATE meta SET value = json_remove(value, '$.metric') WHERE key = 'plan'", "plan is not one a run writes"),
     ("UPDATE meta SET value = json_set(value, '$.releases', json('[1]')) WHERE key = 'plan'", "not one a run writes"),
     ("UPDATE meta SET value = 'zz' WHERE key = 'plan'", "the run store's 'plan' record is not JSON ('zz')"),
-], ids=["number", "runs", "metric", "releases", "not-json"])
+    ("INSERT OR REPLACE INTO meta VALUES ('sweep_ranking', '0.5')", "'sweep_ranking' record is not a list"),
+], ids=["number", "runs", "metric", "releases", "not-json", "ranking"])
 def test_a_damaged_plan_record_is_refused_in_one_line(filled, tmp_path, statement, said):
     line = _refused(_edited(filled, tmp_path, statement))
     assert said in line and "internal error" not in line

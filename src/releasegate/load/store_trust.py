@@ -77,6 +77,10 @@ def checked_meta(directory: Path, meta_text: dict[str, Any]) -> dict[str, Any]:
         except (ValueError, RecursionError):
             raise StoreError(f"{directory}: the run store's {key!r} record is not JSON ({str(text)!r:.40}); edited "
                              "or damaged since the run: run `releasegate run CONFIG` again into a new store") from None
+    if not isinstance(meta.get("sweep_ranking", []), list):
+        raise StoreError(f"{directory}: the run store's 'sweep_ranking' record is not a list "
+                         f"({str(meta['sweep_ranking'])!r:.40}); edited or damaged since the run: run `releasegate "
+                         "run CONFIG` again into a new store")
     plan = meta.get("plan")
     releases = plan.get("releases") if isinstance(plan, dict) else None
     metric = plan.get("metric") if isinstance(plan, dict) else None

@@ -14,6 +14,7 @@ import pandas as pd
 from pandas._libs.parsers import STR_NA_VALUES
 
 from releasegate.errors import BadValueError, FileError, InputError
+from releasegate.load.adapters.fields import SURROGATE_ESCAPE, refuse_lone_surrogates
 
 TIDY_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
 
@@ -139,8 +140,8 @@ def _read_json_lines(path: Path) -> pd.DataFrame:
                 raise FileError(f"{path}: line {number} is nested too deeply to be a record") from None
             if not isinstance(record, dict):
                 raise FileError(f"{path}: line {number} is {_json_kind(record)}, not a record (a JSON object)")
-            if _SURROGATE_ESCAPE.search(line):
-                _refuse_lone_surrogates(path, f"line {number}", record)
+            if SURROGATE_ESCAPE.search(line):
+                refuse_lone_surrogates(path, f"line {number}", record)
             records.append(record)
     if not records:
         raise pd.errors.EmptyDataError("no records")
@@ -151,25 +152,6 @@ class _DuplicateKey(ValueError):
     def __init__(self, key: str) -> None:
         super().__init__(key)
         self.key = key
-
-
-# A \uD800-\uDFFF escape: half of a UTF-16 pair, which JSON reads into a string no UTF-8 text can hold.
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def _refuse_lone_surrogates(path: Path, where: str, value: object) -> None:
-    """A string holding half a UTF-16 pair is refused here, not deep in the analysis where it is first encoded."""
-    items = list(value.items()) if isinstance(value, dict) else list(enumerate(value)) if isinstance(value, list) else []
-    for key, item in items:
-        if isinstance(item, str) and not item.isascii():
-            try:
-                item.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                raise FileError(f"{path}: {where}: {key!r} holds a lone UTF-16 surrogate "
-                                f"({ascii(item[exc.start])[1:-1]}), not a character: write the character itself "
-                                "or drop it") from None
-        elif isinstance(item, (dict, list)):
-            _refuse_lone_surrogates(path, where, item)
 
 
 class _HugeNumber(ValueError):
@@ -226,9 +208,9 @@ def _read_json_records(path: Path) -> pd.DataFrame:
         lists = [v for v in data.values() if isinstance(v, list)]
         if len(lists) == 1 and all(isinstance(r, dict) for r in lists[0]):
             data = lists[0]
-    if _SURROGATE_ESCAPE.search(text):
+    if SURROGATE_ESCAPE.search(text):
         for number, record in enumerate(data if isinstance(data, list) else [data], start=1):
-            _refuse_lone_surrogates(path, f"record {number}", record)
+            refuse_lone_surrogates(path, f"record {number}", record)
     if isinstance(data, list) and not data:
         raise FileError(f"{path}: the JSON list has no records")
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):

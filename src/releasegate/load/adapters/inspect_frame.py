@@ -67,7 +67,7 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
     frame[POSITION_COLUMN] = source["id"].astype(str).str.fullmatch(r"[0-9]+").to_numpy(bool)
     for column in ("input", "target", "error"):
         if column in source.columns and source[column].notna().any():
-            frame[column] = source[column].map(lambda v: None if pd.isna(v) else _clip(str(v)))
+            frame[column] = source[column].map(_clip, na_action="ignore")
     frame.attrs.update(task="", source_format="inspect-samples", scorer=chosen,
                        harness="inspect-ai samples_df export",
                        release_key="NAME=" if release else ("model" if "model" in source.columns else "model_usage"))

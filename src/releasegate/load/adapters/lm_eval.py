@@ -158,7 +158,7 @@ def _name_unnamed_filters(path: Path, records: list[dict[str, Any]], config: dic
     distinct = len(set(map(str, ids)))
     if distinct == len(ids):
         return
-    names = [str(f.get("name")) for f in config.get("filter_list") or [] if isinstance(f, dict) and f.get("name")]
+    names = [str(f.get("name")) for f in list_at(config, "filter_list") if isinstance(f, dict) and f.get("name")]
     blocks = [ids[i * distinct:(i + 1) * distinct] for i in range(len(names))]
     if len(names) < 2 or len(ids) != distinct * len(names) or any(b != blocks[0] for b in blocks) \
             or len(set(map(str, blocks[0]))) != distinct:
