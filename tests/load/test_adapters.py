@@ -261,6 +261,15 @@ def test_inspect_unknown_score_value(inspect_dir, tmp_path):
     _raises(lambda: read_inspect(_json_log(inspect_dir, tmp_path, edit)), "sample 1", "'maybe'")
 
 
+@pytest.mark.parametrize("scores", [0.5, "scores", [{"scorer": "match", "metrics": [1]}]])
+def test_inspect_results_scores_of_another_shape_read_as_absent(inspect_dir, tmp_path, scores):
+    def edit(log):
+        log["results"]["scores"] = scores
+
+    whole = read_inspect(_json_log(inspect_dir, tmp_path, lambda log: None))
+    pd.testing.assert_frame_equal(read_inspect(_json_log(inspect_dir, tmp_path, edit)), whole)
+
+
 def test_inspect_log_holding_other_than_the_samples_it_counts_is_refused(inspect_dir, tmp_path):
     _raises(lambda: read_inspect(_json_log(inspect_dir, tmp_path, lambda log: log["samples"].pop())),
             "edited.json: the log holds 2 sample record(s) where its results count 3", "damaged or edited")

@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
-from releasegate.load.adapters.fields import mapping_at
+from releasegate.load.adapters.fields import list_at, mapping_at
 from releasegate.load.adapters import inspect_epochs as epochs
 from releasegate.load.adapters import inspect_notes as notes
 from releasegate.load.adapters.inspect_log import _load_log, _output_text, _text
@@ -114,12 +114,12 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
 def _accuracy(header: dict[str, Any], scorer_name: str, reducer: str | None) -> float | None:
     """Inspect's own accuracy of the scorer under the reducer, from the log's results (None when absent)."""
     results = mapping_at(header, "results")
-    for score in results.get("scores") or []:
+    for score in list_at(results, "scores"):
         if not isinstance(score, dict) or scorer_name not in (score.get("scorer"), score.get("name")):
             continue
         if (score.get("reducer") or epochs.MEAN) != (reducer or epochs.MEAN):
             continue
-        value = ((score.get("metrics") or {}).get("accuracy") or {}).get("value")
+        value = mapping_at(mapping_at(score, "metrics"), "accuracy").get("value")
         return float(value) if isinstance(value, (int, float)) else None
     return None
 
