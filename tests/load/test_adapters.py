@@ -534,3 +534,22 @@ def test_read_adapter_dispatch(inspect_dir, tmp_path):
     csv.write_text("release,case_id,passed\nr1,a,1\n")
     _raises(lambda: read_adapter(csv), "not an Inspect, lm-eval, promptfoo or OpenAI evals file")
     _raises(lambda: read_adapter(csv, fmt="excel"), "unknown format")
+
+
+# ---------------------------------------------------------------- any harness
+
+
+THIRD = Path(__file__).parents[1] / "fixtures" / "harness" / "third"
+
+
+@pytest.mark.parametrize("fixture, fmt", [("promptfoo-0.123.1/single.json", "promptfoo"),
+                                          ("evals-3.0.1/base.jsonl", "openai-evals")])
+def test_a_record_nested_too_deeply_is_refused_in_one_line(tmp_path, fixture, fmt):
+    source = THIRD / fixture
+    text = source.read_text()
+    # a value 100,000 levels deep where a record has a string: Python's parser gives up with RecursionError
+    deep = "[" * 100_000 + "]" * 100_000
+    edited = tmp_path / source.name
+    edited.write_text(text.replace('"scripted', deep + ', "scripted', 1) if fmt == "openai-evals"
+                      else text.replace('"results":', '"deep": ' + deep + ', "results":', 1))
+    _raises(lambda: read_adapter(edited, fmt), source.name, "nested too deeply")

@@ -127,7 +127,7 @@ def _releases(path: Path, source: pd.DataFrame, release: str | None) -> list[str
         for text in source["model_usage"].tolist():
             try:
                 usage = json.loads(text) if isinstance(text, str) else {}
-            except ValueError:
+            except (ValueError, RecursionError):
                 usage = {}
             names.append(list(usage) if isinstance(usage, dict) else [])
         if all(len(n) == 1 for n in names):
