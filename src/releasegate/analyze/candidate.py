@@ -106,9 +106,9 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
     overall = compare("overall", base, cand, policy)
     categories = []
     if category_codes is not None:
-        for label, inside in zip(category_labels, _category_slices(category_codes, len(category_labels))):
-            categories.append(compare(str(label), base[inside], cand[inside], policy,
-                                      critical=str(label) in scope.categories))
+        for label, (base_k, cand_k) in zip(category_labels,
+                                           _by_category(category_codes, len(category_labels), base, cand)):
+            categories.append(compare(str(label), base_k, cand_k, policy, critical=str(label) in scope.categories))
     d = paired_difference(base, cand) if difference is None else difference
     items = None if mcnemar else item_axis(d, policy, OutcomeKind.BINARY if rates else OutcomeKind.CONTINUOUS, runs,
                                            cluster_codes is not None)
@@ -155,14 +155,22 @@ def _whole_outcomes(base: np.ndarray, cand: np.ndarray) -> bool:
     return bool(base.size) and bool(np.all((base == 0.0) | (base == 1.0)) and np.all((cand == 0.0) | (cand == 1.0)))
 
 
-def _category_slices(codes: np.ndarray, n_categories: int) -> list[np.ndarray]:
-    """The positions of each category's cases, in case order: one stable sort of the codes instead of a
-    comparison of every case per category (40 categories of a 1,000,000-case suite: 0.2 s)."""
+def _by_category(codes: np.ndarray, n_categories: int, *columns: np.ndarray) -> list[tuple[np.ndarray, ...]]:
+    """Each category's values of every column, in case order. One stable sort of the codes and one gather of
+    each column into category order, each category's values then a slice of it (a gather per category read
+    across every column once for each category: 40 categories of 10^7 cases, 0.47-1.04 CPU s against
+    0.35-0.64); the bounds are counted, not searched for."""
     codes = np.asarray(codes)
     narrow = codes.astype(np.int16, copy=False) if n_categories < 2**15 else codes  # numpy radix-sorts 16-bit keys
     order = np.argsort(narrow, kind="stable")
-    bounds = np.searchsorted(narrow[order], np.arange(n_categories + 1))
-    return [order[bounds[k]:bounds[k + 1]] for k in range(n_categories)]
+    if narrow.size and narrow.min() < 0:  # cases without a category (factorize's -1) sort first and are left out
+        bounds = np.searchsorted(narrow[order], np.arange(n_categories + 1))
+    else:
+        bounds = np.zeros(n_categories + 1, dtype=np.int64)
+        np.cumsum(np.bincount(narrow, minlength=n_categories)[:n_categories], out=bounds[1:])
+    grouped = [np.asarray(column)[order] for column in columns]
+    del order  # 8 bytes a case, not needed beside the gathered columns
+    return [tuple(column[bounds[k]:bounds[k + 1]] for column in grouped) for k in range(n_categories)]
 
 
 def _category_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:

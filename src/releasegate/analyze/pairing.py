@@ -123,6 +123,11 @@ def join_positions(left: pd.Index, right: pd.Index) -> tuple[np.ndarray, np.ndar
     if (lcodes < 0).any() or (rcodes < 0).any() or not (left_increasing or _each_once(lcodes, n)) \
             or not (right_increasing or _each_once(rcodes, n)):
         return None
+    if left_increasing and right_increasing and np.array_equal(lcodes, rcodes):
+        # The same cases in the same order (every case of the suite on both releases): each row pairs with the
+        # row at its own position, with no table of n positions scattered and no two selections of 10^7 rows.
+        every = np.arange(lcodes.size)
+        return every, every
     right_at = np.full(n, -1, dtype=np.int64)
     right_at[rcodes] = np.arange(rcodes.size)
     # By code, which is by case_id (sorted categories).
@@ -156,6 +161,13 @@ def paired_difference(base: np.ndarray, cand: np.ndarray) -> np.ndarray:
 
 
 def _text(series: pd.Series) -> np.ndarray:
+    """Each value as text, "" for a missing one. A categorical's categories are made text when they are fewer
+    than its values, not each case's value (the listings of 10^7 cases hold 570,000 of 40 categories)."""
+    values = series.array
+    if isinstance(values, pd.Categorical) and len(values.categories) < len(values):
+        labels = _text(pd.Series(values.categories, dtype=object))
+        text: np.ndarray = np.append(labels, np.array([""], dtype=object))[values.codes]  # code -1: missing, last
+        return text
     return series.astype(object).where(series.notna(), "").astype(str).to_numpy()
 
 
@@ -183,7 +195,9 @@ def case_changes(paired: pd.DataFrame, mask: np.ndarray, metadata_columns: tuple
     if idx.size == 0:
         return CaseListing([], None, None, [], [], [])
     rows = paired.iloc[idx]
-    ids = np.asarray(rows.index.astype(str), dtype=str)
+    id_key = text_order_key(rows.index)
+    # The validated case ids are made text only once ordered (_ordered_ids), not every listed id first.
+    ids = np.asarray(rows.index.astype(str), dtype=str) if id_key is None or (id_key < 0).any() else None
     base = rows["base"].to_numpy(np.float64)
     cand = rows["cand"].to_numpy(np.float64)
     # Rounded so that equal drops sort as equal (0.8 - 0.4 and 0.6 - 0.2 differ in the last bit).
@@ -192,20 +206,31 @@ def case_changes(paired: pd.DataFrame, mask: np.ndarray, metadata_columns: tuple
     categories = _text(rows["category"]) if has_category else np.full(idx.size, "")
     clusters = _text(rows["cluster"]) if "cluster" in rows.columns else None
     is_critical = np.isin(categories, list(critical)) if has_category else np.zeros(idx.size, bool)
-    id_key = text_order_key(rows.index)
     category_key = text_order_key(rows["category"]) if has_category else None
-    order = np.lexsort((ids if id_key is None else id_key, categories if category_key is None else category_key,
+    order = np.lexsort((ids if ids is not None else np.asarray(id_key),
+                        categories if category_key is None else category_key,
                         -size, ~is_critical))  # the last key sorts first
     meta = list(metadata_columns[:MAX_METADATA_COLUMNS])
     ordered = rows.iloc[order] if meta else rows
     texts = [c for c in meta if c in per_release and baseline_column(c) in rows.columns]
     # Plain Python lists: a case read from them is made without a numpy scalar per value.
     return CaseListing(
-        ids[order].tolist(), categories[order].tolist() if has_category else None,
+        _ordered_ids(rows.index, ids, order),
+        categories[order].tolist() if has_category else None,
         clusters[order].tolist() if clusters is not None else None,
         base[order].tolist(), cand[order].tolist(), is_critical[order].tolist(),
         tuple((c, _text(ordered[c]).tolist()) for c in meta),
         tuple((c, _text(ordered[baseline_column(c)]).tolist()) for c in texts))
+
+
+def _ordered_ids(index: pd.Index, ids: np.ndarray | None, order: np.ndarray) -> list[str]:
+    """The listed case ids in the listing's order: from ``ids``, their text, or else taken from the validated
+    categorical's categories by code (0.04 s for the 285,000 broken cases of 10^7, against 0.12 s made text
+    first)."""
+    if ids is not None:
+        return list(ids[order].tolist())
+    assert isinstance(index, pd.CategoricalIndex)  # text_order_key gave its codes
+    return list(index.categories.take(np.asarray(index.codes)[order]).tolist())
 
 
 # The paired table holds the candidate's columns under their own names; the baseline's copy of a per-release
