@@ -261,6 +261,46 @@ def test_inspect_unknown_score_value(inspect_dir, tmp_path):
     _raises(lambda: read_inspect(_json_log(inspect_dir, tmp_path, edit)), "sample 1", "'maybe'")
 
 
+@pytest.mark.parametrize("scores", [0.5, "scores", [{"scorer": "match", "metrics": [1]}]])
+def test_inspect_results_scores_of_another_shape_read_as_absent(inspect_dir, tmp_path, scores):
+    def edit(log):
+        log["results"]["scores"] = scores
+
+    whole = read_inspect(_json_log(inspect_dir, tmp_path, lambda log: None))
+    pd.testing.assert_frame_equal(read_inspect(_json_log(inspect_dir, tmp_path, edit)), whole)
+
+
+def test_inspect_log_holding_other_than_the_samples_it_counts_is_refused(inspect_dir, tmp_path):
+    _raises(lambda: read_inspect(_json_log(inspect_dir, tmp_path, lambda log: log["samples"].pop())),
+            "edited.json: the log holds 2 sample record(s) where its results count 3", "damaged or edited")
+    source, damaged = inspect_dir / SCORED, tmp_path / "damaged.eval"
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(damaged, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in archive.infolist():
+            if info.filename != "samples/7_epoch_1.json":  # a member lost: the case would read as never run
+                out.writestr(info.filename, archive.read(info))
+    _raises(lambda: read_inspect(damaged), "holds 9 sample record(s) where its results count 10")
+
+
+@pytest.mark.parametrize("choices", [["a text"], "a text", 5, [None]])
+def test_inspect_output_choices_of_another_shape_read_as_no_output(inspect_dir, tmp_path, choices):
+    def edit(log):
+        log["samples"][0]["output"] = {"choices": choices}
+
+    whole = read_inspect(_json_log(inspect_dir, tmp_path, lambda log: None))
+    frame = read_inspect(_json_log(inspect_dir, tmp_path, edit))
+    assert frame["passed"].tolist() == whole["passed"].tolist()
+    assert pd.isna(frame["output"].iloc[0]) and frame["output"].iloc[1] == whole["output"].iloc[1]
+
+
+@pytest.mark.parametrize("epoch", [1e308, "2", 0, 1.5, [1], True])
+def test_inspect_epoch_that_is_not_a_whole_number_from_1(inspect_dir, tmp_path, epoch):
+    def edit(log):
+        log["samples"][1]["epoch"] = epoch
+
+    _raises(lambda: read_inspect(_json_log(inspect_dir, tmp_path, edit)), "edited.json: sample 2: epoch",
+            "is not a whole number from 1")
+
+
 # ---------------------------------------------------------------- lm-evaluation-harness
 
 
@@ -494,3 +534,22 @@ def test_read_adapter_dispatch(inspect_dir, tmp_path):
     csv.write_text("release,case_id,passed\nr1,a,1\n")
     _raises(lambda: read_adapter(csv), "not an Inspect, lm-eval, promptfoo or OpenAI evals file")
     _raises(lambda: read_adapter(csv, fmt="excel"), "unknown format")
+
+
+# ---------------------------------------------------------------- any harness
+
+
+THIRD = Path(__file__).parents[1] / "fixtures" / "harness" / "third"
+
+
+@pytest.mark.parametrize("fixture, fmt", [("promptfoo-0.123.1/single.json", "promptfoo"),
+                                          ("evals-3.0.1/base.jsonl", "openai-evals")])
+def test_a_record_nested_too_deeply_is_refused_in_one_line(tmp_path, fixture, fmt):
+    source = THIRD / fixture
+    text = source.read_text()
+    # a value 100,000 levels deep where a record has a string: Python's parser gives up with RecursionError
+    deep = "[" * 100_000 + "]" * 100_000
+    edited = tmp_path / source.name
+    edited.write_text(text.replace('"scripted', deep + ', "scripted', 1) if fmt == "openai-evals"
+                      else text.replace('"results":', '"deep": ' + deep + ', "results":', 1))
+    _raises(lambda: read_adapter(edited, fmt), source.name, "nested too deeply")

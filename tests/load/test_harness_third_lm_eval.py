@@ -109,3 +109,53 @@ def test_lm_eval_version_absent_in_045_results():
     for version, expected in (("lm-eval-0.4.13", "lm-eval 0.4.13"), ("lm-eval-0.4.5", "lm-eval")):
         loaded = load_results([Source(_samples(version, "base", "words_wrong"))])
         assert loaded.inputs[0].harness == expected
+
+
+def _copied(tmp_path: Path, task: str) -> None:
+    for model in ("base", "cand"):
+        (tmp_path / model).mkdir()
+        for path in (THIRD / "lm-eval-0.4.13" / model).glob("*"):
+            if task in path.name or path.name.startswith("results_"):
+                (tmp_path / model / path.name).write_bytes(path.read_bytes())
+
+
+@pytest.mark.parametrize("key, value", [("metric_list", 10**28), ("metric_list", "acc"), ("metric_list", None),
+                                        ("metric_list", {"metric": "acc"}), ("filter_list", {"name": "x"})])
+def test_a_task_config_whose_lists_are_not_lists_reads_as_one_without(tmp_path, key, value):
+    whole = _report(tmp_path, "lm-eval-0.4.13", "words_wrong")
+    _copied(tmp_path, "words_wrong")
+    (results,) = (tmp_path / "base").glob("results_*.json")
+    summary = json.loads(results.read_text())
+    summary["configs"]["words_wrong"][key] = value
+    results.write_text(json.dumps(summary))
+    out = tmp_path / "edited.json"
+    done = run_cli("report", tmp_path / "base", tmp_path / "cand", "--baseline", "base", "-o", out)
+    assert done.exit_code in (0, 1, 3), done.output
+    assert json.loads(out.read_text())["candidates"][0]["overall"] == whole["candidates"][0]["overall"]
+
+
+def test_a_doc_id_holding_half_a_utf16_pair_is_refused_naming_the_line(tmp_path):
+    _copied(tmp_path, "words_wrong")
+    (samples,) = (tmp_path / "cand").glob("samples_*.jsonl")
+    lines = samples.read_text().splitlines()
+    lines[2] = lines[2].replace('"doc_id": 2', '"doc_id": "\\ud800"', 1)
+    samples.write_text("\n".join(lines) + "\n")
+    done = run_cli("check", tmp_path / "base", tmp_path / "cand", "--baseline", "base")
+    assert done.exit_code == 2
+    assert "line 3: 'doc_id' holds a lone UTF-16 surrogate (\\ud800)" in done.output, done.output
+
+
+def test_a_filter_list_that_is_not_a_list_reads_as_none_listed(tmp_path):
+    # lm-eval 0.4.5 names no filter in its records: the results file's filter_list is what tells them apart
+    folder = THIRD / "lm-eval-0.4.5"
+    for model in ("base", "cand"):
+        (tmp_path / model).mkdir()
+        for path in (folder / model).glob("*"):
+            if "words_two_filters" in path.name or path.name.startswith("results_"):
+                (tmp_path / model / path.name).write_bytes(path.read_bytes())
+    (results,) = (tmp_path / "base").glob("results_*.json")
+    summary = json.loads(results.read_text())
+    summary["configs"]["words_two_filters"]["filter_list"] = 0.5
+    results.write_text(json.dumps(summary))
+    done = run_cli("check", tmp_path / "base", tmp_path / "cand", "--baseline", "base", "--filter", "strict-match")
+    assert done.exit_code == 2 and "does not list filters that account for the repeats" in done.output, done.output

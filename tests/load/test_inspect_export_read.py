@@ -4,9 +4,13 @@ inspect-samples: the same table as the whole export gives."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pandas as pd
+import pytest
+
+from releasegate.errors import InputError
 
 from releasegate.load.results import AdapterOptions, load_results
 from releasegate.load.sources import Source
@@ -27,3 +31,29 @@ def test_an_export_without_its_ids_reads_as_the_whole_export_with_its_format(tmp
     whole = _table(EXPORT)
     assert len(whole) == 72 and set(whole["release"]) == {"mockllm/base", "mockllm/cand"}
     pd.testing.assert_frame_equal(_table(trimmed, "inspect-samples"), whole)
+
+
+
+@pytest.mark.parametrize("value", ["[1, 2]", "0", "1.5"])
+def test_an_epoch_that_is_not_a_whole_number_is_refused_naming_its_row(tmp_path, value):
+    export = pd.read_csv(EXPORT)
+    export["epoch"] = export["epoch"].astype(object)
+    export.loc[3, "epoch"] = value
+    export.to_csv(tmp_path / "samples.csv", index=False)
+    with pytest.raises(InputError, match=re.escape(f"samples.csv: row 5: epoch '{value}' is not a whole number from 1")):
+        _table(tmp_path / "samples.csv")
+
+
+def test_an_error_column_of_lists_is_read_as_errors_in_text(tmp_path):
+    export = pd.read_parquet(EXPORT.with_suffix(".parquet"))
+    export["error"] = [["timeout", "retry"]] * len(export)
+    export.to_parquet(tmp_path / "samples.parquet")
+    table = load_results([Source(tmp_path / "samples.parquet")]).table
+    assert set(table["error"]) == {"['timeout', 'retry']"} and table["passed"].isna().all()
+
+
+def test_a_log_column_of_lists_is_read_as_text(tmp_path):
+    export = pd.read_parquet(EXPORT.with_suffix(".parquet"))
+    export["log"] = [["a.eval", "b.eval"]] * len(export)
+    export.to_parquet(tmp_path / "samples.parquet")
+    pd.testing.assert_frame_equal(_table(tmp_path / "samples.parquet"), _table(EXPORT))

@@ -139,6 +139,8 @@ def test_the_columns_are_what_is_read_while_they_describe_the_plan(tmp_path):
     "DELETE FROM cell_columns WHERE name = 'rows'",  # kept before the rows were counted
     "UPDATE cell_columns SET value = '[1, 2, 3]' WHERE name = 'rows'",  # other counts of rows
     "UPDATE cell_columns SET value = 'not json' WHERE name = 'rows'",
+    "UPDATE cell_columns SET value = 2.5 WHERE name = 'rows'",  # a number, no JSON text at all
+    "UPDATE cell_columns SET value = '[1]' WHERE name = 'models'",  # no mapping of releases
     "DROP TRIGGER cell_columns_scores_delete",  # a trigger gone: any row may have changed unseen
     "DROP TRIGGER cell_columns_cases_update",
 ])

@@ -137,3 +137,23 @@ def test_running_again_records_the_cases_anew_without_a_call(tmp_path):
         assert stub.calls == calls
     again = run_cli("check", store, "--baseline", "live")
     assert (again.exit_code, again.output) == (whole.exit_code, whole.output)
+
+
+@pytest.mark.parametrize("statement, said", [
+    ("UPDATE meta SET value = '2' WHERE key = 'plan'", "the run store's plan is not one a run writes"),
+    ("UPDATE meta SET value = json_set(value, '$.runs', 'two') WHERE key = 'plan'", "plan is not one a run writes"),
+    ("UPDATE meta SET value = json_remove(value, '$.metric') WHERE key = 'plan'", "plan is not one a run writes"),
+    ("UPDATE meta SET value = json_set(value, '$.releases', json('[1]')) WHERE key = 'plan'", "not one a run writes"),
+    ("UPDATE meta SET value = 'zz' WHERE key = 'plan'", "the run store's 'plan' record is not JSON ('zz')"),
+    ("INSERT OR REPLACE INTO meta VALUES ('sweep_ranking', '0.5')", "'sweep_ranking' record is not a list"),
+], ids=["number", "runs", "metric", "releases", "not-json", "ranking"])
+def test_a_damaged_plan_record_is_refused_in_one_line(filled, tmp_path, statement, said):
+    line = _refused(_edited(filled, tmp_path, statement))
+    assert said in line and "internal error" not in line
+
+
+def test_a_blob_among_a_cells_figures_reads_as_unreadable_as_a_text_does(filled, tmp_path):
+    store = _edited(filled, tmp_path, "DELETE FROM cell_columns",
+                    "UPDATE cells SET latency_ms = x'ff00' WHERE case_id = 'C0001'")
+    done = run_cli("check", store, "--baseline", "live")
+    assert done.exit_code == 3 and "internal error" not in done.output, done.output

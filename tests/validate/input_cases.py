@@ -76,6 +76,17 @@ def _million_categories() -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def _parquet_of_lists() -> bytes:
+    # Parquet's list type reads back as arrays, not the lists JSON gives: refused by name all the same.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = io.BytesIO()
+    pq.write_table(pa.table({"release": ["r1", "r1", "r2", "r2"], "case_id": ["c1", "c2", "c1", "c2"],
+                             "passed": [[1, 0], [1], [0], [1]]}), sink)
+    return sink.getvalue()
+
+
 def _json(value) -> str:
     return json.dumps(value)
 
@@ -151,6 +162,10 @@ CASES: tuple[Case, ...] = (
     Case("jsonl-not-object", "JSON-lines line that is not an object", "line 2: `[1, 2]`",
          {"results.jsonl": _json(RECORDS[0]) + "\n[1, 2]\n"}, ("results.jsonl", *BASE),
          ("line 2 is a list", "not a record"), kind="file"),
+    Case("json-lone-surrogate", "JSON text holding half a UTF-16 pair", 'record 4: `"latency_ms": "\\ud800"`',
+         {"results.json": '"\\ud800"'.join(_json([{**r, "latency_ms": 5} for r in RECORDS]).rsplit("5", 1))},
+         ("results.json", *BASE), ("record 4: 'latency_ms' holds a lone UTF-16 surrogate (\\ud800)",),
+         kind="file"),
     Case("nul-byte", "NUL or control character inside a value", "case id `c\\x002`",
          {"results.csv": csv("r1,c1,1,A", "r1,c\x002,1,A", "r2,c1,1,A", "r2,c\x002,0,A")},
          ("results.csv", *BASE), (), exit=0, markdown=("c\\\\x002",)),
@@ -273,6 +288,9 @@ CASES: tuple[Case, ...] = (
     Case("not-boolean", "passed values that are not boolean-like", "`maybe`, `2`",
          {"results.csv": csv("r1,c1,1", "r1,c2,maybe", "r2,c1,1", "r2,c2,2", header="release,case_id,passed")},
          ("results.csv", *BASE), ("'passed' must be boolean-like", "'maybe'", "'2'"), kind="value"),
+    Case("parquet-list-outcome", "Parquet outcome column of lists", "`passed` of type `list<int64>`",
+         {"results.parquet": _parquet_of_lists}, ("results.parquet", *BASE),
+         ("'passed' holds JSON objects or lists", "4 row(s)"), kind="value"),
     Case("missing-outcome", "missing (NaN) outcomes", "`r1,c2,,A`",
          {"results.csv": csv(*GOOD_ROWS).replace("r1,c2,1,A", "r1,c2,,A")}, ("results.csv", *BASE),
          ("1 row(s) have no outcome", "'c2'", "--missing fail", "--missing drop"), kind="value"),

@@ -73,7 +73,7 @@ def saved_grid(connection: sqlite3.Connection, plan_text: str, expected: int) ->
         figures = {name: np.frombuffer(stored[name], dtype="<f8") for name in FIGURE_NAMES}
         models = {name: (tuple(map(str, m)), tuple(map(str, f)))
                   for name, (m, f) in json.loads(stored["models"]).items()}
-    except (KeyError, TypeError, ValueError):
+    except (AttributeError, KeyError, TypeError, ValueError):
         return None
     if any(len(column) != expected for column in (state, value, *figures.values())):
         return None
@@ -107,7 +107,7 @@ def _unchanged(connection: sqlite3.Connection, rows: bytes | None) -> bool:
         return False
     try:
         return rows is not None and json.loads(rows) == _rows(connection)
-    except ValueError:
+    except (TypeError, ValueError):  # not the JSON text the run wrote: the columns are not read
         return False
 
 

@@ -29,7 +29,7 @@ import pandas as pd
 
 from releasegate.errors import StoreError
 from releasegate.load.store_columns import Grid, save_grid, saved_grid
-from releasegate.load.store_trust import CASES_QUERY, checked_cases
+from releasegate.load.store_trust import CASES_QUERY, checked_cases, checked_meta
 
 DB_NAME = "releasegate-run.sqlite"
 
@@ -156,7 +156,7 @@ def read_store(directory: Path, *, texts: bool = True) -> StoreTable:
         try:
             connection.execute("BEGIN")  # every query below reads the same state of the store
             meta_text = dict(connection.execute("SELECT key, value FROM meta"))
-            meta = {k: json.loads(v) for k, v in meta_text.items()}
+            meta = checked_meta(directory, meta_text)
             plan = meta.get("plan")
             if plan is None:
                 raise StoreError(f"{directory}: the store has no plan yet (run `releasegate run CONFIG.toml` first)")
@@ -251,8 +251,11 @@ def _value_column(plan: dict[str, Any]) -> str:
 
 def _numbers(values: list[Any]) -> np.ndarray:
     """A column of SQLite numbers (NULL = NaN) as floats; a text in it is read as pandas reads one (unreadable
-    = NaN), so a hand-edited store reads as before."""
-    if str in set(map(type, values)):
+    = NaN), so a hand-edited store reads as before, and a blob as unreadable."""
+    kinds = set(map(type, values))
+    if bytes in kinds:
+        values = [np.nan if isinstance(v, bytes) else v for v in values]
+    if str in kinds:
         return pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float)
     return np.array(values, dtype=float)
 

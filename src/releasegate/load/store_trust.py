@@ -20,6 +20,7 @@ is no signature scheme; whoever can write the store can rewrite any record of it
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,39 @@ def checked_cases(directory: Path, plan: dict[str, Any], rows: list[tuple[Any, .
                              f"{expected:,} is expected (the positions of {len(rows):,} cases run from 0 to "
                              f"{len(rows) - 1:,}: a case row deleted or edited since the run); {advice}")
     return [(row[CASE_ID], row[FIELDS]) for row in rows]
+
+
+def checked_meta(directory: Path, meta_text: dict[str, Any]) -> dict[str, Any]:
+    """The store's meta records read as JSON, its plan (when it has one) of the shape the gate reads: releases
+    (each a name and a system hash), a whole number of runs and a metric (name, hash, value); else the one line
+    that says what is unreadable (a :class:`StoreError`)."""
+    meta: dict[str, Any] = {}
+    for key, text in meta_text.items():
+        try:
+            if not isinstance(text, str):
+                raise ValueError(text)
+            meta[key] = json.loads(text)
+        except (ValueError, RecursionError):
+            raise StoreError(f"{directory}: the run store's {key!r} record is not JSON ({str(text)!r:.40}); edited "
+                             "or damaged since the run: run `releasegate run CONFIG` again into a new store") from None
+    if not isinstance(meta.get("sweep_ranking", []), list):
+        raise StoreError(f"{directory}: the run store's 'sweep_ranking' record is not a list "
+                         f"({str(meta['sweep_ranking'])!r:.40}); edited or damaged since the run: run `releasegate "
+                         "run CONFIG` again into a new store")
+    plan = meta.get("plan")
+    releases = plan.get("releases") if isinstance(plan, dict) else None
+    metric = plan.get("metric") if isinstance(plan, dict) else None
+    shaped = plan is None or (
+        isinstance(releases, list) and bool(releases)
+        and all(isinstance(r, dict) and isinstance(r.get("name"), str) and isinstance(r.get("system_hash"), str)
+                for r in releases)
+        and type(plan.get("runs")) is int and plan["runs"] >= 1
+        and isinstance(metric, dict) and all(isinstance(metric.get(k), str) for k in ("name", "hash", "value")))
+    if not shaped:
+        raise StoreError(f"{directory}: the run store's plan is not one a run writes (releases, runs and metric "
+                         f"expected; found {str(plan)!r:.60}); edited or damaged since the run: run `releasegate run "
+                         "CONFIG` again into a new store")
+    return meta
 
 
 def _difference(held: int, recorded: Any) -> str:

@@ -14,6 +14,7 @@ import pandas as pd
 from pandas._libs.parsers import STR_NA_VALUES
 
 from releasegate.errors import BadValueError, FileError, InputError
+from releasegate.load.adapters.fields import SURROGATE_ESCAPE, refuse_lone_surrogates
 
 TIDY_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
 
@@ -139,6 +140,8 @@ def _read_json_lines(path: Path) -> pd.DataFrame:
                 raise FileError(f"{path}: line {number} is nested too deeply to be a record") from None
             if not isinstance(record, dict):
                 raise FileError(f"{path}: line {number} is {_json_kind(record)}, not a record (a JSON object)")
+            if SURROGATE_ESCAPE.search(line):
+                refuse_lone_surrogates(path, f"line {number}", record)
             records.append(record)
     if not records:
         raise pd.errors.EmptyDataError("no records")
@@ -188,8 +191,9 @@ _JSON_PLURALS = {str: "strings", bool: "booleans", int: "numbers", float: "numbe
 
 def _read_json_records(path: Path) -> pd.DataFrame:
     with open(path, encoding="utf-8-sig") as handle:
+        text = handle.read()
         try:
-            data = json.load(handle, object_pairs_hook=_unique_keys, parse_int=_bounded_int)
+            data = json.loads(text, object_pairs_hook=_unique_keys, parse_int=_bounded_int)
         except _HugeNumber as exc:
             raise FileError(f"{path}: {exc}") from None
         except _DuplicateKey as exc:
@@ -204,6 +208,9 @@ def _read_json_records(path: Path) -> pd.DataFrame:
         lists = [v for v in data.values() if isinstance(v, list)]
         if len(lists) == 1 and all(isinstance(r, dict) for r in lists[0]):
             data = lists[0]
+    if SURROGATE_ESCAPE.search(text):
+        for number, record in enumerate(data if isinstance(data, list) else [data], start=1):
+            refuse_lone_surrogates(path, f"record {number}", record)
     if isinstance(data, list) and not data:
         raise FileError(f"{path}: the JSON list has no records")
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
@@ -230,7 +237,12 @@ def _read_parquet(path: Path) -> pd.DataFrame:
         return pd.read_parquet(path)  # a file that is not Parquet: pandas' reading, whose message users see
     text = [f.name for f in schema if f.name.strip() in DICTIONARY_COLUMNS
             and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
-    return pandas_frame([pq.read_table(path, read_dictionary=text)])
+    frame = pandas_frame([pq.read_table(path, read_dictionary=text)])
+    # A list column comes back as numpy arrays, which nothing downstream can hash or name; as Python lists, it is
+    # the nested value JSON gives, refused by name where a value is due and kept as JSON text elsewhere.
+    for name in [f.name for f in schema if pa.types.is_nested(f.type) and f.name in frame.columns]:
+        frame[name] = frame[name].map(lambda v: v.tolist() if hasattr(v, "tolist") else v, na_action="ignore")
+    return frame
 
 
 def release_arrow_memory() -> None:

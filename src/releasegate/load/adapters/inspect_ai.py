@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
-from releasegate.load.adapters.fields import mapping_at
+from releasegate.load.adapters.fields import list_at, mapping_at
 from releasegate.load.adapters import inspect_epochs as epochs
 from releasegate.load.adapters import inspect_notes as notes
 from releasegate.load.adapters.inspect_log import _load_log, _output_text, _text
@@ -114,12 +114,12 @@ def read_inspect(path: Path, *, release: str | None = None, scorer: str | None =
 def _accuracy(header: dict[str, Any], scorer_name: str, reducer: str | None) -> float | None:
     """Inspect's own accuracy of the scorer under the reducer, from the log's results (None when absent)."""
     results = mapping_at(header, "results")
-    for score in results.get("scores") or []:
+    for score in list_at(results, "scores"):
         if not isinstance(score, dict) or scorer_name not in (score.get("scorer"), score.get("name")):
             continue
         if (score.get("reducer") or epochs.MEAN) != (reducer or epochs.MEAN):
             continue
-        value = ((score.get("metrics") or {}).get("accuracy") or {}).get("value")
+        value = mapping_at(mapping_at(score, "metrics"), "accuracy").get("value")
         return float(value) if isinstance(value, (int, float)) else None
     return None
 
@@ -170,6 +170,13 @@ def _check_finished(path: Path, header: dict[str, Any], n_samples: int, spec: di
     """A log that stopped early is refused: its results are not the eval's (fail closed)."""
     status = header.get("status")
     if status in (None, "success"):  # logs before 0.3 have no status
+        # A finished log counts its samples (x epochs, errored ones too); a file holding another number of them
+        # lost or gained a sample since Inspect wrote it, and a lost one would be read as a case never run.
+        total = mapping_at(header, "results").get("total_samples")
+        if type(total) is int and total != n_samples:
+            raise InputError(f"{path}: the log holds {n_samples} sample record(s) where its results count {total} "
+                             "(samples x epochs): the file was damaged or edited since Inspect wrote it; pass the "
+                             "log as Inspect wrote it")
         return
     dataset = mapping_at(spec, "dataset")
     config = mapping_at(spec, "config")
@@ -270,7 +277,7 @@ def _row(sample: dict[str, Any], scorer: str | None, category_field: str | None)
     case = sample.get("id")
     # Inspect numbers the samples of a dataset without ids 1..N: such an id is a position, not a name.
     position = isinstance(case, int) and not isinstance(case, bool)
-    row = {"case_id": case, "run": int(sample.get("epoch") or 1), "passed": passed, "score": score,
+    row = {"case_id": case, "run": _epoch(sample.get("epoch")), "passed": passed, "score": score,
            "_numeric": numeric, "_value": value, CONTENT_COLUMN: sample.get("_content"), POSITION_COLUMN: position}
     if category_field:
         category = (sample.get("metadata") or {}).get(category_field)
@@ -288,6 +295,16 @@ def _row(sample: dict[str, Any], scorer: str | None, category_field: str | None)
                 isinstance(item, (str, int, float, bool)):
             row[key] = item
     return row
+
+
+def _epoch(value: Any) -> int:
+    """A sample's epoch: a whole number from 1 (1 when the log has none, as before epochs were logged)."""
+    if value is None:
+        return 1
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 1 <= value <= 2**31 \
+            or value != int(value):
+        raise InputError(f"epoch {_clip(str(value), 40)!r} is not a whole number from 1")
+    return int(value)
 
 
 _RESERVED = frozenset(c for c in CANONICAL_COLUMNS if c != "category") | {"doc_hash", "metric"}

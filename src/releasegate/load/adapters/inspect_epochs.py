@@ -24,7 +24,7 @@ from collections import Counter
 from typing import Any
 
 from releasegate.errors import InputError
-from releasegate.load.adapters.fields import mapping_at
+from releasegate.load.adapters.fields import list_at, mapping_at
 
 MEAN = "mean"
 _AT_LEAST = re.compile(r"^at_least_(\d+)$")
@@ -36,7 +36,7 @@ _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 def reducers_of(header: dict[str, Any], scorer_name: str) -> list[str]:
     """The reducers Inspect applied to ``scorer_name``'s epochs (results.scores, else eval.config), [] for none."""
     results = mapping_at(header, "results")
-    found = [str(s.get("reducer")) for s in results.get("scores") or []
+    found = [str(s.get("reducer")) for s in list_at(results, "scores")
              if isinstance(s, dict) and s.get("scorer") == scorer_name and s.get("reducer")]
     if found:
         return list(dict.fromkeys(found))
@@ -67,12 +67,12 @@ def choose_reducer(where: str, header: dict[str, Any], scorer_name: str, given: 
 
 def stored_reductions(header: dict[str, Any], scorer_name: str, reducer: str) -> dict[str, Any] | None:
     """sample id (as text) -> Inspect's reduced value for (scorer, reducer), or None when the log has none."""
-    for entry in header.get("reductions") or []:
+    for entry in list_at(header, "reductions"):
         if not isinstance(entry, dict) or entry.get("scorer") != scorer_name:
             continue
         if (entry.get("reducer") or MEAN) != reducer:
             continue
-        return {str(s.get("sample_id")): s.get("value") for s in entry.get("samples") or [] if isinstance(s, dict)}
+        return {str(s.get("sample_id")): s.get("value") for s in list_at(entry, "samples") if isinstance(s, dict)}
     return None
 
 

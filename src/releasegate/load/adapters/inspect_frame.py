@@ -43,7 +43,7 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
     errored = source["error"].notna() & (source["error"].astype(str).str.strip() != "") \
         if "error" in source.columns else pd.Series(False, index=source.index)
     frame = pd.DataFrame({"release": _releases(path, source, release), "case_id": source["id"].astype(str),
-                          "run": pd.to_numeric(source["epoch"], errors="raise").astype("int64")})
+                          "run": _epochs(path, source["epoch"])})
     numeric = any(n for _, _, n in converted)
     if not numeric:
         frame["passed"] = [p for p, _, _ in converted]
@@ -67,14 +67,14 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
     frame[POSITION_COLUMN] = source["id"].astype(str).str.fullmatch(r"[0-9]+").to_numpy(bool)
     for column in ("input", "target", "error"):
         if column in source.columns and source[column].notna().any():
-            frame[column] = source[column].map(lambda v: None if pd.isna(v) else _clip(str(v)))
+            frame[column] = source[column].map(_clip, na_action="ignore")
     frame.attrs.update(task="", source_format="inspect-samples", scorer=chosen,
                        harness="inspect-ai samples_df export",
                        release_key="NAME=" if release else ("model" if "model" in source.columns else "model_usage"))
     fields = sorted(c.removeprefix("metadata_") for c in source.columns if c.startswith("metadata_"))
     frame.attrs.update({"metadata_fields": fields} if fields else {})
     if "log" in source.columns:  # the logs it was exported from, by file name (the folder is the exporter's)
-        frame.attrs["logs"] = tuple(sorted({Path(str(v)).name for v in source["log"].dropna().unique()}))
+        frame.attrs["logs"] = tuple(sorted({Path(str(v)).name for v in source["log"].dropna().tolist()}))
     if not category_field and "category" in frame.columns:
         frame.attrs["category_note"] = notes.category_from_metadata(
             "Inspect samples_df export " + path.name, frame[["category"]].to_dict("records"))
@@ -97,6 +97,17 @@ def _content(source: pd.DataFrame) -> list[str | None]:
             for pair in zip(*texts)]
 
 
+def _epochs(path: Path, epochs: pd.Series) -> pd.Series:
+    """The ``epoch`` column as whole numbers from 1; any other value is refused, naming its row."""
+    numbers = pd.to_numeric(epochs.map(lambda v: v if isinstance(v, (int, float, str)) else None), errors="coerce")
+    bad = numbers.isna() | (numbers < 1) | (numbers != numbers.round()) | (numbers > 2**31)
+    if bad.any():
+        row = int(bad.to_numpy().argmax())
+        raise InputError(f"{path}: row {row + 2}: epoch {_clip(str(epochs.iloc[row]), 40)!r} is not a whole number "
+                         "from 1; the samples_df export numbers each sample's epochs 1, 2, ...")
+    return numbers.astype("int64")
+
+
 def _value(path: Path, row: int, value: Any) -> tuple[float, float, bool]:
     if isinstance(value, float) and pd.isna(value):
         return float("nan"), float("nan"), False
@@ -116,7 +127,7 @@ def _releases(path: Path, source: pd.DataFrame, release: str | None) -> list[str
         for text in source["model_usage"].tolist():
             try:
                 usage = json.loads(text) if isinstance(text, str) else {}
-            except ValueError:
+            except (ValueError, RecursionError):
                 usage = {}
             names.append(list(usage) if isinstance(usage, dict) else [])
         if all(len(n) == 1 for n in names):

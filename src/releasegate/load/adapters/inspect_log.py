@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import InputError
-from releasegate.load.adapters.fields import mapping_at
+from releasegate.load.adapters.fields import list_at, mapping_at
 from releasegate.load.adapters.bounded_unzip import Budget, read_chunks, read_deflated
 from releasegate.load.fingerprint import content_fingerprint
 from releasegate.text import clip as _clip
@@ -248,5 +248,6 @@ def _text(value: Any, attachments: dict[str, Any], sep: str = "\n") -> str | Non
 def _output_text(output: Any, attachments: dict[str, Any]) -> str | None:
     if not isinstance(output, dict):
         return None
-    choices = output.get("choices") or [{}]
-    return _text(output.get("completion") or (choices[0] or {}).get("message"), attachments)
+    choices = list_at(output, "choices")
+    first = choices[0] if choices and isinstance(choices[0], dict) else {}
+    return _text(output.get("completion") or first.get("message"), attachments)

@@ -31,7 +31,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
-from releasegate.load.adapters.fields import mapping_at
+from releasegate.load.adapters.fields import list_at, mapping_at
 from releasegate.load.adapters.lm_eval_files import (harness_version, model_name, old_task_name, read_records,
                                                      read_summary, task_config)
 from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
@@ -136,7 +136,7 @@ def choice_for_task(given: str | None, task: str) -> str | None:
 def _aggregations(config: dict[str, Any]) -> dict[str, str]:
     """metric -> aggregation as the task's config names it (names lm-eval aggregates over the corpus otherwise)."""
     found = dict(CORPUS_AGGREGATIONS)
-    for entry in config.get("metric_list") or []:
+    for entry in list_at(config, "metric_list"):
         if isinstance(entry, dict) and isinstance(entry.get("metric"), str):
             found[entry["metric"]] = str(entry.get("aggregation") or "mean")
     return found
@@ -158,7 +158,7 @@ def _name_unnamed_filters(path: Path, records: list[dict[str, Any]], config: dic
     distinct = len(set(map(str, ids)))
     if distinct == len(ids):
         return
-    names = [str(f.get("name")) for f in config.get("filter_list") or [] if isinstance(f, dict) and f.get("name")]
+    names = [str(f.get("name")) for f in list_at(config, "filter_list") if isinstance(f, dict) and f.get("name")]
     blocks = [ids[i * distinct:(i + 1) * distinct] for i in range(len(names))]
     if len(names) < 2 or len(ids) != distinct * len(names) or any(b != blocks[0] for b in blocks) \
             or len(set(map(str, blocks[0]))) != distinct:

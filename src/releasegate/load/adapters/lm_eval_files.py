@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import InputError
-from releasegate.load.adapters.fields import mapping_at
+from releasegate.load.adapters.fields import SURROGATE_ESCAPE, mapping_at, refuse_lone_surrogates
 
 
 def old_task_name(path: Path) -> str:
@@ -49,7 +49,7 @@ def harness_version(path: Path, date: str | None) -> str | None:
 def _read_results(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -71,12 +71,16 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
                     continue
                 try:
                     record = json.loads(line)
+                except RecursionError:
+                    raise InputError(f"{path}: line {number} is nested too deeply to be an lm-eval record") from None
                 except json.JSONDecodeError as exc:
                     raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg}); an lm-eval "
                                      "samples_*.jsonl file was expected") from None
                 if not isinstance(record, dict) or "doc_id" not in record:
                     raise InputError(f"{path}: line {number} has no 'doc_id'; an lm-eval samples_*.jsonl file "
                                      "(written with --log_samples) was expected")
+                if SURROGATE_ESCAPE.search(line):
+                    refuse_lone_surrogates(path, f"line {number}", record)
                 yield record
         except UnicodeDecodeError:
             raise InputError(f"{path}: not UTF-8 text; an lm-eval samples_*.jsonl file was expected") from None
@@ -85,6 +89,8 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
 def _array_records(path: Path, text: str) -> Iterator[dict[str, Any]]:
     try:
         records = json.loads(text)
+    except RecursionError:
+        raise InputError(f"{path}: nested too deeply to be an lm-eval samples file") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno}); an lm-eval samples file "
                          "was expected") from None
@@ -105,8 +111,8 @@ def model_name(path: Path, date: str | None) -> str:
                          "name the release (NAME=path)")
     try:
         results = json.loads(candidates[0].read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{candidates[0]}: unreadable lm-eval results file ({exc})") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(f"{candidates[0]}: unreadable lm-eval results file ({type(exc).__name__}: {exc})") from None
     config = results.get("config") if isinstance(results, dict) else None
     config = config if isinstance(config, dict) else {}
     name = results.get("model_name") if isinstance(results, dict) else None

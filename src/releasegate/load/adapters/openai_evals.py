@@ -121,6 +121,8 @@ def _load(path: Path) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, An
             record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}: line {number} is not valid JSON ({exc.msg}); {_EXPECTED}") from None
+        except RecursionError:
+            raise InputError(f"{path}: line {number} is nested too deeply to be a record; {_EXPECTED}") from None
         if not isinstance(record, dict):
             raise InputError(f"{path}: line {number} is not a JSON object; {_EXPECTED}")
         if isinstance(record.get("spec"), dict):

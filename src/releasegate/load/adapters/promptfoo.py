@@ -222,6 +222,8 @@ def _parse(path: Path, text: str, where: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: {where} is not valid JSON ({exc.msg} at line {exc.lineno}); {_EXPECTED}") from None
+    except RecursionError:
+        raise InputError(f"{path}: {where} is nested too deeply to be promptfoo's output; {_EXPECTED}") from None
 
 
 def case_key(result: dict[str, Any]) -> str:
