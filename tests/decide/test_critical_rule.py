@@ -271,3 +271,25 @@ def test_a_critical_category_is_powerless_by_its_own_test_floor(test, powerless)
     assert (fraud.broke, fraud.fixed, fraud.powerless) == (2, 2, powerless)
     assert unconditional_mcnemar(4, 0, 50).p_regression == pytest.approx(0.023921587713788356, rel=1e-9)
     assert fraud.discordant_needed == (5 if powerless else None)
+
+
+def test_an_even_split_of_runs_fails_on_both_sides():
+    # Two runs each: a mean of 0.5 is one pass in two, not a majority, so it fails on either side. Case 1 stays
+    # failing (0.5 -> 0), case 2 is fixed (0.5 -> 1), case 3 broke (1 -> 0.5): one each way, P(Bin(2, 1/2) >= 1).
+    base, cand = np.array([0.5, 0.5, 1.0]), np.array([0.0, 1.0, 0.5])
+    (t,) = critical_section(base, cand, Policy(critical=("Fraud",)), FRAUD, mcnemar=False, rates=True,
+                            category_codes=np.zeros(3, dtype=np.int64), category_labels=["Fraud"]).tests
+    assert (t.worse, t.better, t.p_regression) == (1, 1, pytest.approx(3 / 4))
+
+
+@pytest.mark.parametrize(("cases", "unconditional"), [(1000, True), (1001, False)])
+def test_the_unconditional_test_runs_up_to_its_largest_category(cases, unconditional):
+    # 3 broke, none fixed: the conditional test's p is 2^-3 = 1/8 by hand; the unconditional test's is below it.
+    base = np.ones(cases)
+    cand = base.copy()
+    cand[:3] = 0
+    pol = Policy(critical=("Fraud",), critical_test="unconditional")
+    (t,) = critical_section(base, cand, pol, FRAUD, mcnemar=True, rates=False,
+                            category_codes=np.zeros(cases, dtype=np.int64), category_labels=["Fraud"]).tests
+    assert (t.method == "exact unconditional McNemar") == unconditional
+    assert (t.p_regression < 1 / 8) if unconditional else t.p_regression == pytest.approx(1 / 8, abs=1e-15)
