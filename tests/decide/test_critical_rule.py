@@ -293,3 +293,9 @@ def test_the_unconditional_test_runs_up_to_its_largest_category(cases, unconditi
                             category_codes=np.zeros(cases, dtype=np.int64), category_labels=["Fraud"]).tests
     assert (t.method == "exact unconditional McNemar") == unconditional
     assert (t.p_regression < 1 / 8) if unconditional else t.p_regression == pytest.approx(1 / 8, abs=1e-15)
+
+
+def test_the_unconditional_floor_when_as_many_fixed_as_broke():
+    # 2 broke and 2 fixed: the floor is every one of the 4 changed cases broken, 0.023921587714 (R, above).
+    (t,) = _section(*_fraud(2, 2), critical_test="unconditional").tests
+    assert (t.worse, t.better) == (2, 2) and t.floor == pytest.approx(0.023921587714, rel=1e-9)
