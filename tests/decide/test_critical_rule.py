@@ -299,3 +299,17 @@ def test_the_unconditional_floor_when_as_many_fixed_as_broke():
     # 2 broke and 2 fixed: the floor is every one of the 4 changed cases broken, 0.023921587714 (R, above).
     (t,) = _section(*_fraud(2, 2), critical_test="unconditional").tests
     assert (t.worse, t.better) == (2, 2) and t.floor == pytest.approx(0.023921587714, rel=1e-9)
+
+
+def test_nothing_changed_has_the_floor_one_by_the_unconditional_test():
+    (t,) = _section(*_fraud(0, 0), critical_test="unconditional").tests
+    assert (t.worse, t.better, t.p_regression, t.floor) == (0, 0, 1.0, 1.0)
+
+
+def test_a_critical_metric_splits_the_critical_weight_over_its_overall_test_and_categories():
+    # Two categories and the overall test: three tests sharing the default weight 10, 10 / 3 each.
+    base = np.ones(8)
+    codes = np.r_[np.zeros(4, dtype=np.int64), np.ones(4, dtype=np.int64)]
+    section = critical_section(base, base.copy(), Policy(), CriticalScope(("A", "B"), metric=True), mcnemar=True,
+                               rates=False, category_codes=codes, category_labels=["A", "B"])
+    assert (section.split, section.weight) == (3, pytest.approx(10 / 3))
