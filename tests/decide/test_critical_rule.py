@@ -172,6 +172,8 @@ def test_a_critical_category_without_cases_blocks():
     tests = critical_section(base, cand, pol, CriticalScope(("Fraud", "Safety")), mcnemar=True, rates=True,
                              category_codes=np.zeros(50, np.int64), category_labels=["Fraud"]).tests
     assert [(t.label, t.cases, t.blocks) for t in tests] == [("Fraud", 50, False), ("Safety", 0, True)]
+    # Nothing measured: no case either way, and p and its floor are 1 (nothing shown), yet it blocks.
+    assert (tests[1].worse, tests[1].better, tests[1].p_regression, tests[1].floor) == (0, 0, 1.0, 1.0)
     assert critical_section(base, cand, Policy(), CriticalScope(), mcnemar=True, rates=True, category_codes=None,
                             category_labels=()) is None
 
