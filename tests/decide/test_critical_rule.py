@@ -315,3 +315,16 @@ def test_a_critical_metric_splits_the_critical_weight_over_its_overall_test_and_
     section = critical_section(base, base.copy(), Policy(), CriticalScope(("A", "B"), metric=True), mcnemar=True,
                                rates=False, category_codes=codes, category_labels=["A", "B"])
     assert (section.split, section.weight) == (3, pytest.approx(10 / 3))
+    # Zero tolerance is outside the budget, and without a critical metric each category has its whole weight.
+    for pol, metric in ((Policy(critical_rule="any"), True), (Policy(), False)):
+        section = critical_section(base, base.copy(), pol, CriticalScope(("A", "B"), metric=metric), mcnemar=True,
+                                   rates=False, category_codes=codes, category_labels=["A", "B"])
+        assert (section.split, section.weight) == (1, 10.0)
+
+
+def test_zero_tolerance_counts_a_single_failed_run_whatever_min_change_says():
+    # Pass rates over 5 runs: 1.0 -> 0.8 is one run that broke; a tolerance is for scores, never for passes.
+    pol = Policy(critical=("Fraud",), critical_rule="any", min_change=0.5)
+    (t,) = critical_section(np.array([1.0, 0.6]), np.array([0.8, 0.6]), pol, FRAUD, mcnemar=False, rates=True,
+                            category_codes=np.zeros(2, dtype=np.int64), category_labels=["Fraud"]).tests
+    assert (t.worse, t.better, t.blocks) == (1, 0, True)
