@@ -197,3 +197,10 @@ def test_the_three_error_counts_are_disjoint_and_sum_to_the_errored_cases(tmp_pa
     errors = json.loads(out.read_text())["candidates"][0]["errors"]
     assert (errors["baseline_errored"], errors["candidate_errored"], errors["both_errored"]) == (3, 1, 2)
     assert errors["baseline_errored"] + errors["candidate_errored"] + errors["both_errored"] == errors["excluded"] == 6
+
+
+def test_the_listing_names_200_cases_and_counts_the_rest(tmp_path):
+    # 201 baseline errors: all counted, 200 named (the baseline side first, then by id), the one past them cut.
+    e = build_report(_write(tmp_path, base_errors=range(201)), baseline="r1").analysis.candidates[0].sections.errors
+    assert (e.excluded, len(e.cases), e.listed_cut) == (201, 200, 1)
+    assert [c.case_id for c in e.cases] == [f"c{i:03d}" for i in range(200)]
