@@ -204,3 +204,20 @@ def test_the_listing_names_200_cases_and_counts_the_rest(tmp_path):
     e = build_report(_write(tmp_path, base_errors=range(201)), baseline="r1").analysis.candidates[0].sections.errors
     assert (e.excluded, len(e.cases), e.listed_cut) == (201, 200, 1)
     assert [c.case_id for c in e.cases] == [f"c{i:03d}" for i in range(200)]
+    e = build_report(_write(tmp_path, base_errors=range(200)), baseline="r1").analysis.candidates[0].sections.errors
+    assert (e.excluded, len(e.cases), e.listed_cut) == (200, 200, 0)
+
+
+def test_a_case_whose_question_changed_is_no_errored_case_of_the_comparison(tmp_path):
+    # 12 cases; s05 asks another question on r2 (left out as changed, --allow-changed), s01 errored on r2: the
+    # errored cases are counted over the 11 cases left after the changed one, 1 errored and 10 compared.
+    lines = ["release,case_id,passed,error,input"]
+    for release in ("r1", "r2"):
+        for k in range(12):
+            error = "TimeoutError" if release == "r2" and k == 1 else ""
+            text = "A replaced question." if release == "r2" and k == 5 else f"Question {k}"
+            lines.append(f"{release},s{k:02d},{'' if error else 1},{error},{text}")
+    path = tmp_path / "results.csv"
+    path.write_text("\n".join(lines) + "\n")
+    e = build_report(path, baseline="r1", allow_changed=True).analysis.candidates[0].sections.errors
+    assert (e.n_cases, e.excluded, e.compared, e.candidate_only) == (11, 1, 10, 1)
