@@ -109,8 +109,8 @@ def test_above_the_exact_limit_the_normal_formula_stands_in_near_the_exact_drop(
     base, cand, codes = _pairs(n, n // 40, n // 40, n // 10)  # 5% of cases changed, pass rate 0.9
     at_limit = _plan(base, cand, codes, 1).power
     assert at_limit.method == "exact McNemar power"
-    above = _plan(*_pairs(n + 2, n // 40, n // 40, n // 10), 1).power
+    above = _plan(*_pairs(n + 1, n // 40, n // 40, n // 10), 1).power
     # The O(n^2) search would take hours at a million cases: one case over the limit, the normal formula.
     assert above.method == "normal approximation" and above.level == at_limit.level
-    exact = minimum_detectable_drop(n + 2, 0.9, 0.05, at_limit.level, 0.8).drop
+    exact = minimum_detectable_drop(n + 1, 0.9, 0.05, at_limit.level, 0.8).drop
     assert abs(above.mde - exact) < 0.001  # within a tenth of a point at the limit
