@@ -112,6 +112,8 @@ def test_above_the_exact_limit_the_normal_formula_stands_in_near_the_exact_drop(
     above = _plan(*_pairs(n + 1, n // 40, n // 40, n // 10), 1).power
     # The O(n^2) search would take hours at a million cases: one case over the limit, the normal formula.
     assert above.method == "normal approximation" and above.level == at_limit.level
+    # 125 broke and 125 fixed of 5,001: d = +-1 on 250 cases, mean 0, so sd = sqrt(250 / 5,001).
+    assert above.sd_of_difference == pytest.approx(math.sqrt(250 / (n + 1)))
     exact = minimum_detectable_drop(n + 1, 0.9, 0.05, at_limit.level, 0.8).drop
     assert abs(above.mde - exact) < 0.001  # within a tenth of a point at the limit
 
@@ -134,4 +136,4 @@ def test_the_churn_the_exact_power_reads_is_at_most_twice_the_rarer_outcome(brok
     expected = minimum_detectable_drop(400, p0, 0.2, plan.power.level, 0.8).drop
     assert plan.power.method == "exact McNemar power" and expected is not None
     assert plan.power.mde == pytest.approx(expected, abs=1e-12)
-    assert plan.power.sd == pytest.approx(0.3)  # d = +-1 on 90% of the cases: sqrt(0.9 - 0.9^2)
+    assert plan.power.sd_of_difference == pytest.approx(0.3)  # d = +-1 on 90% of the cases: sqrt(0.9 - 0.9^2)
