@@ -112,8 +112,10 @@ def test_above_the_exact_limit_the_normal_formula_stands_in_near_the_exact_drop(
     above = _plan(*_pairs(n + 1, n // 40, n // 40, n // 10), 1).power
     # The O(n^2) search would take hours at a million cases: one case over the limit, the normal formula.
     assert above.method == "normal approximation" and above.level == at_limit.level
-    # 125 broke and 125 fixed of 5,001: d = +-1 on 250 cases, mean 0, so sd = sqrt(250 / 5,001).
-    assert above.sd_of_difference == pytest.approx(math.sqrt(250 / (n + 1)))
+    # 250 broke, none fixed, of 5,001: d = -1 on 250 cases, so sd = sqrt(250 / 5,001 - (250 / 5,001)^2).
+    share = 250 / (n + 1)
+    worse = _plan(*_pairs(n + 1, 250, 0, n // 10), 1).power
+    assert worse.sd_of_difference == pytest.approx(math.sqrt(share - share * share))
     exact = minimum_detectable_drop(n + 1, 0.9, 0.05, at_limit.level, 0.8).drop
     assert abs(above.mde - exact) < 0.001  # within a tenth of a point at the limit
 
