@@ -281,6 +281,26 @@ def test_inspect_log_holding_other_than_the_samples_it_counts_is_refused(inspect
     _raises(lambda: read_inspect(damaged), "holds 9 sample record(s) where its results count 10")
 
 
+def test_inspect_log_whose_early_stopping_skipped_samples_is_read(inspect_dir, tmp_path):
+    # Inspect's early stopping (results.early_stopping) never runs the samples it names: the log holds that many
+    # records fewer than its count, which is how Inspect writes it, not a damage. The skipped case is then a case
+    # not run on this release, which the pairing names.
+    def stopped(log):
+        gone = log["samples"].pop()
+        log["results"]["early_stopping"] = {"manager": "stopper", "metadata": {},
+                                            "early_stops": [{"id": gone["id"], "epoch": gone["epoch"]}]}
+
+    rows = read_inspect(_json_log(inspect_dir, tmp_path, stopped))
+    assert len(rows) == 2
+    # One record lost beyond the early stops is still a damaged log.
+    def lost_too(log):
+        stopped(log)
+        log["samples"].pop()
+
+    _raises(lambda: read_inspect(_json_log(inspect_dir, tmp_path, lost_too)),
+            "holds 1 sample record(s) where its results count 3 (samples x epochs, 1 of them stopped early)")
+
+
 @pytest.mark.parametrize("choices", [["a text"], "a text", 5, [None]])
 def test_inspect_output_choices_of_another_shape_read_as_no_output(inspect_dir, tmp_path, choices):
     def edit(log):

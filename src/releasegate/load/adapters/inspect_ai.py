@@ -172,11 +172,17 @@ def _check_finished(path: Path, header: dict[str, Any], n_samples: int, spec: di
     if status in (None, "success"):  # logs before 0.3 have no status
         # A finished log counts its samples (x epochs, errored ones too); a file holding another number of them
         # lost or gained a sample since Inspect wrote it, and a lost one would be read as a case never run.
-        total = mapping_at(header, "results").get("total_samples")
-        if type(total) is int and total != n_samples:
+        results = mapping_at(header, "results")
+        total = results.get("total_samples")
+        # Inspect's early stopping skips the samples (or epochs) it names, which are then never run: such a log
+        # holds that many records fewer, and the cases not run are named by the pairing like any case not run.
+        stopped = mapping_at(results, "early_stopping").get("early_stops")
+        skipped = len(stopped) if isinstance(stopped, list) else 0
+        if type(total) is int and n_samples not in (total, total - skipped):
             raise InputError(f"{path}: the log holds {n_samples} sample record(s) where its results count {total} "
-                             "(samples x epochs): the file was damaged or edited since Inspect wrote it; pass the "
-                             "log as Inspect wrote it")
+                             "(samples x epochs" + (f", {skipped} of them stopped early" if skipped else "")
+                             + "): the file was damaged or edited since Inspect wrote it; pass the log as Inspect "
+                             "wrote it")
         return
     dataset = mapping_at(spec, "dataset")
     config = mapping_at(spec, "config")
