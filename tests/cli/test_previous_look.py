@@ -5,6 +5,7 @@ left unspent; refused when it is not an earlier look at these releases."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pandas as pd
@@ -99,6 +100,39 @@ def test_a_note_that_is_not_an_earlier_look_at_these_releases_is_refused(tmp_pat
     result = run_cli("check", path, "--baseline", "r1", "--no-policy", "--previous", tmp_path / "note.json",
                      "-o", tmp_path / "note.json")
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize("edit", [{"left": None}, {"left": "NaN"}, {"left": -0.01}, {"left": 0.5}, {"look": "2"},
+                                  {"look": 0}, {"look": True}, "budget"])
+def test_a_damaged_budget_is_refused_never_read_as_spent(tmp_path, edit):
+    # Read as a note that left nothing, a damaged budget would turn the regression tests off: a clear regression,
+    # DON'T SHIP at alpha and with the note as written, would SHIP.
+    path = _results(tmp_path, churn=0.1, drop=30)
+    first, note = _check(tmp_path, path)
+    assert first.exit_code == 1, first.output
+    again, _ = _check(tmp_path, path, "--previous", tmp_path / "note.json", out="again.json")
+    assert again.exit_code == 1, again.output
+    budget = note["candidates"][0]["budget"]
+    note["candidates"][0]["budget"] = [] if edit == "budget" else {**budget, **edit}
+    (tmp_path / "bad.json").write_text(json.dumps(note))
+    result, written = _check(tmp_path, path, "--previous", tmp_path / "bad.json", out="x.json")
+    assert result.exit_code == 2 and written is None, result.output
+    assert "--previous" in result.output and "r2's budget" in result.output
+
+
+def test_a_note_nested_too_deeply_or_a_fifo_is_refused_in_one_line(tmp_path):
+    path = _results(tmp_path)
+    (tmp_path / "deep.json").write_text('{"candidates": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    result, _ = _check(tmp_path, path, "--previous", tmp_path / "deep.json", out="x.json")
+    assert result.exit_code == 2 and "not a release note's JSON (RecursionError)" in result.output
+    assert "internal" not in result.output
+    os.mkfifo(tmp_path / "pipe.json")  # read as it is, this would wait for a writer for ever
+    result, _ = _check(tmp_path, path, "--previous", tmp_path / "pipe.json", out="y.json")
+    assert result.exit_code == 2 and "is a FIFO (named pipe), not a regular file" in result.output
+    (tmp_path / "alpha.json").write_text(json.dumps({"baseline": "r1", "parameters": {"alpha": "0.05"},
+                                                     "candidates": []}))
+    result, _ = _check(tmp_path, path, "--previous", tmp_path / "alpha.json", out="z.json")
+    assert result.exit_code == 2 and 'records alpha "0.05", not a level' in result.output
 
 
 def test_verify_reruns_a_later_look_at_its_level(tmp_path):

@@ -70,6 +70,18 @@ def test_case_table_keeps_na_names(tmp_path):
     assert table["category"].isna().sum() == 2  # "null"'s empty category, in both releases
 
 
+def test_a_case_table_attribute_holding_json_objects_is_kept_as_their_text(tmp_path):
+    # A JSON object in one row of an attribute the results lack (not a role): kept as its text, as the results'
+    # own metadata is, never a dict that pairing cannot compare.
+    results, cases = tmp_path / "r.csv", tmp_path / "cases.jsonl"
+    results.write_text("release,case_id,passed\nr1,c1,1\nr1,c2,0\nr2,c1,1\nr2,c2,1\n")
+    cases.write_text('{"case_id": "c1", "difficulty": "easy"}\n{"case_id": "c2", "difficulty": {}}\n')
+    loaded = load_results([Source(results)], cases=cases)
+    assert sorted(loaded.table["difficulty"].unique()) == ["easy", "{}"]
+    result = run_cli("check", results, "--cases", cases, "--baseline", "r1", "--no-policy", "--no-step-summary")
+    assert result.exit_code in (0, 3) and "error" not in result.output, result.output
+
+
 @pytest.mark.parametrize("word", ["NA", "null", "None"])
 def test_release_and_case_named_like_missing_are_compared(tmp_path, word):
     path = tmp_path / "r.csv"

@@ -357,6 +357,11 @@ CASES: tuple[Case, ...] = (
     Case("cases-disagree", "case table and results disagree on a category", "`c2` is `A` in results, `B` in cases",
          {"results.csv": GOOD, "cases.csv": "case_id,category\nc1,A\nc2,B\nc3,B\nc4,B\n"},
          ("results.csv", *BASE, "--cases", "cases.csv"), ("column 'category' disagrees", "c2")),
+    # --- previous note -----------------------------------------------------------------------------------
+    Case("previous-damaged-budget", "--previous note whose budget's left is not a level", '`"left": null` in `note.json`',
+         {"results.csv": GOOD, "note.json": json.dumps({"baseline": "r1", "parameters": {"alpha": 0.05}, "candidates": [
+             {"name": "r2", "budget": {"look": 1, "left": None}}]})},
+         ("results.csv", *BASE, "--previous", "note.json"), ("note.json", "r2's budget records left null", "0 to alpha")),
     # --- policy ------------------------------------------------------------------------------------------
     Case("policy-missing", "policy file does not exist", "`--policy nothere.toml`",
          {"results.csv": GOOD}, ("results.csv", *BASE, "--policy", "nothere.toml"), ("policy file not found",),

@@ -11,9 +11,11 @@ import pandas as pd
 from releasegate.errors import InputError
 from releasegate.files import TABLE_CAP
 from releasegate.load.columns import rename_columns, require_column
+from releasegate.load.shapes import nested_as_text
 from releasegate.load.sources import check_file, frame_sha256, sha256_of
 from releasegate.load.tidy import as_text, identity_names, read_tidy
 from releasegate.model import InputFile
+from releasegate.policy import CANONICAL_COLUMNS
 from releasegate.text import near_misses
 
 
@@ -55,6 +57,10 @@ def join_cases(table: pd.DataFrame, source: Path | pd.DataFrame, columns: Mappin
     cases = rename_columns(cases, {k: v for k, v in columns.items() if k not in ("release",)}, path, ("case_id",))
     require_column(cases, "case_id", path, "--case-col", columns.get("case_id"))
     _refuse_per_release(cases, path, metrics)
+    # An attribute holding a JSON object or list (a Parquet struct, a JSON record) is kept as its text, as the
+    # results' metadata is (a role such as category keeps it, refused there by name); every row is looked at, a
+    # case table holding one row per case.
+    cases = nested_as_text(cases, [c for c in cases.columns if c not in CANONICAL_COLUMNS])
     if cases["case_id"].isna().any() or (cases["case_id"] == "").any():
         raise InputError(f"{path}: blank case_id in the case table")
     dup = cases["case_id"][cases["case_id"].duplicated()]

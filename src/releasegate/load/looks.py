@@ -17,28 +17,46 @@ from pathlib import Path
 from typing import Any
 
 from releasegate.errors import FileError, InputError
+from releasegate.files import TABLE_CAP, read_text_capped
 from releasegate.model.budget import PreviousLook
 
 
-def _candidate_look(entry: Mapping[str, Any], source: str) -> PreviousLook:
-    budget = entry.get("budget") if isinstance(entry.get("budget"), Mapping) else {}
+def _candidate_look(entry: Mapping[str, Any], source: str, alpha: float) -> PreviousLook:
+    """The look a note's candidate entry records. A note written before looks were recorded (no budget, or a
+    budget without ``look`` and ``left``) left nothing; a budget that records them otherwise than a note writes
+    them is a damaged note, refused: read as spent, it would turn the next look's regression tests off."""
+    budget = entry.get("budget", {})
+    if isinstance(budget, Mapping) and "look" not in budget and "left" not in budget:
+        return PreviousLook(1, 0.0, source)
+    if not isinstance(budget, Mapping):
+        raise InputError(f"--previous {source}: candidate {entry['name']}'s budget is {_shown(budget)}, not an "
+                         "object; give the note.json a report wrote, unedited")
     look, left = budget.get("look"), budget.get("left")
     if not isinstance(look, int) or isinstance(look, bool) or look < 1:
-        return PreviousLook(1, 0.0, source)
-    if not isinstance(left, (int, float)) or isinstance(left, bool) or not math.isfinite(left) or left < 0:
-        left = 0.0
+        raise InputError(f"--previous {source}: candidate {entry['name']}'s budget records look {_shown(look)}, not "
+                         "a whole number from 1; give the note.json a report wrote, unedited")
+    if (not isinstance(left, (int, float)) or isinstance(left, bool) or not math.isfinite(left)
+            or not 0 <= left <= alpha):
+        raise InputError(f"--previous {source}: candidate {entry['name']}'s budget records left {_shown(left)}, "
+                         f"not a level from 0 to alpha {alpha:g}; give the note.json a report wrote, unedited")
     return PreviousLook(look, float(left), source)
+
+
+def _shown(value: object) -> str:
+    return json.dumps(value)[:40] if not isinstance(value, float) or math.isfinite(value) else str(value)
 
 
 def read_previous(path: Path, baseline: str | None, alpha: float) -> dict[str, PreviousLook]:
     """The looks of the note at ``path`` by candidate name, checked against this comparison's baseline and
     alpha (InputError otherwise)."""
     where = str(path)
+    if not Path(path).exists():
+        raise FileError(f"--previous {where}: no such file")
+    # Read as every note is, capped and a regular file only: a FIFO is refused, never waited on.
+    text = read_text_capped(path, "--previous note", cap=TABLE_CAP)
     try:
-        note = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FileError(f"--previous {where}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        note = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise FileError(f"--previous {where}: not a release note's JSON ({exc.__class__.__name__})") from None
     if not isinstance(note, dict) or not isinstance(note.get("candidates"), list):
         if isinstance(note, dict) and "several_metrics" in note:
@@ -51,11 +69,15 @@ def read_previous(path: Path, baseline: str | None, alpha: float) -> dict[str, P
         raise InputError(f"--previous {where}: that note compared against {previous_baseline}, this comparison "
                          f"against {baseline}; a later look is of the same baseline")
     parameters = note.get("parameters") if isinstance(note.get("parameters"), dict) else {}
-    previous_alpha = parameters.get("alpha")
-    if isinstance(previous_alpha, (int, float)) and not math.isclose(float(previous_alpha), alpha):
+    previous_alpha = parameters.get("alpha", alpha)
+    if (not isinstance(previous_alpha, (int, float)) or isinstance(previous_alpha, bool)
+            or not math.isfinite(previous_alpha)):
+        raise InputError(f"--previous {where}: that note records alpha {_shown(previous_alpha)}, not a level; give "
+                         "the note.json a report wrote, unedited")
+    if not math.isclose(float(previous_alpha), alpha):
         raise InputError(f"--previous {where}: that note was decided at alpha {previous_alpha:g}, this comparison "
                          f"at {alpha:g}; the looks of one comparison share one alpha")
-    return {str(c["name"]): _candidate_look(c, where) for c in note["candidates"]
+    return {str(c["name"]): _candidate_look(c, where, alpha) for c in note["candidates"]
             if isinstance(c, dict) and isinstance(c.get("name"), str)}
 
 

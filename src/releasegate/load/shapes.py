@@ -60,10 +60,16 @@ def resolve_dotted(frame: pd.DataFrame, names: Iterable[str], path: Path) -> pd.
     frame = frame.drop(columns=sorted(used))
     # Roles (canonical or named by the user) keep their values: validation refuses a record there by name.
     roles = set(CANONICAL_COLUMNS) | set(wanted)
-    for column in [c for c in frame.columns if c not in roles]:
-        # The first values tell (a column of records holds records): a scan of every row costs seconds at 1M.
-        head = frame[column].head(1000) if frame[column].dtype == object else ()
-        if any(isinstance(v, (dict, list)) for v in head):
+    # The first values tell (a column of records holds records): a scan of every row costs seconds at 1M.
+    return nested_as_text(frame, [c for c in frame.columns if c not in roles], rows=1000)
+
+
+def nested_as_text(frame: pd.DataFrame, columns: Iterable[str], rows: int | None = None) -> pd.DataFrame:
+    """Each of ``columns`` holding a JSON object or list among its first ``rows`` values (every value when None)
+    with those values as their JSON text: a dict can be neither compared, grouped nor shown."""
+    for column in columns:
+        values = frame[column] if rows is None else frame[column].head(rows)
+        if frame[column].dtype == object and any(isinstance(v, (dict, list)) for v in values):
             frame[column] = frame[column].map(lambda v: json.dumps(v, ensure_ascii=False)
                                               if isinstance(v, (dict, list)) else v)
     return frame

@@ -50,7 +50,8 @@ def load_policy_file(path: Path) -> dict[str, Any]:
     except RecursionError:
         raise PolicyError(f"policy file {path} is nested too deeply to be a policy") from None
     _refuse_unknown(set(data), f"policy file {path}: ")
-    if isinstance(data.get("gold"), str):  # a path in the policy is read from the policy's folder
+    # A path in the policy is read from the policy's folder; a blank one is left blank, refused by its row.
+    if isinstance(data.get("gold"), str) and data["gold"].strip():
         data["gold"] = str(Path(path).parent / data["gold"])
     return data
 

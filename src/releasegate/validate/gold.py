@@ -36,8 +36,10 @@ def _shown(rows: pd.DataFrame) -> str:
 
 def _label(series: pd.Series, path: str) -> pd.Series:
     try:
-        values = parse_passed(series.rename("passed"))
+        values = parse_passed(series.rename("label"))
     except InputError as exc:
+        if "; found " not in str(exc):  # JSON objects or lists, said of the label column
+            raise InputError(f"{path}: gold {exc}") from None
         detail = str(exc).split("; found ", 1)[-1]
         raise InputError(f"{path}: gold 'label' must be boolean-like (0/1, true/false, pass/fail, yes/no); "
                          f"found {detail}") from None

@@ -45,7 +45,7 @@ def _refuse_nested(series: pd.Series, name: str) -> None:
 
 def parse_passed(series: pd.Series) -> pd.Series:
     """Boolean-like values (0/1, true/false, pass/fail, yes/no; any case) to 1.0/0.0, missing to NaN."""
-    _refuse_nested(series, "passed")
+    _refuse_nested(series, "passed" if series.name is None else str(series.name))
     if series.dtype == bool:
         return series.astype(float)
     if series.dtype.kind in "iuf":
