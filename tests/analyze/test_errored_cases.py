@@ -197,3 +197,27 @@ def test_the_three_error_counts_are_disjoint_and_sum_to_the_errored_cases(tmp_pa
     errors = json.loads(out.read_text())["candidates"][0]["errors"]
     assert (errors["baseline_errored"], errors["candidate_errored"], errors["both_errored"]) == (3, 1, 2)
     assert errors["baseline_errored"] + errors["candidate_errored"] + errors["both_errored"] == errors["excluded"] == 6
+
+
+def test_the_listing_names_200_cases_and_counts_the_rest(tmp_path):
+    # 201 baseline errors: all counted, 200 named (the baseline side first, then by id), the one past them cut.
+    e = build_report(_write(tmp_path, base_errors=range(201)), baseline="r1").analysis.candidates[0].sections.errors
+    assert (e.excluded, len(e.cases), e.listed_cut) == (201, 200, 1)
+    assert [c.case_id for c in e.cases] == [f"c{i:03d}" for i in range(200)]
+    e = build_report(_write(tmp_path, base_errors=range(200)), baseline="r1").analysis.candidates[0].sections.errors
+    assert (e.excluded, len(e.cases), e.listed_cut) == (200, 200, 0)
+
+
+def test_a_case_whose_question_changed_is_no_errored_case_of_the_comparison(tmp_path):
+    # 12 cases; s05 asks another question on r2 (left out as changed, --allow-changed), s01 errored on r2: the
+    # errored cases are counted over the 11 cases left after the changed one, 1 errored and 10 compared.
+    lines = ["release,case_id,passed,error,input"]
+    for release in ("r1", "r2"):
+        for k in range(12):
+            error = "TimeoutError" if release == "r2" and k == 1 else ""
+            text = "A replaced question." if release == "r2" and k == 5 else f"Question {k}"
+            lines.append(f"{release},s{k:02d},{'' if error else 1},{error},{text}")
+    path = tmp_path / "results.csv"
+    path.write_text("\n".join(lines) + "\n")
+    e = build_report(path, baseline="r1", allow_changed=True).analysis.candidates[0].sections.errors
+    assert (e.n_cases, e.excluded, e.compared, e.candidate_only) == (11, 1, 10, 1)

@@ -109,8 +109,33 @@ def test_above_the_exact_limit_the_normal_formula_stands_in_near_the_exact_drop(
     base, cand, codes = _pairs(n, n // 40, n // 40, n // 10)  # 5% of cases changed, pass rate 0.9
     at_limit = _plan(base, cand, codes, 1).power
     assert at_limit.method == "exact McNemar power"
-    above = _plan(*_pairs(n + 2, n // 40, n // 40, n // 10), 1).power
+    above = _plan(*_pairs(n + 1, n // 40, n // 40, n // 10), 1).power
     # The O(n^2) search would take hours at a million cases: one case over the limit, the normal formula.
     assert above.method == "normal approximation" and above.level == at_limit.level
-    exact = minimum_detectable_drop(n + 2, 0.9, 0.05, at_limit.level, 0.8).drop
+    # 250 broke, none fixed, of 5,001: d = -1 on 250 cases, so sd = sqrt(250 / 5,001 - (250 / 5,001)^2).
+    share = 250 / (n + 1)
+    worse = _plan(*_pairs(n + 1, 250, 0, n // 10), 1).power
+    assert worse.sd_of_difference == pytest.approx(math.sqrt(share - share * share))
+    exact = minimum_detectable_drop(n + 1, 0.9, 0.05, at_limit.level, 0.8).drop
     assert abs(above.mde - exact) < 0.001  # within a tenth of a point at the limit
+
+
+def test_one_case_is_read_by_the_exact_power_and_nothing_is_detectable():
+    # One case: the exact test's floor 2^-1 is above any level, so no drop is detectable (the normal formula
+    # would give a number).
+    power = _plan(*_pairs(1, 1, 0, 0), 1).power
+    assert power.method == "exact McNemar power" and math.isnan(power.mde)
+
+
+@pytest.mark.parametrize(("broke", "fixed", "fails", "p0"), [(0, 360, 360, 0.1), (360, 0, 40, 0.9)])
+def test_the_churn_the_exact_power_reads_is_at_most_twice_the_rarer_outcome(broke, fixed, fails, p0):
+    from releasegate.stats.power import minimum_detectable_drop
+
+    # Baseline pass rate 0.1 (0.9) and 360 of 400 cases fixed (broke): 90% changed, but a release of that pass
+    # rate can change at most 2 x 0.1 of its cases both ways alike, so the power is that of a 20% churn.
+    base, cand, codes = _pairs(400, broke, fixed, fails)
+    plan = _plan(base, cand, codes, 1)
+    expected = minimum_detectable_drop(400, p0, 0.2, plan.power.level, 0.8).drop
+    assert plan.power.method == "exact McNemar power" and expected is not None
+    assert plan.power.mde == pytest.approx(expected, abs=1e-12)
+    assert plan.power.sd_of_difference == pytest.approx(0.3)  # d = +-1 on 90% of the cases: sqrt(0.9 - 0.9^2)

@@ -172,6 +172,8 @@ def test_a_critical_category_without_cases_blocks():
     tests = critical_section(base, cand, pol, CriticalScope(("Fraud", "Safety")), mcnemar=True, rates=True,
                              category_codes=np.zeros(50, np.int64), category_labels=["Fraud"]).tests
     assert [(t.label, t.cases, t.blocks) for t in tests] == [("Fraud", 50, False), ("Safety", 0, True)]
+    # Nothing measured: no case either way, and p and its floor are 1 (nothing shown), yet it blocks.
+    assert (tests[1].worse, tests[1].better, tests[1].p_regression, tests[1].floor) == (0, 0, 1.0, 1.0)
     assert critical_section(base, cand, Policy(), CriticalScope(), mcnemar=True, rates=True, category_codes=None,
                             category_labels=()) is None
 
@@ -271,3 +273,58 @@ def test_a_critical_category_is_powerless_by_its_own_test_floor(test, powerless)
     assert (fraud.broke, fraud.fixed, fraud.powerless) == (2, 2, powerless)
     assert unconditional_mcnemar(4, 0, 50).p_regression == pytest.approx(0.023921587713788356, rel=1e-9)
     assert fraud.discordant_needed == (5 if powerless else None)
+
+
+def test_an_even_split_of_runs_fails_on_both_sides():
+    # Two runs each: a mean of 0.5 is one pass in two, not a majority, so it fails on either side. Case 1 stays
+    # failing (0.5 -> 0), case 2 is fixed (0.5 -> 1), case 3 broke (1 -> 0.5): one each way, P(Bin(2, 1/2) >= 1).
+    base, cand = np.array([0.5, 0.5, 1.0]), np.array([0.0, 1.0, 0.5])
+    (t,) = critical_section(base, cand, Policy(critical=("Fraud",)), FRAUD, mcnemar=False, rates=True,
+                            category_codes=np.zeros(3, dtype=np.int64), category_labels=["Fraud"]).tests
+    assert (t.worse, t.better, t.p_regression) == (1, 1, pytest.approx(3 / 4))
+
+
+@pytest.mark.parametrize(("cases", "unconditional"), [(1000, True), (1001, False)])
+def test_the_unconditional_test_runs_up_to_its_largest_category(cases, unconditional):
+    # 3 broke, none fixed: the conditional test's p is 2^-3 = 1/8 by hand; the unconditional test's is below it.
+    base = np.ones(cases)
+    cand = base.copy()
+    cand[:3] = 0
+    pol = Policy(critical=("Fraud",), critical_test="unconditional")
+    (t,) = critical_section(base, cand, pol, FRAUD, mcnemar=True, rates=False,
+                            category_codes=np.zeros(cases, dtype=np.int64), category_labels=["Fraud"]).tests
+    assert (t.method == "exact unconditional McNemar") == unconditional
+    assert (t.p_regression < 1 / 8) if unconditional else t.p_regression == pytest.approx(1 / 8, abs=1e-15)
+
+
+def test_the_unconditional_floor_when_as_many_fixed_as_broke():
+    # 2 broke and 2 fixed: the floor is every one of the 4 changed cases broken, 0.023921587714 (R, above).
+    (t,) = _section(*_fraud(2, 2), critical_test="unconditional").tests
+    assert (t.worse, t.better) == (2, 2) and t.floor == pytest.approx(0.023921587714, rel=1e-9)
+
+
+def test_nothing_changed_has_the_floor_one_by_the_unconditional_test():
+    (t,) = _section(*_fraud(0, 0), critical_test="unconditional").tests
+    assert (t.worse, t.better, t.p_regression, t.floor) == (0, 0, 1.0, 1.0)
+
+
+def test_a_critical_metric_splits_the_critical_weight_over_its_overall_test_and_categories():
+    # Two categories and the overall test: three tests sharing the default weight 10, 10 / 3 each.
+    base = np.ones(8)
+    codes = np.r_[np.zeros(4, dtype=np.int64), np.ones(4, dtype=np.int64)]
+    section = critical_section(base, base.copy(), Policy(), CriticalScope(("A", "B"), metric=True), mcnemar=True,
+                               rates=False, category_codes=codes, category_labels=["A", "B"])
+    assert (section.split, section.weight) == (3, pytest.approx(10 / 3))
+    # Zero tolerance is outside the budget, and without a critical metric each category has its whole weight.
+    for pol, metric in ((Policy(critical_rule="any"), True), (Policy(), False)):
+        section = critical_section(base, base.copy(), pol, CriticalScope(("A", "B"), metric=metric), mcnemar=True,
+                                   rates=False, category_codes=codes, category_labels=["A", "B"])
+        assert (section.split, section.weight) == (1, 10.0)
+
+
+def test_zero_tolerance_counts_a_single_failed_run_whatever_min_change_says():
+    # Pass rates over 5 runs: 1.0 -> 0.8 is one run that broke; a tolerance is for scores, never for passes.
+    pol = Policy(critical=("Fraud",), critical_rule="any", min_change=0.5)
+    (t,) = critical_section(np.array([1.0, 0.6]), np.array([0.8, 0.6]), pol, FRAUD, mcnemar=False, rates=True,
+                            category_codes=np.zeros(2, dtype=np.int64), category_labels=["Fraud"]).tests
+    assert (t.worse, t.better, t.blocks) == (1, 0, True)
