@@ -65,13 +65,13 @@ def test_a_not_proven_note_says_how_the_next_look_is_judged_and_the_next_look_re
 
 
 def test_a_later_look_cannot_block_what_the_first_look_already_read_at_alpha(tmp_path):
-    # A clear regression: DON'T SHIP at look 1. Given a note whose looks left nothing (an older note with no look
-    # record), the regression tests cannot fire at all: a later look spends nothing it does not have.
+    # A clear regression: DON'T SHIP at look 1. Given a note whose looks left nothing (its members could reach any
+    # p, as a paired t can), the regression tests cannot fire at all: a later look spends nothing it does not have.
     path = _results(tmp_path, churn=0.1, drop=30)
     first, note = _check(tmp_path, path)
     assert first.exit_code == 1, first.output
     for c in note["candidates"]:
-        del c["budget"]["look"], c["budget"]["level"], c["budget"]["spent"], c["budget"]["left"]
+        c["budget"].update(spent=c["budget"]["level"], left=0.0)
     (tmp_path / "old.json").write_text(json.dumps(note))
     second, again = _check(tmp_path, path, "--previous", tmp_path / "old.json", out="again.json")
     budget = again["candidates"][0]["budget"]
@@ -103,17 +103,24 @@ def test_a_note_that_is_not_an_earlier_look_at_these_releases_is_refused(tmp_pat
 
 
 @pytest.mark.parametrize("edit", [{"left": None}, {"left": "NaN"}, {"left": -0.01}, {"left": 0.5}, {"look": "2"},
-                                  {"look": 0}, {"look": True}, "budget"])
+                                  {"look": 0}, {"look": True}, "budget", "no look", "no budget"])
 def test_a_damaged_budget_is_refused_never_read_as_spent(tmp_path, edit):
     # Read as a note that left nothing, a damaged budget would turn the regression tests off: a clear regression,
-    # DON'T SHIP at alpha and with the note as written, would SHIP.
+    # DON'T SHIP at alpha and with the note as written, would SHIP. So would a budget recording no look at all (a
+    # note written before looks were recorded, or with the four fields deleted).
     path = _results(tmp_path, churn=0.1, drop=30)
     first, note = _check(tmp_path, path)
     assert first.exit_code == 1, first.output
     again, _ = _check(tmp_path, path, "--previous", tmp_path / "note.json", out="again.json")
     assert again.exit_code == 1, again.output
     budget = note["candidates"][0]["budget"]
-    note["candidates"][0]["budget"] = [] if edit == "budget" else {**budget, **edit}
+    if edit == "no budget":
+        del note["candidates"][0]["budget"]
+    elif edit == "no look":
+        note["candidates"][0]["budget"] = {k: v for k, v in budget.items()
+                                           if k not in ("look", "level", "spent", "left")}
+    else:
+        note["candidates"][0]["budget"] = [] if edit == "budget" else {**budget, **edit}
     (tmp_path / "bad.json").write_text(json.dumps(note))
     result, written = _check(tmp_path, path, "--previous", tmp_path / "bad.json", out="x.json")
     assert result.exit_code == 2 and written is None, result.output

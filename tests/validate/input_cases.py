@@ -362,6 +362,10 @@ CASES: tuple[Case, ...] = (
          {"results.csv": GOOD, "note.json": json.dumps({"baseline": "r1", "parameters": {"alpha": 0.05}, "candidates": [
              {"name": "r2", "budget": {"look": 1, "left": None}}]})},
          ("results.csv", *BASE, "--previous", "note.json"), ("note.json", "r2's budget records left null", "0 to alpha")),
+    Case("previous-no-look", "--previous note whose budget records no look", "`budget` without `look` and `left`",
+         {"results.csv": GOOD, "note.json": json.dumps({"baseline": "r1", "parameters": {"alpha": 0.05}, "candidates": [
+             {"name": "r2", "budget": {"method": "weighted discrete Holm"}}]})},
+         ("results.csv", *BASE, "--previous", "note.json"), ("note.json", "r2's budget records no look", "write that")),
     # --- policy ------------------------------------------------------------------------------------------
     Case("policy-missing", "policy file does not exist", "`--policy nothere.toml`",
          {"results.csv": GOOD}, ("results.csv", *BASE, "--policy", "nothere.toml"), ("policy file not found",),

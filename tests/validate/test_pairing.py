@@ -68,6 +68,11 @@ def test_the_cases_paired_by_id_alone_are_counted_exactly(tmp_path, without_cont
     assert exclusions["paired_by_id_only"] == len(without_content)
     said = f"r2: {len(without_content)} of the cases compared paired by id only"
     assert any(said in line for line in note["notes"]) is bool(without_content), note["notes"]
+    # Compared without being checked to be the same question: said on the check line too, as a case left out is.
+    n = len(without_content)
+    on_line = f" r2 ({n} case{'' if n == 1 else 's'} paired by id only, their content not given on both sides): "
+    assert (on_line in result.output.splitlines()[0]) is bool(without_content), result.output
+    assert ("paired by id only" in note["candidates"][0]["headline"]) is bool(without_content)
 
 
 def test_an_empty_text_is_no_content_and_pairs_its_case_by_id(tmp_path):

@@ -2,10 +2,11 @@
 re-comparison of the same releases is a later look, and it may spend only what the earlier looks left unspent.
 
 The note's JSON carries, per candidate, its error budget's look number and ``left`` (what its regression tests
-could not spend at their level, given their changed cases; docs/methods.md, later looks). A note written before
-looks were recorded counts as a first look that left nothing: the regression tests of the next look are then
-read at a level at which nothing fires, never at alpha again. A note of another baseline, another alpha, or
-several metrics is refused with one line: it is not an earlier look at these releases.
+could not spend at their level, given their changed cases; docs/methods.md, later looks). A note that records no
+look (written before looks were recorded, or edited) is refused: read as a look that left nothing it would turn
+the next look's regression tests off, so a regression within the margin would ship unchecked; read as a first
+look it would spend alpha twice. A note of another baseline, another alpha, or several metrics is refused with
+one line: it is not an earlier look at these releases.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ from releasegate.model.budget import PreviousLook
 
 
 def _candidate_look(entry: Mapping[str, Any], source: str, alpha: float) -> PreviousLook:
-    """The look a note's candidate entry records. A note written before looks were recorded (no budget, or a
-    budget without ``look`` and ``left``) left nothing; a budget that records them otherwise than a note writes
-    them is a damaged note, refused: read as spent, it would turn the next look's regression tests off."""
+    """The look a note's candidate entry records. A budget that records no look, or records it otherwise than a
+    note writes it, is refused: what the earlier looks spent cannot be read, and neither reading of it is safe
+    (module docstring)."""
     budget = entry.get("budget", {})
     if isinstance(budget, Mapping) and "look" not in budget and "left" not in budget:
-        return PreviousLook(1, 0.0, source)
+        raise InputError(f"--previous {source}: candidate {entry['name']}'s budget records no look (a note written "
+                         "before looks were recorded, or edited), so what it spent cannot be read; write that "
+                         "comparison's note.json again with this version and give it back")
     if not isinstance(budget, Mapping):
         raise InputError(f"--previous {source}: candidate {entry['name']}'s budget is {_shown(budget)}, not an "
                          "object; give the note.json a report wrote, unedited")

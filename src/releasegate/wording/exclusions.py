@@ -4,7 +4,9 @@ what the reading of the inputs left out of every comparison (:func:`input_line`)
 
 "60 of 300 cases left out: missing on r2"; with several reasons each is counted ("70 of 300 cases left out: 60
 missing on r2, 10 errored"); cases only the candidate has, and cases whose missing runs were counted as
-failures, follow ("; 5 cases only on r2, not compared"). A reason is one member of
+failures, follow ("; 5 cases only on r2, not compared"), and last the compared cases that could be paired by
+their id only, when the others were paired by content ("; 2 cases paired by id only, their content not given on
+both sides"). A reason is one member of
 :data:`releasegate.kinds.ExclusionReason` and one phrase here.
 """
 
@@ -40,6 +42,9 @@ def clause(exclusions: Exclusions, candidate: str) -> str:
                                                   for r in left))
     parts += [f"{_cases(r.count)} {PHRASES[r.reason].format(candidate=candidate)}"
               for r in exclusions.reasons if r.reason not in LEFT_OUT]
+    # Compared, but not checked to be the same question: said wherever the verdict is read, as a case left out is.
+    if exclusions.by_id_only:
+        parts.append(f"{_cases(exclusions.by_id_only)} paired by id only, their content not given on both sides")
     return "; ".join(parts)
 
 
