@@ -30,7 +30,8 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
     from releasegate.load.tidy import read_tidy
 
     path = Path(path)
-    source = read_tidy(path, text_columns=("id", "eval_id", "sample_id", "input", "target"))
+    source = read_tidy(path, text_columns=("id", "eval_id", "sample_id", "input", "target"), case_column="id",
+                       texts=("input", "target"))
     scores = [c.removeprefix("score_") for c in source.columns if c.startswith("score_")]
     if scorer is None and len(scores) > 1:
         raise InputError(f"{path}: the export carries {len(scores)} scorers ({', '.join(scores)}); choose one with "
