@@ -1,6 +1,6 @@
-"""A role's values are one each: a category or cluster holding a JSON list or object is refused naming its case
-and column (a number is read as its text, as CSV gives it), from a case table, a results file or a notebook's
-DataFrame."""
+"""A role's values and names are one each: a category or cluster holding a JSON list or object is refused naming
+its case and column (a number is read as its text, as CSV gives it), from a case table, a results file or a
+notebook's DataFrame; two roles naming one column are refused saying so, whichever path the table takes."""
 
 from __future__ import annotations
 
@@ -47,3 +47,29 @@ def test_a_notebook_frames_list_category_is_refused():
                           "passed": [1, 0, 1, 1], "category": ["x", ["y"], "x", ["y"]]})
     with pytest.raises(InputError, match=r"<DataFrame>: 'category' of case 'b' holds a JSON list"):
         releasegate.compare(frame, baseline="r1")
+
+
+@pytest.mark.parametrize("flags, words", [
+    (("--release-col", "release", "--case-col", "release"),
+     "column 'release' is named for 2 roles, case_id and release"),
+    (("--passed-col", "passed", "--score-col", "passed"), "column 'passed' is named for 2 roles, passed and score"),
+    (("--case-col", "passed", "--passed-col", "passed"), "column 'passed' is named for 2 roles, case_id and passed"),
+])
+def test_two_roles_naming_one_column_are_refused_saying_so(tmp_path, flags, words):
+    """A role named by its own name counts: read as the other role, this one would be missing (a misleading
+    "missing required column"), or the pass/fail column read as scores."""
+    (tmp_path / "results.csv").write_text(ROWS)
+    result = run_cli("check", tmp_path / "results.csv", "--baseline", "r1", *flags)
+    assert result.exit_code == 2 and words in result.output and "missing required" not in result.output
+
+
+def test_two_roles_naming_one_column_of_a_frame_or_a_case_table_are_refused_saying_so(tmp_path):
+    import releasegate
+
+    frame = pd.read_csv(pd.io.common.StringIO(ROWS)).rename(columns={"case_id": "id"})
+    with pytest.raises(InputError, match="column 'id' is named for 2 roles, case_id and passed"):
+        releasegate.compare(frame, baseline="r1", columns={"case_id": "id", "passed": "id"})
+    cases = pd.DataFrame({"id": ["c1", "c2", "c3"], "topic": ["a", "a", "b"]})
+    with pytest.raises(InputError, match="column 'topic' is named for 2 roles, category and cluster"):
+        releasegate.compare(frame, baseline="r1", cases=cases,
+                            columns={"case_id": "id", "category": "topic", "cluster": "topic"})

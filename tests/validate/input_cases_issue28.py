@@ -129,6 +129,6 @@ ISSUE_28_CASES: tuple[Case, ...] = (
     Case("column-two-roles", "one column named for two roles", "`--release-col id --case-col id`",
          {"results.csv": MODEL_ID_CORRECT}, ("results.csv", *BASE, "--release-col", "id", "--case-col", "id",
                                              "--passed-col", "correct"),
-         ("column 'id' is named for 2 roles (--case-col and --release-col)",), kind="column"),
+         ("column 'id' is named for 2 roles, case_id and release (--case-col and --release-col",), kind="column"),
 )
 
