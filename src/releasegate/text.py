@@ -30,6 +30,12 @@ def visible(text: str) -> str:
     return _HIDDEN.sub(_code, text)
 
 
+def first_hidden(text: str) -> str | None:
+    """The first control or bidi-override character of ``text`` as its code (``\\u202e``), None without one."""
+    match = _HIDDEN.search(text)
+    return None if match is None else _code(match)
+
+
 def one_line(text: str) -> str:
     """One line for a terminal or log: every run of whitespace (newlines included) becomes one space."""
     return " ".join(visible(str(text)).split())

@@ -258,6 +258,33 @@ def test_a_degenerate_corrected_figure_through_the_pipeline_is_not_proven(tmp_pa
         is Decision.SHIP
 
 
+def test_gold_labels_that_show_the_judge_no_error_are_not_proven_with_a_label_dropped(tmp_path):
+    """The agreeing suite's gold file less one row: per release now, and its standard error is no longer 0
+    (the judge-only cases' sampling), but no label shows the judge wrong, so the interval counts none of its
+    error. It was SHIP (-0.2 points [-0.9, +0.4]) where the whole file is NOT PROVEN; now both are, and say why."""
+    fb, fc, gb, gc = _agreeing_suite()
+    rows = [{"release": r, "case_id": f"c{i:04d}", "passed": int(v)} for r, f in (("r1", fb), ("r2", fc))
+            for i, v in enumerate(f)]
+    gold = [{"release": r, "case_id": f"c{i:04d}", "label": int(v)} for r, g in (("r1", gb), ("r2", gc))
+            for i, v in enumerate(g) if v == v]
+    res, gold_path = _write(tmp_path, pd.DataFrame(rows), pd.DataFrame(gold[1:]))
+    gate = run_cli("check", res, "--baseline", "r1", "--gold", gold_path)
+    assert gate.exit_code == 3, gate.output
+    out = tmp_path / "note.json"
+    assert run_cli("report", res, "--baseline", "r1", "--gold", gold_path, "-o", out).exit_code == 0
+    cand = json.loads(out.read_text())["candidates"][0]
+    corrected = cand["judge"]["corrected"]
+    assert corrected["design"] == "per_release" and corrected["se"] > 0 and corrected["degenerate"]
+    assert cand["verdict"] == "not_proven"
+    reason = next(r for r in cand["reasons"] if r["rule"] == "judge_unreliable")
+    assert "the gold labels show no error of the judge's" in reason["message"]
+    # One label that shows the judge wrong gives the figure back to the rules.
+    gold[5]["label"] = 1 - gold[5]["label"]
+    res, gold_path = _write(tmp_path, pd.DataFrame(rows), pd.DataFrame(gold[1:]))
+    assert run_cli("report", res, "--baseline", "r1", "--gold", gold_path, "-o", out).exit_code == 0
+    assert not json.loads(out.read_text())["candidates"][0]["judge"]["corrected"]["degenerate"]
+
+
 def test_the_policy_key_is_checked():
     assert Policy().judge_correction == "ppi"
     assert make_policy({"judge_correction": "none"}).judge_correction == "none"

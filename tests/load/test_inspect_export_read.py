@@ -57,3 +57,17 @@ def test_a_log_column_of_lists_is_read_as_text(tmp_path):
     export["log"] = [["a.eval", "b.eval"]] * len(export)
     export.to_parquet(tmp_path / "samples.parquet")
     pd.testing.assert_frame_equal(_table(tmp_path / "samples.parquet"), _table(EXPORT))
+
+
+def test_a_boolean_epoch_is_refused_as_the_logs_check_refuses_it(tmp_path):
+    """JSON lines keep a boolean a boolean; True is an int to Python but never an epoch (inspect_ai._epoch
+    refuses it in a log)."""
+    from conftest import run_cli
+
+    export = pd.read_csv(EXPORT)
+    export["epoch"] = export["epoch"].astype(object)
+    export.loc[3, "epoch"] = True
+    export.to_json(tmp_path / "samples.jsonl", orient="records", lines=True)
+    result = run_cli("check", tmp_path / "samples.jsonl", "--format", "inspect-samples", "--baseline", "mockllm/base")
+    assert result.exit_code == 2
+    assert "samples.jsonl: row 5: epoch 'True' is not a whole number from 1" in result.output

@@ -55,6 +55,9 @@ def test_missing_files_and_bad_toml(tmp_path):
     (tmp_path / "bad.toml").write_text("[run\n")
     done = run_cli("run", tmp_path / "bad.toml")
     assert done.exit_code == 2 and "not valid TOML" in done.output
+    (tmp_path / "long.toml").write_text("[run]\nruns = " + "9" * 5000 + "\n")
+    done = run_cli("run", tmp_path / "long.toml")
+    assert done.exit_code == 2 and "holds a number too long to read" in done.output
     path = _write(tmp_path)
     (tmp_path / "cases.csv").unlink()
     done = run_cli("run", path)

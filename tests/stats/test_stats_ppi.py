@@ -16,9 +16,11 @@ import pytest
 from releasegate.stats.ppi import (
     gold_labels_for_width,
     power_tuned_lambda,
+    ppi_difference_test,
     ppi_mean,
     ppi_paired_difference,
     predicted_ppi_se,
+    shows_no_judge_error,
 )
 
 # The cases compared with ppi_py (scripts/ppi_py_reference.py computes its values for exactly these).
@@ -200,3 +202,44 @@ def test_plan_predicts_the_measured_width():
         d = ppi_paired_difference(fb, fc, np.where(lab, yb, np.nan), np.where(lab, yc, np.nan))
         widths.append(d.high - d.low)
     assert np.mean(widths) == pytest.approx(predicted, rel=0.05)
+
+
+def test_gold_labels_that_show_the_judge_no_error_give_no_figure_the_rules_read():
+    """Every label agrees with the judge: the variance holds none of the judge's error (its standard error is
+    the judge-only cases' alone, not 0), so the figure is degenerate and its tests undefined, in both designs;
+    one label that shows the judge wrong lifts it."""
+    rng, yb, yc, _, _ = _suite(11)
+    lab = _sample(rng, yb.size, 40)
+    gb, gc = np.where(lab, yb, np.nan), np.where(lab, yc, np.nan)
+    paired = ppi_paired_difference(yb, yc, gb, gc)  # the judge is the truth
+    assert paired.design == "paired" and paired.se > 0 and paired.degenerate
+    assert not ppi_difference_test(paired, 0.05).defined
+    dropped = gb.copy()
+    dropped[np.flatnonzero(lab)[0]] = np.nan
+    per_release = ppi_paired_difference(yb, yc, dropped, gc)
+    assert per_release.design == "per_release" and per_release.se > 0 and per_release.degenerate
+    for wrong in (gb, gc):  # one label the judge got wrong, on either release
+        k = np.flatnonzero(lab)[1]
+        fixed = wrong.copy()
+        fixed[k] = 1 - fixed[k]
+        args = (fixed, gc) if wrong is gb else (gb, fixed)
+        assert not shows_no_judge_error(yb, yc, *args)
+        assert not ppi_paired_difference(yb, yc, *args).degenerate
+    # Swapping the releases changes nothing of it.
+    assert shows_no_judge_error(yc, yb, gc, dropped) and shows_no_judge_error(yc, yb, gc, gb)
+
+
+def test_no_judge_error_reads_each_designs_own_rectifier():
+    """Paired: the human's per-case difference less the judge's, so a judge wrong the same way on both releases
+    of a case shows no error of the difference; per release: each release's own, which shows it. With runs the
+    values are means over runs, and an equal shift is no spread."""
+    fb, fc = np.array([1.0, 0, 1, 0, 1]), np.array([1.0, 1, 0, 0, 1])
+    gb, gc = fb.copy(), fc.copy()
+    gb[0] = gc[0] = 0.0  # the judge passed case 0 on both releases; the human failed it on both
+    assert shows_no_judge_error(fb, fc, gb, gc)
+    gc_release = gc.copy()
+    gc_release[4] = np.nan  # per release now
+    assert not shows_no_judge_error(fb, fc, gb, gc_release)
+    means = np.array([0.5, 1.0, 0.0, 0.5])
+    assert shows_no_judge_error(means, means, means, means)
+    assert not shows_no_judge_error(means, means, means, np.array([0.5, 1.0, 0.0, 1.0]))

@@ -28,7 +28,7 @@ ALLOWED: dict[str, set[str]] = {
     "files": {"errors", "text"},
     "stats": set(),
     "model": {"stats", "kinds"},
-    "policy": {"errors", "files", "kinds", "stats"},
+    "policy": {"errors", "files", "kinds", "stats", "text"},
     "provenance": {"errors"},
     "load": BASE | {"model", "policy"},
     # Validation (the gold-label check inside it): the tidy table checked, one per metric gated; its pairing

@@ -422,9 +422,10 @@ from input_cases_issue28 import ISSUE_28_CASES  # noqa: E402
 from input_cases_pairing import PAIRING_CASES  # noqa: E402
 from input_cases_redteam import REDTEAM_CASES  # noqa: E402
 from input_cases_round4 import ROUND_4_CASES  # noqa: E402
+from input_cases_values import VALUE_CASES  # noqa: E402
 
 CASES += (FAIL_CLOSED_CASES + GOLD_CASES + ISSUE_28_CASES + HARNESS_CASES + HARNESS_44_CASES + ROUND_4_CASES
-          + PAIRING_CASES + REDTEAM_CASES + INSPECT_EXPORT_CASES)
+          + PAIRING_CASES + REDTEAM_CASES + INSPECT_EXPORT_CASES + VALUE_CASES)
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,8 @@ ISSUE_28_CASES: tuple[Case, ...] = (
          {"results.csv": GOOD, "policy.toml": "power = 1e-7\n"}, ("results.csv", *BASE, "--policy", "policy.toml"),
          ("power must be a number above 0.5 and below 1", "1e-07"), kind="policy"),
     Case("seed-negative", "a negative seed", "`--seed -5`",
-         {"results.csv": GOOD}, ("results.csv", *BASE, "--seed", "-5"), ("seed must be a whole number >= 0",),
+         {"results.csv": GOOD}, ("results.csv", *BASE, "--seed", "-5"),
+         ("seed must be a whole number from 0", "no negative seed"),
          kind="policy"),
     Case("resamples-huge", "more resamples than a note needs", "`--resamples 100000000`",
          {"results.csv": GOOD}, ("results.csv", *BASE, "--resamples", "100000000"),
@@ -129,6 +130,6 @@ ISSUE_28_CASES: tuple[Case, ...] = (
     Case("column-two-roles", "one column named for two roles", "`--release-col id --case-col id`",
          {"results.csv": MODEL_ID_CORRECT}, ("results.csv", *BASE, "--release-col", "id", "--case-col", "id",
                                              "--passed-col", "correct"),
-         ("column 'id' is named for 2 roles (--case-col and --release-col)",), kind="column"),
+         ("column 'id' is named for 2 roles, case_id and release (--case-col and --release-col",), kind="column"),
 )
 

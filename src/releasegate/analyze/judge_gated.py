@@ -8,10 +8,11 @@ the true one shrunk by Youden's J and moved by any difference of the judge's err
 confidence, its one-sided p and its (1 - 2 alpha) non-inferiority interval from the same standard error
 (stats.ppi.ppi_difference_test), each release's corrected rate, and ``trials`` None (a continuous member of
 the error budget, analyze/budget.py). The case counts (fixed, broke, ...) stay the judge's, as the case lists
-are. A corrected figure that is undefined (too few gold labels) or degenerate (standard error 0) gives a
-comparison whose p and bounds are NaN: the overall rule reads no regression from it, the non-inferiority rule
-cannot show the candidate no worse, and the judge gate says NOT PROVEN (decide/rules/judge.py), so nothing
-reads as SHIP from a figure that does not exist.
+are. A corrected figure that is undefined (too few gold labels) or degenerate (standard error 0, or gold labels
+that show no error of the judge's: stats.ppi.shows_no_judge_error) gives a comparison whose p and bounds are
+NaN: the overall rule reads no regression from it, the non-inferiority rule cannot show the candidate no worse,
+and the judge gate says NOT PROVEN (decide/rules/judge.py), so nothing reads as SHIP from a figure that does
+not exist.
 
 The categories and critical categories keep the judge's own tests (docs/judge.md says why).
 """

@@ -13,7 +13,7 @@ from releasegate.files import TABLE_CAP
 from releasegate.load.columns import rename_columns, require_column
 from releasegate.load.shapes import nested_as_text
 from releasegate.load.sources import check_file, frame_sha256, sha256_of
-from releasegate.load.tidy import as_text, identity_names, read_tidy
+from releasegate.load.tidy import identity_as_text, identity_names, read_tidy
 from releasegate.model import InputFile
 from releasegate.policy import CANONICAL_COLUMNS
 from releasegate.text import near_misses
@@ -33,9 +33,7 @@ def _frame(frame: pd.DataFrame, columns: Mapping[str, str]) -> pd.DataFrame:
     if frame.shape[0] == 0:
         raise InputError(f"{CASES_FRAME}: the case table has no rows")
     cases = frame.reset_index(drop=True).rename(columns=str)
-    for name in identity_names(columns):
-        if name in cases.columns:
-            cases[name] = as_text(cases[name])
+    identity_as_text(cases, identity_names(columns), CASES_FRAME, columns.get("case_id", "case_id"))
     return cases
 
 
@@ -51,7 +49,7 @@ def join_cases(table: pd.DataFrame, source: Path | pd.DataFrame, columns: Mappin
     else:
         path = source
         check_file(source, "case file", TABLE_CAP)
-        cases = read_tidy(source, identity_names(columns))
+        cases = read_tidy(source, identity_names(columns), columns.get("case_id", "case_id"))
         record = InputFile(str(source), sha256_of(source), int(cases.shape[0]), "cases")
     seen.update(map(str, cases.columns))
     cases = rename_columns(cases, {k: v for k, v in columns.items() if k not in ("release",)}, path, ("case_id",))

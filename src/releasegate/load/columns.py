@@ -21,6 +21,10 @@ def rename_columns(frame: pd.DataFrame, columns: Mapping[str, str], path: Path,
     A column named for a role in ``required`` must exist: otherwise a file that happens to hold a column of
     the canonical name would be read from that column instead, silently.
     """
+    shared = shared_columns(columns)
+    if shared:
+        present = ", ".join(map(str, frame.columns))
+        raise ColumnError(f"{path}: {'; '.join(shared)}; columns present: {present}")
     mapping = {}
     for canonical, given in columns.items():
         if given == canonical:
@@ -34,6 +38,19 @@ def rename_columns(frame: pd.DataFrame, columns: Mapping[str, str], path: Path,
     # A column already called by the canonical name gives way to the one the user chose.
     clash = [c for c in mapping.values() if c in frame.columns and c not in mapping]
     return frame.drop(columns=clash).rename(columns=mapping)
+
+
+def shared_columns(columns: Mapping[str, str]) -> list[str]:
+    """A line for each column that two roles name (a role named by its own name counts: ``--release-col
+    release --case-col release``): read as one role, the other would be missing or read from the wrong column."""
+    lines = []
+    for name in dict.fromkeys(columns.values()):
+        roles = sorted(role for role, given in columns.items() if given == name)
+        if len(roles) > 1:
+            flags = " and ".join(COLUMN_FLAGS.get(r, f"[columns] {r}") for r in roles)
+            lines.append(f"column {name!r} is named for {len(roles)} roles, {' and '.join(roles)} ({flags}, or "
+                         "their [columns] keys); give each role its own")
+    return lines
 
 
 def plausible_match(name: str, columns: list[str]) -> str | None:
@@ -77,12 +94,7 @@ def check_columns(frame: pd.DataFrame, columns: Mapping[str, str], path: Path, *
     """
     present = [str(c) for c in frame.columns]
     given = {role: name for role, name in columns.items() if name != role}
-    problems = []
-    for name in dict.fromkeys(given.values()):
-        roles = [role for role, other in given.items() if other == name]
-        if len(roles) > 1:
-            flags = " and ".join(COLUMN_FLAGS.get(r, f"[columns] {r}") for r in roles)
-            problems.append(f"column {name!r} is named for {len(roles)} roles ({flags}); give each role its own")
+    problems = shared_columns(columns)
     needed = ["release"] * release + ["case_id"]
     for role in ("release", "case_id", "passed", "score", "run"):
         flag = COLUMN_FLAGS[role]

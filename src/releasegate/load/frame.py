@@ -19,7 +19,7 @@ from releasegate.load.cases import join_cases
 from releasegate.load.columns import rename_columns, require_column
 from releasegate.load.results import LoadedResults
 from releasegate.load.sources import frame_sha256
-from releasegate.load.tidy import TEXT_COLUMNS, as_text
+from releasegate.load.tidy import TEXT_COLUMNS, identity_as_text
 from releasegate.model import InputFile
 from releasegate.load.fingerprint import PAIRING_COLUMNS
 from releasegate.policy import CANONICAL_COLUMNS
@@ -69,9 +69,7 @@ def load_frame(
     if not parts:
         raise InputError("no results given")
     table = pd.concat(parts, ignore_index=True, sort=False) if len(parts) > 1 else parts[0]
-    for column in TEXT_COLUMNS:
-        if column in table.columns:
-            table[column] = as_text(table[column])
+    identity_as_text(table, TEXT_COLUMNS, FRAME_PATH)
     case_columns: tuple[str, ...] = ()
     if cases is not None:
         before = set(table.columns)

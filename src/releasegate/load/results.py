@@ -116,7 +116,7 @@ def _read_one(source: Source, fmt: str, options: AdapterOptions,
     if fmt == "tidy":
         from releasegate.load.tidy import identity_names, read_tidy
 
-        return read_tidy(source.path, identity_names(columns or {}))
+        return read_tidy(source.path, identity_names(columns or {}), (columns or {}).get("case_id", "case_id"))
     taken = adapters.ADAPTERS[fmt].option_names if fmt in adapters.ADAPTERS else ()
     values = {k: v for k, v in options.given().items() if k in taken}
     return adapters.read_with(fmt, source.path, source.release, values)

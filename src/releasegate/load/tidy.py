@@ -29,8 +29,11 @@ def identity_names(columns: Mapping[str, str]) -> tuple[str, ...]:
     return TEXT_COLUMNS + tuple(given for role, given in columns.items() if role in TEXT_COLUMNS)
 
 
-def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.DataFrame:
-    """Read one tidy file by its suffix. Errors are InputError with one line that names the file."""
+def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS, case_column: str = "case_id",
+              texts: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Read one tidy file by its suffix. Errors are InputError with one line that names the file. The
+    ``text_columns`` are read as text (:func:`identity_as_text`, naming ``case_column``'s case when refused);
+    ``texts`` among them may hold a JSON object or list, kept as its text."""
     suffix = path.suffix.lower()
     if suffix not in TIDY_SUFFIXES:
         raise FileError(
@@ -72,10 +75,30 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.Da
     check_unique_columns(path, delimited_header(path, "\t" if suffix == ".tsv" else ",")
                          if suffix in (".csv", ".tsv") else frame.columns)
     frame.columns = [str(c).strip() for c in frame.columns]
-    for column in text_columns:
-        if column in frame.columns:
-            frame[column] = as_text(frame[column])
+    identity_as_text(frame, tuple(c for c in text_columns if c not in texts), path, case_column)
+    for column in (c for c in texts if c in frame.columns):
+        frame[column] = as_text(frame[column])
     return consolidated(frame)
+
+
+def identity_as_text(frame: pd.DataFrame, columns: tuple[str, ...], where: object,
+                     case_column: str = "case_id") -> None:
+    """Each of ``columns`` in ``frame`` as text (:func:`as_text`). An identity (release, case, category,
+    cluster) is one value: a number is read as its text, as CSV gives it, but a JSON object or list would
+    become a category such as "[1, 2]"; refused, naming the column and the first row's case."""
+    for column in (c for c in columns if c in frame.columns):
+        values = frame[column]
+        nested = values.map(lambda v: isinstance(v, (dict, list))) if values.dtype == object else None
+        if nested is not None and nested.any():
+            row = int(nested.to_numpy().nonzero()[0][0])
+            case = frame[case_column].iloc[row] if column != case_column and case_column in frame.columns else None
+            who = f"case {str(case)!r}" if isinstance(case, (str, int)) else f"row {row + 1}"
+            kind = "object" if isinstance(values.iloc[row], dict) else "list"
+            shown = json.dumps(values.iloc[row], default=str)[:40]
+            raise InputError(f"{where}: {column!r} of {who} holds a JSON {kind} ({shown}), "
+                             f"not one value ({int(nested.sum())} row(s) do): give each row one {column} (text or "
+                             "a number)")
+        frame[column] = as_text(values)
 
 
 # pandas' parsers give each column a block of its own; past 100 blocks every later column added (the outcome, a

@@ -47,6 +47,8 @@ def load_policy_file(path: Path) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PolicyError(f"policy file {path} is not valid TOML: {exc}") from None
+    except ValueError as exc:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        raise PolicyError(f"policy file {path} holds a number too long to read: {str(exc).split(';')[0]}") from None
     except RecursionError:
         raise PolicyError(f"policy file {path} is nested too deeply to be a policy") from None
     _refuse_unknown(set(data), f"policy file {path}: ")

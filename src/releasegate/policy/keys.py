@@ -240,14 +240,16 @@ class Policy:
     power: float = key(0.8, Number(low=0.5, open_low=True, high=1, open_high=True), "power of the minimum "
                        "detectable difference", hint="the chance of catching the minimum detectable difference: "
                        "0.8 is usual, 0.9 strict")
-    seed: int = key(20240501, Number(expected="a whole number >= 0 (numpy's generators take no negative seed)",
-                                     json="int", low=0, whole=True),
+    # numpy's generators take a seed of any size, but past 64 bits it is no more random, and a seed of 4,300
+    # digits or more cannot even be written into the note's JSON.
+    seed: int = key(20240501, Number(expected="a whole number from 0 to 2**64 - 1 (numpy's generators take no "
+                                     "negative seed)", json="int", low=0, high=2**64 - 1, whole=True),
                     "seed of every resampling", flag=True, section="seed-and-n_resamples")
     # Every resampling costs time in proportion: 1,000,000 resamples of a 360-case clustered suite take 9 s here.
     n_resamples: int = key(10_000, Number(json="int", low=100, high=1_000_000, whole=True),
                            "bootstrap resamples and random sign flips", flag="--resamples",
                            section="seed-and-n_resamples")
-    title: str | None = key(None, Text(json="string or null"), "the report's title", flag=True,
+    title: str | None = key(None, Text(json="string or null", plain=True), "the report's title", flag=True,
                             shown="the task or description the data names, else the first file's name")
     metrics: Mapping[str, MetricSpec] = key({}, Table(expected="a table per metric", read=read_metrics),
                                             "per-metric kind, direction, critical, and the keys marked per metric",

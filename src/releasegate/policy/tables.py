@@ -24,6 +24,10 @@ GUARDRAILS = ("max_latency_p95_ratio", "max_latency_mean_ratio", "max_cost_ratio
 DEFAULT_GUARDRAILS = {"max_error_rate_increase": 0.02}
 # [prices."RELEASE"]: what a million input and a million output tokens cost that release (dollars).
 PRICE_KEYS = ("input_per_million", "output_per_million")
+# Beyond these a ratio limit means nothing: a release held to a thousand times the baseline's cost is held to
+# nothing, one held to a thousandth of it blocks on anything (an error rate rises by at most 1, which turns that
+# guardrail off). A price has no such range: it is in whatever currency the user counts in.
+RATIO_LIMITS = (0.001, 1000.0)
 
 
 def read_guardrails(raw: Any) -> dict[str, float]:
@@ -36,6 +40,12 @@ def read_guardrails(raw: Any) -> dict[str, float]:
     for name, limit in raw.items():
         if not is_number(limit) or not 0 < limit < math.inf:
             raise PolicyError(f"guardrail {name} must be a positive finite number, got {limit!r}")
+        if name == "max_error_rate_increase" and limit > 1:
+            raise PolicyError(f"guardrail {name} must be a rise of the error rate above 0 and at most 1 (1 turns "
+                              f"it off), got {limit!r}")
+        if name != "max_error_rate_increase" and not RATIO_LIMITS[0] <= limit <= RATIO_LIMITS[1]:
+            raise PolicyError(f"guardrail {name} must be a ratio from {RATIO_LIMITS[0]:g} to {RATIO_LIMITS[1]:,.0f} "
+                              f"(candidate / baseline), got {limit!r}")
     return dict(raw)
 
 

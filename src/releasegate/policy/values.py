@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from releasegate.text import first_hidden
+
 
 def is_number(x: Any) -> bool:
     """An int or a float, never a bool (``True`` is an int to Python, and ``margin = true`` is no margin)."""
@@ -105,19 +107,31 @@ class Number(Value):
 
 @dataclass(frozen=True)
 class Text(Value):
-    """Text; ``blank_ok`` False refuses an empty or blank one; ``nullable``: None means "not set"."""
+    """Text; ``blank_ok`` False refuses an empty or blank one; ``nullable``: None means "not set"; ``plain``
+    refuses a control or text-direction character (U+202E and the other bidirectional overrides, embeddings and
+    isolates): in a text the user writes for people to read, such as the title, it can only make the note read
+    otherwise than it says. Names that must match the data's (a baseline, a path) take them as the data has them."""
 
     expected: str = "text"
     json: str = "string"
     blank_ok: bool = True
     nullable: bool = True
+    plain: bool = False
 
     def problem(self, value: Any) -> str | None:
         if value is None and self.nullable:
             return None
         if not isinstance(value, str):
             return "not text"
+        if self.plain and first_hidden(value) is not None:
+            return "hidden"
         return None if self.blank_ok or value.strip() else "blank"
+
+    def refusal(self, name: str, value: Any) -> str:
+        if self.problem(value) == "hidden":
+            return (f"{name} holds the control or text-direction character {first_hidden(value)}, which can make "
+                    f"the note read otherwise than it says; write it without, got {value!r}")
+        return super().refusal(name, value)
 
 
 @dataclass(frozen=True)

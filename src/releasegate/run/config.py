@@ -100,6 +100,8 @@ def load_config(path: Path) -> RunConfig:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RunConfigError(f"{path}: not valid TOML: {exc}") from None
+    except ValueError as exc:  # an integer of more digits than Python converts (sys.get_int_max_str_digits)
+        raise RunConfigError(f"{path}: holds a number too long to read: {str(exc).split(';')[0]}") from None
     unknown = set(raw) - {"run"}
     if unknown or "run" not in raw:
         raise RunConfigError(f"{path}: expected a [run] table and nothing else, found {', '.join(sorted(raw)) or 'nothing'}")

@@ -53,8 +53,13 @@ def gate(check: RuleCheck, binary: bool) -> str:
                          f"of {fmt.points(f.limit)[1:]} points: the judged difference is moved by the judge itself")
     corrected = next(f for f in check.figures if f.method == CORRECTED)
     if corrected.fired:
+        # A degenerate figure with an interval of some width: the gold labels showed the judge no error, so the
+        # width is the judge-only cases' sampling alone (stats.ppi.shows_no_judge_error).
         why = ("fewer than 2 gold-labelled cases on a release" if corrected.unmeasured == "too_few"
-               else "no spread among the gold-labelled cases, so its interval has no width")
+               else "no spread among the gold-labelled cases, so its interval has no width"
+               if corrected.ci_low == corrected.ci_high
+               else "the gold labels show no error of the judge's, so its interval would count none and be about "
+                    "as narrow as the judge's own")
         unread = (f"the corrected difference the rules read cannot be measured ({why}): the overall rules have "
                   "no figure to read")
         if not parts:

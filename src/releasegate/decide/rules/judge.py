@@ -4,7 +4,8 @@ its Youden J (TPR - FPR, the share of a real difference it passes on) is below `
 its TPR or FPR differs between the releases significantly (the interval of the difference excludes 0) and by
 more than ``judge_rate_tolerance`` as observed: then the judged difference is biased by the judge itself.
 A release whose gold labels hold no human pass or no human fail cannot be measured, and fires; so does a
-corrected difference the rules read (judge_correction = "ppi") that is undefined or degenerate.
+corrected difference the rules read (judge_correction = "ppi") that is undefined or degenerate (its standard
+error 0, or its gold labels showing no error of the judge's, so that its interval counts none).
 
 The rule's reasons are NOT PROVEN (``not_proven`` in its row): more labels, or the corrected comparison, can
 settle them; the check carries how many more gold labels per release would lift J's bound above the floor
@@ -45,7 +46,8 @@ def check(cand: CandidateAnalysis, analysis: Analysis, policy: Policy) -> RuleCh
                               fired=shown or not d.defined, unmeasured="" if d.defined else "too_few"))
     c = judge.corrected
     # The corrected difference the rules read (judge_correction = "ppi") that does not exist (too few gold
-    # labels) or claims its estimate exactly (standard error 0): the overall rules cannot be read, so it fires.
+    # labels), claims its estimate exactly (standard error 0) or counts none of the judge's error (its gold
+    # labels show none): the overall rules cannot be read, so it fires.
     unmeasured: Unmeasured = "too_few" if not c.defined else "degenerate" if c.degenerate else ""
     figures.append(Figure("overall", "overall", value=c.estimate, ci_low=c.low, ci_high=c.high, cases=c.n_cases,
                           method=CORRECTED, fired=judge.gated == GATED_CORRECTED and bool(unmeasured),

@@ -30,7 +30,8 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
     from releasegate.load.tidy import read_tidy
 
     path = Path(path)
-    source = read_tidy(path, text_columns=("id", "eval_id", "sample_id", "input", "target"))
+    source = read_tidy(path, text_columns=("id", "eval_id", "sample_id", "input", "target"), case_column="id",
+                       texts=("input", "target"))
     scores = [c.removeprefix("score_") for c in source.columns if c.startswith("score_")]
     if scorer is None and len(scores) > 1:
         raise InputError(f"{path}: the export carries {len(scores)} scorers ({', '.join(scores)}); choose one with "
@@ -98,8 +99,11 @@ def _content(source: pd.DataFrame) -> list[str | None]:
 
 
 def _epochs(path: Path, epochs: pd.Series) -> pd.Series:
-    """The ``epoch`` column as whole numbers from 1; any other value is refused, naming its row."""
-    numbers = pd.to_numeric(epochs.map(lambda v: v if isinstance(v, (int, float, str)) else None), errors="coerce")
+    """The ``epoch`` column as whole numbers from 1; any other value is refused, naming its row. A column, where
+    a log's check (inspect_ai._epoch) is of one JSON value: text read as its number, as a CSV holds it; a boolean
+    refused there and here (True is an int to Python, never an epoch)."""
+    numbers = pd.to_numeric(epochs.map(lambda v: v if isinstance(v, (int, float, str)) and not isinstance(v, bool)
+                                       else None), errors="coerce")
     bad = numbers.isna() | (numbers < 1) | (numbers != numbers.round()) | (numbers > 2**31)
     if bad.any():
         row = int(bad.to_numpy().argmax())
