@@ -15,7 +15,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from judge_calibration import TRUE_BASE, TRUE_CAND, gold_sample, simulate_suite  # noqa: E402
+from judge_calibration import TRUE_BASE, TRUE_CAND, gold_sample, simulate_suite, write_doc  # noqa: E402
 
 from releasegate.stats.ppi import ppi_paired_difference, shows_no_judge_error  # noqa: E402
 
@@ -69,9 +69,7 @@ def main(argv: list[str] | None = None) -> str:
     text = table(run(args.reps, args.cases, args.labels, args.seed), args.reps, args.cases, args.labels, args.seed)
     print(text)
     if args.write:
-        doc = args.write.read_text(encoding="utf-8")
-        head, rest = doc.split(START, 1)
-        args.write.write_text(f"{head}{START}\n{text}\n{END}{rest.split(END, 1)[1]}", encoding="utf-8")
+        write_doc(args.write, text, START, END)
     return text
 
 

@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from judge_calibration import JUDGES, gold_sample  # noqa: E402
+from judge_calibration import JUDGES, gold_sample, write_doc  # noqa: E402
 
 from releasegate.analyze import parameters_of  # noqa: E402
 from releasegate.analyze.candidate import plan_arrays  # noqa: E402
@@ -204,13 +204,6 @@ def table(cells: list[Cell]) -> str:
     return "\n".join(lines)
 
 
-def write_doc(path: Path, text: str, start: str = START, end: str = END) -> None:
-    doc = path.read_text(encoding="utf-8")
-    head, rest = doc.split(start, 1)
-    tail = rest.split(end, 1)[1]
-    path.write_text(f"{head}{start}\n{text}\n{end}{tail}", encoding="utf-8")
-
-
 def main(argv: list[str] | None = None) -> list[Cell]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=200, help="replications per cell (default 200)")
@@ -233,7 +226,7 @@ def main(argv: list[str] | None = None) -> list[Cell]:
                 f"{policy.judge_rate_tolerance:g}, margin {policy.margin:g}, alpha {policy.alpha:g}); {seconds:.0f} s.")
         print(text)
         if args.write:
-            write_doc(args.write, text)
+            write_doc(args.write, text, START, END)
     if args.only != "gate":
         started = time.perf_counter()
         corrections = correction_grid(args.reps, args.cases, args.seed + 7)
