@@ -528,7 +528,8 @@ def test_paired_latency_summaries_are_the_pairs_own(rows, shuffle) -> None:
     same answer (every case on both sides, in the same order, no latency left out); otherwise they are the
     valid pairs' own, as computed from the pairs."""
     from releasegate.analyze.costs import compare_costs
-    from releasegate.stats.costs import ResampleDraws, latency_summary
+    from releasegate.stats.costs import latency_summary
+    from releasegate.stats.resamples import ResampleDraws
 
     ids = [f"c{i:02d}" for i in range(len(rows))]
     base = pd.DataFrame({"latency": [b for b, _, _ in rows]}, index=pd.Index(ids, name="case_id"))

@@ -32,13 +32,13 @@ from releasegate.policy import Policy
 from releasegate.stats.costs import (
     LatencySummary,
     RatioResult,
-    ResampleDraws,
     geometric_mean_ratio,
     latency_summary,
     quantile_ratio_bootstrap,
     ratio_of_totals_bootstrap,
 )
 from releasegate.stats.costs_normal import quantile_ratio_normal, ratio_of_totals_normal
+from releasegate.stats.resamples import ResampleDraws
 from releasegate.validate import ValidatedResults
 
 HISTOGRAM_BINS = 30
