@@ -528,7 +528,7 @@ def test_paired_latency_summaries_are_the_pairs_own(rows, shuffle) -> None:
     same answer (every case on both sides, in the same order, no latency left out); otherwise they are the
     valid pairs' own, as computed from the pairs."""
     from releasegate.analyze.costs import compare_costs
-    from releasegate.stats.costs import latency_summary
+    from releasegate.stats.costs import latency_quantiles
     from releasegate.stats.resamples import ResampleDraws
 
     ids = [f"c{i:02d}" for i in range(len(rows))]
@@ -539,7 +539,7 @@ def test_paired_latency_summaries_are_the_pairs_own(rows, shuffle) -> None:
         bad = ~(np.isfinite(frame["latency"]) & (frame["latency"] > 0))
         frame.loc[bad, "latency"] = np.nan
     policy = make_policy({}, baseline="b")
-    own = (latency_summary(base["latency"].to_numpy()), latency_summary(cand["latency"].to_numpy()))
+    own = (latency_quantiles(base["latency"].to_numpy()), latency_quantiles(cand["latency"].to_numpy()))
     given_ = compare_costs("c", "b", base, cand, policy, ResampleDraws(policy.n_resamples, policy.seed), own)
     computed = compare_costs("c", "b", base, cand, policy, ResampleDraws(policy.n_resamples, policy.seed))
     for got, expected in ((given_.baseline_latency, computed.baseline_latency),

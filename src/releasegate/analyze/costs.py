@@ -30,14 +30,15 @@ from releasegate.model import CostComparison, CostTable, ReleaseCosts
 from releasegate.model.costs import LARGE_WORK
 from releasegate.policy import Policy
 from releasegate.stats.costs import (
-    LatencySummary,
+    LatencyQuantiles,
     RatioResult,
     geometric_mean_ratio,
+    latency_quantiles,
     latency_summary,
     quantile_ratio_bootstrap,
     ratio_of_totals_bootstrap,
 )
-from releasegate.stats.costs_normal import quantile_ratio_normal, ratio_of_totals_normal
+from releasegate.stats.costs_normal import quantile_levels, quantile_ratio_normal, ratio_of_totals_normal
 from releasegate.stats.resamples import ResampleDraws
 from releasegate.validate import ValidatedResults
 
@@ -189,14 +190,16 @@ def bin_counts(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
 
 
 def release_costs(name: str, frame: pd.DataFrame, invalid: int, edges: np.ndarray, policy: Policy,
-                  cost_source: str, tokens_per_case: Mapping[str, float]) -> ReleaseCosts:
+                  cost_source: str, tokens_per_case: Mapping[str, float],
+                  quantiles: LatencyQuantiles | None = None) -> ReleaseCosts:
     """Summarise one release's per-case figures; ``tokens_per_case`` the mean of each token column (NaN:
-    none), taken before the columns were dropped."""
+    none), taken before the columns were dropped; ``quantiles`` its latencies' summary when the caller made it
+    (:func:`release_quantiles`)."""
     latency = None
     histogram: tuple[int, ...] = ()
     if "latency" in frame.columns:
         values = frame["latency"].to_numpy(float)
-        latency = latency_summary(values)
+        latency = latency_summary(values) if quantiles is None else quantiles.summary
         if edges.size:
             # NaN and infinite values fall outside the edges (NaN sorts last), so bin_counts leaves them out.
             histogram = tuple(bin_counts(values, edges).tolist())
@@ -228,9 +231,24 @@ def _large(n: int, policy: Policy) -> bool:
     return n * policy.n_resamples > LARGE_WORK
 
 
-def _p95_ratio(base: np.ndarray, cand: np.ndarray, policy: Policy, draws: ResampleDraws) -> RatioResult:
+def release_quantiles(frame: pd.DataFrame, policy: Policy) -> LatencyQuantiles:
+    """One release's latency summary and, when its p95 ratio against another release of as many cases would take
+    the normal form, its quantiles at the levels that form reads: one selection of the latencies for both (a
+    comparison whose pairs are every case of both releases reads them, :func:`compare_costs`)."""
+    n = len(frame)
+    levels = quantile_levels(0.95, n, rule_confidence(policy)) if _large(n, policy) else ()
+    return latency_quantiles(frame["latency"].to_numpy(float), levels)
+
+
+def _p95_ratio(base: np.ndarray, cand: np.ndarray, policy: Policy, draws: ResampleDraws,
+               quantiles: tuple[LatencyQuantiles, LatencyQuantiles] | None = None) -> RatioResult:
+    """``quantiles``: each release's :func:`release_quantiles` when the pairs are every latency of both, in order."""
     if _large(base.size, policy):
-        return quantile_ratio_normal(base, cand, 0.95, rule_confidence(policy))
+        levels = quantile_levels(0.95, base.size, rule_confidence(policy))
+        known = None
+        if quantiles is not None and all(r.levels == levels for r in quantiles):
+            known = quantiles[0].quantiles, quantiles[1].quantiles
+        return quantile_ratio_normal(base, cand, 0.95, rule_confidence(policy), known)
     return quantile_ratio_bootstrap(base, cand, 0.95, policy.n_resamples, policy.seed, rule_confidence(policy),
                                     draws)
 
@@ -258,10 +276,10 @@ def _paired_mean(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
 
 def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.DataFrame, policy: Policy,
                   draws: ResampleDraws,
-                  summaries: tuple[LatencySummary | None, LatencySummary | None] = (None, None)) -> CostComparison:
+                  summaries: tuple[LatencyQuantiles | None, LatencyQuantiles | None] = (None, None)) -> CostComparison:
     """The paired ratios of one candidate against the baseline, with intervals; ``draws`` is the analysis'
-    shared bootstrap stream; ``summaries`` each release's own latency summary (ReleaseCosts.latency), which is
-    the paired one when every case pairs and no latency is left out."""
+    shared bootstrap stream; ``summaries`` each release's own latency summary with its quantiles
+    (:func:`release_quantiles`), which are the pairs' own when every case pairs and no latency is left out."""
     positions = _same_cases(base.index, cand.index) or join_positions(base.index, cand.index)
     # The releases' own summaries stand for the pairs' only when the pairs are the releases' rows in their order:
     # pandas' join below may order them otherwise, and a mean summed in another order differs in its last bit.
@@ -285,13 +303,17 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
     base_lat = cand_lat = gm = p95 = None
     latency = arrays("latency")
     if latency is not None:
+        own_b, own_c = summaries
+        whole = aligned and own_order and all(s is not None and s.summary.excluded == 0
+                                              and s.summary.n == len(base) for s in summaries)
         gm = geometric_mean_ratio(*latency, rule_confidence(policy))
-        p95 = _p95_ratio(*latency, policy, draws)
-        whole = aligned and own_order and all(s is not None and s.excluded == 0 and s.n == len(base)
-                                              for s in summaries)
-        if whole:  # every pair valid: the paired summaries are the releases' own (two selections saved)
-            base_lat, cand_lat = summaries
+        if whole and own_b is not None and own_c is not None:
+            # Every pair valid: the paired summaries and the p95 ratio's quantiles are the releases' own (four
+            # selections of the latencies saved).
+            p95 = _p95_ratio(*latency, policy, draws, (own_b, own_c))
+            base_lat, cand_lat = own_b.summary, own_c.summary
         else:
+            p95 = _p95_ratio(*latency, policy, draws)
             valid = _valid_latency_pairs(*latency)
             base_lat, cand_lat = latency_summary(valid[0]), latency_summary(valid[1])
     tokens_ratio = cost_ratio = None
@@ -340,11 +362,12 @@ def cost_sections(data: ValidatedResults, policy: Policy) -> tuple[CostTable, di
     edges = histogram_edges(np.concatenate(extremes)) if extremes else np.array([])
     has_cost_column = "cost" in data.cost_columns
     source = "cost column" if has_cost_column else "prices"
-    rows = [release_costs(r, frames[r], invalid[r], edges, policy, source, tokens[r]) for r in data.releases]
+    quantiles = {r: release_quantiles(f, policy) for r, f in frames.items() if "latency" in f.columns}
+    rows = [release_costs(r, frames[r], invalid[r], edges, policy, source, tokens[r], quantiles.get(r))
+            for r in data.releases]
     draws = ResampleDraws(policy.n_resamples, policy.seed)
-    latency = {r.name: r.latency for r in rows}
     comparisons = {c: compare_costs(c, data.baseline, frames[data.baseline], frames[c], policy, draws,
-                                    (latency[data.baseline], latency[c]))
+                                    (quantiles.get(data.baseline), quantiles.get(c)))
                    for c in data.candidates}
     methods = {r.method for k in comparisons.values() for r in (k.latency_p95_ratio, k.tokens_ratio, k.cost_ratio)
                if r is not None}

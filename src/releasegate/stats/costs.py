@@ -24,6 +24,7 @@ comes from :mod:`releasegate.stats.distributions`.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,9 +34,11 @@ from releasegate.stats.distributions import t_quantile
 from releasegate.stats.resamples import ResampleDraws, draws_for, ratio_percentile_interval, resampled_quantile
 
 __all__ = [
+    "LatencyQuantiles",
     "LatencySummary",
     "RatioResult",
     "geometric_mean_ratio",
+    "latency_quantiles",
     "latency_summary",
     "quantile_ratio_bootstrap",
     "ratio_of_totals_bootstrap",
@@ -56,6 +59,16 @@ class LatencySummary:
     p50: float
     p95: float
     excluded: int
+
+
+@dataclass(frozen=True)
+class LatencyQuantiles:
+    """A release's :class:`LatencySummary` and the type 7 quantiles of the same kept values at further ``levels``
+    (``quantiles[i]`` at ``levels[i]``; NaN when no value was kept), all from one selection."""
+
+    summary: LatencySummary
+    levels: tuple[float, ...]
+    quantiles: tuple[float, ...]
 
 
 @dataclass(frozen=True)
@@ -118,17 +131,29 @@ def latency_summary(values: object) -> LatencySummary:
     method ``'linear'``, which is R's ``quantile(type = 7)`` (Hyndman & Fan 1996). With nothing left the
     statistics are NaN and ``n == 0``.
     """
+    return latency_quantiles(values).summary
+
+
+def latency_quantiles(values: object, levels: Sequence[float] = ()) -> LatencyQuantiles:
+    """:func:`latency_summary` of ``values`` and the type 7 quantiles of the values it keeps at ``levels`` (each in
+    [0, 1]), from one selection of them: a release's p95 ratio against another reads the quantiles of the same
+    latencies (stats/costs_normal.py), and a second selection of ten million latencies is about 0.1 s. Each
+    quantile is numpy's ``np.quantile`` at that level alone, bit for bit: a type 7 quantile is a function of the
+    two order statistics around its level, and the partition places every one asked for."""
     arr = _as_1d(values, "values")
     ok = np.isfinite(arr) & (arr > 0)
     kept = arr[ok]
     excluded = int(arr.size - kept.size)
+    levels = tuple(float(level) for level in levels)
     if kept.size == 0:
         nan = float("nan")
-        return LatencySummary(n=0, mean=nan, p50=nan, p95=nan, excluded=excluded)
+        return LatencyQuantiles(LatencySummary(n=0, mean=nan, p50=nan, p95=nan, excluded=excluded), levels,
+                                (nan,) * len(levels))
     mean = float(kept.mean())
     # kept is a copy (a boolean selection): the quantile's partition may reorder it instead of copying it again.
-    p50, p95 = np.quantile(kept, [0.5, 0.95], overwrite_input=True)
-    return LatencySummary(n=int(kept.size), mean=mean, p50=float(p50), p95=float(p95), excluded=excluded)
+    at = np.quantile(kept, [0.5, 0.95, *levels], overwrite_input=True)
+    summary = LatencySummary(n=int(kept.size), mean=mean, p50=float(at[0]), p95=float(at[1]), excluded=excluded)
+    return LatencyQuantiles(summary, levels, tuple(float(v) for v in at[2:]))
 
 
 def geometric_mean_ratio(baseline: object, candidate: object, confidence: float = 0.95) -> RatioResult:
