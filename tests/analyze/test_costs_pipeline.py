@@ -493,7 +493,7 @@ def test_a_release_without_any_latency_is_reported_not_charted(tmp_path) -> None
 
 @pytest.mark.parametrize("values", [[500.0] * 5, [0.5, 0.7, 0.9], [409.4, 3879.4, 1000.0]])
 def test_histogram_edges_cover_every_value_on_round_steps(values) -> None:
-    from releasegate.analyze.costs import histogram_edges
+    from releasegate.analyze.histogram import histogram_edges
 
     edges = histogram_edges(np.array(values))
     counts, _ = np.histogram(values, bins=edges)
@@ -509,7 +509,7 @@ def test_histogram_edges_cover_every_value_on_round_steps(values) -> None:
                 min_size=0, max_size=60),
        st.sampled_from([[0.0, 1.0], [0.0, 2.5, 5.0, 7.5, 10.0], [1.0, 3.0, 4.0, 10.0]]))
 def test_bin_counts_are_numpys_histogram(values, edges) -> None:
-    from releasegate.analyze.costs import bin_counts
+    from releasegate.analyze.histogram import bin_counts
 
     values, edges = np.array(values, dtype=float), np.array(edges)
     assert bin_counts(values, edges).tolist() == np.histogram(values, bins=edges)[0].tolist()

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from releasegate.analyze.guardrail_level import rule_confidence
+from releasegate.analyze.histogram import bin_counts, finite_extremes, histogram_edges
 from releasegate.analyze.pairing import every_row, join_cases, join_positions, release_rows
 from releasegate.errors import InputError
 from releasegate.model import CostComparison, CostTable, ReleaseCosts
@@ -42,7 +43,6 @@ from releasegate.stats.costs_normal import quantile_levels, quantile_ratio_norma
 from releasegate.stats.resamples import ResampleDraws
 from releasegate.validate import ValidatedResults
 
-HISTOGRAM_BINS = 30
 TOKEN_COLUMNS = ("input_tokens", "output_tokens")
 PRICE_OF = {"input_tokens": "input_per_million", "output_tokens": "output_per_million"}
 
@@ -151,42 +151,6 @@ def _mean(frame: pd.DataFrame, column: str) -> float:
 
 # --------------------------------------------------------------------------------------------------------
 # release level
-
-
-def _finite_extremes(values: np.ndarray) -> np.ndarray:
-    """The smallest and largest finite value (none: an empty array)."""
-    finite = np.isfinite(values)
-    kept = values if finite.all() else values[finite]
-    return np.array([kept.min(), kept.max()]) if kept.size else np.array([])
-
-
-def histogram_edges(values: np.ndarray, bins: int = HISTOGRAM_BINS) -> np.ndarray:
-    """Shared bin edges for every release's latency histogram: a 1-2-5 width, edges on its multiples."""
-    values = values[np.isfinite(values)]
-    if values.size == 0:
-        return np.array([])
-    low, high = float(values.min()), float(values.max())
-    raw = (high - low) / bins if high > low else max(abs(low), 1.0) / bins
-    power = 10.0 ** math.floor(math.log10(raw))
-    width = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
-    start = math.floor(low / width) * width
-    count = max(1, math.ceil((high - start) / width))
-    if start + count * width <= high:  # the maximum belongs inside the last (closed) bin
-        count += 1
-    # Rounded to the width's precision so that edges read 600.0, not 600.0000000000001.
-    return np.round(start + width * np.arange(count + 1), max(0, 1 - math.floor(math.log10(width))))
-
-
-def bin_counts(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """``np.histogram(values, bins=edges)[0]``: bins [e_i, e_i+1), the last one closed, values outside left out.
-    Given an array of edges numpy sorts the values block by block; a binary search of each value among the
-    ~20 edges gives the same counts without sorting a million latencies."""
-    n_bins = edges.size - 1
-    # The bin's number + 1: 0 below the first edge, n_bins + 1 above the last. Those two are counted and dropped,
-    # not selected out of the values by a copy.
-    index = np.searchsorted(edges, values, side="right")
-    index[values == edges[-1]] = n_bins
-    return np.bincount(index, minlength=n_bins + 2)[1:n_bins + 1]
 
 
 def release_costs(name: str, frame: pd.DataFrame, invalid: int, edges: np.ndarray, policy: Policy,
@@ -358,7 +322,7 @@ def cost_sections(data: ValidatedResults, policy: Policy) -> tuple[CostTable, di
         frames[release] = frame.drop(columns=[c for c in TOKEN_COLUMNS if c in frame.columns])
         del frame
     # The edges read the smallest and largest latency only: each release's, not every latency put together.
-    extremes = [_finite_extremes(f["latency"].to_numpy(float)) for f in frames.values() if "latency" in f.columns]
+    extremes = [finite_extremes(f["latency"].to_numpy(float)) for f in frames.values() if "latency" in f.columns]
     edges = histogram_edges(np.concatenate(extremes)) if extremes else np.array([])
     has_cost_column = "cost" in data.cost_columns
     source = "cost column" if has_cost_column else "prices"
