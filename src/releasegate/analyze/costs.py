@@ -106,7 +106,8 @@ def per_case(data: ValidatedResults, release: str, policy: Policy) -> tuple[pd.D
     case_ids = table["case_id"].array[chosen]
     if not data.has_runs:
         # One row per case (validation checked the keys): the group-by would only sort by case.
-        index = pd.Index(case_ids, name="case_id")
+        # The table's own codes (pandas copies them by default: 40 MB a release at 10^7); nothing writes to either.
+        index = pd.Index(case_ids, name="case_id", copy=False)
         frame = pd.DataFrame(values, index=index, copy=False)
         return (frame if _increasing(index) else frame.sort_index(kind="stable")), invalid
     frame = pd.DataFrame({"case_id": case_ids, **values}, copy=False)

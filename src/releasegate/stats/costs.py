@@ -177,8 +177,10 @@ def geometric_mean_ratio(baseline: object, candidate: object, confidence: float 
     method = "t on log ratios"
     if n == 0:
         return RatioResult(nan, nan, nan, 0, excluded, method, confidence)
-    # log(c) - log(b) rather than log(c / b): no overflow for extreme but valid values.
-    r = np.log(cand) - np.log(base)
+    # log(c) - log(b) rather than log(c / b): no overflow for extreme but valid values. In place: one array of
+    # the pairs fewer (80 MB of fresh pages at 10^7 pairs).
+    r = np.log(cand)
+    r -= np.log(base)
     mean = float(r.mean())
     # An end past the largest float is +inf (below the smallest, 0): the answer, said above, not an accident.
     with np.errstate(over="ignore", under="ignore"):
