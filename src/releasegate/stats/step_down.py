@@ -113,6 +113,11 @@ def _steps_by_loop(p: np.ndarray, w: np.ndarray, n: np.ndarray, until: int | Non
         return out, order
     steps = p.size if until is None else int(np.flatnonzero(order == until)[0]) + 1
     top = math.inf if cap is None else cap
+    if steps == 1:  # one step (a best case stops at its first): m look-ups, one at a time as the loop made them
+        lam = float(ratio[order[0]])
+        total = sum(spent(int(n[i]), min(top, lam * float(w[i]))) for i in order)
+        out[order[0]] = min(1.0, max(0.0, total, float(p[order[0]])))
+        return out, order
     # spends[k, j]: what the member ranked j spends at step k's threshold, min(top, lambda_k w); nothing before
     # its own rank (the members ranked before k are not in R_k: a 0 added first leaves a sum as it is).
     thresholds = np.minimum(top, ratio[order[:steps], None] * w[order][None, :])
