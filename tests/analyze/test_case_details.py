@@ -8,6 +8,8 @@ import csv
 import tomllib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import build_report
 
@@ -60,3 +62,65 @@ def test_no_latency_and_no_prices_leave_the_changes_empty(tmp_path):
     (cand,) = build_report(tmp_path / "r.csv", baseline="r1").analysis.candidates
     assert cand.details.latency_change == {} and cand.details.cost_change == {}
     assert [c.case_id for c in cand.details.unchanged] == ["b"]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.integers(1, 30), st.sampled_from(["blocks", "blocks unsorted", "interleaved", "runs"]),
+       st.integers(0, 2**32 - 1))
+def test_the_listed_rows_found_by_search_are_the_rows_a_scan_finds(n, layout, seed) -> None:
+    """Each release one block of rows in case order: the listed cases' rows are searched for, and are the rows the
+    scan of every row finds, in the table's order; any other layout is scanned."""
+    import numpy as np
+    import pandas as pd
+
+    from releasegate.analyze.case_details import _listed_mask, _listed_rows
+
+    rng = np.random.default_rng(seed)
+    case_dtype = pd.CategoricalDtype([f"c{i:03d}" for i in range(n)])
+    blocks = []
+    for release in ("r0", "r1", "r2"):  # r0 is a release not compared, before the two that are
+        held = np.flatnonzero(rng.random(n) < 0.8)
+        held = held if held.size else np.array([n - 1])  # a release compared holds a case
+        if layout == "runs":
+            held = np.repeat(held, 2)
+        elif layout == "blocks unsorted":
+            held = rng.permutation(held)
+        blocks.append(pd.DataFrame({"case_id": pd.Categorical.from_codes(held, dtype=case_dtype),
+                                    "release": release, "latency_ms": rng.random(held.size)}))
+    table = pd.concat(blocks, ignore_index=True)
+    table["release"] = table["release"].astype("category")
+    if layout == "interleaved":
+        table = table.iloc[rng.permutation(len(table))].reset_index(drop=True)
+    listed = np.sort(rng.choice(n, rng.integers(0, n + 1), replace=False))
+    ids = pd.CategoricalIndex(pd.Categorical.from_codes(listed, dtype=case_dtype))
+    assert ids.categories is table["case_id"].cat.categories
+    rows = _listed_rows(table, ("r1", "r2"), ids)
+    scanned = np.flatnonzero(_listed_mask(table, ("r1", "r2"), ids))
+    if layout == "blocks":
+        assert rows is not None
+    if rows is not None:
+        assert rows.tolist() == scanned.tolist()
+    elif layout == "blocks":
+        raise AssertionError("the common layout was scanned")
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.integers(0, 20), max_size=15, unique=True), st.lists(st.integers(0, 20), max_size=15, unique=True),
+       st.booleans())
+def test_the_cases_on_both_sides_are_the_intersection(base_codes, cand_codes, same) -> None:
+    """_shared's positions of the cases on both sides: numpy's intersection, also when it is not computed (both
+    sides the same cases in the same sorted order)."""
+    import numpy as np
+    import pandas as pd
+
+    from releasegate.analyze.case_details import _shared
+
+    dtype = pd.CategoricalDtype([f"c{i:02d}" for i in range(21)])
+    if same:
+        base_codes = cand_codes = sorted(base_codes)
+    base, cand = (pd.CategoricalIndex(pd.Categorical.from_codes(c, dtype=dtype)) for c in (base_codes, cand_codes))
+    names, at_base, at_cand = _shared(base, cand)
+    codes, expected_base, expected_cand = np.intersect1d(np.array(base_codes, dtype=int), np.array(cand_codes, dtype=int),
+                                                         assume_unique=True, return_indices=True)
+    assert names.tolist() == [f"c{i:02d}" for i in codes]
+    assert at_base.tolist() == expected_base.tolist() and at_cand.tolist() == expected_cand.tolist()

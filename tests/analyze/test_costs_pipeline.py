@@ -493,7 +493,7 @@ def test_a_release_without_any_latency_is_reported_not_charted(tmp_path) -> None
 
 @pytest.mark.parametrize("values", [[500.0] * 5, [0.5, 0.7, 0.9], [409.4, 3879.4, 1000.0]])
 def test_histogram_edges_cover_every_value_on_round_steps(values) -> None:
-    from releasegate.analyze.costs import histogram_edges
+    from releasegate.analyze.histogram import histogram_edges
 
     edges = histogram_edges(np.array(values))
     counts, _ = np.histogram(values, bins=edges)
@@ -509,7 +509,7 @@ def test_histogram_edges_cover_every_value_on_round_steps(values) -> None:
                 min_size=0, max_size=60),
        st.sampled_from([[0.0, 1.0], [0.0, 2.5, 5.0, 7.5, 10.0], [1.0, 3.0, 4.0, 10.0]]))
 def test_bin_counts_are_numpys_histogram(values, edges) -> None:
-    from releasegate.analyze.costs import bin_counts
+    from releasegate.analyze.histogram import bin_counts
 
     values, edges = np.array(values, dtype=float), np.array(edges)
     assert bin_counts(values, edges).tolist() == np.histogram(values, bins=edges)[0].tolist()
@@ -528,7 +528,8 @@ def test_paired_latency_summaries_are_the_pairs_own(rows, shuffle) -> None:
     same answer (every case on both sides, in the same order, no latency left out); otherwise they are the
     valid pairs' own, as computed from the pairs."""
     from releasegate.analyze.costs import compare_costs
-    from releasegate.stats.costs import ResampleDraws, latency_summary
+    from releasegate.stats.costs import latency_quantiles
+    from releasegate.stats.resamples import ResampleDraws
 
     ids = [f"c{i:02d}" for i in range(len(rows))]
     base = pd.DataFrame({"latency": [b for b, _, _ in rows]}, index=pd.Index(ids, name="case_id"))
@@ -538,7 +539,7 @@ def test_paired_latency_summaries_are_the_pairs_own(rows, shuffle) -> None:
         bad = ~(np.isfinite(frame["latency"]) & (frame["latency"] > 0))
         frame.loc[bad, "latency"] = np.nan
     policy = make_policy({}, baseline="b")
-    own = (latency_summary(base["latency"].to_numpy()), latency_summary(cand["latency"].to_numpy()))
+    own = (latency_quantiles(base["latency"].to_numpy()), latency_quantiles(cand["latency"].to_numpy()))
     given_ = compare_costs("c", "b", base, cand, policy, ResampleDraws(policy.n_resamples, policy.seed), own)
     computed = compare_costs("c", "b", base, cand, policy, ResampleDraws(policy.n_resamples, policy.seed))
     for got, expected in ((given_.baseline_latency, computed.baseline_latency),

@@ -13,18 +13,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from releasegate.stats.costs import (
-    _BLOCK_BYTES,
     LatencySummary,
     RatioResult,
-    ResampleDraws,
-    _block_size,
-    _resample_counts,
-    _resampled_quantile,
     geometric_mean_ratio,
     latency_summary,
     quantile_ratio_bootstrap,
     ratio_of_totals_bootstrap,
+)
+from releasegate.stats.resamples import (
+    _BLOCK_BYTES,
+    ResampleDraws,
+    _block_size,
+    _resample_counts,
     resample_counts,
+    resampled_quantile,
 )
 
 # stat-vectors.json, entry "latency_paired": base_ms and cand_ms.
@@ -139,7 +141,7 @@ def test_count_based_quantile_equals_numpy(q: float, n: int) -> None:
     values = np.round(rng.lognormal(6, 0.5, n), -1)  # rounding creates ties
     idx = rng.integers(0, n, size=(64, n), dtype=np.int32)
     order = np.argsort(values, kind="stable")
-    got = _resampled_quantile(_resample_counts(idx), order, values[order], q)
+    got = resampled_quantile(_resample_counts(idx), order, values[order], q)
     np.testing.assert_allclose(got, np.quantile(values[idx], q, axis=1), rtol=1e-12)
 
 
@@ -153,7 +155,7 @@ def test_count_based_quantile_tail_and_fallback_rows() -> None:
     idx = rng.integers(0, n, size=(50, n), dtype=np.int32)
     idx[:5] = order[rng.integers(0, 40, size=(5, n))]  # only the 40 smallest cases: outside the tail
     for q in (0.5, 0.9, 0.95, 0.99):
-        got = _resampled_quantile(_resample_counts(idx), order, values[order], q)
+        got = resampled_quantile(_resample_counts(idx), order, values[order], q)
         np.testing.assert_allclose(got, np.quantile(values[idx], q, axis=1), rtol=1e-12)
 
 

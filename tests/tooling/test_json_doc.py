@@ -151,7 +151,8 @@ def _asdict_shapes():
     reaches the JSON, even in a shape none of the notes above holds (churn.fragile[], an adapter's inputs[])."""
     from releasegate.model import InputFile, Power
     from releasegate.model.churn import ChurnGroup, FragileComparison
-    from releasegate.model.sections import CriticalTest, ErroredCase, RunRate
+    from releasegate.model.axes import RunRate
+    from releasegate.model.sections import CriticalTest, ErroredCase
     from releasegate.policy import Policy
     from releasegate.stats.noninferiority_reach import NonInferiorityReach
 

@@ -33,8 +33,9 @@ RUNNING = ("aiohttp", "httpx")
 AUDIT = ("releasegate.audit", "pypdf", "jsonschema")
 # The optional sections' and inputs' own modules load only when their input is there: the judge against gold
 # labels (PPI++), grouped cases (CR2, the cluster sign-flip), runs, a run store (SQLite), the HTML page's case
-# explorer and the chart worker. The bundled example has none of them (one run, no clusters, no gold, a CSV).
-OPTIONAL = ("releasegate.stats.ppi", "releasegate.stats.ppi_strata", "releasegate.stats.judge_agreement",
+# explorer and the chart worker; the item and run axes' and grouped cases' own types (model/axes.py) and the item
+# axis (scores). The bundled example has none of them (pass/fail, one run, no clusters, no gold, a CSV).
+OPTIONAL = ("releasegate.model.axes", "releasegate.analyze.items", "releasegate.stats.ppi", "releasegate.stats.ppi_strata", "releasegate.stats.judge_agreement",
             "releasegate.analyze.judge", "releasegate.analyze.judge_gated", "releasegate.validate.gold",
             "releasegate.stats.clusters", "releasegate.stats.cluster_signflip_interval", "releasegate.analyze.clusters",
             "releasegate.analyze.runs", "releasegate.load.store", "releasegate.load.store_table",

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from releasegate import fmt
 from releasegate.kinds import OutcomeKind
 from releasegate.model import Figure, Parameters, RuleCheck
-from releasegate.model.sections import ItemAxis
+from releasegate.model.axes import ItemAxis
 from releasegate.wording import checks, plain, sections
 
 NEGATIVE_ZERO = re.compile(r"(?<![\d.])-\$?0(?:\.0+)?(?![\d.])")

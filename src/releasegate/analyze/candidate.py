@@ -23,7 +23,6 @@ from releasegate.analyze.critical import critical_section
 from releasegate.analyze.errors import errored_cases
 from releasegate.analyze.budget import apply_budget
 from releasegate.analyze.family import power_of
-from releasegate.analyze.items import item_axis
 from releasegate.analyze.min_change import moved
 from releasegate.analyze.ni_reach import ni_reach_of
 from releasegate.analyze.pairing import case_changes, pair, paired_difference
@@ -32,12 +31,10 @@ from releasegate.kinds import OutcomeKind
 from releasegate.model import (
     CandidateAnalysis,
     CandidateSections,
-    ClusterAnalysis,
     Comparison,
     CostComparison,
     CriticalScope,
     CriticalSection,
-    ItemAxis,
     Power,
 )
 from releasegate.model.budget import ErrorBudget, PreviousLook
@@ -48,6 +45,7 @@ from releasegate.validate import ValidatedResults
 # The optional sections' modules (grouped cases, runs, the judge against gold labels) are imported where their
 # input is present: a pass/fail suite of one run and no gold labels never loads them.
 if TYPE_CHECKING:
+    from releasegate.model.axes import ClusterAnalysis, ItemAxis
     from releasegate.model.judge import CorrectedFigures
     from releasegate.validate.gold import ValidatedGold
 
@@ -110,8 +108,12 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
                                            _by_category(category_codes, len(category_labels), base, cand)):
             categories.append(compare(str(label), base_k, cand_k, policy, critical=str(label) in scope.categories))
     d = paired_difference(base, cand) if difference is None else difference
-    items = None if mcnemar else item_axis(d, policy, OutcomeKind.BINARY if rates else OutcomeKind.CONTINUOUS, runs,
-                                           cluster_codes is not None)
+    items = None
+    if not mcnemar:  # the item axis: scores and runs only
+        from releasegate.analyze.items import item_axis
+
+        items = item_axis(d, policy, OutcomeKind.BINARY if rates else OutcomeKind.CONTINUOUS, runs,
+                          cluster_codes is not None)
     clusters, design_effect = None, 1.0
     if cluster_codes is not None:
         from releasegate.analyze.clusters import apply_clusters

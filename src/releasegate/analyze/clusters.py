@@ -19,7 +19,8 @@ import pandas as pd
 
 from releasegate.analyze.clustered_verdict import clustered_verdict
 from releasegate.analyze.pairing import paired_difference
-from releasegate.model import ClusterAnalysis, Comparison, Rate
+from releasegate.model import Comparison, Rate
+from releasegate.model.axes import ClusterAnalysis
 from releasegate.policy import Policy
 from releasegate.stats.clusters import (
     CR2Result,

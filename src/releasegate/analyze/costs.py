@@ -24,24 +24,25 @@ import numpy as np
 import pandas as pd
 
 from releasegate.analyze.guardrail_level import rule_confidence
+from releasegate.analyze.histogram import bin_counts, finite_extremes, histogram_edges
 from releasegate.analyze.pairing import every_row, join_cases, join_positions, release_rows
 from releasegate.errors import InputError
 from releasegate.model import CostComparison, CostTable, ReleaseCosts
 from releasegate.model.costs import LARGE_WORK
 from releasegate.policy import Policy
 from releasegate.stats.costs import (
-    LatencySummary,
+    LatencyQuantiles,
     RatioResult,
-    ResampleDraws,
     geometric_mean_ratio,
+    latency_quantiles,
     latency_summary,
     quantile_ratio_bootstrap,
     ratio_of_totals_bootstrap,
 )
-from releasegate.stats.costs_normal import quantile_ratio_normal, ratio_of_totals_normal
+from releasegate.stats.costs_normal import quantile_levels, quantile_ratio_normal, ratio_of_totals_normal
+from releasegate.stats.resamples import ResampleDraws
 from releasegate.validate import ValidatedResults
 
-HISTOGRAM_BINS = 30
 TOKEN_COLUMNS = ("input_tokens", "output_tokens")
 PRICE_OF = {"input_tokens": "input_per_million", "output_tokens": "output_per_million"}
 
@@ -105,7 +106,8 @@ def per_case(data: ValidatedResults, release: str, policy: Policy) -> tuple[pd.D
     case_ids = table["case_id"].array[chosen]
     if not data.has_runs:
         # One row per case (validation checked the keys): the group-by would only sort by case.
-        index = pd.Index(case_ids, name="case_id")
+        # The table's own codes (pandas copies them by default: 40 MB a release at 10^7); nothing writes to either.
+        index = pd.Index(case_ids, name="case_id", copy=False)
         frame = pd.DataFrame(values, index=index, copy=False)
         return (frame if _increasing(index) else frame.sort_index(kind="stable")), invalid
     frame = pd.DataFrame({"case_id": case_ids, **values}, copy=False)
@@ -152,51 +154,17 @@ def _mean(frame: pd.DataFrame, column: str) -> float:
 # release level
 
 
-def _finite_extremes(values: np.ndarray) -> np.ndarray:
-    """The smallest and largest finite value (none: an empty array)."""
-    finite = np.isfinite(values)
-    kept = values if finite.all() else values[finite]
-    return np.array([kept.min(), kept.max()]) if kept.size else np.array([])
-
-
-def histogram_edges(values: np.ndarray, bins: int = HISTOGRAM_BINS) -> np.ndarray:
-    """Shared bin edges for every release's latency histogram: a 1-2-5 width, edges on its multiples."""
-    values = values[np.isfinite(values)]
-    if values.size == 0:
-        return np.array([])
-    low, high = float(values.min()), float(values.max())
-    raw = (high - low) / bins if high > low else max(abs(low), 1.0) / bins
-    power = 10.0 ** math.floor(math.log10(raw))
-    width = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
-    start = math.floor(low / width) * width
-    count = max(1, math.ceil((high - start) / width))
-    if start + count * width <= high:  # the maximum belongs inside the last (closed) bin
-        count += 1
-    # Rounded to the width's precision so that edges read 600.0, not 600.0000000000001.
-    return np.round(start + width * np.arange(count + 1), max(0, 1 - math.floor(math.log10(width))))
-
-
-def bin_counts(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """``np.histogram(values, bins=edges)[0]``: bins [e_i, e_i+1), the last one closed, values outside left out.
-    Given an array of edges numpy sorts the values block by block; a binary search of each value among the
-    ~20 edges gives the same counts without sorting a million latencies."""
-    n_bins = edges.size - 1
-    # The bin's number + 1: 0 below the first edge, n_bins + 1 above the last. Those two are counted and dropped,
-    # not selected out of the values by a copy.
-    index = np.searchsorted(edges, values, side="right")
-    index[values == edges[-1]] = n_bins
-    return np.bincount(index, minlength=n_bins + 2)[1:n_bins + 1]
-
-
 def release_costs(name: str, frame: pd.DataFrame, invalid: int, edges: np.ndarray, policy: Policy,
-                  cost_source: str, tokens_per_case: Mapping[str, float]) -> ReleaseCosts:
+                  cost_source: str, tokens_per_case: Mapping[str, float],
+                  quantiles: LatencyQuantiles | None = None) -> ReleaseCosts:
     """Summarise one release's per-case figures; ``tokens_per_case`` the mean of each token column (NaN:
-    none), taken before the columns were dropped."""
+    none), taken before the columns were dropped; ``quantiles`` its latencies' summary when the caller made it
+    (:func:`release_quantiles`)."""
     latency = None
     histogram: tuple[int, ...] = ()
     if "latency" in frame.columns:
         values = frame["latency"].to_numpy(float)
-        latency = latency_summary(values)
+        latency = latency_summary(values) if quantiles is None else quantiles.summary
         if edges.size:
             # NaN and infinite values fall outside the edges (NaN sorts last), so bin_counts leaves them out.
             histogram = tuple(bin_counts(values, edges).tolist())
@@ -228,9 +196,24 @@ def _large(n: int, policy: Policy) -> bool:
     return n * policy.n_resamples > LARGE_WORK
 
 
-def _p95_ratio(base: np.ndarray, cand: np.ndarray, policy: Policy, draws: ResampleDraws) -> RatioResult:
+def release_quantiles(frame: pd.DataFrame, policy: Policy) -> LatencyQuantiles:
+    """One release's latency summary and, when its p95 ratio against another release of as many cases would take
+    the normal form, its quantiles at the levels that form reads: one selection of the latencies for both (a
+    comparison whose pairs are every case of both releases reads them, :func:`compare_costs`)."""
+    n = len(frame)
+    levels = quantile_levels(0.95, n, rule_confidence(policy)) if _large(n, policy) else ()
+    return latency_quantiles(frame["latency"].to_numpy(float), levels)
+
+
+def _p95_ratio(base: np.ndarray, cand: np.ndarray, policy: Policy, draws: ResampleDraws,
+               quantiles: tuple[LatencyQuantiles, LatencyQuantiles] | None = None) -> RatioResult:
+    """``quantiles``: each release's :func:`release_quantiles` when the pairs are every latency of both, in order."""
     if _large(base.size, policy):
-        return quantile_ratio_normal(base, cand, 0.95, rule_confidence(policy))
+        levels = quantile_levels(0.95, base.size, rule_confidence(policy))
+        known = None
+        if quantiles is not None and all(r.levels == levels for r in quantiles):
+            known = quantiles[0].quantiles, quantiles[1].quantiles
+        return quantile_ratio_normal(base, cand, 0.95, rule_confidence(policy), known)
     return quantile_ratio_bootstrap(base, cand, 0.95, policy.n_resamples, policy.seed, rule_confidence(policy),
                                     draws)
 
@@ -258,10 +241,10 @@ def _paired_mean(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
 
 def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.DataFrame, policy: Policy,
                   draws: ResampleDraws,
-                  summaries: tuple[LatencySummary | None, LatencySummary | None] = (None, None)) -> CostComparison:
+                  summaries: tuple[LatencyQuantiles | None, LatencyQuantiles | None] = (None, None)) -> CostComparison:
     """The paired ratios of one candidate against the baseline, with intervals; ``draws`` is the analysis'
-    shared bootstrap stream; ``summaries`` each release's own latency summary (ReleaseCosts.latency), which is
-    the paired one when every case pairs and no latency is left out."""
+    shared bootstrap stream; ``summaries`` each release's own latency summary with its quantiles
+    (:func:`release_quantiles`), which are the pairs' own when every case pairs and no latency is left out."""
     positions = _same_cases(base.index, cand.index) or join_positions(base.index, cand.index)
     # The releases' own summaries stand for the pairs' only when the pairs are the releases' rows in their order:
     # pandas' join below may order them otherwise, and a mean summed in another order differs in its last bit.
@@ -285,13 +268,17 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
     base_lat = cand_lat = gm = p95 = None
     latency = arrays("latency")
     if latency is not None:
+        own_b, own_c = summaries
+        whole = aligned and own_order and all(s is not None and s.summary.excluded == 0
+                                              and s.summary.n == len(base) for s in summaries)
         gm = geometric_mean_ratio(*latency, rule_confidence(policy))
-        p95 = _p95_ratio(*latency, policy, draws)
-        whole = aligned and own_order and all(s is not None and s.excluded == 0 and s.n == len(base)
-                                              for s in summaries)
-        if whole:  # every pair valid: the paired summaries are the releases' own (two selections saved)
-            base_lat, cand_lat = summaries
+        if whole and own_b is not None and own_c is not None:
+            # Every pair valid: the paired summaries and the p95 ratio's quantiles are the releases' own (four
+            # selections of the latencies saved).
+            p95 = _p95_ratio(*latency, policy, draws, (own_b, own_c))
+            base_lat, cand_lat = own_b.summary, own_c.summary
         else:
+            p95 = _p95_ratio(*latency, policy, draws)
             valid = _valid_latency_pairs(*latency)
             base_lat, cand_lat = latency_summary(valid[0]), latency_summary(valid[1])
     tokens_ratio = cost_ratio = None
@@ -336,15 +323,16 @@ def cost_sections(data: ValidatedResults, policy: Policy) -> tuple[CostTable, di
         frames[release] = frame.drop(columns=[c for c in TOKEN_COLUMNS if c in frame.columns])
         del frame
     # The edges read the smallest and largest latency only: each release's, not every latency put together.
-    extremes = [_finite_extremes(f["latency"].to_numpy(float)) for f in frames.values() if "latency" in f.columns]
+    extremes = [finite_extremes(f["latency"].to_numpy(float)) for f in frames.values() if "latency" in f.columns]
     edges = histogram_edges(np.concatenate(extremes)) if extremes else np.array([])
     has_cost_column = "cost" in data.cost_columns
     source = "cost column" if has_cost_column else "prices"
-    rows = [release_costs(r, frames[r], invalid[r], edges, policy, source, tokens[r]) for r in data.releases]
+    quantiles = {r: release_quantiles(f, policy) for r, f in frames.items() if "latency" in f.columns}
+    rows = [release_costs(r, frames[r], invalid[r], edges, policy, source, tokens[r], quantiles.get(r))
+            for r in data.releases]
     draws = ResampleDraws(policy.n_resamples, policy.seed)
-    latency = {r.name: r.latency for r in rows}
     comparisons = {c: compare_costs(c, data.baseline, frames[data.baseline], frames[c], policy, draws,
-                                    (latency[data.baseline], latency[c]))
+                                    (quantiles.get(data.baseline), quantiles.get(c)))
                    for c in data.candidates}
     methods = {r.method for k in comparisons.values() for r in (k.latency_p95_ratio, k.tokens_ratio, k.cost_ratio)
                if r is not None}

@@ -11,7 +11,7 @@ import numpy as np
 
 from releasegate.analyze.min_change import moved
 from releasegate.kinds import OutcomeKind
-from releasegate.model import ItemAxis
+from releasegate.model.axes import ItemAxis
 from releasegate.policy import Policy
 from releasegate.stats.continuous import paired_t_test, signflip_normal_test, signflip_test
 

@@ -20,7 +20,8 @@ import pandas as pd
 
 from releasegate.analyze.comparisons import bounded
 from releasegate.kinds import OutcomeKind
-from releasegate.model import Comparison, MajorityMcNemar, RunAxis, RunRate
+from releasegate.model import Comparison
+from releasegate.model.axes import MajorityMcNemar, RunAxis, RunRate
 from releasegate.policy import Policy
 from releasegate.stats.clusters import durkalski_test
 from releasegate.stats.continuous import welch_t_test

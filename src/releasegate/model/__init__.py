@@ -2,7 +2,8 @@
 
 Every class is a frozen dataclass of numbers, strings and tuples, so a reader can follow one case from the CSV
 to the PDF. :mod:`.core` holds the plan's own figures and a metric's verdicts, :mod:`.sections` the optional sections
-(item axis, run axis, grouped cases), :mod:`.costs` the cost section, :mod:`.report` the Report (one section per
+(critical categories, errored cases, the case view; :mod:`.axes` the item and run axes and grouped cases, imported
+only with their input), :mod:`.costs` the cost section, :mod:`.report` the Report (one section per
 metric gated, one verdict per candidate). Orientation everywhere: difference = candidate -
 baseline; broke = baseline pass and candidate fail; fixed = the reverse.
 """
@@ -34,16 +35,11 @@ from releasegate.model.judge import JudgeRelease, JudgeSection
 from releasegate.model.report import CandidateVerdict, MetricSection, Report
 from releasegate.model.sections import (
     CaseView,
-    ClusterAnalysis,
     CriticalScope,
     CriticalSection,
     CriticalTest,
     ErroredCase,
     ErroredCases,
-    ItemAxis,
-    MajorityMcNemar,
-    RunAxis,
-    RunRate,
 )
 
 __all__ = [
@@ -59,7 +55,6 @@ __all__ = [
     "CaseView",
     "ChurnGroup",
     "ChurnSection",
-    "ClusterAnalysis",
     "Comparison",
     "Decision",
     "CostComparison",
@@ -77,10 +72,8 @@ __all__ = [
     "FragileComparison",
     "InputFile",
     "NotJudged",
-    "ItemAxis",
     "JudgeRelease",
     "JudgeSection",
-    "MajorityMcNemar",
     "MetricSection",
     "Parameters",
     "PolicyFile",
@@ -93,7 +86,5 @@ __all__ = [
     "ReleaseSummary",
     "Report",
     "RuleCheck",
-    "RunAxis",
-    "RunRate",
     "Verdict",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from releasegate.kinds import NotJudgedReason, OutcomeKind
 from releasegate.model.budget import ErrorBudget, Settle
@@ -20,15 +20,11 @@ from releasegate.model.churn import ChurnSection
 from releasegate.model.costs import CostComparison, CostTable
 from releasegate.model.exclusions import Exclusions, InputExclusion
 from releasegate.model.judge import JudgeSection
-from releasegate.model.sections import (
-    CaseView,
-    ClusterAnalysis,
-    CriticalSection,
-    ErroredCases,
-    ItemAxis,
-    RunAxis,
-)
+from releasegate.model.sections import CaseView, CriticalSection, ErroredCases
 from releasegate.stats.noninferiority_reach import NonInferiorityReach
+
+if TYPE_CHECKING:  # made only with their input (model/axes.py)
+    from releasegate.model.axes import ClusterAnalysis, ItemAxis, RunAxis
 
 
 @dataclass(frozen=True)

@@ -11,36 +11,36 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from releasegate.decide.rules import detail
 from releasegate.model import (
     LEFT_OUT,
     CandidateAnalysis,
     CaseChange,
-    ClusterAnalysis,
     Comparison,
     CostComparison,
     CostTable,
     CriticalSection,
     ErroredCases,
     Exclusions,
-    ItemAxis,
     MetricSection,
     Parameters,
     Provenance,
     Rate,
     Report,
-    RunAxis,
 )
 from releasegate.model.costs import RatioResult
-from releasegate.model.sections import CASE_VIEW_LISTED, COMPARISON_ONLY_P
+from releasegate.model.sections import CASE_VIEW_LISTED
 from releasegate.render.grid import GridRow, grid, section_provenance
 from releasegate.render.json_text import Records
 from releasegate.wording import exclusions as exclusion_words
 from releasegate.wording import churn as churn_words
 from releasegate.wording import judge as judge_words
 from releasegate.wording import sections as words
+
+if TYPE_CHECKING:  # made only with their input (model/axes.py)
+    from releasegate.model.axes import ClusterAnalysis, ItemAxis, RunAxis
 
 # 1.1: provenance ``loading`` (how the inputs were read), so that `releasegate verify` can rerun a note, and
 # ``policy_file`` (the policy file read, with its sha256). 1.2: ``cases_file`` (past a bound the case listings
@@ -345,6 +345,8 @@ _CLUSTER_FIGURES = (
 
 
 def cluster_json(k: ClusterAnalysis, parameters: Parameters) -> dict[str, Any]:
+    from releasegate.model.axes import COMPARISON_ONLY_P  # grouped cases only
+
     return {**{f: getattr(k, f) for f in _CLUSTER_FIGURES}, "verdict_method": words.cluster_verdict_method(k),
             "verdict_test": k.verdict_test, "comparison_only": list(COMPARISON_ONLY_P),
             "explanation": words.cluster_explanation(k),

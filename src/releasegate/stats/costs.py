@@ -14,6 +14,9 @@ Methods (see ``shared/notes/statistics.md``, "Latency and cost"):
   (Efron & Tibshirani 1993, ch. 13): case indices are resampled jointly so the pairing is kept;
 * tokens and cost: ratio of totals with the same paired bootstrap.
 
+The bootstrap's resamples (drawn as case counts, shared by the ratios of one comparison) and the percentile
+interval are :mod:`releasegate.stats.resamples`.
+
 Neither ``scipy.stats`` (about 0.7 s at import time) nor ``scipy.special`` (0.2 s) is imported; the t quantile
 comes from :mod:`releasegate.stats.distributions`.
 """
@@ -21,34 +24,25 @@ comes from :mod:`releasegate.stats.distributions`.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
 from releasegate.stats.common import check_confidence, check_resamples
 from releasegate.stats.distributions import t_quantile
+from releasegate.stats.resamples import ResampleDraws, draws_for, ratio_percentile_interval, resampled_quantile
 
 __all__ = [
+    "LatencyQuantiles",
     "LatencySummary",
     "RatioResult",
-    "ResampleDraws",
     "geometric_mean_ratio",
+    "latency_quantiles",
     "latency_summary",
     "quantile_ratio_bootstrap",
     "ratio_of_totals_bootstrap",
-    "resample_counts",
 ]
-
-# Upper limit for the working memory of one bootstrap block (index array plus the gathered values).
-_BLOCK_BYTES = 50_000_000
-# Blocks larger than this stop paying off: the per-block overhead is already negligible at 400 cases.
-_MAX_BLOCK = 500
-# Up to this many resampled cases (pairs x resamples; int32, so 32 MB) the case counts of one draw are kept, so
-# that the p95, token and cost ratios of a comparison (and of every candidate with as many pairs) share one draw
-# instead of drawing the same seeded stream again for each.
-_KEEP_CELLS = 8_000_000
 
 
 @dataclass(frozen=True)
@@ -65,6 +59,16 @@ class LatencySummary:
     p50: float
     p95: float
     excluded: int
+
+
+@dataclass(frozen=True)
+class LatencyQuantiles:
+    """A release's :class:`LatencySummary` and the type 7 quantiles of the same kept values at further ``levels``
+    (``quantiles[i]`` at ``levels[i]``; NaN when no value was kept), all from one selection."""
+
+    summary: LatencySummary
+    levels: tuple[float, ...]
+    quantiles: tuple[float, ...]
 
 
 @dataclass(frozen=True)
@@ -115,147 +119,6 @@ def paired_positive(baseline: object, candidate: object, *, allow_zero: bool) ->
     return base[ok], cand[ok], int(base.size - np.count_nonzero(ok))
 
 
-def _block_size(n: int, n_resamples: int) -> int:
-    """Resamples per block so that one block stays within ``_BLOCK_BYTES``.
-
-    A block holds an int32 index array and at most three int64/float64 arrays of shape (block, n) at once
-    (counts, their cumulative sums or the gathered values), so about 32 bytes per cell at worst.
-    """
-    per_resample = 32 * max(n, 1)
-    return int(max(1, min(n_resamples, _MAX_BLOCK, _BLOCK_BYTES // per_resample)))
-
-
-def _bootstrap_indices(rng: np.random.Generator, n: int, n_resamples: int) -> Iterator[np.ndarray]:
-    """Yield index blocks of shape (b, n): paired case resamples, drawn with replacement."""
-    # int32 halves the memory and speeds the gather; case counts never approach 2**31.
-    dtype = np.int32 if n < 2**31 - 1 else np.int64
-    block = _block_size(n, n_resamples)
-    done = 0
-    while done < n_resamples:
-        b = min(block, n_resamples - done)
-        yield rng.integers(0, n, size=(b, n), dtype=dtype)
-        done += b
-
-
-def _resample_counts(idx: np.ndarray) -> np.ndarray:
-    """How often each case appears in each resample: shape (b, n), rows sum to n (multinomial counts)."""
-    b, n = idx.shape
-    # One bincount over row-offset indices instead of b separate calls.
-    offsets = (np.arange(b, dtype=np.int64) * n)[:, None]
-    counts = np.bincount((idx + offsets).ravel(), minlength=b * n).reshape(b, n)
-    return counts.astype(np.int32) if n < 2**31 - 1 else counts
-
-
-def _draw_counts(n: int, n_resamples: int, seed: int | None) -> Iterator[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    for idx in _bootstrap_indices(rng, n, n_resamples):
-        yield _resample_counts(idx)
-
-
-def resample_counts(n: int, n_resamples: int, seed: int | None) -> Iterator[np.ndarray]:
-    """Paired case bootstrap resamples as case counts, in blocks of shape (b, n) whose rows sum to n.
-
-    Resample r draws n case indices with replacement from ``numpy.random.default_rng(seed)`` (the same stream
-    whichever statistic asks), and row r counts how often each case was drawn. Every statistic here depends on
-    a resample only through these counts.
-    """
-    return _draw_counts(n, n_resamples, seed)
-
-
-class ResampleDraws:
-    """One seeded stream of paired case bootstrap resamples, shared by the statistics of one comparison.
-
-    The p95, token and cost ratios of a comparison draw from the same stream; with a seed and at most
-    ``_KEEP_CELLS`` cells (pairs x resamples) the draw for the last size asked is kept (read-only), so they
-    reuse it instead of drawing it again. The caller makes one per analysis and passes it in; nothing is kept
-    between analyses.
-    """
-
-    def __init__(self, n_resamples: int, seed: int | None) -> None:
-        check_resamples(n_resamples)
-        self.n_resamples = int(n_resamples)
-        self.seed = seed
-        self._kept: tuple[int, tuple[np.ndarray, ...]] | None = None
-
-    def counts(self, n: int) -> Iterable[np.ndarray]:
-        """The resamples of n cases, as :func:`resample_counts` gives them."""
-        if self.seed is None or n * self.n_resamples > _KEEP_CELLS:
-            return _draw_counts(n, self.n_resamples, self.seed)
-        if self._kept is None or self._kept[0] != n:
-            blocks = tuple(_draw_counts(n, self.n_resamples, self.seed))
-            for block in blocks:
-                block.flags.writeable = False
-            self._kept = (n, blocks)
-        return self._kept[1]
-
-
-def _stream(draws: ResampleDraws | None, n_resamples: int, seed: int | None) -> ResampleDraws:
-    if draws is None:
-        return ResampleDraws(n_resamples, seed)
-    if draws.n_resamples != n_resamples or draws.seed != seed:
-        raise ValueError("draws were made for other resamples or another seed")
-    return draws
-
-
-def _order_statistic_positions(counts: np.ndarray, order: np.ndarray, ranks: tuple[int, ...]) -> list[np.ndarray]:
-    # Resample's k-th order statistic (0-based) = sorted position of the first cumulative count above k.
-    cum = np.cumsum(counts[:, order], axis=1, dtype=counts.dtype)
-    return [np.count_nonzero(cum <= k, axis=1) for k in ranks]
-
-
-def _resampled_quantile(
-    counts: np.ndarray, order: np.ndarray, sorted_values: np.ndarray, q: float
-) -> np.ndarray:
-    """Type 7 ('linear') q-quantile of every resample, from its case counts.
-
-    A resample's k-th order statistic is the sorted value at which the cumulative count first exceeds k,
-    so no resample has to be gathered and partitioned. For an upper quantile only the top of the sorted
-    values matters: in a resample with at most k cases drawn below sorted position s, the order statistics
-    k and k + 1 lie at or above s and are found by counting there alone (exact); the rare other resamples
-    take the full count. Identical to ``np.quantile(..., axis=1)`` up to rounding.
-    """
-    n = sorted_values.size
-    h = (n - 1) * q
-    k = int(np.floor(h))
-    frac = h - k
-    ranks = (k, min(k + 1, n - 1))
-    above = n - k  # draws at or above the k-th order statistic; the tail holds about m of the n draws
-    m = above + 6 * math.isqrt(above) + 16
-    start = n - m
-    if start <= 0:
-        lo, hi = _order_statistic_positions(counts, order, ranks)
-    else:
-        tail = counts[:, order[start:]]
-        below = (n - tail.sum(axis=1, dtype=np.int64)).astype(counts.dtype)
-        cum = np.cumsum(tail, axis=1, dtype=counts.dtype) + below[:, None]
-        lo = start + np.count_nonzero(cum <= ranks[0], axis=1)
-        hi = start + np.count_nonzero(cum <= ranks[1], axis=1)
-        outside = below > ranks[0]
-        if outside.any():
-            lo[outside], hi[outside] = _order_statistic_positions(counts[outside], order, ranks)
-    quantiles: NDArray[np.float64] = sorted_values[lo] + frac * (sorted_values[hi] - sorted_values[lo])
-    return quantiles
-
-
-def ratio_percentile_interval(stats: np.ndarray, confidence: float) -> tuple[float, float]:
-    """Percentile bootstrap interval (Efron & Tibshirani 1993, section 13.3), numpy 'linear' quantiles.
-
-    NaN replicates (undefined ratios) are dropped. +inf replicates (zero baseline in a resample) are kept
-    as the largest values; when they reach an interpolation point the bound is taken from the order
-    statistics on the conservative side, because linear interpolation with infinity gives NaN.
-    """
-    stats = np.sort(stats[~np.isnan(stats)])
-    if stats.size == 0:
-        return float("nan"), float("nan")
-    alpha = 1.0 - confidence
-    probs = np.array([alpha / 2.0, 1.0 - alpha / 2.0])
-    if np.isfinite(stats).all():
-        low, high = np.quantile(stats, probs)
-        return float(low), float(high)
-    pos = probs * (stats.size - 1)
-    return float(stats[int(np.floor(pos[0]))]), float(stats[int(np.ceil(pos[1]))])
-
-
 # --------------------------------------------------------------------------------------------------------
 # public functions
 
@@ -268,17 +131,29 @@ def latency_summary(values: object) -> LatencySummary:
     method ``'linear'``, which is R's ``quantile(type = 7)`` (Hyndman & Fan 1996). With nothing left the
     statistics are NaN and ``n == 0``.
     """
+    return latency_quantiles(values).summary
+
+
+def latency_quantiles(values: object, levels: Sequence[float] = ()) -> LatencyQuantiles:
+    """:func:`latency_summary` of ``values`` and the type 7 quantiles of the values it keeps at ``levels`` (each in
+    [0, 1]), from one selection of them: a release's p95 ratio against another reads the quantiles of the same
+    latencies (stats/costs_normal.py), and a second selection of ten million latencies is about 0.1 s. Each
+    quantile is numpy's ``np.quantile`` at that level alone, bit for bit: a type 7 quantile is a function of the
+    two order statistics around its level, and the partition places every one asked for."""
     arr = _as_1d(values, "values")
     ok = np.isfinite(arr) & (arr > 0)
     kept = arr[ok]
     excluded = int(arr.size - kept.size)
+    levels = tuple(float(level) for level in levels)
     if kept.size == 0:
         nan = float("nan")
-        return LatencySummary(n=0, mean=nan, p50=nan, p95=nan, excluded=excluded)
+        return LatencyQuantiles(LatencySummary(n=0, mean=nan, p50=nan, p95=nan, excluded=excluded), levels,
+                                (nan,) * len(levels))
     mean = float(kept.mean())
     # kept is a copy (a boolean selection): the quantile's partition may reorder it instead of copying it again.
-    p50, p95 = np.quantile(kept, [0.5, 0.95], overwrite_input=True)
-    return LatencySummary(n=int(kept.size), mean=mean, p50=float(p50), p95=float(p95), excluded=excluded)
+    at = np.quantile(kept, [0.5, 0.95, *levels], overwrite_input=True)
+    summary = LatencySummary(n=int(kept.size), mean=mean, p50=float(at[0]), p95=float(at[1]), excluded=excluded)
+    return LatencyQuantiles(summary, levels, tuple(float(v) for v in at[2:]))
 
 
 def geometric_mean_ratio(baseline: object, candidate: object, confidence: float = 0.95) -> RatioResult:
@@ -302,8 +177,10 @@ def geometric_mean_ratio(baseline: object, candidate: object, confidence: float 
     method = "t on log ratios"
     if n == 0:
         return RatioResult(nan, nan, nan, 0, excluded, method, confidence)
-    # log(c) - log(b) rather than log(c / b): no overflow for extreme but valid values.
-    r = np.log(cand) - np.log(base)
+    # log(c) - log(b) rather than log(c / b): no overflow for extreme but valid values. In place: one array of
+    # the pairs fewer (80 MB of fresh pages at 10^7 pairs).
+    r = np.log(cand)
+    r -= np.log(base)
     mean = float(r.mean())
     # An end past the largest float is +inf (below the smallest, 0): the answer, said above, not an accident.
     with np.errstate(over="ignore", under="ignore"):
@@ -360,10 +237,10 @@ def quantile_ratio_bootstrap(
     stats = np.empty(n_resamples)
     done = 0
     with np.errstate(over="ignore"):  # a quotient past the largest float: +inf, read as any other value
-        for counts in _stream(draws, n_resamples, seed).counts(n):
+        for counts in draws_for(draws, n_resamples, seed).counts(n):
             b = counts.shape[0]
             # Baseline values are all positive, so the denominator cannot be zero.
-            stats[done : done + b] = _resampled_quantile(counts, order_c, sorted_c, q) / _resampled_quantile(
+            stats[done : done + b] = resampled_quantile(counts, order_c, sorted_c, q) / resampled_quantile(
                 counts, order_b, sorted_b, q
             )
             done += b
@@ -408,7 +285,7 @@ def ratio_of_totals_bootstrap(
     stats = np.empty(n_resamples)
     done = 0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for counts in _stream(draws, n_resamples, seed).counts(n):
+        for counts in draws_for(draws, n_resamples, seed).counts(n):
             b = counts.shape[0]
             # A resample's totals are its counts times the values: one matrix product for both releases.
             totals = counts @ pair

@@ -26,6 +26,7 @@ bounds stay positive and swapping the releases inverts the interval exactly, as 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from releasegate.stats.common import check_confidence
 from releasegate.stats.costs import RatioResult, paired_positive, quantile_ratio_bootstrap
 from releasegate.stats.distributions import normal_quantile
 
-__all__ = ["hall_sheather_bandwidth", "heavy_ties_at_quantile", "quantile_ratio_normal",
+__all__ = ["hall_sheather_bandwidth", "heavy_ties_at_quantile", "quantile_levels", "quantile_ratio_normal",
            "ratio_of_totals_normal"]
 
 METHOD = "normal approximation"
@@ -71,8 +72,9 @@ def hall_sheather_bandwidth(q: float, n: int, confidence: float = 0.95) -> float
                  * (1.5 * phi * phi / (2.0 * zq * zq + 1.0)) ** (1.0 / 3.0))
 
 
-def _levels(q: float, n: int, confidence: float) -> tuple[float, float, float]:
-    """q and the two levels of the sparsity's difference quotient, q -/+ the Hall-Sheather bandwidth."""
+def quantile_levels(q: float, n: int, confidence: float = 0.95) -> tuple[float, float, float]:
+    """The levels at which :func:`quantile_ratio_normal` reads each release's quantiles on n pairs: q and the two
+    levels of the sparsity's difference quotient, q -/+ the Hall-Sheather bandwidth."""
     h = hall_sheather_bandwidth(q, n, confidence)
     return q, max(q - h, 0.0), min(q + h, 1.0)
 
@@ -80,8 +82,8 @@ def _levels(q: float, n: int, confidence: float) -> tuple[float, float, float]:
 def _quantile_influence(values: np.ndarray, q: float, confidence: float,
                         quantiles: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """The type 7 q-quantile and each case's influence on its logarithm (Bahadur term / quantile);
-    ``quantiles``: the values' quantiles at :func:`_levels` when the caller has them."""
-    _, lo, hi = levels = _levels(q, values.size, confidence)
+    ``quantiles``: the values' quantiles at :func:`quantile_levels` when the caller has them."""
+    _, lo, hi = levels = quantile_levels(q, values.size, confidence)
     quantile, q_lo, q_hi = np.quantile(values, levels) if quantiles is None else quantiles
     sparsity = (q_hi - q_lo) / (hi - lo)
     influence = q - (values <= quantile)
@@ -104,7 +106,8 @@ def _log_interval(ratio: float, se_log: float, n: int, excluded: int, confidence
 
 
 def quantile_ratio_normal(
-    baseline: object, candidate: object, q: float = 0.95, confidence: float = 0.95
+    baseline: object, candidate: object, q: float = 0.95, confidence: float = 0.95,
+    quantiles: tuple[Sequence[float], Sequence[float]] | None = None,
 ) -> RatioResult:
     """Ratio of the q-quantiles, candidate / baseline, with a delta-method interval (Bahadur, Hall-Sheather).
 
@@ -112,7 +115,10 @@ def quantile_ratio_normal(
     exp(log ratio -/+ z se) with se^2 = var(u_c - u_b) / n, u the per-case influence values of the log
     quantiles (module docstring). Meant for large n (thousands of pairs); with n < 2 the interval is NaN.
     Heavy ties at either quantile (``heavy_ties_at_quantile``): the paired bootstrap instead, method
-    ``TIE_METHOD``.
+    ``TIE_METHOD``. ``quantiles``: the baseline's and the candidate's type 7 quantiles at
+    :func:`quantile_levels` (q, n, confidence) when the caller has them (``stats.costs.latency_quantiles``
+    gives them with a release's summary), which holds only when no pair is dropped: they are then not selected
+    again.
     """
     check_confidence(confidence)
     if not 0.0 < q < 1.0:
@@ -123,8 +129,13 @@ def quantile_ratio_normal(
     if n == 0:
         return RatioResult(nan, nan, nan, 0, excluded, METHOD, confidence)
     # Each release's three quantiles in one selection: the tie check reads the first of them.
-    levels = _levels(q, n, confidence)
-    at_b, at_c = np.quantile(base, levels), np.quantile(cand, levels)
+    levels = quantile_levels(q, n, confidence)
+    if quantiles is not None and excluded == 0:
+        at_b, at_c = (np.array(at, dtype=float) for at in quantiles)
+        if at_b.shape != (3,) or at_c.shape != (3,):
+            raise ValueError("quantiles: each release's three, at quantile_levels(q, n, confidence)")
+    else:
+        at_b, at_c = np.quantile(base, levels), np.quantile(cand, levels)
     if n > 1 and (heavy_ties_at_quantile(base, q, at_b[0]) or heavy_ties_at_quantile(cand, q, at_c[0])):
         boot = quantile_ratio_bootstrap(base, cand, q, TIE_RESAMPLES, 0, confidence)
         return RatioResult(boot.ratio, boot.low, boot.high, n, excluded, TIE_METHOD, confidence)

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from releasegate.stats.discrete import attainable_pvalues, largest_attainable_at_most
+from releasegate.stats.discrete import at_most, attainable_pvalues, largest_attainable_at_most
 
 CONTINUOUS = -1  # the trials of a member that can reach any p (F(t) = t)
 # p-values and weights: a sequence or a 1-d array of floats (len() is read).
@@ -102,22 +102,35 @@ def _order(p: np.ndarray, w: np.ndarray, cap: float | None) -> np.ndarray:
 
 def _steps_by_loop(p: np.ndarray, w: np.ndarray, n: np.ndarray, until: int | None = None,
                    cap: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The step-down as defined (module docstring), one sum over R_k per step: O(m^2) look-ups, for a family
-    with discrete members or a cap."""
+    """The step-down as defined (module docstring), one sum over R_k per step, for a family with discrete members
+    or a cap: O(m^2) look-ups, made one member at a time (each member's thresholds at every step searched for in
+    its attainable set at once) and summed step by step in rank order, as a loop over the steps adds them, so
+    the figures are the loop's to the last bit (tests/stats/test_stats_step_down.py keeps the loop to compare)."""
     ratio = p / w
     order = _order(p, w, cap)
     out = np.full(p.size, np.nan)
-    running = 0.0
+    if p.size == 0:
+        return out, order
+    steps = p.size if until is None else int(np.flatnonzero(order == until)[0]) + 1
     top = math.inf if cap is None else cap
-    for k in range(p.size):
-        lam = float(ratio[order[k]])
-        total = sum(spent(int(n[i]), min(top, lam * float(w[i]))) for i in order[k:])
-        # Never below the member's own p: equal to the sum for a member whose p is attainable (F(p) = p); a
-        # member whose p is not (the larger of two p-values, bounded by one test's set) gets no better.
-        running = max(running, total, float(p[order[k]]))
-        out[order[k]] = min(1.0, running)
-        if order[k] == until:
-            break
+    if steps == 1:  # one step (a best case stops at its first): m look-ups, one at a time as the loop made them
+        lam = float(ratio[order[0]])
+        total = sum(spent(int(n[i]), min(top, lam * float(w[i]))) for i in order)
+        out[order[0]] = min(1.0, max(0.0, total, float(p[order[0]])))
+        return out, order
+    # spends[k, j]: what the member ranked j spends at step k's threshold, min(top, lambda_k w); nothing before
+    # its own rank (the members ranked before k are not in R_k: a 0 added first leaves a sum as it is).
+    thresholds = np.minimum(top, ratio[order[:steps], None] * w[order][None, :])
+    spends = np.zeros_like(thresholds)
+    for j, member in enumerate(order):
+        t = np.minimum(1.0, thresholds[:min(j + 1, steps), j])
+        spends[:t.size, j] = t if n[member] == CONTINUOUS else at_most(int(n[member]), t)
+    # Summed left to right, as Python's sum over R_k in rank order (np.add.accumulate does not pair terms).
+    totals = np.add.accumulate(spends, axis=1)[:, -1]
+    # Never below the member's own p: equal to the sum for a member whose p is attainable (F(p) = p); a member
+    # whose p is not (the larger of two p-values, bounded by one test's set) gets no better.
+    running = np.maximum.accumulate(np.maximum(np.maximum(totals, p[order[:steps]]), 0.0))
+    out[order[:steps]] = np.minimum(1.0, running)
     return out, order
 
 
@@ -211,8 +224,8 @@ def largest_spend(weights: Floats, trials: Sequence[int | None], cap: float) -> 
         return cap
     # S is a step function of lambda, constant between the points where a member's threshold crosses one of its
     # attainable values (a / w_i, a <= cap) or reaches the cap (cap / w_i): its largest value <= cap is at one.
-    points = np.unique(np.concatenate([attainable_pvalues(int(ni))[attainable_pvalues(int(ni)) <= cap] / wi
-                                       for wi, ni in zip(w, n)] + [np.zeros(1)]))
+    sets = [attainable_pvalues(int(ni)) for ni in n]
+    points = np.unique(np.concatenate([values[values <= cap] / wi for wi, values in zip(w, sets)] + [np.zeros(1)]))
 
     def total(lam: float) -> float:
         return sum(spent(int(ni), min(cap, lam * float(wi))) for wi, ni in zip(w, n))

@@ -1,6 +1,6 @@
 """The sentences of the optional sections: the item axis, the run axis, grouped cases and costs.
 
-Each function reads a section's numbers and flags (releasegate.model.sections, releasegate.model.costs) and the
+Each function reads a section's numbers and flags (releasegate.model.axes, releasegate.model.costs) and the
 plan's parameters; nothing here computes a statistic. The render context, the JSON writer and decide's
 warnings call them, so each sentence is written once.
 """
@@ -8,11 +8,15 @@ warnings call them, so each sentence is written once.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from releasegate import fmt
 from releasegate.kinds import OutcomeKind
-from releasegate.model import ClusterAnalysis, CostComparison, CostTable, ItemAxis, Parameters, RunAxis
+from releasegate.model import CostComparison, CostTable, Parameters
 from releasegate.model.costs import LARGE_WORK
+
+if TYPE_CHECKING:  # made only with their input (model/axes.py)
+    from releasegate.model.axes import ClusterAnalysis, ItemAxis, RunAxis
 
 FEW_CLUSTERS = 20
 MAJORITY_RULE = "a case passes when it passes in more than half of its runs, so exactly half counts as a fail"
