@@ -20,6 +20,15 @@ def test_the_incomplete_beta_is_scipys(a, b, x):
     assert regularized_beta(a, b, x) == pytest.approx(special.betainc(a, b, x), rel=1e-9, abs=1e-300)
 
 
+@pytest.mark.parametrize("a,b,x", [(1, 100, 1e-12), (0.5, 3.5, 1e-20), (2, 50, 1e-9)])
+def test_a_tiny_incomplete_beta_keeps_its_relative_precision(a, b, x):
+    # Far below the mean the fraction must be read on I_x's own side: 1 - I_(1-x)(b, a) would lose every digit
+    # of a value near 1e-10. One break among 100 at theta 1e-12 is 1 - (1 - theta)^100 in closed form.
+    assert regularized_beta(a, b, x) == pytest.approx(special.betainc(a, b, x), rel=1e-9, abs=0)
+    closed = -math.expm1(100 * math.log1p(-1e-12))
+    assert binomial_upper_tail(1, 100, 1e-12) == pytest.approx(closed, rel=1e-9, abs=0)
+
+
 @pytest.mark.parametrize("a,b", [(2, 3), (0.5, 7)])
 def test_the_incomplete_beta_at_the_ends_of_its_range_is_scipys(a, b):
     # I_0 = 0 and I_1 = 1 (an integral over an empty range, and the whole Beta density); the logarithms of 0
