@@ -157,6 +157,9 @@ def test_monotone_in_the_counts_and_one_when_nothing_changed():
     assert r.statistic == pytest.approx(math.sqrt(6)) and 0 < r.nuisance <= 1
     # McNemar's z = (broke - fixed) / sqrt(broke + fixed) by hand: (12 - 2) / sqrt(14).
     assert unconditional_mcnemar(12, 2, 50).statistic == pytest.approx(10 / math.sqrt(14), rel=1e-12)
+    # A p-value is a probability: where nearly every table is in the tail (none broke, 56 fixed of 300) the
+    # mixture's rounding sums to 1 + 5e-14, which must not be reported.
+    assert 0.999 < unconditional_mcnemar(0, 56, 300).p_regression <= 1.0
 
 
 @pytest.mark.parametrize(("broke", "fixed", "cases"), [(-1, 0, 5), (3, 3, 5), (0, 1, 0)])
