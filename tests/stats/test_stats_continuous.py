@@ -373,3 +373,15 @@ def test_a_mean_difference_zero_in_exact_arithmetic_is_zero_not_its_rounding():
     assert r.mean == 0.0 and r.t == 0.0 and r.p_two_sided == 1.0
     tiny = np.full(200, 1e-12) + rng.normal(0, 1e-13, 200)  # a tiny score range: a real difference of 1e-12
     assert paired_t_test(tiny).mean == pytest.approx(float(tiny.mean()), rel=0, abs=0)
+
+
+def test_a_mean_zero_in_exact_arithmetic_is_zero_at_any_scale():
+    """The rounding remainder scales with the values: the same shuffled ups and downs times 1000 leave a remainder
+    of 7e-15, still zero (the quick bound is the largest |d| times the rounding, not divided by it)."""
+    rng = np.random.default_rng(0)
+    v = 1000 * rng.choice([1 / 3, 2 / 3, 1.0, 0.1, 0.7], size=100)
+    d = np.concatenate([v, -v])
+    rng.shuffle(d)
+    assert d.mean() != 0
+    r = paired_t_test(d)
+    assert r.mean == 0.0 and r.t == 0.0 and r.p_two_sided == 1.0
