@@ -112,6 +112,8 @@ def test_paired_t_small_n_is_undefined():
     assert not r1.defined and r1.n == 1 and r1.mean == 0.3 and math.isnan(r1.p_two_sided) and math.isnan(r1.low)
     r0 = paired_t_test([])
     assert not r0.defined and r0.n == 0 and math.isnan(r0.mean)
+    # n - 1 degrees of freedom, never below 0: one case has none, and so has no case.
+    assert r1.df == 0 and r0.df == 0
 
 
 def test_paired_t_all_zero():
