@@ -193,6 +193,12 @@ def test_signflip_monte_carlo_p_never_zero_and_seeded():
     assert not r.exact
     assert r.p_regression == pytest.approx(1 / 1000)
     assert r.p_two_sided == pytest.approx(1 / 1000)
+    # Every flipped sum is at least -50, so each of the 999 draws counts in the improvement tail: (999 + 1) / (999
+    # + 1) by hand. One draw is a Monte Carlo test too: (1 + 1) / 2 and (0 + 1) / 2 (the all-minus draw has
+    # chance 2^-50).
+    assert r.p_improvement == 1.0
+    one = signflip_test(d, n_resamples=1, seed=1)
+    assert (one.p_improvement, one.p_regression, one.n_resamples) == (1.0, 0.5, 1)
     x = np.random.default_rng(2).normal(0.05, 1.0, 300)
     assert signflip_test(x, seed=7) == signflip_test(x, seed=7)
     assert signflip_test(x, seed=7) != signflip_test(x, seed=8)
