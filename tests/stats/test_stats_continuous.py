@@ -174,6 +174,14 @@ def test_signflip_exact_agrees_with_scipy_n16():
     assert signflip_test(d).p_two_sided == pytest.approx(ref, abs=1e-12)
 
 
+def test_signflip_defaults_are_the_documented_ones():
+    # docs/methods.md: every sign assignment enumerated up to 20 non-zero differences, else 10,000 draws.
+    d = np.random.default_rng(5).normal(-0.2, 1.0, 21)
+    r = signflip_test(d)
+    assert not r.exact and r.n_resamples == 10_000
+    assert signflip_test(d[:20]).exact
+
+
 def test_signflip_exact_n20_is_fast():
     d = np.random.default_rng(5).normal(-0.2, 1.0, 20)
     t0 = time.perf_counter()
@@ -203,6 +211,10 @@ def test_signflip_monte_carlo_p_never_zero_and_seeded():
     # hand; 20,000 draws put the Monte Carlo p within 5 of its standard errors (4.4e-4) of it.
     eight = signflip_test(np.ones(8), n_resamples=20_000, seed=0, exact_max_n=0)
     assert abs(eight.p_improvement - 2**-8) < 5 * math.sqrt(2**-8 * (1 - 2**-8) / 20_000)
+    # Two-sided, a draw ties the observed |sum| of 8 when every sign agrees (2^-7), and a tie counts; every
+    # flipped sum is at least -8, so the regression tail counts every draw.
+    assert abs(eight.p_two_sided - 2**-7) < 5 * math.sqrt(2**-7 * (1 - 2**-7) / 20_000)
+    assert eight.p_regression == 1.0
     x = np.random.default_rng(2).normal(0.05, 1.0, 300)
     assert signflip_test(x, seed=7) == signflip_test(x, seed=7)
     assert signflip_test(x, seed=7) != signflip_test(x, seed=8)
@@ -367,8 +379,12 @@ def test_signflip_normal_limit_closed_form_and_edges():
     r = continuous.signflip_normal_test(d)
     assert _rel(r.p_regression, scipy.stats.norm.cdf(z)) and _rel(r.p_improvement, scipy.stats.norm.sf(z))
     assert _rel(r.p_two_sided, 2 * scipy.stats.norm.sf(abs(z)))
+    # z = sum(d) / sqrt(sum(d^2)) has no unit: the same d in sevenths of a point (largest |d| 7) gives the same p.
+    seven = continuous.signflip_normal_test(7 * d)
+    assert _rel(seven.p_regression, scipy.stats.norm.cdf(z)) and _rel(seven.p_improvement, scipy.stats.norm.sf(z))
     zero = continuous.signflip_normal_test(np.zeros(5))
     assert (zero.p_two_sided, zero.p_regression, zero.p_improvement) == (1.0, 1.0, 1.0)
+    assert zero.n_resamples == 0 and not zero.exact
     flipped = continuous.signflip_normal_test(-d)
     assert _rel(flipped.p_regression, r.p_improvement, 1e-12)
 
