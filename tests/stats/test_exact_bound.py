@@ -20,6 +20,25 @@ def test_the_incomplete_beta_is_scipys(a, b, x):
     assert regularized_beta(a, b, x) == pytest.approx(special.betainc(a, b, x), rel=1e-9, abs=1e-300)
 
 
+@pytest.mark.parametrize("a,b,x", [(1, 100, 1e-12), (0.5, 3.5, 1e-20), (2, 50, 1e-9)])
+def test_a_tiny_incomplete_beta_keeps_its_relative_precision(a, b, x):
+    # Far below the mean the fraction must be read on I_x's own side: 1 - I_(1-x)(b, a) would lose every digit
+    # of a value near 1e-10. One break among 100 at theta 1e-12 is 1 - (1 - theta)^100 in closed form.
+    assert regularized_beta(a, b, x) == pytest.approx(special.betainc(a, b, x), rel=1e-9, abs=0)
+    closed = -math.expm1(100 * math.log1p(-1e-12))
+    assert binomial_upper_tail(1, 100, 1e-12) == pytest.approx(closed, rel=1e-9, abs=0)
+
+
+@pytest.mark.parametrize("a,b", [(2, 3), (0.5, 7)])
+def test_the_incomplete_beta_at_the_ends_of_its_range_is_scipys(a, b):
+    # I_0 = 0 and I_1 = 1 (an integral over an empty range, and the whole Beta density); the logarithms of 0
+    # that the general formula would take are never reached.
+    assert regularized_beta(a, b, 0.0) == special.betainc(a, b, 0.0) == 0.0
+    assert regularized_beta(a, b, 1.0) == special.betainc(a, b, 1.0) == 1.0
+    assert binomial_upper_tail(2, 5, 0.0) == stats.binom.sf(1, 5, 0.0) == 0.0
+    assert binomial_upper_tail(2, 5, 1.0) == stats.binom.sf(1, 5, 1.0) == 1.0
+
+
 @pytest.mark.parametrize("k,n,theta", [(6, 6, 0.5), (3, 10, 0.2), (40, 100, 0.5), (0, 5, 0.3), (6, 5, 0.5)])
 def test_the_binomial_tail_is_scipys(k, n, theta):
     assert binomial_upper_tail(k, n, theta) == pytest.approx(stats.binom.sf(k - 1, n, theta), rel=1e-10)
@@ -73,3 +92,20 @@ def test_nothing_changed_bounds_at_zero_and_bad_counts_are_refused():
         regression_bound(5, 5, 8, 0.95)
     with pytest.raises(ValueError):
         regression_bound(1, 0, 8, 1.0)
+    with pytest.raises(ValueError):
+        regression_bound(1, 0, 8, 0.0)
+
+
+def test_every_case_changed_is_a_table():
+    """6 broke of 6 cases (every case changed, psi = 1): theta_low = 0.05^(1/6) in closed form, as in the lesson's
+    Fraud, and the bound is 1 - 2 theta_low."""
+    b = regression_bound(6, 0, 6, 0.95)
+    assert b.bound == pytest.approx(1 - 2 * 0.05 ** (1 / 6), rel=1e-9)
+
+
+def test_a_tiny_share_bound_keeps_its_relative_precision():
+    """One break among 10^5 changes: P(X >= 1) = 1 - (1 - theta)^n = a gives theta_low = 1 - (1 - a)^(1/n) in
+    closed form, about 1e-7 at a = 0.01; the bisection's width is relative to it, not 1e-12 absolute (and so is
+    the check: pytest.approx would otherwise allow 1e-12 absolute)."""
+    closed = -math.expm1(math.log1p(-0.01) / 100_000)
+    assert share_lower_bound(1, 100_000, 0.99) == pytest.approx(closed, rel=1e-9, abs=0)

@@ -125,6 +125,19 @@ def test_wilson_matches_reference(x, n, low, high):
     assert w.high == pytest.approx(high, rel=REL)
 
 
+def test_wilson_without_cases_and_at_every_case_passing():
+    """No case: nothing is measured, so the interval is the whole of [0, 1] around NaN. One case, and ten of ten:
+    statsmodels' Wilson limits, the upper one exactly 1 (at x = n the score interval's upper root is 1)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    none = wilson_interval(0, 0)
+    assert math.isnan(none.estimate) and (none.low, none.high) == (0.0, 1.0)
+    for x, n in [(1, 1), (10, 10)]:
+        w = wilson_interval(x, n)
+        low, high = proportion_confint(x, n, alpha=0.05, method="wilson")
+        assert w.low == pytest.approx(low, rel=REL) and w.high == high == 1.0
+
+
 @settings(max_examples=200, derandomize=True, deadline=None)
 @given(st.integers(1, 2000), st.data())
 def test_wilson_properties(n, data):
@@ -175,6 +188,31 @@ def test_newcombe_noninferiority_90():
     assert (r.low, r.high) == pytest.approx((-0.0032357684211723574, 0.03396439147259976), rel=REL)
     r = newcombe_paired_interval(345, 14, 1, 40, confidence=0.90)
     assert (r.low, r.high) == pytest.approx((-0.050237667547966325, -0.016350981221174853), rel=REL)
+
+
+def test_newcombe_phi_at_its_branch_edges_by_hand():
+    """Newcombe's corrected phi by hand, with statsmodels' Wilson limits for the square-and-add.
+
+    No case: the difference is unmeasured, NaN inside [-1, 1], phi 0 and n 0.
+    (0, 1, 1, 0): margins (a+b)(c+d)(a+c)(b+d) = 1 and A = ad - bc = -1 < 0, so phi = A / sqrt(1) = -1; the two
+    Wilson intervals (1 of 2 each) are symmetric about 1/2 with half-width h, and with phi = -1 the square-and-add
+    is sqrt(h^2 + 2h^2 + h^2) = 2h: the interval is 0 +- 2h.
+    (2.5, 1, 1, 0.5) (fractional cells, as analyze.sparse_cases gives): A = 1.25 - 1 = 0.25, between 0 and n/2 =
+    2.5, so phi = 0 and both proportions are 3.5/5 = 0.7: low = -sqrt((0.7 - L)^2 + (U - 0.7)^2) with (L, U)
+    Wilson's limits for 3.5 of 5, and high = -low."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    none = newcombe_paired_interval(0, 0, 0, 0)
+    assert math.isnan(none.estimate) and (none.low, none.high, none.phi, none.n) == (-1.0, 1.0, 0.0, 0)
+    r = newcombe_paired_interval(0, 1, 1, 0)
+    h = 0.5 - proportion_confint(1, 2, alpha=0.05, method="wilson")[0]
+    assert r.phi == -1.0
+    assert (r.low, r.high) == pytest.approx((-2 * h, 2 * h), rel=REL)
+    r = newcombe_paired_interval(2.5, 1, 1, 0.5)
+    low, high = proportion_confint(3.5, 5, alpha=0.05, method="wilson")
+    half = math.hypot(0.7 - low, high - 0.7)
+    assert r.phi == 0.0
+    assert (r.estimate, r.low, r.high) == pytest.approx((0.0, -half, half), rel=REL, abs=1e-15)
 
 
 @settings(max_examples=200, derandomize=True, deadline=None)

@@ -112,6 +112,8 @@ def test_paired_t_small_n_is_undefined():
     assert not r1.defined and r1.n == 1 and r1.mean == 0.3 and math.isnan(r1.p_two_sided) and math.isnan(r1.low)
     r0 = paired_t_test([])
     assert not r0.defined and r0.n == 0 and math.isnan(r0.mean)
+    # n - 1 degrees of freedom, never below 0: one case has none, and so has no case.
+    assert r1.df == 0 and r0.df == 0
 
 
 def test_paired_t_all_zero():
@@ -172,6 +174,14 @@ def test_signflip_exact_agrees_with_scipy_n16():
     assert signflip_test(d).p_two_sided == pytest.approx(ref, abs=1e-12)
 
 
+def test_signflip_defaults_are_the_documented_ones():
+    # docs/methods.md: every sign assignment enumerated up to 20 non-zero differences, else 10,000 draws.
+    d = np.random.default_rng(5).normal(-0.2, 1.0, 21)
+    r = signflip_test(d)
+    assert not r.exact and r.n_resamples == 10_000
+    assert signflip_test(d[:20]).exact
+
+
 def test_signflip_exact_n20_is_fast():
     d = np.random.default_rng(5).normal(-0.2, 1.0, 20)
     t0 = time.perf_counter()
@@ -191,6 +201,20 @@ def test_signflip_monte_carlo_p_never_zero_and_seeded():
     assert not r.exact
     assert r.p_regression == pytest.approx(1 / 1000)
     assert r.p_two_sided == pytest.approx(1 / 1000)
+    # Every flipped sum is at least -50, so each of the 999 draws counts in the improvement tail: (999 + 1) / (999
+    # + 1) by hand. One draw is a Monte Carlo test too: (1 + 1) / 2 and (0 + 1) / 2 (the all-minus draw has
+    # chance 2^-50).
+    assert r.p_improvement == 1.0
+    one = signflip_test(d, n_resamples=1, seed=1)
+    assert (one.p_improvement, one.p_regression, one.n_resamples) == (1.0, 0.5, 1)
+    # Eight equal differences, drawn (exact_max_n 0): the sum reaches 8 only when no sign flips, chance 2^-8 by
+    # hand; 20,000 draws put the Monte Carlo p within 5 of its standard errors (4.4e-4) of it.
+    eight = signflip_test(np.ones(8), n_resamples=20_000, seed=0, exact_max_n=0)
+    assert abs(eight.p_improvement - 2**-8) < 5 * math.sqrt(2**-8 * (1 - 2**-8) / 20_000)
+    # Two-sided, a draw ties the observed |sum| of 8 when every sign agrees (2^-7), and a tie counts; every
+    # flipped sum is at least -8, so the regression tail counts every draw.
+    assert abs(eight.p_two_sided - 2**-7) < 5 * math.sqrt(2**-7 * (1 - 2**-7) / 20_000)
+    assert eight.p_regression == 1.0
     x = np.random.default_rng(2).normal(0.05, 1.0, 300)
     assert signflip_test(x, seed=7) == signflip_test(x, seed=7)
     assert signflip_test(x, seed=7) != signflip_test(x, seed=8)
@@ -355,8 +379,12 @@ def test_signflip_normal_limit_closed_form_and_edges():
     r = continuous.signflip_normal_test(d)
     assert _rel(r.p_regression, scipy.stats.norm.cdf(z)) and _rel(r.p_improvement, scipy.stats.norm.sf(z))
     assert _rel(r.p_two_sided, 2 * scipy.stats.norm.sf(abs(z)))
+    # z = sum(d) / sqrt(sum(d^2)) has no unit: the same d in sevenths of a point (largest |d| 7) gives the same p.
+    seven = continuous.signflip_normal_test(7 * d)
+    assert _rel(seven.p_regression, scipy.stats.norm.cdf(z)) and _rel(seven.p_improvement, scipy.stats.norm.sf(z))
     zero = continuous.signflip_normal_test(np.zeros(5))
     assert (zero.p_two_sided, zero.p_regression, zero.p_improvement) == (1.0, 1.0, 1.0)
+    assert zero.n_resamples == 0 and not zero.exact
     flipped = continuous.signflip_normal_test(-d)
     assert _rel(flipped.p_regression, r.p_improvement, 1e-12)
 
@@ -373,3 +401,15 @@ def test_a_mean_difference_zero_in_exact_arithmetic_is_zero_not_its_rounding():
     assert r.mean == 0.0 and r.t == 0.0 and r.p_two_sided == 1.0
     tiny = np.full(200, 1e-12) + rng.normal(0, 1e-13, 200)  # a tiny score range: a real difference of 1e-12
     assert paired_t_test(tiny).mean == pytest.approx(float(tiny.mean()), rel=0, abs=0)
+
+
+def test_a_mean_zero_in_exact_arithmetic_is_zero_at_any_scale():
+    """The rounding remainder scales with the values: the same shuffled ups and downs times 1000 leave a remainder
+    of 7e-15, still zero (the quick bound is the largest |d| times the rounding, not divided by it)."""
+    rng = np.random.default_rng(0)
+    v = 1000 * rng.choice([1 / 3, 2 / 3, 1.0, 0.1, 0.7], size=100)
+    d = np.concatenate([v, -v])
+    rng.shuffle(d)
+    assert d.mean() != 0
+    r = paired_t_test(d)
+    assert r.mean == 0.0 and r.t == 0.0 and r.p_two_sided == 1.0
