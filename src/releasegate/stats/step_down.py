@@ -118,15 +118,16 @@ def _steps_by_loop(p: np.ndarray, w: np.ndarray, n: np.ndarray, until: int | Non
         total = sum(spent(int(n[i]), min(top, lam * float(w[i]))) for i in order)
         out[order[0]] = min(1.0, max(0.0, total, float(p[order[0]])))
         return out, order
-    # spends[k, j]: what the member ranked j spends at step k's threshold, min(top, lambda_k w); nothing before
-    # its own rank (the members ranked before k are not in R_k: a 0 added first leaves a sum as it is).
-    thresholds = np.minimum(top, ratio[order[:steps], None] * w[order][None, :])
-    spends = np.zeros_like(thresholds)
+    # The member ranked j spends at the threshold min(top, lambda_k w) of every step k up to its own rank (the
+    # steps after it leave it out of R_k); each step's total gains the members' spends one member at a time, in
+    # rank order, as Python's sum over R_k adds them. Memory is one vector of steps, not a steps x members table
+    # (10,000 categories would be 800 MB a table).
+    lam = ratio[order[:steps]]
+    totals = np.zeros(steps)
     for j, member in enumerate(order):
-        t = np.minimum(1.0, thresholds[:min(j + 1, steps), j])
-        spends[:t.size, j] = t if n[member] == CONTINUOUS else at_most(int(n[member]), t)
-    # Summed left to right, as Python's sum over R_k in rank order (np.add.accumulate does not pair terms).
-    totals = np.add.accumulate(spends, axis=1)[:, -1]
+        k = min(j + 1, steps)
+        t = np.minimum(1.0, np.minimum(top, lam[:k] * w[member]))
+        totals[:k] += t if n[member] == CONTINUOUS else at_most(int(n[member]), t)
     # Never below the member's own p: equal to the sum for a member whose p is attainable (F(p) = p); a member
     # whose p is not (the larger of two p-values, bounded by one test's set) gets no better.
     running = np.maximum.accumulate(np.maximum(np.maximum(totals, p[order[:steps]]), 0.0))
