@@ -172,3 +172,26 @@ def test_blocks_already_in_order_are_ranked_without_a_sort(values, releases, swa
     assert codes.tolist() == expected_codes.tolist()
     assert pd.Index(uniques).equals(pd.Index(expected_uniques))
     assert pd.Index(uniques).dtype == pd.Index(expected_uniques).dtype
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), names), min_size=1, max_size=30), st.booleans(), st.randoms())
+def test_a_categorical_in_its_own_order_is_recoded_as_pandas_reorders_it(values, ordered, rnd):
+    present = sorted({v for v in values if v is not None}) or ["a"]
+    own = list(present)
+    rnd.shuffle(own)  # the categories in an order of their own, as a dictionary read in order of appearance
+    column = pd.Series(pd.Categorical(values, categories=own, ordered=ordered), name="category")
+    expected = column.cat.reorder_categories(sorted(own))
+    table = pd.DataFrame({"category": column})
+    keycodes.as_categories(table, ("category",))
+    pd.testing.assert_series_equal(table["category"], expected)
+    assert table["category"].cat.categories.is_monotonic_increasing
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), names), min_size=0, max_size=30), st.lists(names, max_size=3))
+def test_used_categories_are_the_values_rows_hold(values, unused):
+    column = pd.Series(pd.Categorical(values, categories=sorted({*(v for v in values if v is not None), *unused})))
+    used = keycodes.used_categories(column)
+    assert list(used) == sorted(set(pd.unique(column.dropna())))
+    assert len(used) == column.nunique()

@@ -66,7 +66,13 @@ def counts(column: Codes) -> np.ndarray:
 
 
 def has_duplicates(key: Codes) -> bool:
-    return bool(column_max(counts(key)) > 1)
+    """Whether a code occurs twice (missing values aside): fewer codes marked than rows hold one. A mark a code
+    (1 byte) instead of a count (8 bytes, and the codes widened to 64 bits first): half the time at 10^7 rows."""
+    codes = key.codes
+    present = codes[codes >= 0] if codes.size and codes.min() < 0 else codes
+    marks = np.zeros(key.n, dtype=bool)
+    marks[present] = True
+    return int(np.count_nonzero(marks)) < present.size
 
 
 def has_duplicate_keys(*columns: Codes) -> bool:
@@ -104,6 +110,15 @@ def varies_within(groups: Codes, values: Codes) -> bool:
     return bool(np.any(one[groups.codes] != values.codes))
 
 
+def used_categories(column: pd.Series) -> pd.Index:
+    """The categories of a categorical some row holds, in the categories' order (its own list may keep ones no row
+    holds any more): marks on the codes, not pandas' hash of every row (``nunique``, ``unique``)."""
+    codes = column.cat.codes.to_numpy()
+    marks = np.zeros(len(column.cat.categories), dtype=bool)
+    marks[codes[codes >= 0] if codes.size and codes.min() < 0 else codes] = True
+    return column.cat.categories[marks]
+
+
 def present(groups: Codes, mask: np.ndarray) -> np.ndarray:
     """Which codes occur among the rows selected by ``mask`` (marked, not counted: a count table is 8 bytes a
     code, the marks 1)."""
@@ -128,9 +143,10 @@ def as_categories(table: pd.DataFrame, columns: tuple[str, ...],
             categories = table[column].cat.categories
             if not categories.is_monotonic_increasing:  # a caller's own categorical, in an order of its own
                 try:
-                    table[column] = table[column].cat.reorder_categories(categories.sort_values())
+                    ordered = categories.sort_values()
                 except TypeError:  # values that do not compare (numbers and text): their order is kept
-                    pass
+                    continue
+                table[column] = recoded(table[column], ordered)
         elif column in table.columns:
             codes, uniques = sorted_factorize(table[column], blocks)
             # The categories keep the column's own string type. Python strings (an object Index) cost 0.1 s per
@@ -138,6 +154,17 @@ def as_categories(table: pd.DataFrame, columns: tuple[str, ...],
             # the codes (analyze/pairing.join_cases).
             dtype = unique_categories_dtype(pd.Index(uniques))
             table[column] = pd.Categorical.from_codes(codes, dtype=dtype, validate=False)
+
+
+def recoded(column: pd.Series, categories: pd.Index) -> pd.Series:
+    """``column.cat.reorder_categories(categories)``: each row's code looked up in a table of the new codes, the
+    missing value's -1 at the table's end (pandas' own recoding took 0.25-0.47 s on 2 x 10^7 rows here, the
+    lookup 0.04)."""
+    codes = column.cat.codes.to_numpy()
+    table = np.append(categories.get_indexer(column.cat.categories), -1).astype(codes.dtype)
+    dtype = unique_categories_dtype(categories, column.cat.ordered)
+    return pd.Series(pd.Categorical.from_codes(table[codes], dtype=dtype, validate=False),
+                     index=column.index, name=column.name)
 
 
 def release_blocks(codes: np.ndarray) -> list[tuple[int, int]] | None:
@@ -218,11 +245,11 @@ def is_blank(column: pd.Series) -> np.ndarray:
     if isinstance(column.dtype, pd.CategoricalDtype):
         codes = column.cat.codes.to_numpy()
         empty = np.flatnonzero(np.asarray(column.cat.categories == "", dtype=bool))
-        return (codes < 0) | np.isin(codes, empty)
+        return (codes < 0) | np.isin(codes, empty) if empty.size else codes < 0
     return (column.isna() | (column == "")).to_numpy(dtype=bool)
 
 
-def unique_categories_dtype(categories: pd.Index) -> pd.CategoricalDtype:
+def unique_categories_dtype(categories: pd.Index, ordered: bool = False) -> pd.CategoricalDtype:
     """The categorical dtype of ``categories`` that are unique by construction (factorize's uniques).
 
     The public constructor checks uniqueness again, which builds an index engine over the categories: 0.1 s for a
@@ -232,10 +259,10 @@ def unique_categories_dtype(categories: pd.Index) -> pd.CategoricalDtype:
     fast = getattr(pd.CategoricalDtype, "_from_fastpath", None)
     if fast is not None:
         try:
-            return fast(categories, False)
+            return fast(categories, ordered)
         except TypeError:
             pass
-    return pd.CategoricalDtype(categories)
+    return pd.CategoricalDtype(categories, ordered)
 
 
 def fill_missing(column: pd.Series, value: str) -> pd.Series:

@@ -132,7 +132,7 @@ def _check_keys(table: pd.DataFrame, has_runs: bool, codes: dict[str, keycodes.C
 
 
 def _check_category_count(table: pd.DataFrame) -> None:
-    count = int(table["category"].nunique())
+    count = len(keycodes.used_categories(table["category"]))
     if count > MAX_CATEGORIES:
         cases = int(table["case_id"].nunique())
         raise InputError(f"the category column has {count} distinct values for {cases} cases (at most "
@@ -356,7 +356,7 @@ def _check_groups(table: pd.DataFrame, policy: Policy, cases: keycodes.Codes,
         _check_category_count(table)
         pairing.check_attribute_agrees(table, "category", cases, changed)
     check_critical(tuple(policy.critical),
-                   sorted(map(str, pd.unique(table["category"]))) if has_categories else None)
+                   sorted(map(str, keycodes.used_categories(table["category"]))) if has_categories else None)
     if has_clusters:
         if table["cluster"].isna().any():
             raise BadValueError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
