@@ -18,7 +18,7 @@ import pandas as pd
 
 from releasegate.analyze.case_details import case_details
 from releasegate.analyze.case_view import case_view, with_split_errors
-from releasegate.analyze.comparisons import compare_binary, compare_paired
+from releasegate.analyze.comparisons import compare_binary, compare_counts, compare_paired
 from releasegate.analyze.critical import critical_section
 from releasegate.analyze.errors import errored_cases
 from releasegate.analyze.budget import apply_budget
@@ -103,7 +103,13 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
         lambda label, b, c, pol, critical=False: compare_paired(label, b, c, pol, critical, rates=rates))
     overall = compare("overall", base, cand, policy)
     categories = []
-    if category_codes is not None:
+    if category_codes is not None and mcnemar:
+        # Pass/fail: a category's comparison reads its 2x2 table alone, counted for every category at once.
+        for label, (both_fail, fixed, broke, both_pass) in zip(
+                category_labels, _category_tables(category_codes, len(category_labels), base, cand).tolist()):
+            categories.append(compare_counts(str(label), both_pass, broke, fixed, both_fail, policy,
+                                             critical=str(label) in scope.categories))
+    elif category_codes is not None:
         for label, (base_k, cand_k) in zip(category_labels,
                                            _by_category(category_codes, len(category_labels), base, cand)):
             categories.append(compare(str(label), base_k, cand_k, policy, critical=str(label) in scope.categories))
@@ -143,7 +149,8 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
         power = corrected_power(corrected, policy, budgeted.level)
     else:
         power = power_of(d, policy, design_effect, overall=overall, level=budgeted.level,
-                         exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact" and not verdict_only)
+                         exact=mcnemar and cluster_codes is None and policy.mcnemar == "exact" and not verdict_only,
+                         whole=mcnemar)
     # The corrected figure's reach is that of a normal interval (its width), never McNemar's discordance.
     power = replace(power, ni_reach=ni_reach_of(overall, policy, mcnemar=mcnemar and corrected is None,
                                                 clustered=clusters is not None, exact=not verdict_only))
@@ -155,6 +162,22 @@ def plan_arrays(base: np.ndarray, cand: np.ndarray, policy: Policy, *, mcnemar: 
 def _whole_outcomes(base: np.ndarray, cand: np.ndarray) -> bool:
     """True when every per-case pass rate is 0 or 1 on both releases (each case's runs all agree)."""
     return bool(base.size) and bool(np.all((base == 0.0) | (base == 1.0)) and np.all((cand == 0.0) | (cand == 1.0)))
+
+
+def _category_tables(codes: np.ndarray, n_categories: int, base: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Each category's paired 2x2 table of pass/fail outcomes (a value other than 0 is a pass, as compare_binary
+    reads it), one row a category: (both fail, fixed, broke, both pass). One count of each case's category and
+    outcomes (4 x code + 2 x base + cand); cases without a category (code -1) are left out. Splitting the
+    values by category first sorted every case and gathered both columns (0.5-1 s at 10^7 cases)."""
+    key = np.asarray(codes).astype(np.int64 if n_categories >= 2**29 else np.int32) << 2
+    passed = np.not_equal(base, 0)
+    key += passed
+    key += passed  # twice: 2 x the baseline's outcome, with no temporary of 2 x every value
+    np.not_equal(cand, 0, out=passed)
+    key += passed
+    if key.size and np.asarray(codes).min() < 0:
+        key = key[key >= 0]
+    return np.bincount(key, minlength=4 * n_categories)[:4 * n_categories].reshape(n_categories, 4)
 
 
 def _by_category(codes: np.ndarray, n_categories: int, *columns: np.ndarray) -> list[tuple[np.ndarray, ...]]:

@@ -28,7 +28,13 @@ def compare_binary(label: str, base: np.ndarray, cand: np.ndarray, policy: Polic
     both_pass = int(np.count_nonzero(base & cand))
     broke = int(np.count_nonzero(base & ~cand))
     fixed = int(np.count_nonzero(~base & cand))
-    both_fail = n - both_pass - broke - fixed
+    return compare_counts(label, both_pass, broke, fixed, n - both_pass - broke - fixed, policy, critical)
+
+
+def compare_counts(label: str, both_pass: int, broke: int, fixed: int, both_fail: int, policy: Policy,
+                   critical: bool = False) -> Comparison:
+    """:func:`compare_binary` from the four counts of the paired 2x2 table, which are all it reads."""
+    n = both_pass + broke + fixed + both_fail
     test = mcnemar_test(fixed, broke)
     ci = newcombe_paired_interval(both_pass, broke, fixed, both_fail, policy.confidence)
     ni = newcombe_paired_interval(both_pass, broke, fixed, both_fail, 1 - 2 * policy.alpha)

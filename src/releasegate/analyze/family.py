@@ -19,7 +19,7 @@ EXACT_POWER_MAX_CASES = 5_000
 
 
 def power_of(d: np.ndarray, policy: Policy, design_effect: float = 1.0, *, overall: Comparison | None = None,
-             level: float | None = None, exact: bool = False) -> Power:
+             level: float | None = None, exact: bool = False, whole: bool = False) -> Power:
     """Minimum detectable drop of the overall one-sided gate at the policy's power and ``level``, the level the
     error budget leaves the overall test (analyze.budget.Budgeted.level; alpha when not given).
 
@@ -27,7 +27,8 @@ def power_of(d: np.ndarray, policy: Policy, design_effect: float = 1.0, *, overa
     McNemar test reaches the power (``stats.power.minimum_detectable_drop``, "added" on the observed share of
     changed cases), or nothing detectable when its floor 2^-n is above the level or even the largest drop
     falls short. Otherwise the normal formula on the spread of the per-case differences d (for pass/fail:
-    omega^2 = share of discordant cases - D^2), with the clusters' design effect."""
+    omega^2 = share of discordant cases - D^2), with the clusters' design effect. ``whole``: the caller knows
+    d holds whole numbers (differences of pass/fail outcomes), so they are not looked at for it."""
     level = policy.alpha if level is None else level
     if exact and overall is not None and 0 < overall.n <= EXACT_POWER_MAX_CASES:
         p0 = overall.baseline.value
@@ -39,7 +40,7 @@ def power_of(d: np.ndarray, policy: Policy, design_effect: float = 1.0, *, overa
                      drop.reason or "")
     if not d.size:
         sd = math.nan
-    elif np.all(d == np.round(d)):
+    elif whole or np.all(d == np.round(d)):
         # Whole-number differences (pass/fail with one run): from the counts, exactly and in any case order.
         sd = float(np.sqrt(np.mean(d * d) - np.mean(d) ** 2))
     else:
