@@ -19,7 +19,7 @@ from releasegate.load.cases import join_cases
 from releasegate.load.columns import rename_columns, require_column
 from releasegate.load.results import LoadedResults
 from releasegate.load.sources import frame_sha256
-from releasegate.load.tidy import TEXT_COLUMNS, identity_as_text
+from releasegate.load.identity import TEXT_COLUMNS, identity_as_text
 from releasegate.model import InputFile
 from releasegate.load.fingerprint import PAIRING_COLUMNS
 from releasegate.policy import CANONICAL_COLUMNS
