@@ -30,9 +30,13 @@ if TYPE_CHECKING:
     from releasegate.model import Analysis
     from releasegate.policy import Policy
 
-# The policy keys of the error budget and the rules it serves: looks that differ in one compare other things.
-BUDGET_KEYS = ("margin", "correction", "mcnemar", "critical", "critical_rule", "critical_test", "critical_weight",
-               "judge_correction", "pass_threshold")
+
+def _budget_keys() -> tuple[str, ...]:
+    """The policy keys of the error budget and the rules it serves (the table's ``looks`` rows): looks that differ
+    in one compare other things."""
+    from releasegate.policy.keys import KEYS
+
+    return tuple(k.name for k in KEYS if k.looks)
 
 
 def _candidate_look(entry: Mapping[str, Any], source: str, alpha: float) -> PreviousLook:
@@ -117,7 +121,7 @@ def _check_policy(note: Mapping[str, Any], where: str, policy: Policy) -> None:
     recorded = {**recorded, **({"critical": sorted(map(str, recorded["critical"]))}
                                if isinstance(recorded.get("critical"), list) else {})}
     today["critical"] = sorted(today.get("critical") or [])
-    differ = [(k, recorded[k], today[k]) for k in BUDGET_KEYS if k in recorded and k in today
+    differ = [(k, recorded[k], today[k]) for k in _budget_keys() if k in recorded and k in today
               and not _same(recorded[k], today[k])]
     rails = recorded.get("guardrails")
     if isinstance(rails, Mapping):  # the error-rate guardrail's test is a member of the budget
