@@ -124,6 +124,10 @@ def _run_held(held: list[LoadedResults], policy: Policy, *, command_line: str = 
         # budget.
         analysis = across_metrics(analyze(table.data, table.policy, critical=table.critical, gold=gold,
                                           previous=previous), len(tables))
+        if previous:  # the suite the earlier note compared could not be a part of this one's: refused
+            from releasegate.load.looks import check_suite
+
+            check_suite(previous, analysis, tuple(named))
         sections.append(MetricSection(table.metric, analysis, decide(analysis, table.policy, table.metric)))
     provenance = Provenance(
         tool_version=__version__,

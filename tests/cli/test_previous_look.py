@@ -160,3 +160,68 @@ def test_mid_p_values_take_weighted_holm_and_spend_the_whole_level(tmp_path):
     assert exact["method"] == "weighted discrete Holm" and exact["spent"] < 0.05
     assert midp["method"] == "weighted Holm" and midp["spent"] == 0.05 and midp["left"] == 0
     assert all(m["trials"] is None for m in midp["members"])
+
+
+def _refused(tmp_path, path, note: dict, *extra: str) -> str:
+    (tmp_path / "edited.json").write_text(json.dumps(note))
+    result, written = _check(tmp_path, path, "--previous", tmp_path / "edited.json", *extra, out="x.json")
+    assert result.exit_code == 2 and written is None, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("releasegate: error")]
+    assert len(lines) == 1, result.output
+    return lines[0]
+
+
+@pytest.mark.parametrize("flag, value, said", [
+    ("--margin", "0.02", "that note was decided with margin 0.05, this comparison with margin 0.02"),
+    ("--correction", "holm", "correction discrete-holm, this comparison with correction holm"),
+    ("--mcnemar", "midp", "mcnemar exact, this comparison with mcnemar midp"),
+])
+def test_a_note_of_another_policy_of_the_budget_is_refused_naming_it(tmp_path, flag, value, said):
+    path = _results(tmp_path)
+    _check(tmp_path, path)
+    result, _ = _check(tmp_path, path, "--previous", tmp_path / "note.json", flag, value, out="x.json")
+    assert result.exit_code == 2 and said in result.output and "one policy of the budget" in result.output
+
+
+def test_a_note_of_other_critical_categories_or_another_metric_is_refused(tmp_path):
+    path = _results(tmp_path)
+    _, note = _check(tmp_path, path)
+    line = _refused(tmp_path, path, {**note, "policy": {**note["policy"], "critical": ["Fraud"]}})
+    assert "critical [Fraud], this comparison with critical none" in line
+    line = _refused(tmp_path, path, {**note, "policy": {**note["policy"], "metric": ["acc"]}})
+    assert "that note gated [acc], this comparison the outcome column: another metric" in line
+    line = _refused(tmp_path, path, {**note, "outcome_kind": "continuous"})
+    assert "that note compared continuous outcomes, this comparison binary ones" in line
+
+
+def test_a_note_of_more_cases_or_a_category_this_suite_lacks_is_refused(tmp_path):
+    path = _results(tmp_path)
+    _, note = _check(tmp_path, path)
+    line = _refused(tmp_path, path, {**note, "n_cases": 500})
+    assert "that note held 500 cases, this comparison 400" in line and "not an earlier look" in line
+    releases = [{**r, "n_cases": 450} if r["name"] == "r2" else r for r in note["releases"]]
+    assert "that note held 450 cases of r2, this comparison 400" in _refused(tmp_path, path,
+                                                                            {**note, "releases": releases})
+    candidate = {**note["candidates"][0], "categories": [{**note["candidates"][0]["overall"], "category": "Fraud"}]}
+    line = _refused(tmp_path, path, {**note, "candidates": [candidate]})
+    assert "that note compared r2 in category 'Fraud', which this comparison of it does not have" in line
+    # A note that records no policy or no count of cases cannot be checked: refused, never read as a look.
+    assert "records no policy" in _refused(tmp_path, path, {k: v for k, v in note.items() if k != "policy"})
+    assert "records no count of cases" in _refused(tmp_path, path, {k: v for k, v in note.items() if k != "n_cases"})
+
+
+def test_a_later_look_with_more_cases_and_its_categories_is_read(tmp_path):
+    # The first look on 300 of the cases, the second on all 400, each case in the same category: a later look.
+    full = pd.read_csv(_results(tmp_path))
+    full["category"] = np.where(full["case_id"].str[-1].isin(list("01234")), "A", "B")
+    first = tmp_path / "first.csv"
+    full[full["case_id"] < "c0300"].to_csv(first, index=False)
+    full.to_csv(tmp_path / "all.csv", index=False)
+    one, note = _check(tmp_path, first)
+    assert one.exit_code in (0, 1, 3) and {c["category"] for c in note["candidates"][0]["categories"]} == {"A", "B"}
+    two, again = _check(tmp_path, tmp_path / "all.csv", "--previous", tmp_path / "note.json", out="again.json")
+    assert two.exit_code in (0, 1, 3), two.output
+    assert again["candidates"][0]["budget"]["look"] == 2 and again["n_cases"] == 400
+    # Given the other way round (the later note as the earlier look of the 300 cases), it is refused.
+    result, _ = _check(tmp_path, first, "--previous", tmp_path / "again.json", out="y.json")
+    assert result.exit_code == 2 and "that note held 400 cases, this comparison 300" in result.output

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from conftest import run_cli
 from releasegate.load import Source, load_results
-from releasegate.load.tidy import as_text, may_need_strip, read_tidy
+from releasegate.load.identity import as_text, may_need_strip
+from releasegate.load.tidy import read_tidy
 
 NA_WORDS = ("NA", "N/A", "None", "null", "nan", "NaN", "NULL", "<NA>", "#N/A")
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from releasegate.stats.ppi import (
     gold_labels_for_width,
@@ -243,3 +245,35 @@ def test_no_judge_error_reads_each_designs_own_rectifier():
     means = np.array([0.5, 1.0, 0.0, 0.5])
     assert shows_no_judge_error(means, means, means, means)
     assert not shows_no_judge_error(means, means, means, np.array([0.5, 1.0, 0.0, 1.0]))
+
+
+def test_a_rate_whose_gold_labels_show_the_judge_no_error_is_degenerate():
+    """One release's rate: every label agrees with the judge, so Y - f has no spread and the variance holds only
+    the judge-only cases' sampling (its standard error is not 0): degenerate, as the difference is on the same
+    labels (shows_no_judge_error per release); one label that shows the judge wrong lifts it. The estimate and
+    interval themselves are unchanged (ppi_py's, above)."""
+    rng, yb, _, _, _ = _suite(11)
+    lab = _sample(rng, yb.size, 40)
+    agreeing = ppi_mean(yb[lab], yb[lab], yb[~lab])
+    assert agreeing.se > 0 and agreeing.degenerate
+    assert shows_no_judge_error(yb, yb, np.where(lab, yb, np.nan), np.where(lab, yb, np.nan))
+    gold = yb[lab].copy()
+    gold[0] = 1 - gold[0]
+    wrong = ppi_mean(gold, yb[lab], yb[~lab])
+    assert wrong.se > 0 and not wrong.degenerate
+    # A judge wrong by the same amount on every labelled case (means over runs) shows no spread either.
+    shifted = ppi_mean(np.array([0.5, 1.0, 0.5]), np.array([0.0, 0.5, 0.0]), np.array([1.0, 0.0]))
+    assert shifted.degenerate
+    # A judge with an ordinary error rate is no such case.
+    _, yb, _, fb, _ = _suite(3)
+    assert not ppi_mean(yb[lab], fb[lab], fb[~lab]).degenerate
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)), min_size=2, max_size=30),
+       st.lists(st.integers(0, 1), min_size=0, max_size=30))
+def test_a_rate_is_degenerate_exactly_when_its_se_is_0_or_its_labels_show_no_judge_error(pairs, others):
+    y = np.array([p[0] for p in pairs], float)
+    f = np.array([p[1] for p in pairs], float)
+    r = ppi_mean(y, f, np.array(others, float))
+    assert r.degenerate == (r.se == 0.0 or bool(np.all(y - f == (y - f)[0])))

@@ -58,6 +58,17 @@ def csv(*rows: str, header: str = "release,case_id,passed,category") -> str:
 GOOD_ROWS = ("r1,c1,1,A", "r1,c2,1,A", "r1,c3,0,B", "r1,c4,1,B",
              "r2,c1,1,A", "r2,c2,0,A", "r2,c3,1,B", "r2,c4,1,B")
 GOOD = csv(*GOOD_ROWS)
+
+
+def _previous_note(policy: dict | None = None, n_cases: int = 4, categories: tuple[str, ...] = ("A", "B")) -> dict:
+    """An earlier look at GOOD as a report writes its note (the parts --previous reads), with ``policy`` keys
+    changed: margin 0.05, the default correction and McNemar, no critical category."""
+    return {"baseline": "r1", "parameters": {"alpha": 0.05}, "outcome_kind": "binary", "n_cases": n_cases,
+            "policy": {"alpha": 0.05, "margin": 0.05, "correction": "discrete-holm", "mcnemar": "exact",
+                       "critical": [], **(policy or {})},
+            "releases": [{"name": "r1", "n_cases": n_cases}, {"name": "r2", "n_cases": n_cases}],
+            "candidates": [{"name": "r2", "budget": {"look": 1, "left": 0.01},
+                            "categories": [{"category": c} for c in categories]}]}
 BASE = ("--baseline", "r1")
 
 
@@ -182,6 +193,10 @@ CASES: tuple[Case, ...] = (
          {"results.csv": csv("r1,c1,1", "r2,c1,0", header="release,case_id,pased")}, ("results.csv", *BASE),
          ("no outcome column", "'passed'", "'score'", "closest match 'pased'", "--passed-col pased"),
          kind="column"),
+    Case("outcome-column-taken", "the outcome column named for another role, none named the outcome",
+         "`--run-col passed`", {"results.csv": GOOD}, ("results.csv", *BASE, "--run-col", "passed"),
+         ("column 'passed' is the outcome column", "--run-col passed", "the run axis",
+          "no column would be left for the outcome", "--passed-col"), kind="column"),
     Case("renamed-column-absent", "--case-col naming a column that is not there", "`--case-col id`",
          {"results.csv": GOOD}, ("results.csv", *BASE, "--case-col", "id"),
          ("missing required column 'id'", "columns present", "--case-col"), kind="column"),
@@ -366,6 +381,24 @@ CASES: tuple[Case, ...] = (
          {"results.csv": GOOD, "note.json": json.dumps({"baseline": "r1", "parameters": {"alpha": 0.05}, "candidates": [
              {"name": "r2", "budget": {"method": "weighted discrete Holm"}}]})},
          ("results.csv", *BASE, "--previous", "note.json"), ("note.json", "r2's budget records no look", "write that")),
+    Case("previous-other-policy", "--previous note decided with another margin", '`"margin": 0.1` in `note.json`',
+         {"results.csv": GOOD, "note.json": json.dumps(_previous_note(policy={"margin": 0.1}))},
+         ("results.csv", *BASE, "--previous", "note.json"),
+         ("note.json", "that note was decided with margin 0.1, this comparison with margin 0.05",
+          "one policy of the budget")),
+    Case("previous-more-cases", "--previous note of more cases than this comparison has", '`"n_cases": 9` in `note.json`',
+         {"results.csv": GOOD, "note.json": json.dumps(_previous_note(n_cases=9))},
+         ("results.csv", *BASE, "--previous", "note.json"),
+         ("note.json", "that note held 9 cases, this comparison 4", "not an earlier look at this suite")),
+    Case("previous-other-category", "--previous note of a category this comparison lacks",
+         '`"category": "C"` in `note.json`',
+         {"results.csv": GOOD, "note.json": json.dumps(_previous_note(categories=["A", "C"]))},
+         ("results.csv", *BASE, "--previous", "note.json"),
+         ("note.json", "compared r2 in category 'C', which this comparison of it does not have")),
+    Case("previous-other-metric", "--previous note of another metric", '`"metric": ["acc"]` in `note.json`',
+         {"results.csv": GOOD, "note.json": json.dumps(_previous_note(policy={"metric": ["acc"]}))},
+         ("results.csv", *BASE, "--previous", "note.json"),
+         ("note.json", "that note gated [acc], this comparison the outcome column: another metric")),
     # --- policy ------------------------------------------------------------------------------------------
     Case("policy-missing", "policy file does not exist", "`--policy nothere.toml`",
          {"results.csv": GOOD}, ("results.csv", *BASE, "--policy", "nothere.toml"), ("policy file not found",),

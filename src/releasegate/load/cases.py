@@ -13,7 +13,8 @@ from releasegate.files import TABLE_CAP
 from releasegate.load.columns import rename_columns, require_column
 from releasegate.load.shapes import nested_as_text
 from releasegate.load.sources import check_file, frame_sha256, sha256_of
-from releasegate.load.tidy import identity_as_text, identity_names, read_tidy
+from releasegate.load.identity import identity_as_text, identity_names
+from releasegate.load.tidy import read_tidy
 from releasegate.model import InputFile
 from releasegate.policy import CANONICAL_COLUMNS
 from releasegate.text import near_misses

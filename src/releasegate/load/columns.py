@@ -53,6 +53,27 @@ def shared_columns(columns: Mapping[str, str]) -> list[str]:
     return lines
 
 
+_ROLE_WORDS = {"release": "release", "case_id": "case id", "category": "category", "cluster": "cluster",
+               "run": "run axis", "error": "error column"}
+
+
+def outcome_taken(columns: Mapping[str, str], present: list[str]) -> str | None:
+    """The line when every outcome column a file holds under its own name (``passed``, ``score``) is named for
+    another role (``--run-col passed``) and no outcome column is named: read as that role, the file would have
+    no outcome, and "no outcome column" would send the user looking for a column that is there. None otherwise
+    (an outcome named with --passed-col or --score-col, or one of the two left free)."""
+    given = {role: name for role, name in columns.items() if name != role}
+    implicit = [c for c in ("passed", "score") if c in present]
+    if {"passed", "score"} & set(given) or not implicit:
+        return None
+    if not all(c in given.values() for c in implicit):
+        return None
+    said = [f"{c!r} is the outcome column, but {COLUMN_FLAGS.get(role, '[columns]')} {c} (or [columns] {role}) "
+            f"names it the {_ROLE_WORDS.get(role, role)}" for c in implicit for role, name in given.items() if name == c]
+    return (f"column {'; column '.join(said)}: no column would be left for the outcome; name another column for "
+            "that role, or the outcome with --passed-col or --score-col")
+
+
 def plausible_match(name: str, columns: list[str]) -> str | None:
     """The column the user plausibly meant by ``name``: a close spelling that holds no other role.
 
@@ -102,7 +123,10 @@ def check_columns(frame: pd.DataFrame, columns: Mapping[str, str], path: Path, *
             problems.append(_missing(given[role], flag, present, True))
         elif role in needed and role not in given and role not in frame.columns:
             problems.append(_missing(role, flag, present, False))
-    if outcome and not {"passed", "score"} & set(given) and not {"passed", "score"} & set(frame.columns):
+    taken = outcome_taken(columns, present) if outcome else None
+    if taken:
+        problems.append(taken)
+    elif outcome and not {"passed", "score"} & set(given) and not {"passed", "score"} & set(frame.columns):
         close = plausible_match("passed", present)
         hint = f"closest match {close!r}: use --passed-col {close}" if close else "name it with --passed-col or --score-col"
         problems.append(f"no outcome column: need 'passed' (0/1) or 'score' ({hint})")

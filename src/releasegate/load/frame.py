@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from releasegate.errors import InputError
+from releasegate.errors import ColumnError, InputError
 from releasegate.load import shapes
 from releasegate.load.cases import join_cases
-from releasegate.load.columns import rename_columns, require_column
+from releasegate.load.columns import outcome_taken, rename_columns, require_column
 from releasegate.load.results import LoadedResults
 from releasegate.load.sources import frame_sha256
-from releasegate.load.tidy import TEXT_COLUMNS, identity_as_text
+from releasegate.load.identity import TEXT_COLUMNS, identity_as_text
 from releasegate.model import InputFile
 from releasegate.load.fingerprint import PAIRING_COLUMNS
 from releasegate.policy import CANONICAL_COLUMNS
@@ -54,6 +54,9 @@ def load_frame(
                                 None if release is None else str(release)))
         part = frame.reset_index(drop=True).copy()
         part.columns = [str(c).strip() for c in part.columns]
+        taken = None if metrics else outcome_taken(columns, list(part.columns))
+        if taken:
+            raise ColumnError(f"{label}: {taken}")
         part = rename_columns(part, columns, Path(label))
         # The shapes of load/shapes.py, as for files: a wide frame (release columns given), latency in seconds.
         if wide_release_cols:

@@ -6,7 +6,12 @@ could not spend at their level, given their changed cases; docs/methods.md, late
 look (written before looks were recorded, or edited) is refused: read as a look that left nothing it would turn
 the next look's regression tests off, so a regression within the margin would ship unchecked; read as a first
 look it would spend alpha twice. A note of another baseline, another alpha, or several metrics is refused with
-one line: it is not an earlier look at these releases.
+one line: it is not an earlier look at these releases. So is one of another metric or kind of outcome, another
+policy of the budget (margin, correction, McNemar variant, critical categories, their rule, test and weight, the
+error-rate guardrail, the judge's correction), or whose cases or categories could not be a part of this
+comparison's: a later look holds every case of the earlier ones and more. The note records no case ids (only
+the cases it lists), so that its cases are a subset of this comparison's cannot be checked, only their counts
+and its categories (:func:`check_suite`).
 """
 
 from __future__ import annotations
@@ -15,11 +20,23 @@ import json
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from releasegate.errors import FileError, InputError
 from releasegate.files import TABLE_CAP, read_text_capped
-from releasegate.model.budget import PreviousLook
+from releasegate.model.budget import PreviousLook, PreviousSuite
+
+if TYPE_CHECKING:
+    from releasegate.model import Analysis
+    from releasegate.policy import Policy
+
+
+def _budget_keys() -> tuple[str, ...]:
+    """The policy keys of the error budget and the rules it serves (the table's ``looks`` rows): looks that differ
+    in one compare other things."""
+    from releasegate.policy.keys import KEYS
+
+    return tuple(k.name for k in KEYS if k.looks)
 
 
 def _candidate_look(entry: Mapping[str, Any], source: str, alpha: float) -> PreviousLook:
@@ -49,9 +66,11 @@ def _shown(value: object) -> str:
     return json.dumps(value)[:40] if not isinstance(value, float) or math.isfinite(value) else str(value)
 
 
-def read_previous(path: Path, baseline: str | None, alpha: float) -> dict[str, PreviousLook]:
-    """The looks of the note at ``path`` by candidate name, checked against this comparison's baseline and
-    alpha (InputError otherwise)."""
+def read_previous(path: Path, policy: Policy) -> dict[str, PreviousLook]:
+    """The looks of the note at ``path`` by candidate name, checked against this comparison's baseline, alpha
+    and the policy of its budget (InputError otherwise); each carries what the note records of its suite and
+    metric, which :func:`check_suite` checks once this comparison's are known."""
+    baseline, alpha = policy.baseline, policy.alpha
     where = str(path)
     if not Path(path).exists():
         raise FileError(f"--previous {where}: no such file")
@@ -80,8 +99,123 @@ def read_previous(path: Path, baseline: str | None, alpha: float) -> dict[str, P
     if not math.isclose(float(previous_alpha), alpha):
         raise InputError(f"--previous {where}: that note was decided at alpha {previous_alpha:g}, this comparison "
                          f"at {alpha:g}; the looks of one comparison share one alpha")
-    return {str(c["name"]): _candidate_look(c, where, alpha) for c in note["candidates"]
-            if isinstance(c, dict) and isinstance(c.get("name"), str)}
+    looks = {str(c["name"]): _candidate_look(c, where, alpha) for c in note["candidates"]
+             if isinstance(c, dict) and isinstance(c.get("name"), str)}
+    _check_policy(note, where, policy)
+    suite = _suite(note, where)
+    return {name: PreviousLook(look.look, look.left, look.source, suite) for name, look in looks.items()}
+
+
+def _unedited(where: str, what: str) -> InputError:
+    return InputError(f"--previous {where}: that note records no {what}, so whether it is an earlier look at this "
+                      "suite cannot be checked; give the note.json a report wrote, unedited")
+
+
+def _check_policy(note: Mapping[str, Any], where: str, policy: Policy) -> None:
+    """The note's policy of the budget against this comparison's: one line naming each key that differs."""
+    recorded = note.get("policy")
+    if not isinstance(recorded, Mapping):
+        raise _unedited(where, "policy")
+    today = policy.as_dict()
+    # The critical categories are a set: named in another order they are the same plan.
+    recorded = {**recorded, **({"critical": sorted(map(str, recorded["critical"]))}
+                               if isinstance(recorded.get("critical"), list) else {})}
+    today["critical"] = sorted(today.get("critical") or [])
+    differ = [(k, recorded[k], today[k]) for k in _budget_keys() if k in recorded and k in today
+              and not _same(recorded[k], today[k])]
+    rails = recorded.get("guardrails")
+    if isinstance(rails, Mapping):  # the error-rate guardrail's test is a member of the budget
+        rate = ("max_error_rate_increase", rails.get("max_error_rate_increase"),
+                policy.guardrails.get("max_error_rate_increase"))
+        differ += [rate] if not _same(rate[1], rate[2]) else []
+    if differ:
+        was = ", ".join(f"{k} {_value(a)}" for k, a, _ in differ)
+        now = ", ".join(f"{k} {_value(b)}" for k, _, b in differ)
+        raise InputError(f"--previous {where}: that note was decided with {was}, this comparison with {now}; the "
+                         "looks of one comparison share one policy of the budget")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) \
+            and not isinstance(b, bool):
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def _value(value: Any) -> str:
+    if value is None or value == []:
+        return "none"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(str, value)) + "]"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _suite(note: Mapping[str, Any], where: str) -> PreviousSuite:
+    """What the note records of its suite, refused when a part is missing or not as a note writes it."""
+    kind, n_cases, releases = note.get("outcome_kind"), note.get("n_cases"), note.get("releases")
+    if not isinstance(kind, str):
+        raise _unedited(where, "outcome kind")
+    if not _count(n_cases):
+        raise _unedited(where, "count of cases")
+    if not isinstance(releases, list) or not all(isinstance(r, Mapping) and isinstance(r.get("name"), str)
+                                                 and _count(r.get("n_cases")) for r in releases):
+        raise _unedited(where, "cases per release")
+    categories = []
+    for c in note["candidates"]:
+        listed = c.get("categories") if isinstance(c, Mapping) else None
+        if not isinstance(listed, list) or not all(isinstance(x, Mapping) and isinstance(x.get("category"), str)
+                                                   for x in listed):
+            raise _unedited(where, f"categories of candidate {c.get('name') if isinstance(c, Mapping) else c}")
+        categories.append((str(c.get("name")), tuple(x["category"] for x in listed)))
+    metric = note["policy"].get("metric", [])  # the metrics named, recorded with the policy (none: the outcome)
+    metric = [metric] if isinstance(metric, str) else metric
+    if not isinstance(metric, list):
+        raise _unedited(where, "metric")
+    return PreviousSuite(str(note.get("baseline")), kind, n_cases,
+                         tuple((r["name"], r["n_cases"]) for r in releases), tuple(categories),
+                         tuple(map(str, metric)))
+
+
+def check_suite(looks: Mapping[str, PreviousLook], analysis: Analysis, metrics: tuple[str, ...] = ()) -> None:
+    """The suite an earlier note records against this comparison's, once analysed: the same baseline and kind of
+    outcome and metrics (``metrics``: those named, as the note records them), no more cases in all or in any release than this comparison holds, and no category of a candidate
+    that this comparison's comparison of it lacks (a later look holds every case of the earlier ones, each in its
+    category). One line naming what differs. The case ids themselves are not in the note: a suite of as many
+    other cases passes this check."""
+    suite = next((look.suite for look in looks.values() if look.suite is not None), None)
+    if suite is None:
+        return
+    where = next(iter(looks.values())).source
+    head = f"--previous {where}: that note"
+    if suite.baseline != analysis.baseline:
+        raise InputError(f"{head} compared against {suite.baseline}, this comparison against {analysis.baseline}; "
+                         "a later look is of the same baseline")
+    if suite.metrics != tuple(metrics):
+        raise InputError(f"{head} gated {_value(list(suite.metrics)) if suite.metrics else 'the outcome column'}, "
+                         f"this comparison {_value(list(metrics)) if metrics else 'the outcome column'}: another "
+                         "metric, not an earlier look at this one")
+    if suite.outcome_kind != str(analysis.outcome_kind):
+        raise InputError(f"{head} compared {suite.outcome_kind} outcomes, this comparison "
+                         f"{analysis.outcome_kind} ones: another metric, not an earlier look at this one")
+    more = "a later look holds every case of the earlier ones and more, so it is not an earlier look at this suite"
+    if suite.n_cases is not None and suite.n_cases > analysis.n_cases:
+        raise InputError(f"{head} held {suite.n_cases:,} cases, this comparison {analysis.n_cases:,}; {more}")
+    today = {r.name: r.n_cases for r in analysis.releases}
+    for name, n in suite.release_cases:
+        if name in today and n > today[name]:
+            raise InputError(f"{head} held {n:,} cases of {name}, this comparison {today[name]:,}; {more}")
+    compared = {c.name: {k.label for k in c.categories} for c in analysis.candidates}
+    for name, listed in suite.categories:
+        lacking = [k for k in listed if name in compared and k not in compared[name]]
+        if lacking:
+            raise InputError(f"{head} compared {name} in category {lacking[0]!r}, which this comparison of it does "
+                             f"not have ({len(lacking)} such); {more}")
 
 
 def recorded_looks(note: Mapping[str, Any]) -> dict[str, PreviousLook] | None:

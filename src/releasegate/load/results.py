@@ -114,7 +114,8 @@ def _read_one(source: Source, fmt: str, options: AdapterOptions,
               columns: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Read one file with the adapter of its format (or as a tidy table)."""
     if fmt == "tidy":
-        from releasegate.load.tidy import identity_names, read_tidy
+        from releasegate.load.identity import identity_names
+        from releasegate.load.tidy import read_tidy
 
         return read_tidy(source.path, identity_names(columns or {}), (columns or {}).get("case_id", "case_id"))
     taken = adapters.ADAPTERS[fmt].option_names if fmt in adapters.ADAPTERS else ()
@@ -291,6 +292,10 @@ def _canonical_frame(frame: pd.DataFrame, source: Source, fmt: str, options: Ada
     check_columns(frame, columns, source.path, release=source.release is None and not options.wide,
                   outcome=fmt == "tidy" and not options.wide and not metrics)
     frame = rename_columns(frame, columns, source.path, required)
+    if fmt in adapters.ADAPTERS:  # a harness field named the category or cluster: its text as a tidy file's
+        from releasegate.load.identity import identity_as_text
+
+        identity_as_text(frame, ("category", "cluster"), source.path)
     if options.wide:
         frame = shapes.melt_wide(frame, options.release_cols, source.path)
     else:

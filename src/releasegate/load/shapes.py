@@ -222,7 +222,7 @@ def named_over_column(frame: pd.DataFrame, name: str, label: str) -> str | None:
     pool two releases' rows into one."""
     if "release" not in frame.columns:
         return None
-    from releasegate.load.tidy import as_text
+    from releasegate.load.identity import as_text
 
     named = [str(r) for r in dict.fromkeys(as_text(frame["release"]).dropna()) if str(r)]
     if len(named) > 1:

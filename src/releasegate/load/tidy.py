@@ -5,28 +5,20 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from pandas._libs.parsers import STR_NA_VALUES
 
-from releasegate.errors import BadValueError, FileError, InputError
+from releasegate.errors import FileError, InputError
 from releasegate.load.adapters.fields import SURROGATE_ESCAPE, refuse_lone_surrogates
+from releasegate.load.identity import TEXT_COLUMNS, as_text, identity_as_text
 
 TIDY_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".json", ".parquet")
 
-# Identity columns are read as text: "007" must stay "007" and never become 7.
-TEXT_COLUMNS = ("release", "case_id", "category", "cluster")
 # pandas' own list of words read as missing, kept for the columns that are not identity columns.
 DEFAULT_NA_WORDS = sorted(STR_NA_VALUES)
-
-
-def identity_names(columns: Mapping[str, str]) -> tuple[str, ...]:
-    """The identity columns under both names: the canonical one and the one the user chose for it."""
-    return TEXT_COLUMNS + tuple(given for role, given in columns.items() if role in TEXT_COLUMNS)
 
 
 def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS, case_column: str = "case_id",
@@ -79,28 +71,6 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS, case_col
     for column in (c for c in texts if c in frame.columns):
         frame[column] = as_text(frame[column])
     return consolidated(frame)
-
-
-def identity_as_text(frame: pd.DataFrame, columns: tuple[str, ...], where: object,
-                     case_column: str = "case_id") -> None:
-    """Each of ``columns`` in ``frame`` as text (:func:`as_text`). An identity (release, case, category,
-    cluster) is one value: a number is read as its text, as CSV gives it, but a JSON object or list would
-    become a category such as "[1, 2]"; refused, naming the column and the first row's case."""
-    for column in (c for c in columns if c in frame.columns):
-        values = frame[column]
-        # Only a column pandas' scan finds mixed (20 ms a million) can hold a list: look value by value (0.4 s).
-        nested = (values.map(lambda v: isinstance(v, (dict, list))) if values.dtype == object
-                  and pd.api.types.infer_dtype(values, skipna=True) in ("mixed", "mixed-integer") else None)
-        if nested is not None and nested.any():
-            row = int(nested.to_numpy().nonzero()[0][0])
-            case = frame[case_column].iloc[row] if column != case_column and case_column in frame.columns else None
-            who = f"case {str(case)!r}" if isinstance(case, (str, int)) else f"row {row + 1}"
-            kind = "object" if isinstance(values.iloc[row], dict) else "list"
-            shown = json.dumps(values.iloc[row], default=str)[:40]
-            raise InputError(f"{where}: {column!r} of {who} holds a JSON {kind} ({shown}), "
-                             f"not one value ({int(nested.sum())} row(s) do): give each row one {column} (text or "
-                             "a number)")
-        frame[column] = as_text(values)
 
 
 # pandas' parsers give each column a block of its own; past 100 blocks every later column added (the outcome, a
@@ -279,89 +249,6 @@ def release_arrow_memory() -> None:
     arrow = sys.modules.get("pyarrow")
     if arrow is not None:
         arrow.default_memory_pool().release_unused()
-
-
-def as_text(series: pd.Series) -> pd.Series:
-    """Identity values as stripped strings, keeping missing values missing (not the string 'nan')."""
-    if isinstance(series.dtype, pd.CategoricalDtype) and isinstance(series.cat.categories.dtype, pd.StringDtype):
-        return _stripped_categories(series)
-    mask = series.isna()
-    if series.dtype.kind == "f":
-        # 3.0 read from JSON is case 3, not "3.0".
-        whole = series.dropna()
-        if (whole == whole.round()).all():
-            _refuse_inexact_ids(series.name, whole)
-            series = series.astype("Int64")
-    # pandas' own string dtype (Arrow-backed in pandas 3), not object: comparing, hashing and copying a million
-    # identity values is then several times faster in every later stage.
-    out = series.astype(str)
-    if may_need_strip(out):
-        out = out.str.strip()
-    if mask.any():
-        out[mask] = None
-    return out
-
-
-# A float holds every whole number up to 2^53 exactly; beyond it two ids can be read as one number.
-_EXACT_WHOLE = 2.0 ** 53
-
-
-def _refuse_inexact_ids(name: str, whole: pd.Series) -> None:
-    """Identity values read as numbers beyond 2^53 (a JSON ``1e300``, a 20-digit id) are refused: the file's
-    digits are already gone, and two cases could be paired as one."""
-    big = whole[whole.abs() >= _EXACT_WHOLE]
-    if len(big):
-        raise BadValueError(f"{name!r} holds {len(big)} number(s) too large to be an exact id, e.g. {big.iloc[0]:g}; "
-                            f"numbers of {_EXACT_WHOLE:,.0f} and more lose digits: write the ids as text (quoted)")
-
-
-def _stripped_categories(series: pd.Series) -> pd.Series:
-    """A categorical of text (read dictionary-encoded) stripped on its categories, not row by row; categories
-    that become one ("a" and " a") are merged."""
-    categories = series.cat.categories
-    if not may_need_strip(pd.Series(categories)):
-        return series
-    stripped = categories.str.strip()
-    codes, uniques = pd.factorize(stripped)
-    merged = np.where(series.cat.codes.to_numpy() >= 0, codes[series.cat.codes.to_numpy()], -1)
-    return pd.Series(pd.Categorical.from_codes(merged, categories=uniques), index=series.index, name=series.name)
-
-
-def may_need_strip(series: pd.Series) -> bool:
-    """False only when no value of an Arrow-backed text column starts or ends with a space, a control byte or a
-    non-ASCII byte (the only places whitespace to strip can be); then ``str.strip`` would return it unchanged.
-
-    Stripping every value of a million-row column costs 0.03-0.14 s per column; looking at the first and last
-    byte of each value in the Arrow buffers costs 0.01 s. Anything else (object columns, other Arrow types) is
-    stripped as before.
-    """
-    dtype = series.dtype
-    if not (isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow"):
-        return True
-    import pyarrow as pa
-
-    values = pa.array(series.array)
-    for chunk in values.chunks if isinstance(values, pa.ChunkedArray) else [values]:
-        if pa.types.is_string(chunk.type):
-            offset_type = np.int32
-        elif pa.types.is_large_string(chunk.type):
-            offset_type = np.int64
-        else:
-            return True
-        chunk = chunk.drop_null()
-        if len(chunk) == 0:
-            continue
-        _, offsets, data = chunk.buffers()
-        ends = np.frombuffer(offsets, dtype=offset_type)[chunk.offset:chunk.offset + len(chunk) + 1]
-        starts, ends = ends[:-1], ends[1:]
-        filled = ends > starts
-        if not filled.any():
-            continue
-        data = np.frombuffer(data, dtype=np.uint8)
-        edges = np.concatenate([data[starts[filled]], data[ends[filled] - 1]])
-        if ((edges <= 0x20) | (edges >= 0x7F)).any():
-            return True
-    return False
 
 
 def describe_bad_encoding(path: Path) -> str:

@@ -42,14 +42,30 @@ class ErrorBudget:
 
 
 @dataclass(frozen=True)
+class PreviousSuite:
+    """What an earlier note records of the suite it compared, as far as a later look can be checked against it
+    (load/looks.py): its baseline, the kind of its outcomes and its metric, its distinct cases and each release's,
+    and each candidate's categories. A later look holds every case of the earlier ones and more; a note whose cases or
+    categories could not be a part of this comparison's is not an earlier look at it."""
+
+    baseline: str | None
+    outcome_kind: str | None
+    n_cases: int | None
+    release_cases: tuple[tuple[str, int], ...]
+    categories: tuple[tuple[str, tuple[str, ...]], ...]
+    metrics: tuple[str, ...] = ()  # the metrics it named (--metric); none for the outcome column
+
+
+@dataclass(frozen=True)
 class PreviousLook:
     """An earlier comparison of the same baseline and candidate (a note given back with ``--previous``): its look
-    number and what its regression tests left unspent (``left``: the level the next look reads them at), and the
-    note it came from."""
+    number and what its regression tests left unspent (``left``: the level the next look reads them at), the
+    note it came from and what that note records of its suite (None when rebuilt from a note's own record)."""
 
     look: int
     left: float
     source: str
+    suite: PreviousSuite | None = None
 
 
 @dataclass(frozen=True)

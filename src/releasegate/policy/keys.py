@@ -59,6 +59,7 @@ class Key:
     section: str = ""  # docs/policy.md's heading that explains it, when not the key's own
     absent: str = ""  # when the note's JSON leaves it out
     merged: bool = False  # a table the flags add to (a --case-col keeps the file's other [columns])
+    looks: bool = False  # the looks of one comparison share it: a --previous note of another value is refused
 
     def refusal(self, value: Any) -> str:
         return self.value.refusal(self.name, value) + (f" ({self.hint})" if self.hint else "")
@@ -165,16 +166,18 @@ class Policy:
     alpha: float = key(0.05, Number(low=1e-6, high=0.5, open_high=True), "significance level", flag=True,
                        hint="0.05 is usual, 0.01 strict")
     margin: float = key(0.05, Number(low=0, high=1, open_high=True), "non-inferiority margin; `0` turns the rule "
-                        "off", flag=True, per_metric="size")
-    correction: Correction = key("discrete-holm", Choice(options=CORRECTIONS), "multiplicity correction", flag=True)
+                        "off", flag=True, per_metric="size", looks=True)
+    correction: Correction = key("discrete-holm", Choice(options=CORRECTIONS), "multiplicity correction", flag=True,
+                                 looks=True)
     mcnemar: McNemarVariant = key("exact", Choice(options=MCNEMAR_VARIANTS), "exact or mid-p McNemar for the gate",
-                                  flag=True)
+                                  flag=True, looks=True)
     critical: tuple[str, ...] = key((), Names(expected="a list of category names"), "categories tested on their "
-                                    "own; they can block alone", flag=True, shown="`[]`")
+                                    "own; they can block alone", flag=True, shown="`[]`", looks=True)
     # A critical category blocks by its own one-sided exact test ("test"), or on any broken case ("any", zero
     # tolerance); docs/operating-characteristics.md measured both (issue 21).
     critical_rule: CriticalRule = key("test", Choice(options=CRITICAL_RULES), '`"test"`, or `"any"`: any broken '
-                                      "case blocks", flag=True, section="critical_rule-and-critical_weight")
+                                      "case blocks", flag=True, section="critical_rule-and-critical_weight",
+                                      looks=True)
     # Which exact test a critical category's "test" is on one run's pass/fail outcomes: "conditional" (the exact
     # McNemar test on the changed cases: with few of them it cannot reach alpha and costs the budget nothing) or
     # "unconditional" (Suissa-Shuster: smaller p-values on few changed cases, but it spends its share of the
@@ -183,13 +186,14 @@ class Policy:
         "conditional", Choice(options=CRITICAL_TESTS, why="a critical category's own exact test: unconditional, "
                               "or conditional on the changed cases"),
         "a critical category's own test on one run's pass/fail outcomes: `\"conditional\"` (exact McNemar on the "
-        "changed cases) or `\"unconditional\"` (Suissa-Shuster)", section="critical_rule-and-critical_weight")
+        "changed cases) or `\"unconditional\"` (Suissa-Shuster)", section="critical_rule-and-critical_weight",
+        looks=True)
     # Each critical category's own test is a member of the one error budget (analyze/budget.py) with this
     # weight added to its category's, beside 1 for the overall test, 1 shared by the categories and 1 for the
     # error-rate test; no member is read above alpha.
     critical_weight: float = key(10.0, Number(low=0, open_low=True, high=1000), "weight added to each critical "
                                  "category's own test in the one error budget", flag=True,
-                                 section="critical_rule-and-critical_weight")
+                                 section="critical_rule-and-critical_weight", looks=True)
     # A critical category measured beyond the margin whose own test reaches this p without blocking (the budget
     # reads it above alpha) is NOT PROVEN rather than SHIP: a loss too likely to call the category clear, too
     # unlikely to block on.
@@ -214,7 +218,7 @@ class Policy:
                                      merged=True)
     pass_threshold: float | None = key(None, Threshold(expected="a finite number", json="float or null",
                                                        nullable=True), "turn scores into pass/fail", flag=True,
-                                       per_metric="level", shown="none")
+                                       per_metric="level", shown="none", looks=True)
     score_range: tuple[float, float] | None = key(None, Pair(), "refuse scores outside `[low, high]`", shown="none")
     # A score case counts as improved or worsened only when it moves by more than this (issue 29 item 4); None:
     # 1% of the score range (score_range, else the one observed), analyze/min_change.py. The tests read every move.
@@ -279,7 +283,7 @@ class Policy:
         "ppi", Choice(options=JUDGE_CORRECTIONS, why="with gold labels, the overall figure the rules read: the "
                       "PPI++ corrected difference, or the judge's own"),
         "with gold labels: the overall figure the rules read, the corrected difference (`\"ppi\"`) or the judge's "
-        "own (`\"none\"`)", absent="without gold labels")
+        "own (`\"none\"`)", absent="without gold labels", looks=True)
 
     def as_dict(self) -> dict[str, Any]:
         """Plain, JSON-ready view for provenance."""

@@ -127,14 +127,18 @@ def _judge(cand: CandidateAnalysis, binary: bool) -> JudgeView | None:
                              Estimate(a.fpr.estimate, a.fpr.low, a.fpr.high),
                              Estimate(a.youden.estimate, a.youden.low, a.youden.high),
                              Estimate(k.estimate, k.low, k.high),
-                             Estimate(r.raw_rate, r.raw_ci_low, r.raw_ci_high), Estimate(c.estimate, c.low, c.high)))
+                             Estimate(r.raw_rate, r.raw_ci_low, r.raw_ci_high), Estimate(c.estimate, c.low, c.high),
+                             j.corrected.defined and c.defined and not c.degenerate))
     d = j.difference
+    # A degenerate corrected figure is no figure to the rules (stats.ppi.shows_no_judge_error): the table shows
+    # n/a, as the sentences say, never an interval that counts none of the judge's error.
     return JudgeView(j.units, rows, *(Estimate(f.estimate, f.low, f.high) for f in (d.tpr, d.fpr, d.youden)),
                      Estimate(j.raw_diff, j.raw_ci_low, j.raw_ci_high),
                      Estimate(j.corrected.estimate, j.corrected.low, j.corrected.high),
-                     d.youden.defined, j.corrected.defined, judge_words.summary(j, binary),
-                     judge_words.method(j), judge_words.plan_line(j, binary),
-                     j.gated == GATED_CORRECTED, judge_words.gated_line(j, binary, bool(cand.categories)))
+                     d.youden.defined, j.corrected.defined and not j.corrected.degenerate,
+                     judge_words.summary(j, binary), judge_words.method(j), judge_words.plan_line(j, binary),
+                     j.gated == GATED_CORRECTED, judge_words.gated_line(j, binary, bool(cand.categories)),
+                     judge_words.unmeasured_line(j))
 
 
 def build_context(section: MetricSection, provenance: Provenance, case_limit: int | None = None,

@@ -116,6 +116,8 @@ class JudgeRow:
     kappa: Estimate
     raw: Estimate
     corrected: Estimate
+    # The corrected rate is a figure: defined, and its gold labels show some error of the judge's (not degenerate).
+    corrected_shown: bool = True
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,7 @@ class JudgeView:
     plan: str
     corrected_gated: bool = False  # the rules read the corrected difference (judge_correction = "ppi")
     gated: str = ""  # which overall figure the verdict read, in a sentence (wording/judge.py)
+    unmeasured: str = ""  # the corrected figures shown as n/a and why (wording/judge.py), else empty
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,10 @@ class PPIEstimate:
     ``lam`` is the power-tuning parameter used; ``classical`` and ``classical_se`` are the gold sample's own
     mean and standard error (lam = 0). ``defined`` is False below ``MIN_LABELLED`` gold labels (every figure
     NaN: nothing is claimed); ``degenerate`` is True when the standard error is 0 (no spread in the sample:
-    the interval has no width and says nothing about what a larger sample would show).
+    the interval has no width and says nothing about what a larger sample would show), and when the gold labels
+    show no error of the judge's (the human's value less the judge's has no spread on them, as
+    :func:`shows_no_judge_error` reads one release): the variance then holds nothing of the judge's error, only
+    the judge-only cases' sampling, as :class:`PPIDifference`'s does.
     """
 
     estimate: float
@@ -152,7 +155,7 @@ def ppi_mean(gold: ArrayLike, judge_labelled: ArrayLike, judge_unlabelled: Array
     low, high = _interval(estimate, se, confidence, bound)
     classical_se = float(np.std(y)) / math.sqrt(n)
     return PPIEstimate(estimate, se, low, high, confidence, lam, n, m, float(y.mean()), classical_se, True,
-                       se == 0.0)
+                       se == 0.0 or _constant(y - f))
 
 
 def _pattern_variance(terms: np.ndarray, labelled_b: np.ndarray, labelled_c: np.ndarray) -> float:

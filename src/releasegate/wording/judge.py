@@ -141,8 +141,37 @@ def gated_line(section: JudgeSection, binary: bool, categories: bool = False) ->
                 f"{_diff(d.estimate, d.low, d.high, binary)}, one-sided {fmt.p_is(p)} that {section.candidate.release} "
                 f"is worse, in the error budget in place of the judge's own test; the judge's own difference, "
                 f"{raw}, is shown beside it and not read. {cats}").rstrip()
+    if not d.defined or d.degenerate:
+        return (f"The verdict read the judge's own difference, {raw} (judge_correction = \"none\"); the corrected "
+                f"difference cannot be measured here and is not read.")
     return (f"The verdict read the judge's own difference, {raw} (judge_correction = \"none\"); the corrected "
             f"difference is shown beside it and not read.")
+
+
+def unmeasured_line(section: JudgeSection) -> str:
+    """Under the table: the corrected figures it does not show (n/a) although the gold labels are enough for
+    them, and why. A corrected rate or difference whose gold labels show no error of the judge's (or whose
+    standard error is 0) is marked ``degenerate``: its interval would count none of the judge's error, so it is
+    shown as no figure, as the rules read it; empty when every defined figure is shown."""
+    d = section.corrected
+    if not d.defined:
+        return ""  # too few gold labels: the method line says so
+    figures = [f"{r.release}'s corrected {_RATE}" for r in (section.baseline, section.candidate)
+               if r.corrected.degenerate]
+    figures += ["the corrected difference"] if d.degenerate else []
+    if not figures:
+        return ""
+    flat = [f for f in (*(r.corrected for r in (section.baseline, section.candidate)), d)
+            if f.degenerate and f.se == 0.0]
+    why = ("the gold-labelled cases have no spread, so an interval would have no width" if flat
+           and len(flat) == len(figures)
+           else "the gold labels show no error of the judge's, so an interval would count none of it and be about "
+                "as narrow as the judge's own")
+    listed = ", ".join(figures[:-1]) + (" and " if len(figures) > 1 else "") + figures[-1]
+    return f"Not measured (n/a): {listed}; {why}. Label more cases, at random, on both releases."
+
+
+_RATE = "rate"
 
 
 def summary_gated_note(gated: list[str]) -> str:

@@ -26,6 +26,14 @@ def list_at(record: Mapping[str, Any], key: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def scalar_text(value: Any) -> str:
+    """A JSON scalar as the text the file holds: ``true`` and ``false`` as JSON writes them (Python's ``str``
+    gives ``True``, which the same value in a CSV file never reads as), anything else as ``str`` gives it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 # A \uD800-\uDFFF escape: half of a UTF-16 pair, which JSON reads into a string no UTF-8 text can hold.
 SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 

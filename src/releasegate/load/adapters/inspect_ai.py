@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from releasegate.errors import InputError
-from releasegate.load.adapters.fields import list_at, mapping_at
+from releasegate.load.adapters.fields import list_at, mapping_at, scalar_text
 from releasegate.load.adapters import inspect_epochs as epochs
 from releasegate.load.adapters import inspect_notes as notes
 from releasegate.load.adapters.inspect_log import _load_log, _output_text, _text
@@ -287,7 +287,7 @@ def _row(sample: dict[str, Any], scorer: str | None, category_field: str | None)
            "_numeric": numeric, "_value": value, CONTENT_COLUMN: sample.get("_content"), POSITION_COLUMN: position}
     if category_field:
         category = (sample.get("metadata") or {}).get(category_field)
-        row["category"] = None if category is None else str(category)
+        row["category"] = None if category is None else scalar_text(category)  # JSON's true, not True
     row.update(latency_ms=float(seconds) * 1000.0 if seconds is not None else NAN,
                input_tokens=input_tokens, output_tokens=output_tokens,
                input=_clip(_text(sample.get("input"), attachments)),

@@ -27,6 +27,7 @@ from releasegate.text import clip as _clip
 
 def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | None = None,
                        category_field: str | None = None) -> pd.DataFrame:
+    from releasegate.load.identity import as_text
     from releasegate.load.tidy import read_tidy
 
     path = Path(path)
@@ -56,7 +57,7 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
             fields = sorted(c.removeprefix("metadata_") for c in source.columns if c.startswith("metadata_"))
             raise InputError(f"{path}: no metadata field {category_field!r} (column {column}); metadata fields: "
                              f"{', '.join(fields) or 'none'}")
-        frame["category"] = source[column].astype(str)
+        frame["category"] = as_text(source[column])  # as a tidy file's category: "true", and missing kept
     for column in [c for c in source.columns if c.startswith("metadata_")]:
         name = column.removeprefix("metadata_")  # case metadata, as a log's metadata fields are
         if name not in frame.columns and name not in _RESERVED:
