@@ -50,6 +50,10 @@ def parse_passed(series: pd.Series) -> pd.Series:
         return series.astype(float)
     if series.dtype.kind in "iuf":
         values = series.astype(float)
+        given = values.to_numpy()
+        # Compared, not hashed (isin): 0.1-0.4 s less at 2 x 10^7 rows; the values are named only when one is bad.
+        if np.all((given == 0.0) | (given == 1.0) | np.isnan(given)):
+            return values
         bad = values[values.notna() & ~values.isin([0.0, 1.0])]
         if len(bad):
             raise BadValueError(f"'passed' must be boolean-like (0/1, true/false, pass/fail, yes/no); found "
