@@ -195,3 +195,14 @@ def test_used_categories_are_the_values_rows_hold(values, unused):
     used = keycodes.used_categories(column)
     assert list(used) == sorted(set(pd.unique(column.dropna())))
     assert len(used) == column.nunique()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.booleans(), max_size=30))
+def test_contiguous_selects_the_rows_of_the_mask(flags):
+    mask = np.array(flags, dtype=bool)
+    rows = np.arange(mask.size) * 7
+    chosen = keycodes.contiguous(mask)
+    np.testing.assert_array_equal(rows[chosen], rows[mask])
+    runs = np.flatnonzero(np.diff(np.concatenate([[False], mask, [False]]).astype(np.int8)))
+    assert isinstance(chosen, slice) == (len(runs) == 2)  # one run of rows (none: the mask)

@@ -122,12 +122,20 @@ def used_categories(column: pd.Series) -> pd.Index:
 def present(groups: Codes, mask: np.ndarray) -> np.ndarray:
     """Which codes occur among the rows selected by ``mask`` (marked, not counted: a count table is 8 bytes a
     code, the marks 1)."""
-    chosen = groups.codes[mask]
+    chosen = groups.codes[contiguous(mask)]
     if chosen.size and chosen.min() < 0:
         chosen = chosen[chosen >= 0]
     out = np.zeros(groups.n, dtype=bool)
     out[chosen] = True
     return out
+
+
+def contiguous(mask: np.ndarray) -> slice | np.ndarray:
+    """``mask`` as the slice of its rows when they are one run (a release written as one block: its codes are then
+    a view, not a copy of every selected row), else the mask itself."""
+    count = int(np.count_nonzero(mask))
+    first = int(np.argmax(mask)) if count else 0
+    return slice(first, first + count) if count and bool(mask[first:first + count].all()) else mask
 
 
 def as_categories(table: pd.DataFrame, columns: tuple[str, ...],
