@@ -42,3 +42,17 @@ def test_the_plan_s_categories_are_compare_binary_of_each_category_s_cases():
             (alone.n, alone.fixed, alone.broke, alone.both_pass, alone.both_fail)
         assert (got.diff, got.ci_low, got.ci_high, got.p_value) == (alone.diff, alone.ci_low, alone.ci_high,
                                                                     alone.p_value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["b", "a", "c", "d"]), min_size=1, max_size=40), st.lists(st.sampled_from(["e", "f"])))
+def test_category_codes_are_pandas_sorted_factorize(values, unused):
+    import pandas as pd
+
+    from releasegate.analyze.candidate import _category_codes
+
+    column = pd.Series(pd.Categorical(values, categories=sorted({*values, *unused})))
+    codes, labels = _category_codes(column)
+    expected_codes, expected_labels = pd.factorize(pd.Series(values, dtype=str), sort=True)
+    np.testing.assert_array_equal(codes, expected_codes)
+    assert list(labels) == list(expected_labels)

@@ -210,8 +210,10 @@ def _category_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
         return pd.factorize(column, sort=True)
     used = np.zeros(len(values.categories), dtype=bool)
     used[codes] = True
-    position = np.cumsum(used) - 1
-    narrow = position.astype(np.int16 if used.size < 2**15 else np.int32)
+    width = np.int16 if used.size < 2**15 else np.int32
+    if used.all():  # every category holds a case: the positions are the codes themselves
+        return codes.astype(width), values.categories
+    narrow = (np.cumsum(used) - 1).astype(width)
     return narrow[codes], values.categories[used]
 
 
