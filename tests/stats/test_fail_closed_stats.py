@@ -40,3 +40,22 @@ def test_welch_sign_flips_with_the_samples():
     forward, backward = welch_t_test(A * 1e150, B * 1e150), welch_t_test(B * 1e150, A * 1e150)
     assert backward.t == pytest.approx(-forward.t, rel=1e-12)
     assert backward.p_regression == pytest.approx(forward.p_improvement, rel=1e-12)
+
+
+@pytest.mark.parametrize("unit", [1e-170, 1e-200])
+def test_a_varying_sample_whose_variance_underflows_is_not_taken_for_a_constant_one(unit):
+    """One sample varies at ~1e-170 (its variance underflows to 0), the other is constant: the test is the
+    one-sample t of the varying one against the constant (Welch's df is then n - 1), not the both-constant
+    degenerate case (p 0, a zero-width interval). Reference: scipy.stats.ttest_1samp in units of `unit`."""
+    from scipy import stats
+
+    varying, constant = np.array([1.0, 2.0, 4.0, 3.5]), np.array([2.0, 2.0, 2.0])
+    want = stats.ttest_1samp(varying, 2.0)
+    for base, cand, sign in ((varying, constant, -1.0), (constant, varying, 1.0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = welch_t_test(base * unit, cand * unit)
+        assert got.defined and got.se > 0
+        assert got.t == pytest.approx(sign * want.statistic, rel=1e-12)
+        assert got.df == pytest.approx(3.0, rel=1e-12)
+        assert got.p_two_sided == pytest.approx(want.pvalue, rel=1e-10)
