@@ -59,3 +59,24 @@ def test_a_varying_sample_whose_variance_underflows_is_not_taken_for_a_constant_
         assert got.t == pytest.approx(sign * want.statistic, rel=1e-12)
         assert got.df == pytest.approx(3.0, rel=1e-12)
         assert got.p_two_sided == pytest.approx(want.pvalue, rel=1e-10)
+
+
+def test_samples_of_very_different_size_are_rescaled_by_the_larger():
+    """One sample at 1e200 (its squares overflow), the other at 1: in units of the larger the small one's
+    variance is nothing beside it, so the test is the one-sample t of the large sample (df n - 1). Reference:
+    scipy.stats.ttest_1samp on the large sample in units of 1e200, its interval negated for candidate - baseline."""
+    from scipy import stats
+
+    large, small = np.array([1.0, 2.0, 4.0]), np.array([1.0, 2.0, 3.0])
+    want = stats.ttest_1samp(large, 0.0)
+    ci = want.confidence_interval(0.95)
+    for base, cand, sign in ((large * 1e200, small, -1.0), (small, large * 1e200, 1.0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = welch_t_test(base, cand)
+        assert got.t == pytest.approx(sign * want.statistic, rel=1e-12)
+        assert got.df == pytest.approx(2.0, rel=1e-12)
+        assert got.p_two_sided == pytest.approx(want.pvalue, rel=1e-10)
+        low, high = (-ci.high, -ci.low) if sign < 0 else (ci.low, ci.high)
+        assert got.low / 1e200 == pytest.approx(low, rel=1e-12)
+        assert got.high / 1e200 == pytest.approx(high, rel=1e-12)
