@@ -245,6 +245,8 @@ def test_welch_undefined_and_constant():
     assert r.defined and r.p_two_sided == 1.0 and r.low == r.high == 0.0
     r = welch_t_test([0.5, 0.5], [0.4, 0.4])
     assert r.p_two_sided == 0.0 and r.p_regression == 0.0 and r.low == r.high == pytest.approx(-0.1)
+    # both constant: no spread, so the standard error is 0 (and df undefined) whatever the means
+    assert r.se == 0.0 and math.isnan(r.df)
 
 
 def test_hodges_lehmann_large_n_selection_equals_direct(monkeypatch):
