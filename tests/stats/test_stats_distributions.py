@@ -165,6 +165,13 @@ def test_normal_cdf_matches_scipy(z):
     assert _close(normal_sf(z), float(special.ndtr(-z)))
 
 
+def test_normal_quantile_at_its_ends_and_nan_is_scipys():
+    # ndtri(0) = -inf, ndtri(1) = inf, ndtri(nan) = nan: the ends are answers, not refusals
+    for p in (0.0, 1.0):
+        assert normal_quantile(p) == float(special.ndtri(p)) == (math.inf if p else -math.inf)
+    assert math.isnan(normal_quantile(math.nan)) and math.isnan(float(special.ndtri(math.nan)))
+
+
 @pytest.mark.parametrize("p", (*PS, 5e-324, 1e-100))
 def test_normal_quantile_matches_scipy(p):
     assert _close(normal_quantile(p), float(special.ndtri(p)), rtol=1e-14)
