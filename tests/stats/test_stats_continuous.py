@@ -281,6 +281,18 @@ def test_hodges_lehmann_selection_on_samples_of_one_sign_is_the_median_of_every_
     assert hodges_lehmann(x) == float(np.median((x[i] + x[j]) / 2.0))
 
 
+def test_walsh_pairs_at_or_below_a_sum_are_counted_as_the_floats_add():
+    """Counting pairs i <= j with s_i + s_j <= two_x, at every Walsh sum itself and one float either side of it
+    (where searching for two_x - s_i rounds one way or the other): the count of the pairs formed here."""
+    rng = np.random.default_rng(5)
+    for s in (np.sort(rng.normal(5.0, 1.0, size=120)), np.sort(rng.uniform(-1.0, 3.0, size=121))):
+        i, j = np.triu_indices(s.size)
+        sums = np.sort(s[i] + s[j])
+        probes = np.concatenate([sums[::7], np.nextafter(sums[::7], -np.inf), np.nextafter(sums[::7], np.inf)])
+        for two_x in probes:
+            assert continuous._walsh_count_le(s, float(two_x)) == int(np.count_nonzero(sums <= two_x))
+
+
 def test_no_scipy_stats_import():
     # scipy.stats costs ~0.7 s of import time on the command's start-up path.
     for module in (continuous,):
