@@ -80,3 +80,19 @@ def test_samples_of_very_different_size_are_rescaled_by_the_larger():
         low, high = (-ci.high, -ci.low) if sign < 0 else (ci.low, ci.high)
         assert got.low / 1e200 == pytest.approx(low, rel=1e-12)
         assert got.high / 1e200 == pytest.approx(high, rel=1e-12)
+
+
+def test_a_difference_near_the_top_of_the_floats_with_an_ordinary_spread_keeps_its_spread():
+    """Baseline constant at 1e300, candidate varying at 1e10: diff * se is beyond the floats but t = diff / se
+    is not, so nothing needs rescaling (which would lose the candidate's spread to underflow and call both
+    samples constant). Reference: scipy.stats.ttest_1samp(candidate, 1e300), df n - 1."""
+    from scipy import stats
+
+    base, cand = np.full(3, 1e300), np.array([1e10, 2e10, 4e10])
+    want = stats.ttest_1samp(cand, 1e300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = welch_t_test(base, cand)
+    assert got.t == pytest.approx(want.statistic, rel=1e-12) and got.df == 2.0
+    assert got.se == pytest.approx(np.std(cand, ddof=1) / math.sqrt(3), rel=1e-12)
+    assert got.p_two_sided == want.pvalue == 0.0
