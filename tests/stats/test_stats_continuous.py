@@ -264,13 +264,14 @@ def test_hodges_lehmann_large_n_selection_equals_direct(monkeypatch):
 
 def test_hodges_lehmann_selection_on_samples_of_one_sign_is_the_median_of_every_walsh_average(monkeypatch):
     """The selection path's bracket must hold whatever the sign of the smallest value: all positive (the
-    smallest Walsh sum is then 2 min, far below e.g. 2 / min), all negative, and near zero. Reference: the
+    smallest Walsh sum is then 2 min, far below e.g. 2 / min), all negative (tightly clustered too, where
+    3 max would be below the median sum), and near zero. Reference: the
     median of all n(n+1)/2 pairwise averages, formed here."""
     rng = np.random.default_rng(21)
     monkeypatch.setattr(continuous, "_HL_DIRECT_MAX_N", 10)
     for n in (200, 201):
         for x in (rng.uniform(0.1, 0.2, size=n), rng.normal(5.0, 1.0, size=n), -rng.uniform(1.0, 3.0, size=n),
-                  rng.uniform(1e-6, 1.0, size=n)):
+                  -rng.uniform(1.0, 1.1, size=n), rng.uniform(1e-6, 1.0, size=n)):
             i, j = np.triu_indices(n)
             assert hodges_lehmann(x) == float(np.median((x[i] + x[j]) / 2.0))
     monkeypatch.undo()
