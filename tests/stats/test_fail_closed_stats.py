@@ -40,3 +40,59 @@ def test_welch_sign_flips_with_the_samples():
     forward, backward = welch_t_test(A * 1e150, B * 1e150), welch_t_test(B * 1e150, A * 1e150)
     assert backward.t == pytest.approx(-forward.t, rel=1e-12)
     assert backward.p_regression == pytest.approx(forward.p_improvement, rel=1e-12)
+
+
+@pytest.mark.parametrize("unit", [1e-170, 1e-200])
+def test_a_varying_sample_whose_variance_underflows_is_not_taken_for_a_constant_one(unit):
+    """One sample varies at ~1e-170 (its variance underflows to 0), the other is constant: the test is the
+    one-sample t of the varying one against the constant (Welch's df is then n - 1), not the both-constant
+    degenerate case (p 0, a zero-width interval). Reference: scipy.stats.ttest_1samp in units of `unit`."""
+    from scipy import stats
+
+    varying, constant = np.array([1.0, 2.0, 4.0, 3.5]), np.array([2.0, 2.0, 2.0])
+    want = stats.ttest_1samp(varying, 2.0)
+    for base, cand, sign in ((varying, constant, -1.0), (constant, varying, 1.0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = welch_t_test(base * unit, cand * unit)
+        assert got.defined and got.se > 0
+        assert got.t == pytest.approx(sign * want.statistic, rel=1e-12)
+        assert got.df == pytest.approx(3.0, rel=1e-12)
+        assert got.p_two_sided == pytest.approx(want.pvalue, rel=1e-10)
+
+
+def test_samples_of_very_different_size_are_rescaled_by_the_larger():
+    """One sample at 1e200 (its squares overflow), the other at 1: in units of the larger the small one's
+    variance is nothing beside it, so the test is the one-sample t of the large sample (df n - 1). Reference:
+    scipy.stats.ttest_1samp on the large sample in units of 1e200, its interval negated for candidate - baseline."""
+    from scipy import stats
+
+    large, small = np.array([1.0, 2.0, 4.0]), np.array([1.0, 2.0, 3.0])
+    want = stats.ttest_1samp(large, 0.0)
+    ci = want.confidence_interval(0.95)
+    for base, cand, sign in ((large * 1e200, small, -1.0), (small, large * 1e200, 1.0)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = welch_t_test(base, cand)
+        assert got.t == pytest.approx(sign * want.statistic, rel=1e-12)
+        assert got.df == pytest.approx(2.0, rel=1e-12)
+        assert got.p_two_sided == pytest.approx(want.pvalue, rel=1e-10)
+        low, high = (-ci.high, -ci.low) if sign < 0 else (ci.low, ci.high)
+        assert got.low / 1e200 == pytest.approx(low, rel=1e-12)
+        assert got.high / 1e200 == pytest.approx(high, rel=1e-12)
+
+
+def test_a_difference_near_the_top_of_the_floats_with_an_ordinary_spread_keeps_its_spread():
+    """Baseline constant at 1e300, candidate varying at 1e10: diff * se is beyond the floats but t = diff / se
+    is not, so nothing needs rescaling (which would lose the candidate's spread to underflow and call both
+    samples constant). Reference: scipy.stats.ttest_1samp(candidate, 1e300), df n - 1."""
+    from scipy import stats
+
+    base, cand = np.full(3, 1e300), np.array([1e10, 2e10, 4e10])
+    want = stats.ttest_1samp(cand, 1e300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = welch_t_test(base, cand)
+    assert got.t == pytest.approx(want.statistic, rel=1e-12) and got.df == 2.0
+    assert got.se == pytest.approx(np.std(cand, ddof=1) / math.sqrt(3), rel=1e-12)
+    assert got.p_two_sided == want.pvalue == 0.0

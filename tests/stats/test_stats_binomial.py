@@ -89,3 +89,12 @@ def test_the_whole_range_at_once_matches_scipy_and_the_scalar_form(n):
     picks = np.unique(np.linspace(0, n, 41).astype(int))
     np.testing.assert_allclose(whole[picks], [binom_half_pmf(int(j), n) for j in picks], rtol=1e-12)
     assert abs(whole.sum() - 1.0) < 1e-12
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 17, 40, 100, 500])
+def test_the_whole_range_at_once_matches_scipy_for_small_n_too(n):
+    """binom_half_pmf_all is documented for any n > 0; below the exact switch the counts 16..30, whose
+    Stirling series terms are largest, still have probabilities far from underflow. Reference: Boost's pmf."""
+    import numpy as np
+
+    np.testing.assert_allclose(binom_half_pmf_all(n), stats.binom.pmf(np.arange(n + 1), n, 0.5), rtol=1e-12)

@@ -245,6 +245,8 @@ def test_welch_undefined_and_constant():
     assert r.defined and r.p_two_sided == 1.0 and r.low == r.high == 0.0
     r = welch_t_test([0.5, 0.5], [0.4, 0.4])
     assert r.p_two_sided == 0.0 and r.p_regression == 0.0 and r.low == r.high == pytest.approx(-0.1)
+    # both constant: no spread, so the standard error is 0 (and df undefined) whatever the means
+    assert r.se == 0.0 and math.isnan(r.df)
 
 
 def test_hodges_lehmann_large_n_selection_equals_direct(monkeypatch):
@@ -258,6 +260,38 @@ def test_hodges_lehmann_large_n_selection_equals_direct(monkeypatch):
             assert selected == pytest.approx(direct, abs=1e-12)
     assert math.isnan(hodges_lehmann([]))
     assert hodges_lehmann([0.25]) == 0.25
+
+
+def test_hodges_lehmann_selection_on_samples_of_one_sign_is_the_median_of_every_walsh_average(monkeypatch):
+    """The selection path's bracket must hold whatever the sign of the smallest value: all positive (the
+    smallest Walsh sum is then 2 min, far below e.g. 2 / min), all negative (tightly clustered too, where
+    3 max would be below the median sum), and near zero. Reference: the
+    median of all n(n+1)/2 pairwise averages, formed here."""
+    rng = np.random.default_rng(21)
+    monkeypatch.setattr(continuous, "_HL_DIRECT_MAX_N", 10)
+    for n in (200, 201):
+        for x in (rng.uniform(0.1, 0.2, size=n), rng.normal(5.0, 1.0, size=n), -rng.uniform(1.0, 3.0, size=n),
+                  -rng.uniform(1.0, 1.1, size=n), rng.uniform(1e-6, 1.0, size=n)):
+            i, j = np.triu_indices(n)
+            assert hodges_lehmann(x) == float(np.median((x[i] + x[j]) / 2.0))
+    monkeypatch.undo()
+    # The selection path as it runs (n above 2,000): a Walsh sum equal to the bisection's point in floats but
+    # missed by searching for two_x - s_i once made the estimate the next average (9.6e-8 off here).
+    x = np.random.default_rng(3).normal(5.0, 1.0, size=2500)
+    i, j = np.triu_indices(x.size)
+    assert hodges_lehmann(x) == float(np.median((x[i] + x[j]) / 2.0))
+
+
+def test_walsh_pairs_at_or_below_a_sum_are_counted_as_the_floats_add():
+    """Counting pairs i <= j with s_i + s_j <= two_x, at every Walsh sum itself and one float either side of it
+    (where searching for two_x - s_i rounds one way or the other): the count of the pairs formed here."""
+    rng = np.random.default_rng(5)
+    for s in (np.sort(rng.normal(5.0, 1.0, size=120)), np.sort(rng.uniform(-1.0, 3.0, size=121))):
+        i, j = np.triu_indices(s.size)
+        sums = np.sort(s[i] + s[j])
+        probes = np.concatenate([sums[::7], np.nextafter(sums[::7], -np.inf), np.nextafter(sums[::7], np.inf)])
+        for two_x in probes:
+            assert continuous._walsh_count_le(s, float(two_x)) == int(np.count_nonzero(sums <= two_x))
 
 
 def test_no_scipy_stats_import():

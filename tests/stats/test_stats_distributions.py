@@ -165,6 +165,31 @@ def test_normal_cdf_matches_scipy(z):
     assert _close(normal_sf(z), float(special.ndtr(-z)))
 
 
+@pytest.mark.parametrize("df", DFS)
+def test_t_cdf_at_one_matches_scipy(df):
+    # t = 1 (not in TS): Cauchy's P(T <= 1) is 3/4 exactly
+    assert _close(t_cdf(1.0, df), float(special.stdtr(df, 1.0)))
+    assert _close(t_cdf(-1.0, df), float(special.stdtr(df, -1.0)))
+    if df == 1:
+        assert _close(t_cdf(1.0, df), 0.75)
+
+
+@pytest.mark.parametrize("x", (0.0, 1.0, 25.5, 26.0, 26.5, 26.7, 26.9, 27.5, 40.0, 1e5))
+def test_scaled_erfc_matches_scipy_across_its_switch(x):
+    # exp(x^2) overflows just above x = 26.64 and erfc underflows soon after: the asymptotic series takes over
+    # at 26, which the far t tails (about 1e-300 and below, large df) reach through the incomplete beta expansion
+    from releasegate.stats.distributions import _erfcx
+
+    assert _close(_erfcx(x), float(special.erfcx(x)), rtol=1e-13)
+
+
+def test_normal_quantile_at_its_ends_and_nan_is_scipys():
+    # ndtri(0) = -inf, ndtri(1) = inf, ndtri(nan) = nan: the ends are answers, not refusals
+    for p in (0.0, 1.0):
+        assert normal_quantile(p) == float(special.ndtri(p)) == (math.inf if p else -math.inf)
+    assert math.isnan(normal_quantile(math.nan)) and math.isnan(float(special.ndtri(math.nan)))
+
+
 @pytest.mark.parametrize("p", (*PS, 5e-324, 1e-100))
 def test_normal_quantile_matches_scipy(p):
     assert _close(normal_quantile(p), float(special.ndtri(p)), rtol=1e-14)

@@ -138,3 +138,13 @@ def test_edges():
         settle_noninferiority(100, 0.1, 0.0, ALPHA)
     with pytest.raises(ValueError):
         settle_noninferiority(100, 0.1, MARGIN, ALPHA, targets=(0.3,))
+
+
+@pytest.mark.parametrize("n", [1, 3, 6])
+def test_every_case_discordant_weighs_only_the_tables_with_every_case_discordant(n):
+    """q = 1: D = n for sure and broke ~ Bin(n, 1/2); the chance is the scipy-weighted share of those n + 1
+    tables whose Newcombe bound is above -margin (a count below n once weighed 1 each, up to a chance of 1)."""
+    for margin in (0.3, 0.6, 0.9):
+        want = sum(stats.binom.pmf(broke, n, 0.5) for broke in range(n + 1)
+                   if newcombe_paired_interval(0, broke, n - broke, 0, 1 - 2 * ALPHA).low > -margin)
+        assert noninferiority_chance(n, 1.0, 0.5, margin, ALPHA) == pytest.approx(want, abs=1e-12)

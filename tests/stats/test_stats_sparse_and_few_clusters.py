@@ -97,3 +97,27 @@ def test_many_clusters_use_cr2_for_both():
     ref = cr2_test(d, cluster)
     assert result.method == "CR2" and (result.low, result.high, result.p_regression) == (
         ref.low, ref.high, ref.p_regression)
+
+
+def test_cases_that_broke_and_fixed_both_count_against_scipys_binomial_test():
+    from scipy.stats import binom, binomtest
+
+    # 3 broke, 1 fixed, 3 unchanged: X ~ Bin(4, 1/2), P(X >= 3) = 5/16, mid-p 1/16 + 4/32, two-sided 10/16
+    d = np.array([-1.0, 0.0, -1.0, 1.0, 0.0, -1.0, 0.0])
+    want = binomtest(3, 4, 0.5, alternative="greater").pvalue
+    midp = binom.sf(3, 4, 0.5) + 0.5 * binom.pmf(3, 4, 0.5)
+    for rows, case in ((d, None), (np.concatenate([d, d]), np.tile(["g", "c", "a", "f", "b", "e", "d"], 2))):
+        r = sparse_conditional_test(rows, case)
+        assert (r.broke, r.fixed, r.n_cases, r.degenerate) == (3, 1, 7, False)
+        assert r.p_regression == pytest.approx(want, rel=1e-12) and want == pytest.approx(5 / 16)
+        assert r.midp_regression == pytest.approx(midp, rel=1e-12)
+        assert r.p_two_sided == pytest.approx(binomtest(3, 4, 0.5).pvalue, rel=1e-12)
+
+
+def test_bad_rows_are_refused_with_their_own_reason():
+    with pytest.raises(ValueError, match="finite"):
+        sparse_conditional_test([0.0, float("nan"), 1.0])
+    with pytest.raises(ValueError, match="finite"):
+        is_sparse([0.0, float("inf")])
+    with pytest.raises(ValueError, match="3 case labels for 4 differences"):
+        sparse_conditional_test([0.0, 1.0, -1.0, 0.0], case=[0, 1, 2])

@@ -353,10 +353,26 @@ def welch_t_test(baseline: np.ndarray, candidate: np.ndarray, confidence: float 
 _HL_DIRECT_MAX_N = 2000
 
 
+def _row_ends(s: np.ndarray, two_x: float) -> np.ndarray:
+    """For each i, the number of j with s_i + s_j <= two_x (as the floats add) in the sorted s.
+
+    two_x - s_i rounds, so searching for it can miss a pair whose sum is exactly two_x (the median's own pair,
+    which made the k-th sum come out as the next one); each row's end is then moved past or back over the tied
+    values until the sums themselves decide. Rounded addition is monotone, so every row moves one way only.
+    """
+    n = s.size
+    j = np.searchsorted(s, two_x - s, side="right")
+    while True:
+        right, left = s[np.minimum(j, n - 1)], s[np.maximum(j - 1, 0)]
+        up, down = (j < n) & (s + right <= two_x), (j > 0) & (s + left > two_x)
+        if not (up.any() or down.any()):
+            return j
+        j = np.where(up, np.searchsorted(s, right, side="right"), np.where(down, np.searchsorted(s, left), j))
+
+
 def _walsh_count_le(s: np.ndarray, two_x: float) -> int:
     """Number of pairs i <= j of the sorted s with s_i + s_j <= two_x."""
-    j_end = np.searchsorted(s, two_x - s, side="right")
-    return int(np.clip(j_end - np.arange(s.size), 0, None).sum())
+    return int(np.clip(_row_ends(s, two_x) - np.arange(s.size), 0, None).sum())
 
 
 def _walsh_kth(s: np.ndarray, k: int) -> float:
@@ -376,17 +392,10 @@ def _walsh_kth(s: np.ndarray, k: int) -> float:
             lo = mid
     n = s.size
     i = np.arange(n)
-    j = np.maximum(np.searchsorted(s, lo - s, side="right"), i)
-    best = math.inf
-    # Rounding in lo - s can put j one step off; look at a couple of neighbours and keep sums above lo.
-    for shift in (-1, 0, 1):
-        jj = j + shift
-        ok = (jj >= i) & (jj < n)
-        sums = s[i[ok]] + s[jj[ok]]
-        sums = sums[sums > lo]
-        if sums.size:
-            best = min(best, float(sums.min()))
-    return best
+    # Each row's first partner (j >= i) whose sum is above lo; the smallest of those sums is the answer.
+    j = np.maximum(_row_ends(s, lo), i)
+    ok = j < n
+    return float((s[i[ok]] + s[j[ok]]).min()) if ok.any() else math.inf
 
 
 def hodges_lehmann(d: np.ndarray) -> float:

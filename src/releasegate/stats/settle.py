@@ -115,8 +115,9 @@ def noninferiority_chance(n: int, discordant: float, p0: float, margin: float, a
     sd = math.sqrt(n * q * (1 - q))
     counts = np.arange(max(0, math.floor(n * q - 7 * sd - 1)), min(n, math.ceil(n * q + 7 * sd + 1)) + 1)
     log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+    # At q = 1 every case is discordant: D = n for sure, every smaller count weighs nothing (not 1).
     log_count = (log_fact[n] - log_fact[counts] - log_fact[n - counts] + counts * math.log(q)
-                 + ((n - counts) * math.log1p(-q) if q < 1 else 0.0))
+                 + ((n - counts) * math.log1p(-q) if q < 1 else np.where(counts == n, 0.0, -np.inf)))
     broke = np.arange(int(counts.max()) + 1)[None, :]
     inside = broke <= counts[:, None]
     safe = np.where(inside, broke, 0)
