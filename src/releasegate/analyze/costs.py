@@ -355,7 +355,7 @@ def cost_sections(data: ValidatedResults, policy: Policy) -> tuple[CostTable, di
     try:
         parts = _each_release(data, [first], policy)
     except BaseException:
-        later.exception()  # its thread waited for; a later release's error is not said before the first's
+        later.result()  # a later release's error is not said before the first's, but its thread is waited for
         raise
     parts.update(later.result())
     frames = {r: parts[r][0] for r in data.releases}
