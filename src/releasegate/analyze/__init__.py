@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pandas as pd
 
-from releasegate.analyze.beside import beside as in_thread
 from releasegate.analyze.candidate import analyze_candidate
 from releasegate.analyze.churn import churn_section, measure_churn
 from releasegate.analyze.comparisons import rate_of
@@ -47,6 +46,9 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from releasegate.validate.gold import ValidatedGold
+
+T = TypeVar("T")
+
 
 def parameters_of(policy: Policy, critical: tuple[str, ...] | None = None) -> Parameters:
     """The plan's parameters as the note records them; ``critical`` the critical categories tested (without it,
@@ -80,6 +82,17 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     else:  # scores, or pass rates over several runs (then within [0, 1])
         rate = rate_of(cases["outcome"].to_numpy(float), policy.confidence, binary)
     return ReleaseSummary(release, n, rate, release == data.baseline)
+
+
+def _beside(work: Callable[..., T], *args: Any) -> Future[T]:
+    """``work(*args)`` started in a thread of its own; its result (or its exception) is the future's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="releasegate-beside")
+    try:
+        return pool.submit(work, *args)
+    finally:
+        pool.shutdown(wait=False)  # the thread ends with its work; nothing else is given to it
 
 
 def _when_asked(beside: Future[tuple[CostTable, dict[str, CostComparison]]] | None,
@@ -119,7 +132,7 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical: CriticalScope |
     # selections and sums, so on two cores it hides behind the plan (10^7 cases: the stage from 3.6 to 2.8 s),
     # while the listings, the plan's largest working set, are never resident beside the section's (waited for
     # after them, the peak rose from 1,800 to 2,300 MiB).
-    beside = in_thread(cost_sections, data, policy) if data.cost_columns or policy.prices else None
+    beside = _beside(cost_sections, data, policy) if data.cost_columns or policy.prices else None
     try:
         measured = measure_churn(data, policy)
         rerun = None if measured is None else measured.rerun_outcome

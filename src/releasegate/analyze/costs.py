@@ -23,7 +23,6 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from releasegate.analyze.beside import beside, done
 from releasegate.analyze.guardrail_level import rule_confidence
 from releasegate.analyze.histogram import bin_counts, finite_extremes, histogram_edges
 from releasegate.analyze.pairing import every_row, join_cases, join_positions, release_rows
@@ -33,7 +32,6 @@ from releasegate.model.costs import LARGE_WORK
 from releasegate.policy import Policy
 from releasegate.stats.costs import (
     LatencyQuantiles,
-    LatencySummary,
     RatioResult,
     geometric_mean_ratio,
     latency_quantiles,
@@ -47,8 +45,6 @@ from releasegate.validate import ValidatedResults
 
 TOKEN_COLUMNS = ("input_tokens", "output_tokens")
 PRICE_OF = {"input_tokens": "input_per_million", "output_tokens": "output_per_million"}
-# From this many rows the cost section works on two threads (below it a thread costs more than it saves).
-PARALLEL_FROM = 200_000
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -228,19 +224,6 @@ def _totals_ratio(base: np.ndarray, cand: np.ndarray, policy: Policy, draws: Res
     return ratio_of_totals_bootstrap(base, cand, policy.n_resamples, policy.seed, rule_confidence(policy), draws)
 
 
-def _latency_ratio(latency: tuple[np.ndarray, np.ndarray], whole: bool,
-                   summaries: tuple[LatencyQuantiles | None, LatencyQuantiles | None], policy: Policy,
-                   draws: ResampleDraws) -> tuple[RatioResult, LatencySummary, LatencySummary]:
-    """The p95 latency ratio and the paired latency summaries; ``whole``: every case pairs, none left out."""
-    own_b, own_c = summaries
-    if whole and own_b is not None and own_c is not None:
-        # Every pair valid: the paired summaries and the p95 ratio's quantiles are the releases' own (four
-        # selections of the latencies saved).
-        return _p95_ratio(*latency, policy, draws, (own_b, own_c)), own_b.summary, own_c.summary
-    valid = _valid_latency_pairs(*latency)
-    return _p95_ratio(*latency, policy, draws), latency_summary(valid[0]), latency_summary(valid[1])
-
-
 def _valid_latency_pairs(base: np.ndarray, cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ok = np.isfinite(base) & np.isfinite(cand) & (base > 0) & (cand > 0)
     return base[ok], cand[ok]
@@ -288,16 +271,16 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
         own_b, own_c = summaries
         whole = aligned and own_order and all(s is not None and s.summary.excluded == 0
                                               and s.summary.n == len(base) for s in summaries)
-        # The geometric mean's two logarithms of every pair in a second thread, beside the p95 ratio (large only).
-        gm_part = (beside if latency[0].size >= PARALLEL_FROM else done)(geometric_mean_ratio, *latency,
-                                                                          rule_confidence(policy))
-        try:
-            p95, base_lat, cand_lat = _latency_ratio(latency, whole, summaries, policy, draws)
-        except BaseException:
-            gm_part.result()  # its error first, as when it was worked out first
-            raise
-        gm = gm_part.result()
-
+        gm = geometric_mean_ratio(*latency, rule_confidence(policy))
+        if whole and own_b is not None and own_c is not None:
+            # Every pair valid: the paired summaries and the p95 ratio's quantiles are the releases' own (four
+            # selections of the latencies saved).
+            p95 = _p95_ratio(*latency, policy, draws, (own_b, own_c))
+            base_lat, cand_lat = own_b.summary, own_c.summary
+        else:
+            p95 = _p95_ratio(*latency, policy, draws)
+            valid = _valid_latency_pairs(*latency)
+            base_lat, cand_lat = latency_summary(valid[0]), latency_summary(valid[1])
     tokens_ratio = cost_ratio = None
     tokens_means = cost_means = (math.nan, math.nan)
     tokens = arrays("tokens")
@@ -329,45 +312,22 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
 # the stage
 
 
-def _each_release(data: ValidatedResults, releases: list[str], policy: Policy
-                  ) -> dict[str, tuple[pd.DataFrame, int, dict[str, float], LatencyQuantiles | None]]:
-    """Each release's per-case table (without the token columns), its invalid latencies, its tokens per case and
-    its latency quantiles (:func:`release_quantiles`; None without latencies)."""
-    out = {}
-    for release in releases:
-        frame, invalid = per_case(data, release, policy)
-        # The token columns apart are summarised now and freed (16 bytes a case of each release): the rest of
-        # the section reads latency, total tokens and cost.
-        tokens = {c: _mean(frame, c) for c in TOKEN_COLUMNS}
-        frame = frame.drop(columns=[c for c in TOKEN_COLUMNS if c in frame.columns])
-        out[release] = frame, invalid, tokens, release_quantiles(frame, policy) if "latency" in frame.columns else None
-    return out
-
-
 def cost_sections(data: ValidatedResults, policy: Policy) -> tuple[CostTable, dict[str, CostComparison]]:
     """The release-level CostTable and each candidate's CostComparison, by candidate name."""
-    # The first release's figures here, every other's in a second thread meanwhile (large tables only), read
-    # back in the releases' order: the same figures, and the same first error, as one after the other.
-    first, *others = data.releases
-    large = len(data.table) >= PARALLEL_FROM
-    later = beside(_each_release, data, others, policy) if large and others else done(_each_release, data, others,
-                                                                                     policy)
-    try:
-        parts = _each_release(data, [first], policy)
-    except BaseException:
-        later.result()  # a later release's error is not said before the first's, but its thread is waited for
-        raise
-    parts.update(later.result())
-    frames = {r: parts[r][0] for r in data.releases}
-    invalid = {r: parts[r][1] for r in data.releases}
-    tokens = {r: parts[r][2] for r in data.releases}
-    quantiles = {r: parts[r][3] for r in data.releases if parts[r][3] is not None}
-    del parts
+    frames, invalid, tokens = {}, {}, {}
+    for release in data.releases:
+        frame, invalid[release] = per_case(data, release, policy)
+        # The token columns apart are summarised now and freed (16 bytes a case of each release): the rest of
+        # the section reads latency, total tokens and cost.
+        tokens[release] = {c: _mean(frame, c) for c in TOKEN_COLUMNS}
+        frames[release] = frame.drop(columns=[c for c in TOKEN_COLUMNS if c in frame.columns])
+        del frame
     # The edges read the smallest and largest latency only: each release's, not every latency put together.
     extremes = [finite_extremes(f["latency"].to_numpy(float)) for f in frames.values() if "latency" in f.columns]
     edges = histogram_edges(np.concatenate(extremes)) if extremes else np.array([])
     has_cost_column = "cost" in data.cost_columns
     source = "cost column" if has_cost_column else "prices"
+    quantiles = {r: release_quantiles(f, policy) for r, f in frames.items() if "latency" in f.columns}
     rows = [release_costs(r, frames[r], invalid[r], edges, policy, source, tokens[r], quantiles.get(r))
             for r in data.releases]
     draws = ResampleDraws(policy.n_resamples, policy.seed)
