@@ -14,6 +14,7 @@ import pandas as pd
 
 from releasegate.model import CaseListing, Exclusions
 from releasegate.validate import ValidatedResults
+from releasegate.validate.keycodes import contiguous
 
 # Shown beside broken cases; longer texts are cut by the renderers, not here.
 MAX_METADATA_COLUMNS = 8
@@ -25,12 +26,7 @@ _RELATIVE_TOLERANCE = 1e-12
 def release_rows(table: pd.DataFrame, release: str) -> slice | np.ndarray:
     """The rows of one release: a slice when they are one contiguous block (a file written release after
     release, the common layout), which takes no copy of a column, else the mask of its rows."""
-    mask = (table["release"] == release).to_numpy(bool)
-    first = int(mask.argmax()) if mask.size else 0
-    if not mask.size or not mask[first]:
-        return mask
-    last = mask.size - int(mask[::-1].argmax())
-    return slice(first, last) if np.count_nonzero(mask) == last - first else mask
+    return contiguous((table["release"] == release).to_numpy(bool))
 
 
 def case_table(data: ValidatedResults, release: str) -> pd.DataFrame:
