@@ -64,25 +64,56 @@ def _generated(path: Path, n: int, late: str = "") -> None:
     frame.to_csv(path, index=False)
 
 
-def test_halves_read_on_two_threads_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pieces_read_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "big.csv"
     _generated(path, 20_000)
-    monkeypatch.setattr(arrow_csv, "SPLIT_FROM", 1)
-    monkeypatch.setattr(arrow_csv, "BLOCK", 64 << 10)
+    monkeypatch.setattr(arrow_csv, "PIECE", 128 << 10)
+    monkeypatch.setattr(arrow_csv, "BLOCK", 16 << 10)
     seen = []
-    original = arrow_csv._stream
-    monkeypatch.setattr(arrow_csv, "_stream", lambda *args: seen.append(args[1]) or original(*args))
+    original = arrow_csv._piece
+    monkeypatch.setattr(arrow_csv, "_piece", lambda *args: seen.append(args[1:3]) or original(*args))
     arrow, pandas = _both(path, monkeypatch)
-    assert len(seen) == 2 and 0 in seen  # both halves
+    size = path.stat().st_size
+    assert len(seen) == -(-size // (128 << 10)) > 4  # every piece, each cut at a line end, none left out
+    assert seen[0][0] == 0 and seen[-1][1] == size and all(a[1] == b[0] for a, b in zip(seen, seen[1:]))
+    data = path.read_bytes()
+    assert all(data[stop - 1:stop] == b"\n" for _, stop in seen)
     _same(arrow, pandas)
 
 
+def test_a_file_with_quotes_is_one_stream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quoted value may hold a line break, so the file cannot be cut at line ends: one stream reads it."""
+    path = tmp_path / "quoted.csv"
+    _generated(path, 5_000)
+    path.write_text(path.read_text(encoding="utf-8").replace("case_id", '"case_id"', 1), encoding="utf-8")
+    monkeypatch.setattr(arrow_csv, "PIECE", 32 << 10)
+    monkeypatch.setattr(arrow_csv, "BLOCK", 16 << 10)
+    pieces, streams = [], []
+    piece, stream = arrow_csv._piece, arrow_csv._stream
+    monkeypatch.setattr(arrow_csv, "_piece", lambda *args: pieces.append(args[1]) or piece(*args))
+    monkeypatch.setattr(arrow_csv, "_stream", lambda *args: streams.append(args[1]) or stream(*args))
+    arrow, pandas = _both(path, monkeypatch)
+    assert pieces == [] and streams == [0]
+    _same(arrow, pandas)
+
+
+def test_a_line_longer_than_the_search_is_not_cut(tmp_path: Path) -> None:
+    path = tmp_path / "long.csv"
+    path.write_bytes(b"h\n" + b"x" * (3 << 20) + b"\n" + b"y\n" * 10)
+    size = path.stat().st_size
+    cuts = arrow_csv._line_ends(path, size, 1 << 20)
+    assert cuts[0] == 0 and cuts[-1] == size and cuts == sorted(set(cuts))
+    data = path.read_bytes()
+    assert all(data[c - 1:c] == b"\n" for c in cuts[1:-1])
+    assert len(cuts) == 3  # only the cut whose next MiB holds the long line's end
+
+
 def test_a_column_filled_late_is_read_with_its_type(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The streams infer types from their first block; an error column empty until near the end is text."""
+    """The pieces infer types from their first block; an error column empty until near the end is text."""
     path = tmp_path / "late.csv"
     _generated(path, 20_000, late="timeout")
-    monkeypatch.setattr(arrow_csv, "SPLIT_FROM", 1)
-    monkeypatch.setattr(arrow_csv, "BLOCK", 64 << 10)
+    monkeypatch.setattr(arrow_csv, "PIECE", 128 << 10)
+    monkeypatch.setattr(arrow_csv, "BLOCK", 16 << 10)
     arrow, pandas = _both(path, monkeypatch)
     _same(arrow, pandas)
     assert arrow["error"].dropna().tolist() == ["timeout"]
@@ -102,14 +133,14 @@ def test_the_late_column_takes_the_whole_file_reader(tmp_path: Path, monkeypatch
 
     path = tmp_path / "late.csv"
     _generated(path, 20_000, late="timeout")
-    monkeypatch.setattr(arrow_csv, "SPLIT_FROM", 1)
-    monkeypatch.setattr(arrow_csv, "BLOCK", 64 << 10)
+    monkeypatch.setattr(arrow_csv, "PIECE", 128 << 10)
+    monkeypatch.setattr(arrow_csv, "BLOCK", 16 << 10)
     whole = []
     original = csv.read_csv
     monkeypatch.setattr(csv, "read_csv", lambda *args, **kwargs: whole.append(args[0]) or original(*args, **kwargs))
     assert arrow_csv.read_delimited(path, ",", ["case_id", "release", "category", "passed", "latency_ms", "error"],
                                     ["case_id", "release", "category"], tidy.DEFAULT_NA_WORDS) is not None
-    assert whole == [path]
+    assert [w for w in whole if isinstance(w, Path)] == [path]  # pieces are streams, the whole file its path
 
 
 def test_parquet_reads_release_and_category_as_categories(tmp_path: Path) -> None:

@@ -59,48 +59,56 @@ def read_delimited(path: Path, sep: str, header: list[str], identity: list[str],
     return _frame(held, set(identity), na_words)
 
 
-# Blocks of the streaming reader: large enough that a block's types say the column's, small enough that two in
-# flight per core cost little beside the table.
-BLOCK = 16 << 20
-# Below this a file is read in one stream: a second thread would cost more than it saves.
-SPLIT_FROM = 64 << 20
+# A file with no quote is read in pieces of about this size cut at line ends, one piece after the other, each by
+# pyarrow's multithreaded reader in blocks of BLOCK bytes: both cores parse every piece, and only one piece's
+# working memory is held beside the table read so far. Read whole, the multithreaded reader held three times the
+# table at 10^7 rows; read as two streams of one block each, it parsed 1.2-1.5x slower per core (bench/RESULTS.md).
+PIECE = 48 << 20
+BLOCK = 8 << 20
 
 
 def _read_table(path: Path, parse: Any, options: Any, header: list[str], split: bool) -> Any:
-    """The file as one Arrow table, read by streaming readers (one block in flight each, so the peak is the table
-    and not the file read ahead as well: pyarrow's whole-file reader held three times the table at 10^7 rows). A
-    file with no quote (no value can hold a line break) is cut at the line end nearest its middle and the halves
-    read on two threads. A stream infers each column's type from its first block; when a later block or the other
-    half disagrees (a column empty for a while, then filled), pyarrow's whole-file reader, which settles every
-    column's type over all blocks, reads it instead."""
+    """The file as one Arrow table. A file with no quote (no value can hold a line break) is read in pieces cut at
+    line ends, each by the multithreaded reader; a file with quotes, whose lines only a parse can find, by one
+    streaming reader with one block in flight (so the peak is the table, not the file read ahead as well). Each
+    piece or stream infers a column's type from its first block; when a later block or piece disagrees (a column
+    empty for a while, then filled), pyarrow's whole-file reader is tried, and pandas reads the file when it
+    refuses too (read_delimited)."""
     import pyarrow as pa
     import pyarrow.csv as csv
 
     size = path.stat().st_size
-    cut = _middle_line_end(path, size) if split and size >= SPLIT_FROM else None
     try:
-        if cut is None:
+        if not split:
             return _stream(path, 0, size, parse, options, None)
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            second = pool.submit(_stream, path, cut, size, parse, options, header)
-            first = _stream(path, 0, cut, parse, options, None)
-            rest = second.result()
-        if rest.num_rows and rest.schema != first.schema:
-            raise pa.ArrowInvalid("the halves were read with different types")
-        return pa.concat_tables([first, rest]) if rest.num_rows else first
+        cuts = _line_ends(path, size, PIECE)
+        parts = [_piece(path, start, stop, parse, options, header if start else None)
+                 for start, stop in zip(cuts, cuts[1:])]
+        parts = [parts[0]] + [part for part in parts[1:] if part.num_rows]
+        if any(part.schema != parts[0].schema for part in parts[1:]):
+            raise pa.ArrowInvalid("the pieces were read with different types")
+        return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
     except pa.ArrowInvalid as exc:
         if "conversion error" not in str(exc) and "different types" not in str(exc):
             raise
         return csv.read_csv(path, parse_options=parse, convert_options=options)
 
 
+def _piece(path: Path, start: int, stop: int, parse: Any, options: Any, header: list[str] | None) -> Any:
+    """Bytes ``start`` to ``stop`` of the file as a table, by the multithreaded reader (``header``: the column
+    names, for a piece without the header row). The bytes go from the file to Arrow's buffers without passing
+    through Python."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    read = csv.ReadOptions(block_size=BLOCK, use_threads=True, column_names=header or None)
+    with pa.OSFile(str(path)) as handle:
+        return csv.read_csv(handle.get_stream(start, stop - start), read_options=read, parse_options=parse,
+                            convert_options=options)
+
+
 def _stream(path: Path, start: int, stop: int, parse: Any, options: Any, header: list[str] | None) -> Any:
-    """Bytes ``start`` to ``stop`` of the file as a table (``header``: the column names, for a part without the
-    header row). The bytes go from the file to Arrow's buffers without passing through Python: read through a
-    Python file object, each 16 MiB block was a Python bytes object first, and the heap they left behind was
-    about 0.45 GiB of the reading's peak at 10^7 rows."""
+    """Bytes ``start`` to ``stop`` of the file as a table, by one streaming reader with one block in flight."""
     import pyarrow as pa
     import pyarrow.csv as csv
 
@@ -111,13 +119,21 @@ def _stream(path: Path, start: int, stop: int, parse: Any, options: Any, header:
         return reader.read_all()
 
 
-def _middle_line_end(path: Path, size: int) -> int | None:
-    """The offset just after the first line break at or past the middle of the file (None: none there)."""
+def _line_ends(path: Path, size: int, piece: int) -> list[int]:
+    """Offsets cutting the file into pieces of about ``piece`` bytes, each cut just after a line break (the first
+    at or past an even share of the file; a share with no line break in the next MiB is not cut): 0, the cuts, and
+    ``size``."""
+    count = max(1, -(-size // piece))
+    cuts = [0]
     with open(path, "rb") as handle:
-        handle.seek(size // 2)
-        block = handle.read(1 << 20)
-    at = block.find(b"\n")
-    return None if at < 0 or size // 2 + at + 1 >= size else size // 2 + at + 1
+        for k in range(1, count):
+            handle.seek(size * k // count)
+            block = handle.read(1 << 20)
+            at = block.find(b"\n")
+            cut = size * k // count + at + 1
+            if at >= 0 and cuts[-1] < cut < size:
+                cuts.append(cut)
+    return cuts + [size]
 
 
 def _dictionary_names(identity: list[str]) -> set[str]:
