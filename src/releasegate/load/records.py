@@ -91,6 +91,8 @@ def refuse_rows_in_two_files(read: list[tuple[Path, pd.DataFrame, str, str | Non
     concatenated, the rows would be refused as duplicates under a count that names neither file. Only files that
     share a release are compared (files of one release each cost one look at their release names); files that
     hold one release between them are left to validation's refusal, which says to name each file's release."""
+    if len(read) < 2:
+        return  # one file: its own rows twice are validation's duplicates
     releases = [set(map(str, frame["release"].dropna().unique())) if {"release", "case_id"} <= set(frame.columns)
                 else set() for _, frame, _, _ in read]
     if len(set().union(*releases)) < 2:
