@@ -129,3 +129,22 @@ def test_a_note_lacking_what_the_check_reads_is_refused(tmp_path, edit, said):
     line = _line(result)
     assert said in line and written is None
     assert "give the note.json a report wrote, unedited" in line or BUDGET in line
+
+
+@pytest.mark.parametrize("then, now, said", [
+    ({"gold": "gold.csv"}, {}, "decided with judge_correction ppi, this comparison with no gold labels"),
+    ({}, {"gold": "gold.csv"}, "decided with no gold labels, this comparison with judge_correction ppi"),
+    ({"gold": "gold.csv", "judge_correction": "none"}, {"gold": "gold.csv"},
+     "decided with judge_correction none, this comparison with judge_correction ppi"),
+])
+def test_a_note_with_gold_labels_and_a_comparison_without_are_other_looks(then, now, said):
+    # With gold labels the overall member of the budget is the corrected difference (judge_correction "ppi"),
+    # without them the judge's own test: the note leaves judge_correction out then, and that is compared too.
+    from releasegate.errors import InputError
+    from releasegate.load.looks import _check_policy
+    from releasegate.policy import make_policy
+
+    note = {"policy": make_policy({"baseline": "r1", **then}).as_dict()}
+    with pytest.raises(InputError, match=said):
+        _check_policy(note, "note.json", make_policy({"baseline": "r1", **now}))
+    _check_policy(note, "note.json", make_policy({"baseline": "r1", **then}))  # the same policy: read

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 # What a [metrics.NAME] key of the budget left unset means (metric_tables reads None so): a note without the
 # table and one that spells the default out are the same look.
 _UNSET = {"critical": False, "direction": "higher"}
+_ABSENT = object()  # a key the JSON leaves out by design (Key.absent)
 
 
 def _budget_values(values: Mapping[str, Any], metric: str | None, where: str) -> dict[str, tuple[str, Any]]:
@@ -57,7 +58,10 @@ def _budget_values(values: Mapping[str, Any], metric: str | None, where: str) ->
             continue
         if row.name not in values and not row.absent:  # judge_correction is left out without gold labels
             raise _unedited(where, row.name)
-        out[row.name] = _read(row, row.name, values.get(row.name), where, unset=row.absent)
+        if row.name not in values:  # shown as what leaves it out: judge_correction's "none" is a value of its own
+            out[row.name] = (row.absent.replace("without ", "no ", 1), _ABSENT)
+        else:
+            out[row.name] = _read(row, row.name, values[row.name], where)
         if row.per_metric and row.name in table:
             out[row.name] = _read(row, f"[metrics.{metric}] {row.name}", table[row.name], where)
     if metric is not None:
@@ -72,10 +76,10 @@ def _budget_values(values: Mapping[str, Any], metric: str | None, where: str) ->
     return out
 
 
-def _read(row: Key, label: str, value: Any, where: str, unset: bool = False) -> tuple[str, Any]:
+def _read(row: Key, label: str, value: Any, where: str) -> tuple[str, Any]:
     """A recorded value of the budget's policy with the name it is shown by; one a report could not have written
     (another type, out of range) is refused: compared, it would be read as another policy or, worse, as none."""
-    if (value is not None or not unset) and row.value.problem(value) is not None:
+    if row.value.problem(value) is not None:
         raise InputError(f"--previous {where}: that note records {label} {_shown(value)}, not a value a report "
                          "writes, so whether it is an earlier look at this comparison cannot be checked; give the "
                          "note.json a report wrote, unedited")
@@ -176,8 +180,8 @@ def _check_policy(note: Mapping[str, Any], where: str, policy: Policy, metrics: 
     if not _same(rails.get(rate), policy.guardrails.get(rate)):
         differ.append((rate, rails.get(rate), rate, policy.guardrails.get(rate)))
     if differ:
-        then = ", ".join(f"{k} {_value(a)}" for k, a, _, _ in differ)
-        today = ", ".join(f"{k} {_value(b)}" for _, _, k, b in differ)
+        then = ", ".join(k if a is _ABSENT else f"{k} {_value(a)}" for k, a, _, _ in differ)
+        today = ", ".join(k if b is _ABSENT else f"{k} {_value(b)}" for _, _, k, b in differ)
         raise InputError(f"--previous {where}: that note was decided with {then}, this comparison with {today}; "
                          "the looks of one comparison share one policy of the budget")
 
