@@ -75,7 +75,7 @@ def run_arguments(kw: dict[str, Any], note: Any = None) -> dict[str, Any]:
         # An earlier look at the same releases: this one reads its regression tests at what that one left.
         from releasegate.load.looks import read_previous
 
-        previous = read_previous(Path(kw["previous"]), inputs["policy"])
+        previous = read_previous(Path(kw["previous"]), inputs["policy"], inputs["metrics"])
     return {**inputs, "cases": kw.get("cases"),
             "command_line": "releasegate " + shlex.join(sys.argv[1:]),
             "default_title": recorded.get("default_title") if isinstance(recorded, dict) else None,

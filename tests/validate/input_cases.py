@@ -60,12 +60,16 @@ GOOD_ROWS = ("r1,c1,1,A", "r1,c2,1,A", "r1,c3,0,B", "r1,c4,1,B",
 GOOD = csv(*GOOD_ROWS)
 
 
-def _previous_note(policy: dict | None = None, n_cases: int = 4, categories: tuple[str, ...] = ("A", "B")) -> dict:
+def _previous_note(policy: dict | None = None, n_cases: int = 4, categories: tuple[str, ...] = ("A", "B"),
+                   drop: tuple[str, ...] = ()) -> dict:
     """An earlier look at GOOD as a report writes its note (the parts --previous reads), with ``policy`` keys
-    changed: margin 0.05, the default correction and McNemar, no critical category."""
+    changed (and the keys ``drop`` left out): margin 0.05, the default correction and McNemar, no critical
+    category, every other key of the budget at its default."""
+    recorded = {"alpha": 0.05, "margin": 0.05, "correction": "discrete-holm", "mcnemar": "exact", "critical": [],
+                "critical_rule": "test", "critical_test": "conditional", "critical_weight": 10.0,
+                "pass_threshold": None, "guardrails": {"max_error_rate_increase": 0.02}, **(policy or {})}
     return {"baseline": "r1", "parameters": {"alpha": 0.05}, "outcome_kind": "binary", "n_cases": n_cases,
-            "policy": {"alpha": 0.05, "margin": 0.05, "correction": "discrete-holm", "mcnemar": "exact",
-                       "critical": [], **(policy or {})},
+            "policy": {k: v for k, v in recorded.items() if k not in drop},
             "releases": [{"name": "r1", "n_cases": n_cases}, {"name": "r2", "n_cases": n_cases}],
             "candidates": [{"name": "r2", "budget": {"look": 1, "left": 0.01},
                             "categories": [{"category": c} for c in categories]}]}
@@ -399,6 +403,18 @@ CASES: tuple[Case, ...] = (
          {"results.csv": GOOD, "note.json": json.dumps(_previous_note(policy={"metric": ["acc"]}))},
          ("results.csv", *BASE, "--previous", "note.json"),
          ("note.json", "that note gated [acc], this comparison the outcome column: another metric")),
+    Case("previous-other-metric-policy", "--previous note decided with another margin for the metric gated",
+         '`[metrics.passed] margin = 0.1` in the note, `0.02` in `policy.toml`',
+         {"results.csv": GOOD, "policy.toml": "[metrics.passed]\nmargin = 0.02\n",
+          "note.json": json.dumps(_previous_note(policy={"metric": ["passed"], "metrics": {"passed": {"margin": 0.1}}}))},
+         ("results.csv", *BASE, "--policy", "policy.toml", "--metric", "passed", "--previous", "note.json"),
+         ("note.json", "that note was decided with [metrics.passed] margin 0.1, this comparison with "
+          "[metrics.passed] margin 0.02", "one policy of the budget")),
+    Case("previous-no-budget-key", "--previous note whose policy lacks a key of the budget",
+         "no `critical_weight` in the note's `policy`",
+         {"results.csv": GOOD, "note.json": json.dumps(_previous_note(drop=("critical_weight",)))},
+         ("results.csv", *BASE, "--previous", "note.json"),
+         ("note.json", "that note records no critical_weight, so whether it is an earlier look", "unedited")),
     # --- policy ------------------------------------------------------------------------------------------
     Case("policy-missing", "policy file does not exist", "`--policy nothere.toml`",
          {"results.csv": GOOD}, ("results.csv", *BASE, "--policy", "nothere.toml"), ("policy file not found",),

@@ -9,9 +9,11 @@ look it would spend alpha twice. A note of another baseline, another alpha, or s
 one line: it is not an earlier look at these releases. So is one of another metric or kind of outcome, another
 policy of the budget (margin, correction, McNemar variant, critical categories, their rule, test and weight, the
 error-rate guardrail, the judge's correction), or whose cases or categories could not be a part of this
-comparison's: a later look holds every case of the earlier ones and more. The note records no case ids (only
-the cases it lists), so that its cases are a subset of this comparison's cannot be checked, only their counts
-and its categories (:func:`check_suite`).
+comparison's: a later look holds every case of the earlier ones and more. The policy compared is the one the
+metric gated was decided under, its ``[metrics.NAME]`` table's keys of the budget included; the latency, token
+and cost guardrails are no member of the budget and are not compared. A note whose policy lacks a key of the
+budget is refused. The note records no case ids (only the cases it lists), so that its cases are a subset of
+this comparison's cannot be checked, only their counts and its categories (:func:`check_suite`).
 """
 
 from __future__ import annotations
@@ -29,14 +31,59 @@ from releasegate.model.budget import PreviousLook, PreviousSuite
 if TYPE_CHECKING:
     from releasegate.model import Analysis
     from releasegate.policy import Policy
+    from releasegate.policy.keys import Key
 
 
-def _budget_keys() -> tuple[str, ...]:
-    """The policy keys of the error budget and the rules it serves (the table's ``looks`` rows): looks that differ
-    in one compare other things."""
-    from releasegate.policy.keys import KEYS
+# What a [metrics.NAME] key of the budget left unset means (metric_tables reads None so): a note without the
+# table and one that spells the default out are the same look.
+_UNSET = {"critical": False, "direction": "higher"}
+_ABSENT = object()  # a key the JSON leaves out by design (Key.absent)
 
-    return tuple(k.name for k in KEYS if k.looks)
+
+def _budget_values(values: Mapping[str, Any], metric: str | None, where: str) -> dict[str, tuple[str, Any]]:
+    """The policy of the budget a policy's JSON view (a note's ``policy``, or ``Policy.as_dict``) decides
+    ``metric`` under, by key: each ``looks`` row as the metric's ``[metrics.NAME]`` table sets it, else the
+    policy's own value (the one a single-metric run reads, validate/metric_tables.py), with the name it is shown
+    by. ``metric`` None: the policy's own values alone. A key the view lacks, or a table not as a note writes
+    it, is refused (``where`` names the note): what cannot be read cannot be checked."""
+    from releasegate.policy.keys import KEYS, METRIC_OWN_KEYS
+
+    tables = values.get("metrics", {})
+    table = tables.get(metric, {}) if metric is not None and isinstance(tables, Mapping) else {}
+    if not isinstance(tables, Mapping) or not isinstance(table, Mapping):
+        raise _unedited(where, f"[metrics.{metric}] table as a note writes it")
+    out: dict[str, tuple[str, Any]] = {}
+    for row in KEYS:
+        if not row.looks:
+            continue
+        if row.name not in values and not row.absent:  # judge_correction is left out without gold labels
+            raise _unedited(where, row.name)
+        if row.name not in values:  # shown as what leaves it out: judge_correction's "none" is a value of its own
+            out[row.name] = (row.absent.replace("without ", "no ", 1), _ABSENT)
+        else:
+            out[row.name] = _read(row, row.name, values[row.name], where)
+        if row.per_metric and row.name in table:
+            out[row.name] = _read(row, f"[metrics.{metric}] {row.name}", table[row.name], where)
+    if metric is not None:
+        for row in METRIC_OWN_KEYS:
+            if row.looks:
+                label, given = f"[metrics.{metric}] {row.name}", table.get(row.name)
+                out[f"metrics.{row.name}"] = (label, _UNSET.get(row.name)) if given is None else \
+                    _read(row, label, given, where)
+    critical = out["critical"][1]
+    if isinstance(critical, (list, tuple)):  # the critical categories are a set: in another order, the same plan
+        out["critical"] = ("critical", sorted(map(str, critical)))
+    return out
+
+
+def _read(row: Key, label: str, value: Any, where: str) -> tuple[str, Any]:
+    """A recorded value of the budget's policy with the name it is shown by; one a report could not have written
+    (another type, out of range) is refused: compared, it would be read as another policy or, worse, as none."""
+    if row.value.problem(value) is not None:
+        raise InputError(f"--previous {where}: that note records {label} {_shown(value)}, not a value a report "
+                         "writes, so whether it is an earlier look at this comparison cannot be checked; give the "
+                         "note.json a report wrote, unedited")
+    return label, value
 
 
 def _candidate_look(entry: Mapping[str, Any], source: str, alpha: float) -> PreviousLook:
@@ -66,10 +113,11 @@ def _shown(value: object) -> str:
     return json.dumps(value)[:40] if not isinstance(value, float) or math.isfinite(value) else str(value)
 
 
-def read_previous(path: Path, policy: Policy) -> dict[str, PreviousLook]:
+def read_previous(path: Path, policy: Policy, metrics: tuple[str, ...] = ()) -> dict[str, PreviousLook]:
     """The looks of the note at ``path`` by candidate name, checked against this comparison's baseline, alpha
-    and the policy of its budget (InputError otherwise); each carries what the note records of its suite and
-    metric, which :func:`check_suite` checks once this comparison's are known."""
+    and the policy of its budget for the metric gated (``metrics``: those named, none for the outcome column;
+    InputError otherwise); each carries what the note records of its suite and metric, which
+    :func:`check_suite` checks once this comparison's are known."""
     baseline, alpha = policy.baseline, policy.alpha
     where = str(path)
     if not Path(path).exists():
@@ -101,7 +149,7 @@ def read_previous(path: Path, policy: Policy) -> dict[str, PreviousLook]:
                          f"at {alpha:g}; the looks of one comparison share one alpha")
     looks = {str(c["name"]): _candidate_look(c, where, alpha) for c in note["candidates"]
              if isinstance(c, dict) and isinstance(c.get("name"), str)}
-    _check_policy(note, where, policy)
+    _check_policy(note, where, policy, tuple(metrics))
     suite = _suite(note, where)
     return {name: PreviousLook(look.look, look.left, look.source, suite) for name, look in looks.items()}
 
@@ -111,28 +159,40 @@ def _unedited(where: str, what: str) -> InputError:
                       "suite cannot be checked; give the note.json a report wrote, unedited")
 
 
-def _check_policy(note: Mapping[str, Any], where: str, policy: Policy) -> None:
-    """The note's policy of the budget against this comparison's: one line naming each key that differs."""
+def _check_policy(note: Mapping[str, Any], where: str, policy: Policy, metrics: tuple[str, ...] = ()) -> None:
+    """The note's policy of the budget against this comparison's, as each decides its one metric (a
+    ``[metrics.NAME]`` table's margin, pass threshold, direction and critical flag included): one line naming
+    each key that differs. Of the guardrails only the error-rate one is a member of the budget; the latency,
+    token and cost guardrails are not (docs/methods.md, later looks), so a later look may change them."""
     recorded = note.get("policy")
     if not isinstance(recorded, Mapping):
         raise _unedited(where, "policy")
-    today = policy.as_dict()
-    # The critical categories are a set: named in another order they are the same plan.
-    recorded = {**recorded, **({"critical": sorted(map(str, recorded["critical"]))}
-                               if isinstance(recorded.get("critical"), list) else {})}
-    today["critical"] = sorted(today.get("critical") or [])
-    differ = [(k, recorded[k], today[k]) for k in _budget_keys() if k in recorded and k in today
-              and not _same(recorded[k], today[k])]
+    named = _metric_names(recorded, where)
+    # Another metric is refused once this comparison's is analysed (check_suite); until then each side's own
+    # values are compared, as without a table.
+    metric = named[0] if len(named) == 1 and tuple(named) == metrics else None
+    was, now = _budget_values(recorded, metric, where), _budget_values(policy.as_dict(), metric, where)
+    differ = [(*was[k], *now[k]) for k in was if not _same(was[k][1], now[k][1])]
     rails = recorded.get("guardrails")
-    if isinstance(rails, Mapping):  # the error-rate guardrail's test is a member of the budget
-        rate = ("max_error_rate_increase", rails.get("max_error_rate_increase"),
-                policy.guardrails.get("max_error_rate_increase"))
-        differ += [rate] if not _same(rate[1], rate[2]) else []
+    if not isinstance(rails, Mapping):  # the error-rate guardrail's test is a member of the budget
+        raise _unedited(where, "guardrails")
+    rate = "max_error_rate_increase"
+    if not _same(rails.get(rate), policy.guardrails.get(rate)):
+        differ.append((rate, rails.get(rate), rate, policy.guardrails.get(rate)))
     if differ:
-        was = ", ".join(f"{k} {_value(a)}" for k, a, _ in differ)
-        now = ", ".join(f"{k} {_value(b)}" for k, _, b in differ)
-        raise InputError(f"--previous {where}: that note was decided with {was}, this comparison with {now}; the "
-                         "looks of one comparison share one policy of the budget")
+        then = ", ".join(k if a is _ABSENT else f"{k} {_value(a)}" for k, a, _, _ in differ)
+        today = ", ".join(k if b is _ABSENT else f"{k} {_value(b)}" for _, _, k, b in differ)
+        raise InputError(f"--previous {where}: that note was decided with {then}, this comparison with {today}; "
+                         "the looks of one comparison share one policy of the budget")
+
+
+def _metric_names(recorded: Mapping[str, Any], where: str) -> list[str]:
+    """The metrics a note's policy names (recorded with it; none: the outcome column)."""
+    metric = recorded.get("metric", [])
+    metric = [metric] if isinstance(metric, str) else metric
+    if not isinstance(metric, list):
+        raise _unedited(where, "metric")
+    return [str(m) for m in metric]
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -147,6 +207,8 @@ def _same(a: Any, b: Any) -> bool:
 def _value(value: Any) -> str:
     if value is None or value == []:
         return "none"
+    if isinstance(value, bool):  # as the policy file spells it
+        return "true" if value else "false"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(map(str, value)) + "]"
     return f"{value:g}" if isinstance(value, float) else str(value)
@@ -173,13 +235,9 @@ def _suite(note: Mapping[str, Any], where: str) -> PreviousSuite:
                                                    for x in listed):
             raise _unedited(where, f"categories of candidate {c.get('name') if isinstance(c, Mapping) else c}")
         categories.append((str(c.get("name")), tuple(x["category"] for x in listed)))
-    metric = note["policy"].get("metric", [])  # the metrics named, recorded with the policy (none: the outcome)
-    metric = [metric] if isinstance(metric, str) else metric
-    if not isinstance(metric, list):
-        raise _unedited(where, "metric")
     return PreviousSuite(str(note.get("baseline")), kind, n_cases,
                          tuple((r["name"], r["n_cases"]) for r in releases), tuple(categories),
-                         tuple(map(str, metric)))
+                         tuple(_metric_names(note["policy"], where)))
 
 
 def check_suite(looks: Mapping[str, PreviousLook], analysis: Analysis, metrics: tuple[str, ...] = ()) -> None:

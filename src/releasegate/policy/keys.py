@@ -108,11 +108,12 @@ class MetricSpec:
         "among lat, latency, loss, error, err, toxicity, toxic, perplexity, ppl, wer, cer, cost, duration, time, ms) "
         "is refused until the direction is set. A harness that states the direction (lm-eval's `higher_is_better`) "
         "or defines its scores as higher-is-better (Inspect AI, promptfoo, OpenAI evals) needs none",
-        shown='`"higher"`')
+        shown='`"higher"`', looks=True)  # the other direction turns every regression test of the budget round
     # A critical metric blocks by the critical categories' own test, overall and in every category
-    # (decide/rules/critical.py); only TOML's true or false is read, so "yes" cannot pass as a flag.
+    # (decide/rules/critical.py); only TOML's true or false is read, so "yes" cannot pass as a flag. Its tests
+    # are members of the budget, so the looks of one comparison share it.
     critical: bool | None = key(None, Switch(), "a regression of this metric blocks by the critical test, overall "
-                                "and in every category", shown="`false`")
+                                "and in every category", shown="`false`", looks=True)
     overrides: Mapping[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:

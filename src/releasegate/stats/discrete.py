@@ -24,6 +24,7 @@ mid-p values are not valid p-values, so no error bound holds for them.
 from __future__ import annotations
 
 import bisect
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate, repeat
@@ -37,6 +38,9 @@ from releasegate.stats.binomial import EXACT_MAX_N, binom_half_pmf_all
 # Observed p-values are recomputed in floating point by the caller; a relative slack this small lets an
 # observed p match its own attainable value without admitting the next one.
 _MATCH_RTOL = 1e-9
+# The largest n whose 2^n (and so every integer tail sum of n pairs) a float holds: up to it the mid-p below
+# subtracts floats of the integer sums, kept as it always was, figure for figure.
+_FLOAT_MAX_EXP = sys.float_info.max_exp - 1
 
 
 @lru_cache(maxsize=256)
@@ -55,8 +59,14 @@ def _attainable(n: int, midp: bool) -> NDArray[np.float64]:
         # division. Through accumulate and map, not a Python loop: the same integers and quotients in half the
         # time (40 categories of 1,400 pairs at 10^6 cases).
         upper = accumulate(reversed(pmf))
-        if midp:
+        if midp and n <= _FLOAT_MAX_EXP:
             exact = [(u - c / 2) / denom for u, c in zip(upper, reversed(pmf))]
+        elif midp:
+            # The sums above no longer fit a float (made into one they raised OverflowError), so the mid-p is one
+            # quotient of integers, 2^(n+1) P(X > k) + 2^n P(X = k) over 2^(n+1): rounded once, as the exact
+            # tails are.
+            twice = denom << 1
+            exact = [(2 * u - c) / twice for u, c in zip(upper, reversed(pmf))]
         else:
             exact = list(map(truediv, upper, repeat(denom)))
         values = np.sort(np.minimum(1.0, np.array(exact)))
