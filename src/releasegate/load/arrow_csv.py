@@ -62,7 +62,7 @@ def read_delimited(path: Path, sep: str, header: list[str], identity: list[str],
 # A file with no quote is read in pieces of about this size cut at line ends, one piece after the other, each by
 # pyarrow's multithreaded reader in blocks of BLOCK bytes: both cores parse every piece, and only one piece's
 # working memory is held beside the table read so far. Read whole, the multithreaded reader held three times the
-# table at 10^7 rows; read as two streams of one block each, it parsed 1.2-1.5x slower per core (bench/RESULTS.md).
+# table at 10^7 rows; read as two streams of one block each, it took 1.2-1.5x its CPU time (bench/RESULTS.md).
 PIECE = 48 << 20
 BLOCK = 8 << 20
 
