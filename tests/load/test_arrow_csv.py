@@ -81,6 +81,36 @@ def test_pieces_read_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     _same(arrow, pandas)
 
 
+def _cut_between_releases(path: Path, lines: list[str], n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file written, read in two pieces cut where the second release's rows start."""
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    boundary = len("\n".join(lines[:n + 1]).encode()) + 1
+    monkeypatch.setattr(arrow_csv, "_line_ends", lambda path, size, piece: [0, boundary, size])
+
+
+@pytest.mark.parametrize("column, first, second", [("latency_ms", "12", "12.5"),  # whole numbers, then decimals
+                                                    ("error", "", "timeout")])  # empty, then text
+def test_pieces_of_other_types_are_joined_as_pandas_types_the_column(column: str, first: str, second: str,
+                                                                     tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "typed.csv"
+    n = 4_000
+    lines = ["case_id,release,passed,latency_ms,error"]
+    lines += [f"c{i},r1,1,{first if column == 'latency_ms' else 10},{first if column == 'error' else ''}"
+              for i in range(n)]
+    lines += [f"c{i},r2,0,{second if column == 'latency_ms' else 10},{second if column == 'error' else ''}"
+              for i in range(n)]
+    _cut_between_releases(path, lines, n, monkeypatch)
+    import pyarrow.csv as csv
+
+    whole = []
+    original = csv.read_csv
+    monkeypatch.setattr(csv, "read_csv", lambda *args, **kwargs: whole.append(args[0]) or original(*args, **kwargs))
+    arrow, pandas = _both(path, monkeypatch)
+    assert [w for w in whole if isinstance(w, Path)] == []  # joined from the pieces, not read again whole
+    _same(arrow, pandas)
+
+
 def test_a_file_with_quotes_is_one_stream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A quoted value may hold a line break, so the file cannot be cut at line ends: one stream reads it."""
     path = tmp_path / "quoted.csv"
@@ -109,7 +139,7 @@ def test_a_line_longer_than_the_search_is_not_cut(tmp_path: Path) -> None:
 
 
 def test_a_column_filled_late_is_read_with_its_type(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pieces infer types from their first block; an error column empty until near the end is text."""
+    """An error column empty until near the end is text: the pieces' types are joined."""
     path = tmp_path / "late.csv"
     _generated(path, 20_000, late="timeout")
     monkeypatch.setattr(arrow_csv, "PIECE", 128 << 10)
@@ -128,19 +158,21 @@ def test_what_pyarrow_would_read_otherwise_is_left_to_pandas(text: str, tmp_path
     assert arrow_csv.read_delimited(path, ",", header, ["release", "case_id"], tidy.DEFAULT_NA_WORDS) is None
 
 
-def test_the_late_column_takes_the_whole_file_reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_pieces_no_type_joins_take_the_whole_file_reader(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Numbers in one piece and text in the other: the whole-file reader settles the column as text, as pandas."""
     import pyarrow.csv as csv
 
-    path = tmp_path / "late.csv"
-    _generated(path, 20_000, late="timeout")
-    monkeypatch.setattr(arrow_csv, "PIECE", 128 << 10)
-    monkeypatch.setattr(arrow_csv, "BLOCK", 16 << 10)
+    path = tmp_path / "mixed.csv"
+    n = 4_000
+    lines = ["case_id,release,passed,note"] + [f"c{i},r1,1,{i}" for i in range(n)] + \
+        [f"c{i},r2,0,slow" for i in range(n)]
+    _cut_between_releases(path, lines, n, monkeypatch)
     whole = []
     original = csv.read_csv
     monkeypatch.setattr(csv, "read_csv", lambda *args, **kwargs: whole.append(args[0]) or original(*args, **kwargs))
-    assert arrow_csv.read_delimited(path, ",", ["case_id", "release", "category", "passed", "latency_ms", "error"],
-                                    ["case_id", "release", "category"], tidy.DEFAULT_NA_WORDS) is not None
-    assert [w for w in whole if isinstance(w, Path)] == [path]  # pieces are streams, the whole file its path
+    arrow, pandas = _both(path, monkeypatch)
+    assert [w for w in whole if isinstance(w, Path)] == [path]
+    _same(arrow, pandas)
 
 
 def test_parquet_reads_release_and_category_as_categories(tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ def read_delimited(path: Path, sep: str, header: list[str], identity: list[str],
 # A file with no quote is read in pieces of about this size cut at line ends, one piece after the other, each by
 # pyarrow's multithreaded reader in blocks of BLOCK bytes: both cores parse every piece, and only one piece's
 # working memory is held beside the table read so far. Read whole, the multithreaded reader held three times the
-# table at 10^7 rows; read as two streams of one block each, it parsed 1.2-1.5x slower per core (bench/RESULTS.md).
+# table at 10^7 rows; read as two streams of one block each, it took 1.2-1.5x its CPU time (bench/RESULTS.md).
 PIECE = 48 << 20
 BLOCK = 8 << 20
 
@@ -71,9 +71,10 @@ def _read_table(path: Path, parse: Any, options: Any, header: list[str], split: 
     """The file as one Arrow table. A file with no quote (no value can hold a line break) is read in pieces cut at
     line ends, each by the multithreaded reader; a file with quotes, whose lines only a parse can find, by one
     streaming reader with one block in flight (so the peak is the table, not the file read ahead as well). Each
-    piece or stream infers a column's type from its first block; when a later block or piece disagrees (a column
-    empty for a while, then filled), pyarrow's whole-file reader is tried, and pandas reads the file when it
-    refuses too (read_delimited)."""
+    piece or stream infers a column's type from its first block; pieces whose types differ are joined at the type
+    that holds both where there is one. When a later block of a piece disagrees with its first (a column empty for
+    a while, then filled), or no type holds two pieces' values, pyarrow's whole-file reader is tried, and pandas
+    reads the file when it refuses too (read_delimited)."""
     import pyarrow as pa
     import pyarrow.csv as csv
 
@@ -84,14 +85,16 @@ def _read_table(path: Path, parse: Any, options: Any, header: list[str], split: 
         cuts = _line_ends(path, size, PIECE)
         parts = [_piece(path, start, stop, parse, options, header if start else None)
                  for start, stop in zip(cuts, cuts[1:])]
-        parts = [parts[0]] + [part for part in parts[1:] if part.num_rows]
-        if any(part.schema != parts[0].schema for part in parts[1:]):
-            raise pa.ArrowInvalid("the pieces were read with different types")
-        return pa.concat_tables(parts) if len(parts) > 1 else parts[0]
+        try:
+            # Types as pandas settles them over the whole column: a piece of whole numbers beside one with
+            # decimals is read as decimals, a piece where a column is empty takes the others' type.
+            return pa.concat_tables(parts, promote_options="permissive") if len(parts) > 1 else parts[0]
+        except pa.ArrowTypeError:
+            pass  # types no promotion joins (text in one piece, numbers in another)
     except pa.ArrowInvalid as exc:
-        if "conversion error" not in str(exc) and "different types" not in str(exc):
+        if "conversion error" not in str(exc):
             raise
-        return csv.read_csv(path, parse_options=parse, convert_options=options)
+    return csv.read_csv(path, parse_options=parse, convert_options=options)
 
 
 def _piece(path: Path, start: int, stop: int, parse: Any, options: Any, header: list[str] | None) -> Any:
