@@ -70,11 +70,12 @@ BLOCK = 8 << 20
 def _read_table(path: Path, parse: Any, options: Any, header: list[str], split: bool) -> Any:
     """The file as one Arrow table. A file with no quote (no value can hold a line break) is read in pieces cut at
     line ends, each by the multithreaded reader; a file with quotes, whose lines only a parse can find, by one
-    streaming reader with one block in flight (so the peak is the table, not the file read ahead as well). Each
-    piece or stream infers a column's type from its first block; pieces whose types differ are joined at the type
-    that holds both where there is one. When a later block of a piece disagrees with its first (a column empty for
-    a while, then filled), or no type holds two pieces' values, pyarrow's whole-file reader is tried, and pandas
-    reads the file when it refuses too (read_delimited)."""
+    streaming reader with one block in flight (so the peak is the table, not the file read ahead as well). A
+    piece's reader settles each column's type over all of the piece's blocks, and pieces whose types differ are
+    joined at the type that holds both where there is one; the stream infers a column's type from its first block.
+    When no type holds two pieces' values (numbers in one, text in another), or a later block of the stream
+    disagrees with its first (a column empty for a while, then filled), pyarrow's whole-file reader is tried, and
+    pandas reads the file when it refuses too (read_delimited)."""
     import pyarrow as pa
     import pyarrow.csv as csv
 
