@@ -144,6 +144,20 @@ def test_quantile_round_trip(df, p):
     assert _close(t_sf(-q, df), p)
 
 
+@pytest.mark.parametrize("df", (0.05, 0.1, 0.2, 0.5, 0.9))
+def test_quantile_at_the_largest_float(df):
+    """Below df = 1 the tail beyond the largest float is still above 1e-300. At that tail and just inside it the
+    quantile is finite and inverts the cdf; just beyond it the quantile is -inf (the largest float is not far
+    enough out), never an error from Newton's method stepping against the cap."""
+    edge = t_cdf(-sys.float_info.max, df)
+    assert edge > 0.0
+    for p in (edge, edge * (1.0 + 1e-6), edge * 1.01):
+        q = t_quantile(p, df)
+        assert math.isfinite(q) and _close(t_cdf(q, df), p), (p, q)
+    for p in (edge * (1.0 - 1e-6), edge * 0.99, edge * 0.5):
+        assert t_quantile(p, df) == -math.inf
+
+
 @pytest.mark.parametrize("df", (1e30, 1e300))
 def test_huge_df_is_the_normal(df):
     """The tails differ from the normal by a factor of about 1 + t^4 / (4 df): below 1e-12 only past df 1e20."""
