@@ -73,6 +73,13 @@ def test_chi2_matches_chdtrc(x):
     assert chi2_1df_sf(x) == pytest.approx(float(special.chdtrc(1, x)), rel=1e-13, abs=1e-300)
 
 
+@pytest.mark.parametrize("x", [-1e-300, -1.0, -math.inf])
+def test_chi2_below_its_support_is_one(x):
+    """A chi-square variable is never negative, so P(X > x) = 1 for x < 0 (scipy.stats.chi2.sf; special.chdtrc
+    answers NaN there)."""
+    assert chi2_1df_sf(x) == float(stats.chi2.sf(x, 1)) == 1.0
+
+
 @pytest.mark.parametrize("n", [2001, 2500, 9_999, 50_000])
 def test_the_whole_range_at_once_matches_scipy_and_the_scalar_form(n):
     import numpy as np

@@ -80,6 +80,19 @@ def test_t_quantile_far_tail_follows_the_power_law(df):
     assert _close(q2 / q1, 10.0 ** (10.0 / df))
 
 
+@pytest.mark.parametrize("df", (1, 2))
+@pytest.mark.parametrize("d", (1e-12, 1e-8, 1e-4, 0.01, 0.1, 0.2, 0.3, 0.45))
+def test_closed_form_quantiles_keep_full_precision_near_the_centre(df, d):
+    """Near p = 1/2 the quantile is about (p - 1/2) / f(0), and p - 1/2 is exact in floats: the closed forms of
+    df = 1 and 2 keep all of its digits (scipy's stdtrit is 1e-5 off at p = 1/2 + 1e-12, so it is no reference
+    here). Reference: each distribution's own closed form of P(T <= t) - 1/2 at the returned t, atan(t) / pi
+    (Cauchy) and t / (2 sqrt(2 + t^2)), against p - 1/2."""
+    for p in (0.5 + d, 0.5 - d):
+        t = t_quantile(p, df)
+        half = math.atan(t) / math.pi if df == 1 else t / (2.0 * math.sqrt(2.0 + t * t))
+        assert _close(half, p - 0.5), (p, t, half, p - 0.5)
+
+
 @pytest.mark.parametrize("df", (0.1, 0.5, 1, 1.5, 2, 4.4544, 30, 1e5, 1e9))
 def test_quantile_is_odd_and_monotone(df):
     ps = [2.0**-k for k in (1000, 200, 40, 20, 7, 3, 2)] + [0.3, 0.45, 0.499]
@@ -129,6 +142,20 @@ def test_quantile_round_trip(df, p):
         return
     assert _close(t_cdf(q, df), p)
     assert _close(t_sf(-q, df), p)
+
+
+@pytest.mark.parametrize("df", (0.05, 0.1, 0.2, 0.5, 0.9))
+def test_quantile_at_the_largest_float(df):
+    """Below df = 1 the tail beyond the largest float is still above 1e-300. At that tail and just inside it the
+    quantile is finite and inverts the cdf; just beyond it the quantile is -inf (the largest float is not far
+    enough out), never an error from Newton's method stepping against the cap."""
+    edge = t_cdf(-sys.float_info.max, df)
+    assert edge > 0.0
+    for p in (edge, edge * (1.0 + 1e-6), edge * 1.01):
+        q = t_quantile(p, df)
+        assert math.isfinite(q) and _close(t_cdf(q, df), p), (p, q)
+    for p in (edge * (1.0 - 1e-6), edge * 0.99, edge * 0.5):
+        assert t_quantile(p, df) == -math.inf
 
 
 @pytest.mark.parametrize("df", (1e30, 1e300))
