@@ -241,9 +241,9 @@ def _t_start(q: float, df: float) -> float:
     """A positive starting value for t with P(T > t) = q < 1/2.
 
     For df >= 1 and z^2 < df (z the normal quantile): Cornish-Fisher in z (A&S 26.7.5, four terms), positive
-    there. Otherwise the larger of two values the root cannot be far below: the leading term of the power tail,
-    P(T > t) ~ df^(df/2 - 1) t^-df / B(df/2, 1/2), and (1/2 - q) / f(0), a lower bound since the density falls
-    away from 0.
+    there. Otherwise the root of the power tail's leading term, P(T > t) ~ df^(df/2 - 1) t^-df / B(df/2, 1/2):
+    the density lies below its power law, so that term bounds P(T > t) from above and its root lies at or above
+    the quantile.
     """
     z = -normal_quantile(q)
     if df >= 1.0 and z * z < df:
@@ -255,8 +255,7 @@ def _t_start(q: float, df: float) -> float:
         return z + (g1 + (g2 + (g3 + g4 / df) / df) / df) / df
     log_beta = _log_beta_half(0.5 * df)
     log_t = ((0.5 * df - 1.0) * math.log(df) - log_beta - math.log(q)) / df
-    centre = (0.5 - q) * math.exp(log_beta + 0.5 * math.log(df))
-    return max(math.exp(log_t) if log_t < _LOG_DBL_MAX else _DBL_MAX, centre)
+    return math.exp(log_t) if log_t < _LOG_DBL_MAX else _DBL_MAX
 
 
 def t_quantile(p: float, df: float) -> float:
