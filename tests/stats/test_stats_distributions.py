@@ -220,3 +220,17 @@ def test_normal_quantile_at_its_ends_and_nan_is_scipys():
 @pytest.mark.parametrize("p", (*PS, 5e-324, 1e-100))
 def test_normal_quantile_matches_scipy(p):
     assert _close(normal_quantile(p), float(special.ndtri(p)), rtol=1e-14)
+
+
+@pytest.mark.parametrize("df", (0.05, 0.3, 0.9, 1.5, 3, 10))
+@pytest.mark.parametrize("q", (1e-300, 1e-40, 1e-6, 1e-3, 0.05, 0.2, 0.45, 0.4999))
+def test_power_tail_start_lies_at_or_above_the_quantile(df, q):
+    """Outside Cornish-Fisher's range the start is the root of the power tail's leading term, which bounds
+    P(T > t) from above (the density lies below its power law): the start is never below the quantile, scipy's."""
+    from releasegate.stats.distributions import _t_start
+
+    z = -normal_quantile(q)
+    if df >= 1.0 and z * z < df:
+        return  # Cornish-Fisher's start, not the power tail's
+    start, quantile = _t_start(q, df), -float(special.stdtrit(df, q))
+    assert start >= quantile * (1.0 - 1e-12) or not math.isfinite(quantile), (start, quantile)
