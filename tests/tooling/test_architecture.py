@@ -17,13 +17,15 @@ MAX_LINES = 420
 
 # Each stage and the stages it may import (besides itself). Order follows the data: load -> validate ->
 # analyze -> decide -> render; the entry points (pipeline, api, cli, demo) sit on top.
-BASE = {"errors", "text", "fmt", "kinds", "files"}
+BASE = {"errors", "text", "fmt", "kinds", "files", "threads"}
 ALLOWED: dict[str, set[str]] = {
     "errors": {"text"},
     "text": set(),
     "fmt": set(),
     # The kinds every stage names (OutcomeKind): the standard library only.
     "kinds": set(),
+    # Work shared between the cores (a thread beside, two at once): the standard library only.
+    "threads": set(),
     # The files a user names, checked regular and read within a cap: the errors only.
     "files": {"errors", "text"},
     "stats": set(),

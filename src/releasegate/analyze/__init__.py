@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -39,6 +39,7 @@ from releasegate.model import (
 )
 from releasegate.model.budget import PreviousLook
 from releasegate.policy import Policy
+from releasegate.threads import beside
 from releasegate.stats.proportions import wilson_interval
 from releasegate.validate import ValidatedResults
 
@@ -46,8 +47,6 @@ if TYPE_CHECKING:
     from concurrent.futures import Future
 
     from releasegate.validate.gold import ValidatedGold
-
-T = TypeVar("T")
 
 
 def parameters_of(policy: Policy, critical: tuple[str, ...] | None = None) -> Parameters:
@@ -84,23 +83,12 @@ def release_summary(data: ValidatedResults, release: str, policy: Policy,
     return ReleaseSummary(release, n, rate, release == data.baseline)
 
 
-def _beside(work: Callable[..., T], *args: Any) -> Future[T]:
-    """``work(*args)`` started in a thread of its own; its result (or its exception) is the future's."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="releasegate-beside")
-    try:
-        return pool.submit(work, *args)
-    finally:
-        pool.shutdown(wait=False)  # the thread ends with its work; nothing else is given to it
-
-
-def _when_asked(beside: Future[tuple[CostTable, dict[str, CostComparison]]] | None,
+def _when_asked(section: Future[tuple[CostTable, dict[str, CostComparison]]] | None,
                 candidate: str) -> Callable[[], CostComparison | None] | None:
     """The candidate's cost section, waited for when analyze_candidate asks for it (None: no cost section)."""
-    if beside is None:
+    if section is None:
         return None
-    return lambda: beside.result()[1].get(candidate)
+    return lambda: section.result()[1].get(candidate)
 
 
 def _runs_of(cand: CandidateAnalysis) -> int:
@@ -132,21 +120,21 @@ def analyze(data: ValidatedResults, policy: Policy, *, critical: CriticalScope |
     # selections and sums, so on two cores it hides behind the plan (10^7 cases: the stage from 3.6 to 2.8 s),
     # while the listings, the plan's largest working set, are never resident beside the section's (waited for
     # after them, the peak rose from 1,800 to 2,300 MiB).
-    beside = _beside(cost_sections, data, policy) if data.cost_columns or policy.prices else None
+    costs = beside(cost_sections, data, policy) if data.cost_columns or policy.prices else None
     try:
         measured = measure_churn(data, policy)
         rerun = None if measured is None else measured.rerun_outcome
         # One score tolerance for every candidate (analyze/min_change.py): what the case lists count.
         plan_policy = resolved(policy, data.table["outcome"].to_numpy(np.float64),
                                data.outcome_kind == OutcomeKind.CONTINUOUS)
-        candidates = [analyze_candidate(data, c, plan_policy, tables, _when_asked(beside, c), rerun,
+        candidates = [analyze_candidate(data, c, plan_policy, tables, _when_asked(costs, c), rerun,
                                         critical=scope, gold=gold, previous=(previous or {}).get(c))
                       for c in data.candidates]
     except BaseException:
-        if beside is not None:
-            beside.result()  # a cost error is said before any error of the plan, as when it ran first
+        if costs is not None:
+            costs.result()  # a cost error is said before any error of the plan, as when it ran first
         raise
-    cost_table = beside.result()[0] if beside is not None else None
+    cost_table = costs.result()[0] if costs is not None else None
     binary = data.outcome_kind == OutcomeKind.BINARY
     one_run = binary and not data.has_runs
     candidates = [replace(c, sections=replace(c.sections, churn=churn_section(measured, c, policy, one_run),

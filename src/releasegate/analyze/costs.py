@@ -30,6 +30,7 @@ from releasegate.errors import InputError
 from releasegate.model import CostComparison, CostTable, ReleaseCosts
 from releasegate.model.costs import LARGE_WORK
 from releasegate.policy import Policy
+from releasegate.threads import beside, two_at_once
 from releasegate.stats.costs import (
     LatencyQuantiles,
     RatioResult,
@@ -271,7 +272,7 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
         own_b, own_c = summaries
         whole = aligned and own_order and all(s is not None and s.summary.excluded == 0
                                               and s.summary.n == len(base) for s in summaries)
-        gm = geometric_mean_ratio(*latency, rule_confidence(policy))
+        gm_beside = beside(geometric_mean_ratio, *latency, rule_confidence(policy))
         if whole and own_b is not None and own_c is not None:
             # Every pair valid: the paired summaries and the p95 ratio's quantiles are the releases' own (four
             # selections of the latencies saved).
@@ -281,6 +282,7 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
             p95 = _p95_ratio(*latency, policy, draws)
             valid = _valid_latency_pairs(*latency)
             base_lat, cand_lat = latency_summary(valid[0]), latency_summary(valid[1])
+        gm = gm_beside.result()
     tokens_ratio = cost_ratio = None
     tokens_means = cost_means = (math.nan, math.nan)
     tokens = arrays("tokens")
@@ -312,24 +314,31 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
 # the stage
 
 
+def _release_figures(data: ValidatedResults, release: str,
+                     policy: Policy) -> tuple[pd.DataFrame, int, dict[str, float]]:
+    """One release's per-case table (without the token columns), its invalid latencies and its tokens per case."""
+    frame, invalid = per_case(data, release, policy)
+    # The token columns apart are summarised now and freed (16 bytes a case of each release): the rest of
+    # the section reads latency, total tokens and cost.
+    tokens = {c: _mean(frame, c) for c in TOKEN_COLUMNS}
+    return frame.drop(columns=[c for c in TOKEN_COLUMNS if c in frame.columns]), invalid, tokens
+
+
 def cost_sections(data: ValidatedResults, policy: Policy) -> tuple[CostTable, dict[str, CostComparison]]:
     """The release-level CostTable and each candidate's CostComparison, by candidate name."""
     frames, invalid, tokens = {}, {}, {}
-    for release in data.releases:
-        frame, invalid[release] = per_case(data, release, policy)
-        # The token columns apart are summarised now and freed (16 bytes a case of each release): the rest of
-        # the section reads latency, total tokens and cost.
-        tokens[release] = {c: _mean(frame, c) for c in TOKEN_COLUMNS}
-        frames[release] = frame.drop(columns=[c for c in TOKEN_COLUMNS if c in frame.columns])
-        del frame
+    for release, (frame, invalid[release], tokens[release]) in zip(
+            data.releases, two_at_once(lambda r: _release_figures(data, r, policy), data.releases)):
+        frames[release] = frame
     # The edges read the smallest and largest latency only: each release's, not every latency put together.
     extremes = [finite_extremes(f["latency"].to_numpy(float)) for f in frames.values() if "latency" in f.columns]
     edges = histogram_edges(np.concatenate(extremes)) if extremes else np.array([])
     has_cost_column = "cost" in data.cost_columns
     source = "cost column" if has_cost_column else "prices"
-    quantiles = {r: release_quantiles(f, policy) for r, f in frames.items() if "latency" in f.columns}
-    rows = [release_costs(r, frames[r], invalid[r], edges, policy, source, tokens[r], quantiles.get(r))
-            for r in data.releases]
+    timed = [r for r, f in frames.items() if "latency" in f.columns]
+    quantiles = dict(zip(timed, two_at_once(lambda r: release_quantiles(frames[r], policy), timed)))
+    rows = two_at_once(lambda r: release_costs(r, frames[r], invalid[r], edges, policy, source, tokens[r],
+                                                quantiles.get(r)), data.releases)
     draws = ResampleDraws(policy.n_resamples, policy.seed)
     comparisons = {c: compare_costs(c, data.baseline, frames[data.baseline], frames[c], policy, draws,
                                     (quantiles.get(data.baseline), quantiles.get(c)))

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from releasegate.stats.common import check_confidence, check_resamples
+from releasegate.stats.common import check_confidence, check_resamples, std_in_place
 from releasegate.stats.distributions import t_quantile
 from releasegate.stats.resamples import ResampleDraws, draws_for, ratio_percentile_interval, resampled_quantile
 
@@ -187,7 +187,7 @@ def geometric_mean_ratio(baseline: object, candidate: object, confidence: float 
         ratio = float(np.exp(mean))
         if n == 1:
             return RatioResult(ratio, nan, nan, 1, excluded, method, confidence)
-        half = t_quantile(0.5 + confidence / 2.0, n - 1) * (float(r.std(ddof=1)) / np.sqrt(n))
+        half = t_quantile(0.5 + confidence / 2.0, n - 1) * (std_in_place(r, 1) / np.sqrt(n))  # r is ours
         low, high = float(np.exp(mean - half)), float(np.exp(mean + half))
     return RatioResult(ratio, low, high, n, excluded, method, confidence)
 

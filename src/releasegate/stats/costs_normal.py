@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from releasegate.stats.common import check_confidence
+from releasegate.stats.common import check_confidence, std_in_place
 from releasegate.stats.costs import RatioResult, paired_positive, quantile_ratio_bootstrap
 from releasegate.stats.distributions import normal_quantile
 
@@ -42,18 +42,19 @@ TIE_RESAMPLES = 2000  # bounded: the hand-over happens at large n, where each re
 TIE_METHOD = f"paired bootstrap (ties at the quantile, {TIE_RESAMPLES:,} resamples)"
 
 
-def heavy_ties_at_quantile(values: np.ndarray, q: float, quantile: float | None = None) -> bool:
+def heavy_ties_at_quantile(values: np.ndarray, q: float, quantile: float | None = None,
+                           below: np.ndarray | None = None) -> bool:
     """True when the share of values equal to the sample q-quantile exceeds sqrt(q (1 - q) / n), the
     standard error of the empirical CDF there: the quantile then moves in jumps the delta method cannot see.
     Continuous data (one case per distinct value) never qualify; 100-ms rounding at thousands of cases
     does. ``quantile``: the type 7 q-quantile of ``values`` when the caller has it (a selection over ten
-    million values is 0.08 s)."""
+    million values is 0.08 s); ``below``: ``values <= quantile``, when the caller has it."""
     n = values.size
     if quantile is None:
         quantile = np.quantile(values, q)
     # The type 7 quantile may interpolate between two tied runs: either neighbour's run counts.
     # Reductions over the values on each side, not copies of them (95% of the cases at q = 0.95).
-    lower = values.max(where=values <= quantile, initial=-np.inf)
+    lower = values.max(where=values <= quantile if below is None else below, initial=-np.inf)
     upper = values.min(where=values >= quantile, initial=np.inf)
     mass = max(np.count_nonzero(values == lower), np.count_nonzero(values == upper)) / n
     return bool(mass > 1.0 / n and mass > math.sqrt(q * (1.0 - q) / n))
@@ -82,7 +83,9 @@ def quantile_levels(q: float, n: int, confidence: float = 0.95) -> tuple[float, 
 def _quantile_influence(values: np.ndarray, q: float, confidence: float,
                         quantiles: np.ndarray | None = None) -> tuple[float, np.ndarray]:
     """The type 7 q-quantile and each case's influence on its logarithm (Bahadur term / quantile);
-    ``quantiles``: the values' quantiles at :func:`quantile_levels` when the caller has them."""
+    ``quantiles``: the values' quantiles at :func:`quantile_levels` when the caller has them. The array form, which
+    the tests and bench/p95_ties.py read: :func:`quantile_ratio_normal` takes the two values it holds
+    (:func:`_influence_values`) and their pairs' table (:func:`_difference_sd`) instead."""
     _, lo, hi = levels = quantile_levels(q, values.size, confidence)
     quantile, q_lo, q_hi = np.quantile(values, levels) if quantiles is None else quantiles
     sparsity = (q_hi - q_lo) / (hi - lo)
@@ -90,6 +93,32 @@ def _quantile_influence(values: np.ndarray, q: float, confidence: float,
     influence *= sparsity  # in place: the same products, without a new array per operation
     influence /= quantile
     return float(quantile), influence
+
+
+def _influence_values(q: float, confidence: float, n: int, quantiles: np.ndarray) -> tuple[float, float, float]:
+    """The two values a case's influence (:func:`_quantile_influence`) takes: the quantile, the value above it and
+    the value at or below it, each rounded as the array form rounds it."""
+    _, lo, hi = quantile_levels(q, n, confidence)
+    quantile, q_lo, q_hi = (float(v) for v in quantiles)
+    sparsity = (q_hi - q_lo) / (hi - lo)
+    return quantile, (q - 0.0) * sparsity / quantile, (q - 1.0) * sparsity / quantile
+
+
+def _difference_sd(below_b: np.ndarray, below_c: np.ndarray, u_b: tuple[float, float],
+                   u_c: tuple[float, float]) -> float:
+    """The sample sd (ddof = 1) of u_c - u_b over the pairs, where each release's influence is u[0] above its
+    quantile and u[1] at or below it (``below_*``): the differences take four values, so their mean and squared
+    deviations are sums over the four cells of the pairs' 2 x 2 table, not over ten million floats. The same
+    figure as the sd of the arrays (tests/stats/test_stats_costs_normal.py) without making them (three arrays
+    of 8 bytes a pair)."""
+    n = below_b.size
+    n_b, n_c = int(np.count_nonzero(below_b)), int(np.count_nonzero(below_c))
+    both = int(np.count_nonzero(np.logical_and(below_b, below_c, out=below_b)))
+    cells = ((both, u_c[1] - u_b[1]), (n_c - both, u_c[1] - u_b[0]), (n_b - both, u_c[0] - u_b[1]),
+             (n - n_b - n_c + both, u_c[0] - u_b[0]))
+    mean = math.fsum(count * value for count, value in cells) / n
+    squares = math.fsum(count * (value - mean) ** 2 for count, value in cells)
+    return math.sqrt(squares / (n - 1))
 
 
 def _log_interval(ratio: float, se_log: float, n: int, excluded: int, confidence: float) -> RatioResult:
@@ -136,16 +165,17 @@ def quantile_ratio_normal(
             raise ValueError("quantiles: each release's three, at quantile_levels(q, n, confidence)")
     else:
         at_b, at_c = np.quantile(base, levels), np.quantile(cand, levels)
-    if n > 1 and (heavy_ties_at_quantile(base, q, at_b[0]) or heavy_ties_at_quantile(cand, q, at_c[0])):
+    below_b, below_c = base <= at_b[0], cand <= at_c[0]
+    if n > 1 and (heavy_ties_at_quantile(base, q, at_b[0], below_b)
+                  or heavy_ties_at_quantile(cand, q, at_c[0], below_c)):
         boot = quantile_ratio_bootstrap(base, cand, q, TIE_RESAMPLES, 0, confidence)
         return RatioResult(boot.ratio, boot.low, boot.high, n, excluded, TIE_METHOD, confidence)
-    q_b, u_b = _quantile_influence(base, q, confidence, at_b)
-    q_c, u_c = _quantile_influence(cand, q, confidence, at_c)
+    q_b, *u_b = _influence_values(q, confidence, n, at_b)
+    q_c, *u_c = _influence_values(q, confidence, n, at_c)
     ratio = q_c / q_b
     if n == 1:
         return RatioResult(ratio, nan, nan, 1, excluded, METHOD, confidence)
-    u_c -= u_b  # u_c - u_b in place: both are this function's own arrays
-    se_log = float(np.std(u_c, ddof=1)) / math.sqrt(n)
+    se_log = _difference_sd(below_b, below_c, (u_b[0], u_b[1]), (u_c[0], u_c[1])) / math.sqrt(n)
     return _log_interval(ratio, se_log, n, excluded, confidence)
 
 
@@ -181,7 +211,7 @@ def ratio_of_totals_normal(baseline: object, candidate: object, confidence: floa
         return RatioResult(ratio, nan, nan, n, excluded, METHOD, confidence)
     residual = scaled * base
     np.subtract(cand, residual, out=residual)  # cand - ratio * base, in the one array
-    se = float(np.std(residual, ddof=1)) / (math.sqrt(n) * float(base.mean()))
+    se = std_in_place(residual, 1) / (math.sqrt(n) * float(base.mean()))
     return _log_interval(ratio, se / scaled, n, excluded, confidence)
 
 
