@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -83,7 +84,12 @@ def per_case(data: ValidatedResults, release: str, policy: Policy) -> tuple[pd.D
     # A release written as one block of rows is a slice: its float columns are then the table's own (no copy), and
     # are never written to below.
     chosen = release_rows(table, release)
-    rows = {c: np.asarray(table[c].to_numpy()[chosen], dtype=np.float64) for c in columns}
+    # Token counts read as whole numbers stay whole with one run a case (no frame is grouped): they are summed into
+    # the total and their means taken exactly (_token_mean), so no float copy of each is made (80 MB a release at
+    # 10^7 cases).
+    whole = {c for c in TOKEN_COLUMNS if c in columns and not data.has_runs and table[c].dtype.kind in "iu"}
+    rows = {c: table[c].to_numpy()[chosen] if c in whole else np.asarray(table[c].to_numpy()[chosen], dtype=np.float64)
+            for c in columns}
     values: dict[str, np.ndarray] = {}
     invalid = 0
     if "latency_ms" in columns:
@@ -95,10 +101,11 @@ def per_case(data: ValidatedResults, release: str, policy: Policy) -> tuple[pd.D
     for column in tokens:
         values[column] = rows[column]
     if tokens:
-        # NaN on either side leaves the case's total unknown (it is then excluded, not counted as zero).
-        total = values[tokens[0]].copy()
+        # NaN on either side leaves the case's total unknown (it is then excluded, not counted as zero). Each side
+        # as a float, then the sum: whole numbers give the same floats as when converted first.
+        total = np.array(values[tokens[0]], dtype=np.float64)
         for column in tokens[1:]:
-            total += values[column]
+            np.add(total, values[column], out=total, dtype=np.float64)
         values["tokens"] = total
     cost = _row_costs(pd.DataFrame(rows, index=pd.RangeIndex(_count(chosen)), copy=False), release, columns,
                       policy)
@@ -140,6 +147,17 @@ def _increasing(index: pd.Index) -> bool:
         codes = np.asarray(index.codes)
         return bool(codes.size == 0 or (codes[0] >= 0 and np.all(codes[1:] > codes[:-1])))
     return bool(index.is_monotonic_increasing and index.is_unique)
+
+
+def _token_mean(frame: pd.DataFrame, column: str) -> float:
+    """A token column's mean: of whole numbers, their exact sum over their count (one rounding, where the float
+    sum rounds at each step), when the sum stays within 64-bit integers; else :func:`_mean`."""
+    if column not in frame.columns or frame[column].dtype.kind not in "iu" or not len(frame):
+        return _mean(frame, column)
+    values = frame[column].to_numpy()
+    if max(-float(values.min()), float(values.max())) * len(values) >= 2.0 ** 62:
+        return _mean(frame, column)
+    return int(values.sum(dtype=np.int64)) / len(values)
 
 
 def _mean(frame: pd.DataFrame, column: str) -> float:
@@ -314,31 +332,39 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
 # the stage
 
 
-def _release_figures(data: ValidatedResults, release: str,
-                     policy: Policy) -> tuple[pd.DataFrame, int, dict[str, float]]:
-    """One release's per-case table (without the token columns), its invalid latencies and its tokens per case."""
+class _ReleaseFigures(NamedTuple):
+    frame: pd.DataFrame  # per case: latency, total tokens, cost (the token columns apart are summarised and freed)
+    invalid: int  # latencies missing, zero or negative
+    tokens: dict[str, float]  # each token column's mean per case
+    quantiles: LatencyQuantiles | None  # the latencies' summary (release_quantiles); None without latencies
+    extremes: np.ndarray | None  # the smallest and largest finite latency, for the histogram's edges
+
+
+def _release_figures(data: ValidatedResults, release: str, policy: Policy) -> _ReleaseFigures:
+    """One release's figures, each read from its own columns: the releases are worked out two at a time."""
     frame, invalid = per_case(data, release, policy)
     # The token columns apart are summarised now and freed (16 bytes a case of each release): the rest of
     # the section reads latency, total tokens and cost.
-    tokens = {c: _mean(frame, c) for c in TOKEN_COLUMNS}
-    return frame.drop(columns=[c for c in TOKEN_COLUMNS if c in frame.columns]), invalid, tokens
+    tokens = {c: _token_mean(frame, c) for c in TOKEN_COLUMNS}
+    frame = frame.drop(columns=[c for c in TOKEN_COLUMNS if c in frame.columns])
+    if "latency" not in frame.columns:
+        return _ReleaseFigures(frame, invalid, tokens, None, None)
+    return _ReleaseFigures(frame, invalid, tokens, release_quantiles(frame, policy),
+                           finite_extremes(frame["latency"].to_numpy(float)))
 
 
 def cost_sections(data: ValidatedResults, policy: Policy) -> tuple[CostTable, dict[str, CostComparison]]:
     """The release-level CostTable and each candidate's CostComparison, by candidate name."""
-    frames, invalid, tokens = {}, {}, {}
-    for release, (frame, invalid[release], tokens[release]) in zip(
-            data.releases, two_at_once(lambda r: _release_figures(data, r, policy), data.releases)):
-        frames[release] = frame
+    figures = dict(zip(data.releases, two_at_once(lambda r: _release_figures(data, r, policy), data.releases)))
+    frames = {r: f.frame for r, f in figures.items()}
+    quantiles = {r: f.quantiles for r, f in figures.items() if f.quantiles is not None}
     # The edges read the smallest and largest latency only: each release's, not every latency put together.
-    extremes = [finite_extremes(f["latency"].to_numpy(float)) for f in frames.values() if "latency" in f.columns]
+    extremes = [f.extremes for f in figures.values() if f.extremes is not None]
     edges = histogram_edges(np.concatenate(extremes)) if extremes else np.array([])
     has_cost_column = "cost" in data.cost_columns
     source = "cost column" if has_cost_column else "prices"
-    timed = [r for r, f in frames.items() if "latency" in f.columns]
-    quantiles = dict(zip(timed, two_at_once(lambda r: release_quantiles(frames[r], policy), timed)))
-    rows = two_at_once(lambda r: release_costs(r, frames[r], invalid[r], edges, policy, source, tokens[r],
-                                                quantiles.get(r)), data.releases)
+    rows = two_at_once(lambda r: release_costs(r, frames[r], figures[r].invalid, edges, policy, source,
+                                               figures[r].tokens, quantiles.get(r)), data.releases)
     draws = ResampleDraws(policy.n_resamples, policy.seed)
     comparisons = {c: compare_costs(c, data.baseline, frames[data.baseline], frames[c], policy, draws,
                                     (quantiles.get(data.baseline), quantiles.get(c)))
