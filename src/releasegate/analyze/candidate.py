@@ -275,7 +275,6 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     both_fail = (base == 0) & (cand == 0) if data.outcome_kind == OutcomeKind.BINARY else None
     # The listed cases' latency and cost changes read the table, not the cost section: worked out while the section
     # may still be running beside (at 10^7 cases 0.3 s of this thread's waiting for it), before the listings.
-    details = case_details(data, candidate, policy, paired, up | down, critical_categories)
     costs = costs() if callable(costs) else costs
     view = with_split_errors(case_view(paired, both_fail, data.metadata_columns,
                                        lambda mask: case_changes(paired, mask, data.metadata_columns,
@@ -298,5 +297,5 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                                    costs=costs, critical=result.critical, errors=errors, case_view=view,
                                    budget=result.budget, judge=judge),
         judged=result.judged,
-        details=details,
+        details=case_details(data, candidate, policy, paired, up | down, critical_categories),
     )
