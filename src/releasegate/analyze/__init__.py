@@ -39,8 +39,8 @@ from releasegate.model import (
 )
 from releasegate.model.budget import PreviousLook
 from releasegate.policy import Policy
-from releasegate.threads import beside
 from releasegate.stats.proportions import wilson_interval
+from releasegate.threads import beside
 from releasegate.validate import ValidatedResults
 
 if TYPE_CHECKING:

@@ -31,7 +31,6 @@ from releasegate.errors import InputError
 from releasegate.model import CostComparison, CostTable, ReleaseCosts
 from releasegate.model.costs import LARGE_WORK
 from releasegate.policy import Policy
-from releasegate.threads import beside, two_at_once
 from releasegate.stats.costs import (
     LatencyQuantiles,
     RatioResult,
@@ -43,6 +42,7 @@ from releasegate.stats.costs import (
 )
 from releasegate.stats.costs_normal import quantile_levels, quantile_ratio_normal, ratio_of_totals_normal
 from releasegate.stats.resamples import ResampleDraws
+from releasegate.threads import beside, two_at_once
 from releasegate.validate import ValidatedResults
 
 TOKEN_COLUMNS = ("input_tokens", "output_tokens")
