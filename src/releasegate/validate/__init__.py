@@ -12,14 +12,9 @@ validation fails.
 
 from __future__ import annotations
 
+from releasegate.validate.checks import MAX_CATEGORIES, check_critical
 from releasegate.validate.outcomes import outcome_column, parse_passed, parse_score
-from releasegate.validate.results import (
-    MAX_CATEGORIES,
-    ValidatedResults,
-    check_critical,
-    per_release_columns,
-    validate,
-)
+from releasegate.validate.results import ValidatedResults, per_release_columns, validate
 
 __all__ = ["MAX_CATEGORIES", "ValidatedResults", "check_critical", "outcome_column", "parse_passed", "parse_score",
            "per_release_columns", "validate"]
