@@ -16,8 +16,9 @@ import numpy as np
 ROWS = 1 << 20  # rows per slice: temporaries of 1-8 MB, and a few dozen Python steps at 10^7 rows
 
 
-def slices(n: int, size: int = ROWS) -> Iterator[slice]:
-    """The rows 0..n-1 as consecutive slices of at most ``size`` rows."""
+def slices(n: int, size: int | None = None) -> Iterator[slice]:
+    """The rows 0..n-1 as consecutive slices of at most ``size`` rows (:data:`ROWS` unless given)."""
+    size = size or ROWS
     for start in range(0, n, size):
         yield slice(start, min(start + size, n))
 
@@ -26,12 +27,6 @@ def any_row(test: Callable[..., np.ndarray], *columns: np.ndarray) -> bool:
     """Whether ``test`` (elementwise, on the same slice of every column) holds in some row."""
     n = len(columns[0])
     return any(bool(test(*(c[part] for c in columns)).any()) for part in slices(n))
-
-
-def count_rows(test: Callable[..., np.ndarray], *columns: np.ndarray) -> int:
-    """In how many rows ``test`` holds."""
-    n = len(columns[0])
-    return sum(int(np.count_nonzero(test(*(c[part] for c in columns)))) for part in slices(n))
 
 
 def first_true(mask: np.ndarray) -> int:
@@ -67,6 +62,8 @@ def change_points(values: np.ndarray, limit: int) -> np.ndarray | None:
     would be 8 bytes a row."""
     found = [np.zeros(1, dtype=np.int64)] if len(values) else []
     count = len(found)
+    if count > limit:
+        return None
     for part in slices(len(values) - 1):
         # The row after each pair, where the pair differs: part.start + 1 + the position in the slice.
         change = np.flatnonzero(values[part.start + 1:part.stop + 1] != values[part]) + (part.start + 1)
