@@ -13,7 +13,7 @@ import pandas as pd
 
 from releasegate.errors import BadValueError, InputError, PolicyError
 from releasegate.policy import Policy
-from releasegate.validate import keycodes, pairing
+from releasegate.validate import beside, keycodes, pairing
 
 # Beyond this a "category" column is an id or free text: every category would hold a case or two, and a
 # family of that many tests would leave even the overall test unable to fire (docs/input-errors.md).
@@ -100,15 +100,16 @@ def check_critical(critical: tuple[str, ...], categories: list[str] | None) -> N
                          f"categories: {listing}")
 
 
-def check_groups(table: pd.DataFrame, policy: Policy, cases: keycodes.Codes,
-                 changed: pd.Index) -> tuple[bool, bool]:
+def check_groups(table: pd.DataFrame, policy: Policy, cases: keycodes.Codes, changed: pd.Index,
+                 coded: pd.Series | None = None) -> tuple[bool, bool]:
     """The category and cluster columns checked and coded (each case in one group, the policy's critical
-    categories present): whether the table has categories, and clusters."""
+    categories present): whether the table has categories, and clusters. ``coded``: the category column already
+    coded on these rows (beside.coded_category), else it is coded here."""
     has_categories = "category" in table.columns and keycodes.any_given(table["category"])
     has_clusters = "cluster" in table.columns and keycodes.any_given(table["cluster"])
     if has_categories:
-        table["category"] = keycodes.fill_missing(table["category"], "(none)")
-        keycodes.as_categories(table, ("category",))  # before the checks, which then count its codes
+        # Coded before the checks, which then count its codes.
+        table["category"] = coded if coded is not None else beside.coded_category(table["category"])
         _check_category_count(table)
         pairing.check_attribute_agrees(table, "category", cases, changed)
     # The categories some row holds are listed only when a critical one is named: nothing else reads them.

@@ -6,7 +6,6 @@ written when validation fails.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -17,7 +16,7 @@ from releasegate.errors import BadValueError, InputError
 from releasegate.kinds import NotJudgedReason, OutcomeKind, PairingBasis
 from releasegate.model import InputExclusion
 from releasegate.policy import Policy
-from releasegate.validate import keycodes, pairing, scan
+from releasegate.validate import beside, keycodes, pairing, scan
 from releasegate.validate.checks import MAX_LISTED, check_groups, check_keys
 from releasegate.validate.content import (
     CONTENT_COLUMNS,
@@ -27,10 +26,9 @@ from releasegate.validate.content import (
     rekey_positions,
 )
 from releasegate.validate.pairing import Pairing
-from releasegate.validate.outcomes import MAX_MAGNITUDE, outcome, outcome_column, parse_score
+from releasegate.validate.outcomes import outcome_column
 from releasegate.validate.outcomes import examples as _examples
 
-COST_COLUMNS = ("latency_ms", "input_tokens", "output_tokens", "cost")
 # One note judges at most this many candidates (the summary table's rows): 3,000 releases of 20 cases took
 # 35 s to judge each against the baseline, for a note nobody reads; --candidate names the ones to judge.
 MAX_CANDIDATES = 200
@@ -116,7 +114,20 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     # Factorized once, as categoricals: every check below counts integer codes instead of hashing strings,
     # and so do the analysis's group-bys, joins and sorts.
     keycodes.as_categories(table, ("release",))
-    table, baseline, candidates, keep, not_judged = _judged_releases(table, policy)
+    judged = _judged_releases(table, policy)
+    # The outcome, category and cost columns are parsed in a second thread beside the checks of the keys
+    # (validate/beside.py), on these rows; each is waited for where it was parsed before.
+    parsing = beside.start(judged[0], policy)
+    try:
+        return _validated(*judged, parsing, policy, metadata_columns, case_columns)
+    finally:
+        parsing.close()
+
+
+def _validated(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], keep: list[str],
+               not_judged: tuple[tuple[str, NotJudgedReason], ...], parsing: beside.Parsing, policy: Policy,
+               metadata_columns: tuple[str, ...], case_columns: tuple[str, ...]) -> ValidatedResults:
+    """:func:`validate` from the releases judged on, with the columns ``parsing`` parses for it."""
     content = content_of(table, case_columns)
     # Ids that are dataset positions are the baseline's ids of the same content from here on.
     table, notes = rekey_positions(table, baseline, content)
@@ -129,8 +140,9 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
         check_one_content_per_case(table, content, keycodes.combined(codes["release"], codes["case_id"]))
     # A non-empty error marks an errored row: a third state, neither pass nor fail, for analyze.errors.
     errored = table["error"].astype("string").fillna("").str.strip() != "" if "error" in table.columns else None
-    outcome_values, kind = outcome(table, policy)
+    outcome_values, kind = parsing.outcome.result()  # the outcome's own refusal, if any, is raised here
     table["outcome"] = outcome_values
+    parsed_rows = table  # the rows the thread parsed, while the table holds them
     # Runs counted on the rows as read, before --missing drop (the user's choice, said in the notes) drops any.
     runs = pairing.run_counts(codes, table, [baseline, *candidates]) if has_runs else None
     excluded: tuple[InputExclusion, ...] = ()
@@ -158,12 +170,18 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
                                                     runs, basis, as_read)
     notes += pairing_notes
     changed = pd.Index([case for p in pairings for case in p.changed])
-    has_categories, has_clusters = check_groups(table, policy, codes["case_id"], changed)
+    # Rows dropped (--missing drop) or runs filled in (--allow-incomplete-runs) make the table anew.
+    same_rows = table is parsed_rows
+    has_categories, has_clusters = check_groups(table, policy, codes["case_id"], changed,
+                                                parsing.category.result() if same_rows else None)
     pairing.check_stated_attributes(table, codes["case_id"], changed)
     runs_per_case = 1
     if has_runs:
         runs_per_case = keycodes.column_max(keycodes.counts(keycodes.combined(codes["release"], codes["case_id"])))
-    cost_columns = _parse_costs(table)
+    cost_columns, replaced = (parsing.costs.result() if same_rows else
+                              beside.parse_costs({c: table[c] for c in beside.COST_COLUMNS if c in table.columns}))
+    for column, values in replaced.items():
+        table[column] = values
     errored = None if errored is None else errored.reindex(table.index, fill_value=False).to_numpy(bool)
     source = outcome_column(table.columns, policy)
     # The outcome column as read leaves the table: every later stage reads the float outcome (8 bytes a row).
@@ -273,22 +291,6 @@ def _paired(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], pol
     if content is None:
         notes.append(BASIS_NOTES[basis])
     return pairings, table, codes, notes
-
-
-def _parse_costs(table: pd.DataFrame) -> tuple[str, ...]:
-    """The cost columns that hold a value, each parsed to numbers in place (a column read as numbers is checked
-    and kept as read: the cost section takes its figures as floats, analyze/costs.per_case)."""
-    cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and keycodes.any_given(table[c]))
-    for column in cost_columns:
-        if table[column].dtype.kind in "iu":
-            continue  # whole numbers, none missing, all within every bound: nothing to parse or to copy
-        # Costs and tokens beyond the range are left to the guardrails ("could not be measured"); a latency of
-        # 1e308 ms is no latency, and would show as "inf" in every report.
-        bound = MAX_MAGNITUDE if column == "latency_ms" else math.inf
-        parsed = parse_score(table[column].rename(column), bound)
-        if table[column].dtype != np.float64:  # numbers already are kept as they are (a column costs 8 B a row)
-            table[column] = parsed.to_numpy()
-    return cost_columns
 
 
 # Text per release (issue 17): which metadata columns hold each release's own text (an answer, a grader's
