@@ -17,6 +17,7 @@ import math
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -45,7 +46,7 @@ class Parsing:
     def close(self) -> None:
         """Nothing left running once validation returns or refuses: what has not started is cancelled, what has
         is waited for, its result (or refusal) unread."""
-        futures = (self.outcome, self.category, self.costs)
+        futures: tuple[Future[Any], ...] = (self.outcome, self.category, self.costs)
         for future in futures:
             future.cancel()
         wait(futures)

@@ -17,6 +17,7 @@ its rows' case codes, so a million cases cost milliseconds when nothing is set a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -68,7 +69,7 @@ def run_counts(codes: dict[str, keycodes.Codes], table: pd.DataFrame, releases: 
 def _rows_of(codes: dict[str, keycodes.Codes], table: pd.DataFrame, release: str) -> slice | np.ndarray:
     """Which rows are ``release``'s, on the codes: their slice when each release is one run of rows (releases
     written one after the other: no mask of every row, 20 MB at 10^7 x 2), else their mask."""
-    code = table["release"].cat.categories.get_loc(release)
+    code = cast(int, table["release"].cat.categories.get_loc(release))  # the categories are unique
     runs = keycodes.code_runs(codes["release"].codes, codes["release"].n)
     return runs.get(code, slice(0, 0)) if runs is not None else codes["release"].codes == code
 
