@@ -56,6 +56,8 @@ def content_of(table: pd.DataFrame, case_columns: tuple[str, ...] = ()) -> Conte
         columns: tuple[str, ...] = (CONTENT_COLUMN,)
     else:
         columns = tuple(c for c in CONTENT_COLUMNS if c in table.columns and c not in case_columns)
+    if not columns:
+        return None  # nothing to look at: no mask of every row (20 MB at 10^7 x 2)
     given = np.zeros(len(table), dtype=bool)
     for column in columns:
         given |= _given(table[column])

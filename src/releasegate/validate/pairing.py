@@ -17,6 +17,7 @@ its rows' case codes, so a million cases cost milliseconds when nothing is set a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -47,7 +48,7 @@ class Pairing:
 
 @dataclass(frozen=True)
 class _Release:
-    rows: np.ndarray  # which rows are this release's
+    rows: slice | np.ndarray  # which rows are this release's
     present: np.ndarray  # by case code: has a row
     errored: np.ndarray | None  # by case code: has an errored row that leaves the comparison
     short: np.ndarray | None  # by case code: fewer runs than another case of the releases judged
@@ -65,9 +66,21 @@ def run_counts(codes: dict[str, keycodes.Codes], table: pd.DataFrame, releases: 
     return out
 
 
-def _rows_of(codes: dict[str, keycodes.Codes], table: pd.DataFrame, release: str) -> np.ndarray:
-    """Which rows are ``release``'s, on the codes."""
-    return codes["release"].codes == table["release"].cat.categories.get_loc(release)
+def _rows_of(codes: dict[str, keycodes.Codes], table: pd.DataFrame, release: str) -> slice | np.ndarray:
+    """Which rows are ``release``'s, on the codes: their slice when each release is one run of rows (releases
+    written one after the other: no mask of every row, 20 MB at 10^7 x 2), else their mask."""
+    code = cast(int, table["release"].cat.categories.get_loc(release))  # the categories are unique
+    runs = keycodes.code_runs(codes["release"].codes, codes["release"].n)
+    return runs.get(code, slice(0, 0)) if runs is not None else codes["release"].codes == code
+
+
+def _and(rows: slice | np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """``rows & mask`` for rows given as a slice or as a mask."""
+    if isinstance(rows, np.ndarray):
+        return rows & mask
+    out = np.zeros(mask.shape, dtype=bool)
+    out[rows] = mask[rows]
+    return out
 
 
 def cases_present(codes: dict[str, keycodes.Codes], table: pd.DataFrame, releases: list[str]) -> dict[str, np.ndarray]:
@@ -85,7 +98,7 @@ def _release(name: str, table: pd.DataFrame, codes: dict[str, keycodes.Codes], c
     cases = codes["case_id"]
     rows = _rows_of(codes, table, name)
     present = keycodes.present(cases, rows)
-    wrong = keycodes.present(cases, rows & errored) if errored is not None else None
+    wrong = keycodes.present(cases, _and(rows, errored)) if errored is not None else None
     short = None
     counts = runs.get(name) if runs else None
     # A release run once (no repeat asked: every harness's default) is compared as it is, its one outcome per case
@@ -95,27 +108,32 @@ def _release(name: str, table: pd.DataFrame, codes: dict[str, keycodes.Codes], c
         short = (counts > 0) & (counts < expected_runs(runs)) & present
     content_row = None
     if content is not None:
-        at = np.flatnonzero(rows & content.given)
+        at = np.flatnonzero(_and(rows, content.given))
         content_row = np.full(cases.n, -1, dtype=np.int64)
         content_row[cases.codes[at]] = at
     return _Release(rows, present, wrong, short, counts, content_row)
 
 
+def _without(mask: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """``mask & ~other`` in one pass and one array (for truth values, a > b): the cases of a million-case release
+    are masks of 1 MB each, and every pairing makes several."""
+    return np.greater(mask, other)
+
+
 def _excluded(reason: ExclusionReason, mask: np.ndarray, ids: pd.Index) -> Excluded | None:
-    count = int(mask.sum())
+    count = int(np.count_nonzero(mask))
     if not count:
         return None
     return Excluded(reason, count, tuple(map(str, ids[np.flatnonzero(mask)[:LISTED]])))
 
 
-def _check_case_sets(base: _Release, cand: _Release, baseline: str, candidate: str, ids: pd.Index,
-                     allow: bool, as_read: dict[str, np.ndarray] | None = None) -> str:
-    """The note when the case sets differ and the policy allows it ("" when they agree); refused otherwise.
-    ``as_read``: each release's cases before --missing drop dropped rows, so that a case it took from one side is
-    said to be that, not a case the other side never had."""
+def _check_case_sets(base: _Release, cand: _Release, only_base: np.ndarray, only_cand: np.ndarray, baseline: str,
+                     candidate: str, ids: pd.Index, allow: bool, as_read: dict[str, np.ndarray] | None = None) -> str:
+    """The note when the case sets differ (``only_base``, ``only_cand``: the cases of one side only) and the policy
+    allows it ("" when they agree); refused otherwise. ``as_read``: each release's cases before --missing drop
+    dropped rows, so that a case it took from one side is said to be that, not a case the other side never had."""
     if not cand.present.any():
         raise InputError(f"release {candidate!r} has no rows")
-    only_base, only_cand = base.present & ~cand.present, cand.present & ~base.present
     if not only_base.any() and not only_cand.any():
         return ""
     sides, dropped_any = [], False
@@ -209,10 +227,12 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
     fills: dict[str, np.ndarray] = {}
     for candidate in candidates:
         cand = releases[candidate]
-        note = _check_case_sets(base, cand, baseline, candidate, ids, policy.allow_missing, as_read)
+        only_base, only_cand = _without(base.present, cand.present), _without(cand.present, base.present)
+        note = _check_case_sets(base, cand, only_base, only_cand, baseline, candidate, ids, policy.allow_missing,
+                                as_read)
         notes += [note] if note else []
         shared = base.present & cand.present
-        changed = np.zeros_like(shared)
+        changed = np.zeros(shared.shape, dtype=bool)
         by_id = 0
         if content is not None:
             changed = _changed(table, content, base, cand, shared)
@@ -221,17 +241,17 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
             if changed.any():
                 notes.append(f"{candidate}: {int(changed.sum())} case(s) left out: their content differs from "
                              f"{baseline}'s under the same id (e.g. {examples(ids[np.flatnonzero(changed)])}).")
-        kept = shared & ~changed
-        wrong = np.zeros_like(shared)
+        kept = _without(shared, changed)
+        wrong = np.zeros(shared.shape, dtype=bool)
         for side in (base, cand):
             if side.errored is not None:
                 wrong |= kept & side.errored
-        kept &= ~wrong
+        np.greater(kept, wrong, out=kept)  # kept &= ~wrong
         # A release every row of which errored is refused with its error texts later (analyze/errors.py).
         all_errored = any(side.errored is not None and not (side.present & ~side.errored).any() for side in (base, cand))
         if shared.any() and not kept.any() and not all_errored:
             _refuse_nothing_kept(baseline, candidate, int(changed.sum()), int(wrong.sum()))
-        incomplete = np.zeros_like(shared)
+        incomplete = np.zeros(shared.shape, dtype=bool)
         for side, name in ((base, baseline), (cand, candidate)):
             if side.short is not None and (kept & side.short).any():
                 if not policy.allow_incomplete_runs:
@@ -245,11 +265,10 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
             if by_id:
                 notes.append(f"{candidate}: {by_id} of the cases compared paired by id only: their content was not "
                              "given on both sides.")
-        found = (_excluded("only_baseline", base.present & ~cand.present, ids),
-                 _excluded("only_candidate", cand.present & ~base.present, ids),
+        found = (_excluded("only_baseline", only_base, ids), _excluded("only_candidate", only_cand, ids),
                  _excluded("content_changed", changed, ids), _excluded("errored", wrong, ids),
                  _excluded("runs_incomplete", incomplete, ids))
-        exclusions = Exclusions(int(base.present.sum()), tuple(e for e in found if e is not None),
+        exclusions = Exclusions(int(np.count_nonzero(base.present)), tuple(e for e in found if e is not None),
                                 "content" if content is not None else basis, by_id)
         pairings.append(Pairing(candidate, exclusions, pd.Index(ids[np.flatnonzero(changed | wrong)]),
                                 pd.Index(ids[np.flatnonzero(changed)])))
@@ -306,7 +325,9 @@ def check_attribute_agrees(table: pd.DataFrame, column: str, cases: keycodes.Cod
     if set_apart is not None and len(set_apart):
         kept = ~table["case_id"].isin(set_apart).to_numpy(bool)
         table, cases = table[kept], cases.take(kept)
-    if not keycodes.varies_within(cases, keycodes.encode(table[column])):
+    # Releases written one after the other, each listing the cases alike, are compared row by row (keycodes).
+    blocks = keycodes.release_blocks(keycodes.encode(table["release"]).codes)
+    if not keycodes.varies_within_blocks(cases, keycodes.encode(table[column]), blocks):
         return
     pairs = table[["case_id", column]].drop_duplicates()
     clash = pairs["case_id"][pairs["case_id"].duplicated()]

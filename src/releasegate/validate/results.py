@@ -6,19 +6,18 @@ written when validation fails.
 
 from __future__ import annotations
 
-import difflib
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from releasegate.errors import BadValueError, InputError, PairingError, PolicyError
+from releasegate.errors import BadValueError, InputError
 from releasegate.kinds import NotJudgedReason, OutcomeKind, PairingBasis
 from releasegate.model import InputExclusion
 from releasegate.policy import Policy
-from releasegate.validate import keycodes, pairing
+from releasegate.validate import beside, keycodes, pairing, scan
+from releasegate.validate.checks import MAX_LISTED, check_groups, check_keys
 from releasegate.validate.content import (
     CONTENT_COLUMNS,
     Content,
@@ -27,14 +26,9 @@ from releasegate.validate.content import (
     rekey_positions,
 )
 from releasegate.validate.pairing import Pairing
-from releasegate.validate.outcomes import MAX_MAGNITUDE, outcome, outcome_column, parse_score
+from releasegate.validate.outcomes import outcome_column
 from releasegate.validate.outcomes import examples as _examples
 
-COST_COLUMNS = ("latency_ms", "input_tokens", "output_tokens", "cost")
-# Beyond this a "category" column is an id or free text: every category would hold a case or two, and a
-# family of that many tests would leave even the overall test unable to fire (docs/input-errors.md).
-MAX_CATEGORIES = 10_000
-MAX_LISTED = 20
 # One note judges at most this many candidates (the summary table's rows): 3,000 releases of 20 cases took
 # 35 s to judge each against the baseline, for a note nobody reads; --candidate names the ones to judge.
 MAX_CANDIDATES = 200
@@ -75,9 +69,9 @@ class ValidatedResults:
 
 
 def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
-    if table["release"].isna().any() or (table["release"] == "").any():
-        raise BadValueError(f"{int((table['release'].isna() | (table['release'] == '')).sum())} row(s) have no release name")
-    releases = tuple(pd.unique(table["release"]))
+    if keycodes.any_blank(table["release"]):
+        raise BadValueError(f"{int(keycodes.is_blank(table['release']).sum())} row(s) have no release name")
+    releases = keycodes.in_order_of_appearance(table["release"])
     listing = ", ".join(map(repr, releases[:MAX_LISTED]))
     if len(releases) > MAX_LISTED:
         listing += f" and {len(releases) - MAX_LISTED} more"
@@ -108,82 +102,6 @@ def _choose_releases(table: pd.DataFrame, policy: Policy) -> tuple[tuple[str, ..
     return releases, policy.baseline, candidates
 
 
-def _check_keys(table: pd.DataFrame, has_runs: bool, codes: dict[str, keycodes.Codes]) -> None:
-    blank = keycodes.is_blank(table["case_id"])
-    if blank.any():
-        # counted per release: the total beside one release's name read as that release's count (issue 31)
-        per = table.loc[blank, "release"].astype(str).value_counts(sort=False)
-        shown = ", ".join(f"{n} in {r!r}" for r, n in list(per.items())[:5]) + (", ..." if len(per) > 5 else "")
-        raise BadValueError(f"{int(blank.sum())} row(s) have a blank case_id ({shown})")
-    keys = ["release", "case_id"] + (["run"] if has_runs else [])
-    if not keycodes.has_duplicate_keys(*(codes[k] for k in keys)):
-        return
-    dup = table.duplicated(subset=keys, keep=False)
-    if dup.any():
-        rows = table.loc[dup, keys].drop_duplicates().head(3)
-        shown = "; ".join(" ".join(str(v) for v in row) for row in rows.itertuples(index=False))
-        if "metric" in table.columns:  # one row per metric: the long layout, whose metrics --metric names
-            names = ", ".join(map(str, pd.unique(table["metric"].astype(str))[:MAX_LISTED]))
-            raise InputError(f"the rows are a long layout, one per ({', '.join(keys)}) and metric (the 'metric' "
-                             f"column: {names}): name the metrics to gate with --metric NAME (repeatable)")
-        extra = "" if has_runs or "run" in table.columns else " (several runs per case need a run column: --run-col)"
-        raise BadValueError(f"{int(table.duplicated(subset=keys).sum())} duplicate ({', '.join(keys)}) row(s), e.g. "
-                         f"{shown}{extra}")
-
-
-def _check_category_count(table: pd.DataFrame) -> None:
-    count = len(keycodes.used_categories(table["category"]))
-    if count > MAX_CATEGORIES:
-        cases = int(table["case_id"].nunique())
-        raise InputError(f"the category column has {count} distinct values for {cases} cases (at most "
-                         f"{MAX_CATEGORIES}); it looks like an id or free text: rename it, or name the real "
-                         "category column with --category-col")
-
-
-# A critical name matching no category would check nothing and let a broken case SHIP (issue 15): refused.
-def _closest_category(name: str, categories: list[str]) -> str | None:
-    """The category the user most plausibly meant: the same name in another case, else a near spelling."""
-    folded = [c for c in categories if c.casefold() == name.casefold()]
-    if folded:
-        return folded[0]
-    close = difflib.get_close_matches(name.casefold(), [c.casefold() for c in categories], n=1, cutoff=0.6)
-    if not close:
-        return None
-    return next(c for c in categories if c.casefold() == close[0])
-
-
-def check_critical(critical: tuple[str, ...], categories: list[str] | None) -> None:
-    """Refuse critical names when there is no category at all, or when one matches no category exactly.
-
-    ``categories`` is None when the data has no category column (nor a case table giving one).
-    """
-    if not critical:
-        return
-    if categories is None:
-        raise PolicyError(f"critical categor{'y' if len(critical) == 1 else 'ies'} "
-                         f"{', '.join(map(repr, critical))} given, but the data has no category column "
-                         "(add one, join a case table with --cases, or name it with --category-col)")
-    known = set(categories)
-    for name in critical:
-        if name in known:
-            # A label that differs only in case or spaces is the same category written two ways: its cases
-            # would be tested as an ordinary category's, and a loss there would never reach the critical test.
-            twins = [c for c in categories if c != name and c not in critical
-                     and " ".join(c.split()).casefold() == " ".join(name.split()).casefold()]
-            if twins:
-                raise PolicyError(f"critical category {name!r} and the category {twins[0]!r} differ only in case "
-                                  f"or spaces: the critical test would leave {twins[0]!r} out; give its cases one "
-                                  "label, or name both as critical")
-            continue
-        listing = ", ".join(map(repr, categories[:MAX_LISTED]))
-        if len(categories) > MAX_LISTED:
-            listing += f" and {len(categories) - MAX_LISTED} more"
-        close = _closest_category(name, categories)
-        hint = f"; closest match {close!r}" if close else ""
-        raise PolicyError(f"critical category {name!r} matches no category (names are case-sensitive){hint}; "
-                         f"categories: {listing}")
-
-
 def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, ...] = (),
              case_columns: tuple[str, ...] = ()) -> ValidatedResults:
     """Check the loaded table and return it with a float ``outcome`` column, the plan's choices and each
@@ -196,27 +114,41 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
     # Factorized once, as categoricals: every check below counts integer codes instead of hashing strings,
     # and so do the analysis's group-bys, joins and sorts.
     keycodes.as_categories(table, ("release",))
-    table, baseline, candidates, keep, not_judged = _judged_releases(table, policy)
+    judged = _judged_releases(table, policy)
+    # The outcome, category and cost columns are parsed in a second thread beside the checks of the keys
+    # (validate/beside.py), on these rows; each is waited for where it was parsed before.
+    parsing = beside.start(judged[0], policy)
+    try:
+        return _validated(*judged, parsing, policy, metadata_columns, case_columns)
+    finally:
+        parsing.close()
+
+
+def _validated(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], keep: list[str],
+               not_judged: tuple[tuple[str, NotJudgedReason], ...], parsing: beside.Parsing, policy: Policy,
+               metadata_columns: tuple[str, ...], case_columns: tuple[str, ...]) -> ValidatedResults:
+    """:func:`validate` from the releases judged on, with the columns ``parsing`` parses for it."""
     content = content_of(table, case_columns)
     # Ids that are dataset positions are the baseline's ids of the same content from here on.
     table, notes = rekey_positions(table, baseline, content)
     # Releases written one after the other, each listing the same cases alike, are factorized without hashing.
-    keycodes.as_categories(table, ("case_id",), keycodes.release_blocks(table["release"].cat.codes.to_numpy()))
+    keycodes.as_categories(table, ("case_id",), keycodes.release_blocks(keycodes.codes_of(table["release"])))
     has_runs = _has_runs(table)
     codes = {k: keycodes.encode(table[k]) for k in ("release", "case_id", *(["run"] if has_runs else []))}
-    _check_keys(table, has_runs, codes)
+    check_keys(table, has_runs, codes)
     if content is not None and has_runs:
         check_one_content_per_case(table, content, keycodes.combined(codes["release"], codes["case_id"]))
     # A non-empty error marks an errored row: a third state, neither pass nor fail, for analyze.errors.
     errored = table["error"].astype("string").fillna("").str.strip() != "" if "error" in table.columns else None
-    outcome_values, kind = outcome(table, policy)
+    outcome_values, kind = parsing.outcome.result()  # the outcome's own refusal, if any, is raised here
     table["outcome"] = outcome_values
+    parsed_rows = table  # the rows the thread parsed, while the table holds them
     # Runs counted on the rows as read, before --missing drop (the user's choice, said in the notes) drops any.
     runs = pairing.run_counts(codes, table, [baseline, *candidates]) if has_runs else None
-    missing = table["outcome"].isna() if errored is None else table["outcome"].isna() & ~errored
     excluded: tuple[InputExclusion, ...] = ()
     as_read = None
-    if missing.any():
+    missing = _rows_without_outcome(table["outcome"], errored)
+    if missing is not None:
         releases = tuple(sorted(set(table.loc[missing, "release"].astype(str))))
         table, kept, missing_note = _without_outcome(table, missing, policy)
         notes.append(missing_note)
@@ -227,9 +159,10 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
             as_read = pairing.cases_present(codes, table, [baseline, *candidates])
             codes = {k: c.take(kept) for k, c in codes.items()}
             content = content.take(kept) if content is not None else None
-    for release in keep:
-        if not (table["release"] == release).any():
-            raise InputError(f"release {release!r} has no rows left to compare")
+            # Only dropping rows can leave a release none: each release judged was found in the rows.
+            for release in keep:
+                if not (table["release"] == release).any():
+                    raise InputError(f"release {release!r} has no rows left to compare")
     # Errored cases leave the comparison unless --missing fail counts them as failures (analyze/errors.py).
     leaving = None if errored is None or policy.missing == "fail" else errored.reindex(table.index).to_numpy(bool)
     basis: PairingBasis = "case_table" if set(CONTENT_COLUMNS) & set(case_columns) else "id"
@@ -237,12 +170,18 @@ def validate(table: pd.DataFrame, policy: Policy, metadata_columns: tuple[str, .
                                                     runs, basis, as_read)
     notes += pairing_notes
     changed = pd.Index([case for p in pairings for case in p.changed])
-    has_categories, has_clusters = _check_groups(table, policy, codes["case_id"], changed)
+    # Rows dropped (--missing drop) or runs filled in (--allow-incomplete-runs) make the table anew.
+    same_rows = table is parsed_rows
+    has_categories, has_clusters = check_groups(table, policy, codes["case_id"], changed,
+                                                parsing.category.result() if same_rows else None)
     pairing.check_stated_attributes(table, codes["case_id"], changed)
     runs_per_case = 1
     if has_runs:
         runs_per_case = keycodes.column_max(keycodes.counts(keycodes.combined(codes["release"], codes["case_id"])))
-    cost_columns = _parse_costs(table)
+    cost_columns, replaced = (parsing.costs.result() if same_rows else
+                              beside.parse_costs({c: table[c] for c in beside.COST_COLUMNS if c in table.columns}))
+    for column, values in replaced.items():
+        table[column] = values
     errored = None if errored is None else errored.reindex(table.index, fill_value=False).to_numpy(bool)
     source = outcome_column(table.columns, policy)
     # The outcome column as read leaves the table: every later stage reads the float outcome (8 bytes a row).
@@ -284,6 +223,16 @@ def _judged_releases(table: pd.DataFrame, policy: Policy) -> tuple[
         table = table[table["release"].isin(keep)].copy(deep=False)
         keycodes.drop_unused_categories(table, ("release",))
     return table, baseline, candidates, keep, not_judged
+
+
+def _rows_without_outcome(outcome: pd.Series, errored: pd.Series | None) -> pd.Series | None:
+    """The rows with no outcome that are not errored rows, or None when there are none. Parsed outcomes are
+    floats: a column without a NaN, the common case, is looked at a slice at a time, with no mask of every row."""
+    values = outcome.to_numpy()
+    if values.dtype.kind == "f" and not scan.has_nan(values):
+        return None
+    missing = outcome.isna() if errored is None else outcome.isna() & ~errored
+    return missing if missing.any() else None
 
 
 def _has_runs(table: pd.DataFrame) -> bool:
@@ -342,44 +291,6 @@ def _paired(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], pol
     if content is None:
         notes.append(BASIS_NOTES[basis])
     return pairings, table, codes, notes
-
-
-def _check_groups(table: pd.DataFrame, policy: Policy, cases: keycodes.Codes,
-                  changed: pd.Index) -> tuple[bool, bool]:
-    """The category and cluster columns checked and coded (each case in one group, the policy's critical
-    categories present): whether the table has categories, and clusters."""
-    has_categories = bool("category" in table.columns and table["category"].notna().any())
-    has_clusters = bool("cluster" in table.columns and table["cluster"].notna().any())
-    if has_categories:
-        table["category"] = keycodes.fill_missing(table["category"], "(none)")
-        keycodes.as_categories(table, ("category",))  # before the checks, which then count its codes
-        _check_category_count(table)
-        pairing.check_attribute_agrees(table, "category", cases, changed)
-    check_critical(tuple(policy.critical),
-                   sorted(map(str, keycodes.used_categories(table["category"]))) if has_categories else None)
-    if has_clusters:
-        if table["cluster"].isna().any():
-            raise BadValueError(f"{int(table['cluster'].isna().sum())} row(s) have no cluster although the cluster "
-                                "column is set")
-        keycodes.as_categories(table, ("cluster",))
-        pairing.check_attribute_agrees(table, "cluster", cases, changed)
-    return has_categories, has_clusters
-
-
-def _parse_costs(table: pd.DataFrame) -> tuple[str, ...]:
-    """The cost columns that hold a value, each parsed to numbers in place (a column read as numbers is checked
-    and kept as read: the cost section takes its figures as floats, analyze/costs.per_case)."""
-    cost_columns = tuple(c for c in COST_COLUMNS if c in table.columns and table[c].notna().any())
-    for column in cost_columns:
-        if table[column].dtype.kind in "iu":
-            continue  # whole numbers, none missing, all within every bound: nothing to parse or to copy
-        # Costs and tokens beyond the range are left to the guardrails ("could not be measured"); a latency of
-        # 1e308 ms is no latency, and would show as "inf" in every report.
-        bound = MAX_MAGNITUDE if column == "latency_ms" else math.inf
-        parsed = parse_score(table[column].rename(column), bound)
-        if table[column].dtype != np.float64:  # numbers already are kept as they are (a column costs 8 B a row)
-            table[column] = parsed.to_numpy()
-    return cost_columns
 
 
 # Text per release (issue 17): which metadata columns hold each release's own text (an answer, a grader's
