@@ -86,3 +86,14 @@ def test_p95_interval_is_the_array_forms():
         new = costs_normal.quantile_ratio_normal(base, cand)
         assert new.ratio == old.ratio
         assert (new.low, new.high) == pytest.approx((old.low, old.high), rel=1e-13)
+
+
+@pytest.mark.parametrize("n", [1, 7, 65_536, 65_537, 200_003])
+def test_the_log_ratio_a_block_at_a_time_is_the_whole_arrays(n):
+    from releasegate.stats.costs import _subtract_log
+
+    rng = np.random.default_rng(n)
+    base, cand = rng.lognormal(6.5, 1.0, n), rng.lognormal(6.4, 1.0, n)
+    out = np.log(cand)
+    _subtract_log(out, base, block=4096 if n > 10 else 3)
+    assert np.array_equal(out, np.log(cand) - np.log(base))

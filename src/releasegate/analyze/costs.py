@@ -130,14 +130,11 @@ def _count(rows: slice | np.ndarray) -> int:
     return rows.stop - rows.start if isinstance(rows, slice) else int(np.count_nonzero(rows))
 
 
-def _same_cases(base: pd.Index, cand: pd.Index) -> tuple[np.ndarray, np.ndarray] | None:
+def _same_cases(base: pd.Index, cand: pd.Index) -> bool:
     """Both releases' per-case tables (sorted by case, each case once) hold the same cases: every row pairs with
-    the row at its own position; None otherwise, or when the indexes are not the validated case ids."""
-    if isinstance(base, pd.CategoricalIndex) and isinstance(cand, pd.CategoricalIndex) \
-            and base.categories is cand.categories and np.array_equal(base.codes, cand.codes):
-        every = np.arange(len(base))
-        return every, every
-    return None
+    the row at its own position. False otherwise, or when the indexes are not the validated case ids."""
+    return bool(isinstance(base, pd.CategoricalIndex) and isinstance(cand, pd.CategoricalIndex)
+                and base.categories is cand.categories and np.array_equal(base.codes, cand.codes))
 
 
 def _increasing(index: pd.Index) -> bool:
@@ -252,8 +249,9 @@ def _paired_mean(base: np.ndarray, cand: np.ndarray) -> tuple[float, float]:
     ok = np.isfinite(base) & np.isfinite(cand) & (base >= 0) & (cand >= 0)
     if not ok.any():
         return math.nan, math.nan
+    every = bool(ok.all())  # then the columns themselves: a selection of every value is a copy of it
     with np.errstate(over="ignore", invalid="ignore"):
-        means = float(base[ok].mean()), float(cand[ok].mean())
+        means = (float(base.mean()), float(cand.mean())) if every else (float(base[ok].mean()), float(cand[ok].mean()))
     base_mean, cand_mean = (m if math.isfinite(m) else math.nan for m in means)
     return base_mean, cand_mean
 
@@ -264,31 +262,36 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
     """The paired ratios of one candidate against the baseline, with intervals; ``draws`` is the analysis'
     shared bootstrap stream; ``summaries`` each release's own latency summary with its quantiles
     (:func:`release_quantiles`), which are the pairs' own when every case pairs and no latency is left out."""
-    positions = _same_cases(base.index, cand.index) or join_positions(base.index, cand.index)
+    # The same cases in the same order on both sides (the common case): every row pairs with its own, and no array
+    # of positions is made (8 bytes a case).
+    same = _same_cases(base.index, cand.index)
+    positions = None if same else join_positions(base.index, cand.index)
     # The releases' own summaries stand for the pairs' only when the pairs are the releases' rows in their order:
     # pandas' join below may order them otherwise, and a mean summed in another order differs in its last bit.
-    own_order = positions is not None
-    if positions is None:  # case ids not as validation leaves them: pandas' join
+    own_order = same or positions is not None
+    if not own_order:  # case ids not as validation leaves them: pandas' join
         joined = join_cases(base.add_suffix("_b"), cand.add_suffix("_c"))
         base = joined[[f"{c}_b" for c in base.columns]].set_axis(base.columns, axis=1)
         cand = joined[[f"{c}_c" for c in cand.columns]].set_axis(cand.columns, axis=1)
         positions = (np.arange(len(joined)), np.arange(len(joined)))
-    at_base, at_cand = positions
-    # Every case on both sides in the same order (the common case): the columns themselves, no copy.
-    aligned = len(base) == len(cand) and every_row(at_base, len(base)) and every_row(at_cand, len(cand))
+    # Every case on both sides in the same order: the columns themselves, no copy.
+    pick = None if same or positions is None or (
+        len(base) == len(cand) and every_row(positions[0], len(base)) and every_row(positions[1], len(cand))) \
+        else positions
+    n_paired = len(base) if same or positions is None else int(positions[0].size)
 
     def arrays(column: str) -> tuple[np.ndarray, np.ndarray] | None:
         """One figure's paired columns, taken only when it is compared (each pair 16 bytes a case)."""
         if column not in base.columns or column not in cand.columns:
             return None
         b, c = base[column].to_numpy(float), cand[column].to_numpy(float)
-        return (b, c) if aligned else (b[at_base], c[at_cand])
+        return (b, c) if pick is None else (b[pick[0]], c[pick[1]])
 
     base_lat = cand_lat = gm = p95 = None
     latency = arrays("latency")
     if latency is not None:
         own_b, own_c = summaries
-        whole = aligned and own_order and all(s is not None and s.summary.excluded == 0
+        whole = pick is None and own_order and all(s is not None and s.summary.excluded == 0
                                               and s.summary.n == len(base) for s in summaries)
         gm_beside = beside(geometric_mean_ratio, *latency, rule_confidence(policy))
         if whole and own_b is not None and own_c is not None:
@@ -324,7 +327,7 @@ def compare_costs(candidate: str, baseline: str, base: pd.DataFrame, cand: pd.Da
         baseline_cost_per_case=cost_means[0],
         candidate_cost_per_case=cost_means[1],
         cost_ratio=cost_ratio,
-        n_paired=int(at_base.size),
+        n_paired=n_paired,
     )
 
 
