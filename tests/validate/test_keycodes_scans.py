@@ -4,27 +4,17 @@ here, so that every answer crosses the edges validate.scan cuts a column at."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import numpy as np
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scan_support import sliced
 
-from releasegate.validate import keycodes, scan
+from releasegate.validate import keycodes
 
 names = st.sampled_from(["a", "b", "", "c d", "007"])
 rows_per_slice = st.integers(1, 4)
 
-
-@contextmanager
-def sliced(rows: int) -> Iterator[None]:
-    saved, scan.ROWS = scan.ROWS, rows
-    try:
-        yield
-    finally:
-        scan.ROWS = saved
 
 
 def _coded(values: list, dtype: str = "str") -> pd.Series:

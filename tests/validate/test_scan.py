@@ -3,25 +3,14 @@ whole column, wherever the slices' edges fall (slices of 1 to 4 rows here, so th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scan_support import sliced
 
 from releasegate.validate import scan
 
 small = st.lists(st.integers(-2, 3), max_size=25)
-
-
-@contextmanager
-def rows_per_slice(rows: int) -> Iterator[None]:
-    saved, scan.ROWS = scan.ROWS, rows
-    try:
-        yield
-    finally:
-        scan.ROWS = saved
 
 
 @settings(max_examples=200, deadline=None)
@@ -35,7 +24,7 @@ def test_slices_cover_the_rows_once_in_order(n, size):
 @settings(max_examples=200, deadline=None)
 @given(small, st.integers(1, 4))
 def test_answers_are_numpys_on_the_whole_column(values, rows):
-    with rows_per_slice(rows):
+    with sliced(rows):
         _answers_are_numpys(np.array(values, dtype=np.int32))
 
 
@@ -51,7 +40,7 @@ def _answers_are_numpys(a: np.ndarray) -> None:
 
 def test_strictly_increasing_is_false_across_a_slice_edge():
     """The one pair out of order straddles two slices: a check of each slice alone would miss it."""
-    with rows_per_slice(3):
+    with sliced(3):
         assert not scan.strictly_increasing(np.array([0, 1, 2, 2, 3, 4]))  # slices [0 1 2] [2 3 4]
         assert scan.strictly_increasing(np.array([0, 1, 2, 3, 4, 5]))
 
@@ -60,7 +49,7 @@ def test_strictly_increasing_is_false_across_a_slice_edge():
 @given(st.lists(st.one_of(st.floats(allow_nan=True), st.just(np.nan)), max_size=20), st.integers(1, 4))
 def test_has_nan_is_numpys(values, rows):
     column = np.array(values, dtype=np.float64)
-    with rows_per_slice(rows):
+    with sliced(rows):
         assert scan.has_nan(column) == bool(np.isnan(column).any())
         assert not scan.has_nan(np.arange(len(values)))  # whole numbers hold no NaN
 
@@ -70,7 +59,7 @@ def test_has_nan_is_numpys(values, rows):
 def test_change_points_are_where_the_value_changes(values, limit, rows):
     column = np.array(values, dtype=np.int8)
     expected = [0, *np.flatnonzero(column[1:] != column[:-1]) + 1] if len(values) else []
-    with rows_per_slice(rows):
+    with sliced(rows):
         found = scan.change_points(column, limit)
     if len(expected) > limit:
         assert found is None
