@@ -4,7 +4,7 @@ Each setting reads the file into one Arrow table the way ``releasegate report`` 
 dictionary-encoded or kept as text), in its own process so that its peak RSS is its own; the settings take turns
 round after round, so a drift of the machine's speed touches each alike. Prints one JSON line per read: the
 setting, wall and CPU seconds (the kernel's part apart), peak RSS in MiB. ``--stream`` adds the reader of a file
-with quotes (one stream, one block in flight) as a setting, for comparison.
+whose quoted values hold line breaks (one stream, one block in flight) as a setting, for comparison.
 
     PYTHONPATH=src python bench/csv_pieces.py RESULTS.csv --pieces 48,96,1024 --blocks 8,16 --rounds 3 --stream
 """
@@ -34,7 +34,11 @@ types = {name: (pa.dictionary(pa.int32(), pa.string()) if name.strip() in arrow_
                 else pa.large_string()) for name in identity}
 options = csv.ConvertOptions(column_types=types, null_values=DEFAULT_NA_WORDS, strings_can_be_null=False)
 start, cpu, before = time.perf_counter(), time.process_time(), resource.getrusage(resource.RUSAGE_SELF)
-table = arrow_csv._read_table(path, csv.ParseOptions(delimiter=","), options, header, split=not stream)
+if stream:
+    table = arrow_csv._stream(path, 0, path.stat().st_size, csv.ParseOptions(delimiter=",", newlines_in_values=True),
+                              options, None)
+else:
+    table = arrow_csv._read_table(path, csv.ParseOptions(delimiter=","), options, header, quoted=False)
 after = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"rows": table.num_rows, "wall_s": round(time.perf_counter() - start, 3),
                   "cpu_s": round(time.process_time() - cpu, 3), "sys_s": round(after.ru_stime - before.ru_stime, 3),

@@ -111,20 +111,79 @@ def test_pieces_of_other_types_are_joined_as_pandas_types_the_column(column: str
     _same(arrow, pandas)
 
 
-def test_a_file_with_quotes_is_one_stream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A quoted value may hold a line break, so the file cannot be cut at line ends: one stream reads it."""
-    path = tmp_path / "quoted.csv"
-    _generated(path, 5_000)
-    path.write_text(path.read_text(encoding="utf-8").replace("case_id", '"case_id"', 1), encoding="utf-8")
-    monkeypatch.setattr(arrow_csv, "PIECE", 32 << 10)
-    monkeypatch.setattr(arrow_csv, "BLOCK", 16 << 10)
-    pieces, streams = [], []
+def _readers(monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], list[int]]:
+    """The starts of the pieces and of the streams the reader reads, as it reads them."""
+    pieces: list[int] = []
+    streams: list[int] = []
     piece, stream = arrow_csv._piece, arrow_csv._stream
     monkeypatch.setattr(arrow_csv, "_piece", lambda *args: pieces.append(args[1]) or piece(*args))
     monkeypatch.setattr(arrow_csv, "_stream", lambda *args: streams.append(args[1]) or stream(*args))
+    return pieces, streams
+
+
+def _quoted(path: Path, n: int) -> None:
+    """The generated file with its text quoted as R's write.csv and pandas' QUOTE_NONNUMERIC write it, a comma and
+    a doubled quote inside some values."""
+    _generated(path, n)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = ['"' + '","'.join(lines[0].split(",")) + '"']
+    for i, line in enumerate(lines[1:]):
+        case, release, category, passed, latency, error = line.split(",")
+        note = '"late, ""slow"""' if i % 97 == 0 else '""'
+        out.append(f'"{case}","{release}","{category}",{passed},{latency},{note}')
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+
+
+def test_a_file_with_quotes_but_no_line_break_in_a_value_is_read_in_pieces(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "quoted.csv"
+    _quoted(path, 5_000)
+    monkeypatch.setattr(arrow_csv, "PIECE", 32 << 10)
+    monkeypatch.setattr(arrow_csv, "BLOCK", 16 << 10)
+    pieces, streams = _readers(monkeypatch)
     arrow, pandas = _both(path, monkeypatch)
-    assert pieces == [] and streams == [0]
+    assert len(pieces) > 4 and streams == []
     _same(arrow, pandas)
+    assert arrow["error"].dropna().iloc[0] == 'late, "slow"'
+
+
+# Where a line break sits inside a quoted value: each sends the file to the one stream, which reads it as pandas.
+BREAKS = {
+    "in a text value": ("error", 'two\nlines'),
+    "a carriage return": ("error", 'two\rlines'),
+    "in a case id": ("case_id", 'c\n1'),
+    "in a category": ("category", 'Fraud\nA'),
+    "in a number's column": ("latency_ms", '12\n5'),
+}
+
+
+@pytest.mark.parametrize("where", ["first piece", "last piece", "across a cut"])
+@pytest.mark.parametrize("name", sorted(BREAKS))
+def test_a_line_break_inside_a_quoted_value_sends_the_file_to_one_stream(name: str, where: str, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "broken.csv"
+    _quoted(path, 3_000)
+    column, value = BREAKS[name]
+    lines = path.read_text(encoding="utf-8").split("\n")
+    at = {"first piece": 5, "last piece": len(lines) - 5, "across a cut": len(lines) // 2}[where]
+    fields = lines[at].split(",")
+    fields[["case_id", "release", "category", "passed", "latency_ms", "error"].index(column)] = f'"{value}"'
+    lines[at] = ",".join(fields)
+    data = "\n".join(lines).encode("utf-8")
+    path.write_bytes(data)
+    monkeypatch.setattr(arrow_csv, "PIECE", 32 << 10)
+    monkeypatch.setattr(arrow_csv, "BLOCK", 16 << 10)
+    if where == "across a cut":  # the file cut just after the line break inside the value, where a line end looks
+        line_break = value.index("\n") if "\n" in value else value.index("\r")
+        cut = data.index(f'"{value}"'.encode("utf-8")) + 1 + line_break + 1
+        monkeypatch.setattr(arrow_csv, "_line_ends", lambda path, size, piece: [0, cut, size])
+    pieces, streams = _readers(monkeypatch)
+    arrow, pandas = _both(path, monkeypatch)
+    assert streams == [0]
+    # The pieces stop at the first one holding the line break.
+    assert (len(pieces) > 4) if where == "last piece" else (len(pieces) == 1)
+    _same(arrow, pandas)
+    assert value in arrow[column].astype(str).tolist()
 
 
 def test_a_line_longer_than_the_search_is_not_cut(tmp_path: Path) -> None:

@@ -48,7 +48,7 @@ def read_delimited(path: Path, sep: str, header: list[str], identity: list[str],
     quoted = _has_quotes(path)
     parse = csv.ParseOptions(delimiter=sep, newlines_in_values=quoted)
     try:
-        table = _read_table(path, parse, options, header, split=not quoted)
+        table = _read_table(path, parse, options, header, quoted)
         table = _retyped(path, table, parse, options)
     except (pa.ArrowException, OSError, UnicodeDecodeError):
         return None
@@ -59,43 +59,97 @@ def read_delimited(path: Path, sep: str, header: list[str], identity: list[str],
     return _frame(held, set(identity), na_words)
 
 
-# A file with no quote is read in pieces of about this size cut at line ends, one piece after the other, each by
-# pyarrow's multithreaded reader in blocks of BLOCK bytes: both cores parse every piece, and only one piece's
-# working memory is held beside the table read so far. Read whole, the multithreaded reader held three times the
-# table at 10^7 rows; read as two streams of one block each, it took 1.2-1.5x its CPU time (bench/RESULTS.md).
+# A file is read in pieces of about this size cut at line ends, one piece after the other, each by pyarrow's
+# multithreaded reader in blocks of BLOCK bytes: both cores parse every piece, and only one piece's working memory
+# is held beside the table read so far. Read whole, the multithreaded reader held three times the table at 10^7
+# rows; read as two streams of one block each, it took 1.2-1.5x its CPU time (bench/RESULTS.md).
 PIECE = 48 << 20
 BLOCK = 8 << 20
 
 
-def _read_table(path: Path, parse: Any, options: Any, header: list[str], split: bool) -> Any:
-    """The file as one Arrow table. A file with no quote (no value can hold a line break) is read in pieces cut at
-    line ends, each by the multithreaded reader; a file with quotes, whose lines only a parse can find, by one
-    streaming reader with one block in flight (so the peak is the table, not the file read ahead as well). A
-    piece's reader settles each column's type over all of the piece's blocks, and pieces whose types differ are
-    joined at the type that holds both where there is one; the stream infers a column's type from its first block.
-    When no type holds two pieces' values (numbers in one, text in another), or a later block of the stream
-    disagrees with its first (a column empty for a while, then filled), pyarrow's whole-file reader is tried, and
-    pandas reads the file when it refuses too (read_delimited)."""
+def _read_table(path: Path, parse: Any, options: Any, header: list[str], quoted: bool) -> Any:
+    """The file as one Arrow table, read in pieces cut at line ends, each by the multithreaded reader. A piece's
+    reader settles each column's type over all of the piece's blocks, and pieces whose types differ are joined at
+    the type that holds both where there is one. When no type holds two pieces' values (numbers in one, text in
+    another), pyarrow's whole-file reader is tried, and pandas reads the file when it refuses too (read_delimited).
+
+    A file with quotes (``quoted``) may hold a value with a line break, and then only a parse finds where its lines
+    end: it is read in pieces as well, and when a piece holds such a value (or does not parse, or the pieces do not
+    join), the file is read again by one streaming reader with one block in flight (so the peak is the table, not
+    the file read ahead as well), which infers a column's type from its first block; a later block that disagrees
+    with its first (a column empty for a while, then filled) sends it to the whole-file reader too."""
     import pyarrow as pa
     import pyarrow.csv as csv
 
     size = path.stat().st_size
     try:
-        if not split:
-            return _stream(path, 0, size, parse, options, None)
-        cuts = _line_ends(path, size, PIECE)
-        parts = [_piece(path, start, stop, parse, options, header if start else None)
-                 for start, stop in zip(cuts, cuts[1:])]
-        try:
-            # Types as pandas settles them over the whole column: a piece of whole numbers beside one with
-            # decimals is read as decimals, a piece where a column is empty takes the others' type.
-            return pa.concat_tables(parts, promote_options="permissive") if len(parts) > 1 else parts[0]
-        except pa.ArrowTypeError:
-            pass  # types no promotion joins (text in one piece, numbers in another)
+        if quoted:
+            table = _in_pieces(path, size, csv.ParseOptions(delimiter=parse.delimiter), options, header,
+                               whole_lines=True)
+            return table if table is not None else _stream(path, 0, size, parse, options, None)
+        table = _in_pieces(path, size, parse, options, header)
+        if table is not None:
+            return table
     except pa.ArrowInvalid as exc:
         if "conversion error" not in str(exc):
             raise
     return csv.read_csv(path, parse_options=parse, convert_options=options)
+
+
+def _in_pieces(path: Path, size: int, parse: Any, options: Any, header: list[str],
+               whole_lines: bool = False) -> Any | None:
+    """The file read in pieces cut at line ends and joined, or None when no type holds two pieces' values. With
+    ``whole_lines`` (a file with quotes), also None as soon as a piece does not parse or holds a value with a line
+    break: a cut, or the reader's own block boundary, may then have fallen inside a quoted value.
+
+    Why a line break always shows: up to the first line break inside a quoted value every cut is at a true line
+    end, so the piece (and the block) holding that value's opening quote starts where a record starts and reads
+    the quote as the stream would. Its reader then either finds the closing quote, or reaches the end of its block
+    first; either way the value it gives holds the line break."""
+    import pyarrow as pa
+
+    cuts = _line_ends(path, size, PIECE)
+    parts = []
+    for start, stop in zip(cuts, cuts[1:]):
+        try:
+            part = _piece(path, start, stop, parse, options, header if start else None)
+        except pa.ArrowInvalid:
+            if whole_lines:
+                return None
+            raise
+        if whole_lines and _holds_line_break(part):
+            return None
+        parts.append(part)
+    try:
+        # Types as pandas settles them over the whole column: a piece of whole numbers beside one with decimals is
+        # read as decimals, a piece where a column is empty takes the others' type.
+        return pa.concat_tables(parts, promote_options="permissive") if len(parts) > 1 else parts[0]
+    except pa.ArrowTypeError:
+        return None  # types no promotion joins (text in one piece, numbers in another)
+
+
+def _holds_line_break(table: Any) -> bool:
+    """Whether any text value of the table (a dictionary's values for a dictionary-encoded column) holds a line
+    feed or a carriage return. A value with one is text whatever its column's other values: pyarrow reads no
+    number, no truth value and no date from it. The bytes of every chunk's values are searched at once."""
+    import numpy as np
+    import pyarrow as pa
+
+    for column in table.columns:
+        for chunk in column.chunks:
+            if pa.types.is_dictionary(chunk.type):
+                chunk = chunk.dictionary
+            wide = pa.types.is_large_string(chunk.type)
+            if not (wide or pa.types.is_string(chunk.type)) or len(chunk) == 0:
+                continue
+            _, offsets, data = chunk.buffers()
+            if data is None:
+                continue
+            ends = np.frombuffer(offsets, np.int64 if wide else np.int32)[chunk.offset:chunk.offset + len(chunk) + 1]
+            text = np.frombuffer(data, np.uint8)[ends[0]:ends[-1]]
+            if (text == ord("\n")).any() or (text == ord("\r")).any():
+                return True
+    return False
 
 
 def _piece(path: Path, start: int, stop: int, parse: Any, options: Any, header: list[str] | None) -> Any:
