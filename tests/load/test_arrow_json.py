@@ -1,0 +1,156 @@
+"""pyarrow's JSON Lines reading (load/arrow_json.py) gives the frame the standard module's reading gives, or steps
+aside for it: every file below is read both ways and compared, or refused alike."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from releasegate.errors import InputError
+from releasegate.load import arrow_json, tidy
+
+
+def _both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[bool, pd.DataFrame, pd.DataFrame]:
+    """Whether pyarrow read the file, and the file as read_tidy gives it with pyarrow's reading and without."""
+    read = arrow_json.read_json_lines
+    taken: list[bool] = []
+    with monkeypatch.context() as patch:
+        patch.setattr(arrow_json, "read_json_lines", lambda path: taken.append((frame := read(path)) is not None)
+                      or frame)
+        arrow = tidy.read_tidy(path)
+    with monkeypatch.context() as patch:
+        patch.setattr(arrow_json, "read_json_lines", lambda path: None)
+        standard = tidy.read_tidy(path)
+    return taken == [True], arrow, standard
+
+
+def _same(arrow: pd.DataFrame, standard: pd.DataFrame) -> None:
+    assert list(arrow.columns) == list(standard.columns)
+    for name in arrow.columns:
+        a, s = arrow[name], standard[name]
+        assert a.dtype == s.dtype, name
+        assert a.isna().tolist() == s.isna().tolist(), name
+        assert [type(v) for v in a.dropna()] == [type(v) for v in s.dropna()], name
+        assert a.dropna().tolist() == s.dropna().tolist(), name
+
+
+def _records(n: int) -> list[dict]:
+    rng = np.random.default_rng(11)
+    rows = []
+    for i in range(n):
+        row = {"case_id": f"c{i}", "release": "r1" if i % 2 else "r2", "category": ["A", "B", "Ünï"][i % 3],
+               "passed": int(rng.integers(0, 2)), "ok": bool(i % 3), "latency_ms": int(rng.integers(5, 900)),
+               "score": float(rng.random()), "note": None if i % 5 else "slow, \"quoted\"\nline"}
+        if i % 7 == 0:
+            row["latency_ms"] = None  # a null among whole numbers
+        if i % 11 == 0:
+            del row["score"]  # a key missing from some records
+        if i > n - 3:
+            row["late"] = "x"  # a key first seen near the end
+        if i == n // 2:
+            row["latency_ms"] = 12.5  # decimals among whole numbers
+        rows.append(row)
+    return rows
+
+
+def _write(path: Path, rows: list[dict], end: str = "\n") -> None:
+    path.write_text(end.join(json.dumps(r, ensure_ascii=False) for r in rows) + end, encoding="utf-8")
+
+
+def test_plain_records_are_read_by_pyarrow_as_the_standard_reading_reads_them(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "r.jsonl"
+    _write(path, _records(3_000))
+    taken, arrow, standard = _both(path, monkeypatch)
+    assert taken
+    _same(arrow, standard)
+
+
+@pytest.mark.parametrize("name, text", [
+    ("line ends of Windows", '{"a": 1, "b": "x"}\r\n{"a": 2, "b": "y"}\r\n'),
+    ("no line break at the end", '{"a": 1}\n{"a": 2}'),
+    ("byte-order mark", '\ufeff{"a": 1}\n{"a": 2}\n'),
+    ("a key null in some records", '{"a": 1, "n": null}\n{"a": 2, "n": "x"}\n'),
+    ("dates stay text", '{"a": 1, "when": "2024-01-01"}\n{"a": 2, "when": "2024-01-02T10:00:00"}\n'),
+    ("NaN and Infinity", '{"a": NaN}\n{"a": Infinity}\n{"a": 1.5}\n'),
+    ("whole case ids", '{"case_id": 7, "release": "r1", "passed": 1}\n{"case_id": 8, "release": "r1", "passed": 0}\n'),
+    ("spaces around a record", '  {"a": 1}  \n\t{"a": 2}\n'),
+])
+def test_small_files_read_alike(name: str, text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(text, encoding="utf-8")
+    taken, arrow, standard = _both(path, monkeypatch)
+    assert taken, name
+    _same(arrow, standard)
+
+
+# Files pyarrow would read otherwise than the standard reading (or read where it refuses): each goes to it.
+ASIDE = {
+    "two records on one line": '{"a": 1} {"a": 2}\n{"a": 3}\n',
+    "a record over two lines": '{"a":\n 1}\n{"a": 2}\n',
+    "a blank line": '{"a": 1}\n\n{"a": 2}\n',
+    "a blank first line": ' \n{"a": 1}\n',
+    "two records on one line, one over two": '{"a": 1} {"a": 2}\n{"a":\n 3}\n',
+    "a blank line and two records on one": '{"a": 1}\n\n{"a": 2} {"a": 3}\n',
+    "a key given twice": '{"a": 1, "a": 2}\n',
+    "a number beyond 64 bits": '{"a": 1}\n{"a": 123456789012345678901234567890}\n',
+    "a whole number beyond a double's": '{"a": 1.5}\n{"a": 9007199254740993}\n',
+    "a missing true or false": '{"a": true}\n{"a": null}\n{"b": 1}\n',
+    "an object in a record": '{"a": {"b": 1}}\n{"a": {"b": 2}}\n',
+    "a list in a record": '{"a": [1, 2]}\n',
+    "an escaped surrogate pair": '{"a": "\\ud83d\\ude00"}\n',
+    "a lone surrogate": '{"a": "\\ud800"}\n',
+    "not a record": '[1, 2]\n',
+    "numbers, then text": '{"a": 1}\n{"a": "x"}\n',
+    "an empty record": '{}\n',
+    "a key only ever null": '{"a": 1, "n": null}\n{"a": 2, "n": null}\n',
+}
+
+
+@pytest.mark.parametrize("name", sorted(ASIDE))
+def test_what_pyarrow_would_read_otherwise_is_left_to_the_standard_reading(name: str, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_text(ASIDE[name], encoding="utf-8")
+    assert arrow_json.read_json_lines(path) is None
+    # And the command's reading is the standard one's: its frame, or its refusal.
+    try:
+        expected = tidy.read_tidy(path)
+    except InputError as exc:
+        with monkeypatch.context() as patch:
+            patch.setattr(arrow_json, "read_json_lines", lambda path: None)
+            with pytest.raises(InputError) as standard:
+                tidy.read_tidy(path)
+        assert str(standard.value) == str(exc)
+        return
+    with monkeypatch.context() as patch:
+        patch.setattr(arrow_json, "read_json_lines", lambda path: None)
+        pd.testing.assert_frame_equal(tidy.read_tidy(path), expected)
+
+
+def test_bytes_that_are_not_utf8_are_left_to_the_standard_reading(tmp_path: Path) -> None:
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b'{"a": "ok"}\n{"a": "\xff"}\n')
+    assert arrow_json.read_json_lines(path) is None
+    with pytest.raises(InputError, match="UTF-8"):
+        tidy.read_tidy(path)
+
+
+@pytest.mark.parametrize("block", [7, 64, 1 << 20])
+def test_lines_are_counted_across_scan_blocks(block: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks cut between lines and inside lines (a line longer than a block) count every line once."""
+    monkeypatch.setattr(arrow_json, "SCAN_BLOCK", block)
+    path = tmp_path / "r.jsonl"
+    rows = [{"case_id": f"c{i}", "text": "x" * (i % 40)} for i in range(200)]
+    _write(path, rows)
+    assert arrow_json.plain_lines(path) == 200
+    path.write_text(path.read_text(encoding="utf-8").rstrip("\n"), encoding="utf-8")
+    assert arrow_json.plain_lines(path) == 200
+    text = path.read_text(encoding="utf-8")
+    cut = text.index("\n", 500) + 1
+    path.write_text(text[:cut] + '{"case_id": "a"} {"case_id": "b"}\n' + text[cut:], encoding="utf-8")
+    assert arrow_json.plain_lines(path) is None
