@@ -1,12 +1,12 @@
 """The columnar yardstick of the large rows (issue 50): bench/handwritten.py's answer written by hand in DuckDB,
 the fastest of the hand-written scripts measured on this machine (pandas, polars, duckdb). It reads the file
-(CSV or Parquet, by its suffix), prints the pass rate per release, and per candidate joins it to the baseline on
-the case, crosstabs the outcomes, prints per-category pass rates, the fixed and broken counts and the exact
-McNemar p (bench/exact_mcnemar.py, as bench/handwritten.py).
+(CSV, JSON Lines or Parquet, by its suffix), prints the pass rate per release, and per candidate joins it to the
+baseline on the case, crosstabs the outcomes, prints per-category pass rates, the fixed and broken counts and the
+exact McNemar p (bench/exact_mcnemar.py, as bench/handwritten.py).
 
 DuckDB is a bench-only dependency (``pip install '.[bench]'``); the package never imports it. Usage:
 
-    python bench/handwritten_duckdb.py RESULTS.csv|RESULTS.parquet [BASELINE]
+    python bench/handwritten_duckdb.py RESULTS.csv|RESULTS.jsonl|RESULTS.parquet [BASELINE]
 """
 
 import sys
@@ -18,7 +18,8 @@ from exact_mcnemar import mcnemar_exact_p
 
 
 path, baseline = Path(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else "r1-live"
-reader = "read_parquet" if path.suffix == ".parquet" else "read_csv"
+reader = {".parquet": "read_parquet", ".jsonl": "read_ndjson_auto", ".ndjson": "read_ndjson_auto"}.get(
+    path.suffix, "read_csv")
 db = duckdb.connect()
 # case_id as text, as a user who knows that "007" is not 7 would write it (the tool reads it so too).
 options = ", types = {'case_id': 'VARCHAR'}" if reader == "read_csv" else ""

@@ -30,6 +30,8 @@ def test_hand_scripts_agree_with_the_note(tmp_path: Path) -> None:
     path = binary_results(tmp_path, 3_000, n_categories=5)
     parquet = path.with_suffix(".parquet")
     pd.read_csv(path, dtype={"case_id": str}).to_parquet(parquet, index=False)
+    lines = path.with_suffix(".jsonl")
+    pd.read_csv(path, dtype={"case_id": str}).to_json(lines, orient="records", lines=True)
     note = tmp_path / "note.json"
     run_cli("report", path, "--baseline", "r1-live", "-o", note)
     overall = json.loads(note.read_text())["candidates"][0]["overall"]
@@ -37,3 +39,4 @@ def test_hand_scripts_agree_with_the_note(tmp_path: Path) -> None:
     assert _line("handwritten.py", path) == expected
     assert _line("handwritten_duckdb.py", path) == expected
     assert _line("handwritten_duckdb.py", parquet) == expected
+    assert _line("handwritten_duckdb.py", lines) == expected
