@@ -140,9 +140,10 @@ def test_bytes_that_are_not_utf8_are_left_to_the_standard_reading(tmp_path: Path
         tidy.read_tidy(path)
 
 
-@pytest.mark.parametrize("block", [7, 64, 1 << 20])
+@pytest.mark.parametrize("block", [7, 64, 1000, 1 << 20])
 def test_lines_are_counted_across_scan_blocks(block: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blocks cut between lines and inside lines (a line longer than a block) count every line once."""
+    """Blocks cut between lines and inside lines (a line longer than a block), and a last block shorter than the
+    buffer, count every line once."""
     monkeypatch.setattr(arrow_json, "SCAN_BLOCK", block)
     path = tmp_path / "r.jsonl"
     rows = [{"case_id": f"c{i}", "text": "x" * (i % 40)} for i in range(200)]
