@@ -78,7 +78,8 @@ def test_plain_records_are_read_by_pyarrow_as_the_standard_reading_reads_them(tm
     ("dates stay text", '{"a": 1, "when": "2024-01-01"}\n{"a": 2, "when": "2024-01-02T10:00:00"}\n'),
     ("NaN and Infinity", '{"a": NaN}\n{"a": Infinity}\n{"a": 1.5}\n'),
     ("whole case ids", '{"case_id": 7, "release": "r1", "passed": 1}\n{"case_id": 8, "release": "r1", "passed": 0}\n'),
-    ("spaces around a record", '  {"a": 1}  \n\t{"a": 2}\n'),
+    ("spaces after a record", '{"a": 1}  \n{"a": 2}\t\n'),
+    ("square brackets in text", '{"a": "[x] [y]", "b": 1}\n{"a": "]", "b": 2}\n'),
 ])
 def test_small_files_read_alike(name: str, text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "r.jsonl"
@@ -108,6 +109,13 @@ ASIDE = {
     "numbers, then text": '{"a": 1}\n{"a": "x"}\n',
     "an empty record": '{}\n',
     "a key only ever null": '{"a": 1, "n": null}\n{"a": 2, "n": null}\n',
+    "spaces before a record": '  {"a": 1}\n{"a": 2}\n',
+    "a null line": '{"a": 1}\nnull\n',
+    "a null after a record": '{"a": 1} null\n{"a": 2}\n',
+    "only null": 'null\n',
+    "a record over two lines and a null": '{"a": {\n"b": 1}} null\n',
+    "a record over two lines, the second starting an object": '{"a":\n{"b": 1}}\n{"a": {"b": 2}}\n',
+    "a record nested 30,000 deep": '{"a":' * 30_000 + '1' + '}' * 30_000 + '\n',
 }
 
 
@@ -132,9 +140,10 @@ def test_what_pyarrow_would_read_otherwise_is_left_to_the_standard_reading(name:
         pd.testing.assert_frame_equal(tidy.read_tidy(path), expected)
 
 
-def test_bytes_that_are_not_utf8_are_left_to_the_standard_reading(tmp_path: Path) -> None:
+@pytest.mark.parametrize("data", [b'{"a": "ok"}\n{"a": "\xff"}\n', b'{"\xffa": 1}\n'])
+def test_bytes_that_are_not_utf8_are_left_to_the_standard_reading(data: bytes, tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
-    path.write_bytes(b'{"a": "ok"}\n{"a": "\xff"}\n')
+    path.write_bytes(data)
     assert arrow_json.read_json_lines(path) is None
     with pytest.raises(InputError, match="UTF-8"):
         tidy.read_tidy(path)
@@ -155,3 +164,66 @@ def test_lines_are_counted_across_scan_blocks(block: int, tmp_path: Path, monkey
     cut = text.index("\n", 500) + 1
     path.write_text(text[:cut] + '{"case_id": "a"} {"case_id": "b"}\n' + text[cut:], encoding="utf-8")
     assert arrow_json.plain_lines(path) is None
+
+
+def _random_file(rng: np.random.Generator) -> bytes:
+    """A small JSON Lines file of random records, with now and then one of the shapes the two readings differ on."""
+    keys = ["case_id", "release", "passed", "score", "ok", "note", "n"][: int(rng.integers(1, 8))]
+    values = [lambda: int(rng.integers(-5, 5)), lambda: float(rng.normal()), lambda: bool(rng.integers(0, 2)),
+              lambda: str(rng.choice(["a", "b c", "Ünï", "x\ny", '"q"', "2024-01-0%d" % rng.integers(1, 9)])),
+              lambda: None, lambda: 2 ** int(rng.integers(50, 70)), lambda: {"k": 1}, lambda: [1]]
+    # Each key keeps one kind of value most of the time, as real files do, and now and then takes another.
+    kinds = {key: int(rng.integers(0, 4)) if rng.random() < 0.9 else int(rng.integers(4, 8)) for key in keys}
+    missing = 0.1 if rng.random() < 0.3 else 0.0
+    other = 0.03 if rng.random() < 0.4 else 0.0
+    lines = []
+    for _ in range(int(rng.integers(1, 30))):
+        record = {}
+        for key in keys:
+            if rng.random() < missing:
+                continue  # a key missing from this record
+            kind = kinds[key] if rng.random() >= other else int(rng.integers(0, len(values)))
+            record[key] = values[kind]()
+        lines.append(json.dumps(record, ensure_ascii=bool(rng.integers(0, 2))))
+    flaw = int(rng.integers(0, 12))  # 0-4: a flaw; the rest: none
+    at = int(rng.integers(0, len(lines)))
+    if flaw == 0:
+        lines.insert(at, "")  # a blank line
+    elif flaw == 1:
+        lines[at] = lines[at] + " " + lines[at]  # two records on a line
+    elif flaw == 2:
+        lines[at] = lines[at].replace(", ", ",\n", 1)  # a record over two lines
+    elif flaw == 3 and lines[at].startswith("{\""):
+        lines[at] = '{"dup": 1, "dup": 2, ' + lines[at][1:]  # a key given twice
+    end = ["\n", "\r\n"][int(rng.integers(0, 2))]
+    data = end.join(lines) + (end if rng.random() < 0.8 else "")
+    raw = data.encode("utf-8")
+    if flaw == 4:
+        raw = raw.replace(b"a", b"\xff", 1)  # a byte that is not UTF-8
+    return raw
+
+
+def test_random_files_read_alike_or_are_refused_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Differential: 150 random small files, each read by read_tidy with pyarrow's reading and without it, give the
+    same frame or the same refusal; pyarrow's reading takes a good share of them (else the test proves little)."""
+    rng = np.random.default_rng(2026)
+    taken = 0
+    for number in range(150):
+        path = tmp_path / f"r{number}.jsonl"
+        path.write_bytes(_random_file(rng))
+        outcomes = []
+        for arrow in (True, False):
+            with monkeypatch.context() as patch:
+                if not arrow:
+                    patch.setattr(arrow_json, "read_json_lines", lambda path: None)
+                try:
+                    outcomes.append(tidy.read_tidy(path))
+                except InputError as exc:
+                    outcomes.append(str(exc))
+        if isinstance(outcomes[1], str):
+            assert outcomes[0] == outcomes[1], path.read_bytes()
+            continue
+        assert not isinstance(outcomes[0], str), (outcomes[0], path.read_bytes())
+        _same(outcomes[0], outcomes[1])
+        taken += arrow_json.read_json_lines(path) is not None
+    assert taken >= 30

@@ -3,16 +3,19 @@ load/tidy.py), or None when pyarrow would read the file otherwise.
 
 tidy.py reads a JSON Lines file a record a line with Python's json module: one core, a Python dict per record
 (`report` on 1,000,000 cases x 2 releases: 21-24 s and 2.4 GiB, bench/RESULTS.md). pyarrow's reader parses blocks
-of the file on every core straight to columns. It is more lenient than the reading it stands in for (a record over two lines,
-two records on one line, a key given twice in some forms), and it copies bytes that are not UTF-8 into its strings
-unchecked. So it is trusted only with a file whose bytes show that tidy.py's reading would take every line as one
-record (:func:`plain_lines`), and only with the values both readings give alike:
+of the file on every core straight to columns. It is more lenient than the reading it stands in for (a record
+over two lines, two records or a record and a `null` on one line, a `null` line read as a record of nulls), it
+copies bytes that are not UTF-8 into its strings unchecked, and it crashes the process on a record nested some
+thousands deep or on a file of `null` alone. So it is given a file only after a scan of the bytes shows what
+tidy.py's reading would take as one record a line (:func:`plain_lines`), and its table is kept only with the
+values both readings give alike:
 
-- no line holds the end of one object and the start of another, and pyarrow reads as many records as the file
-  has lines. Then every line is one whole record: no line holds two records' starts, so as many records as lines
-  means one start on every line (no blank line either); and a record reaching over a line break would put its end
-  and the next record's start on one line, or leave the last line without a start;
-- the bytes are UTF-8 and no string escapes a UTF-16 surrogate (tidy.py checks those for lone halves);
+- every line starts with `{`; after a `}` only a comma, a `}`, a `]` or the line's end follows on its line; and
+  pyarrow reads as many records as the file has lines. Then every line is one whole record: a second value can
+  only start on a line after an object's `}` (excluded), so records start only at lines' starts, and as many
+  records as lines leaves none reaching over a line break;
+- the bytes are UTF-8, no string escapes a UTF-16 surrogate (tidy.py checks those for lone halves), and a block
+  of the file holds at most 1,000 more `{` and `[` than lines (no record nested deeper);
 - every column is a number, true or false words, or text (an object or a list inside a record is kept by tidy.py
   as Python's value); a date is read again as text, as json leaves it;
 - no whole number beyond 2^53 (pyarrow reads a larger one, or one beyond 64 bits, as a double; json keeps it exact
@@ -28,11 +31,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-# The end of one object and the start of another on the same line. The pattern begins with one byte, which the
-# search finds as fast as memchr (an alternation there made the search 20 times slower).
-_TWO_ON_A_LINE = re.compile(rb"\}[ \t\r]*\{")
+# What may follow an object's end on its line: a comma, a closing bracket or the line's end, after spaces.
+_AFTER_AN_OBJECT = re.compile(rb"\}[ \t\r]*(?:[,}\]\n]|\Z)")
+_CLOSING = np.frombuffer(b",}]\n", np.uint8)
+_BYTE_ORDER_MARK = b"\xef\xbb\xbf"
+# pyarrow's parser recursed past its stack at 20,000 levels (5,000 were read): far fewer extra brackets a block.
+_EXTRA_BRACKETS = 1_000
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 # The file is scanned this many bytes at a time (whole lines: a block ends at its last line break).
 SCAN_BLOCK = 64 << 20
@@ -40,14 +47,13 @@ _EXACT_WHOLE = 2.0 ** 53
 
 
 def read_json_lines(path: Path) -> pd.DataFrame | None:
-    """The file as tidy.py's reading gives it, or None when it is not a file pyarrow reads alike. pyarrow reads in
-    its own threads while this one scans the bytes (:func:`plain_lines`)."""
-    from releasegate.threads import beside
-
-    reading = beside(_read_table, path)
+    """The file as tidy.py's reading gives it, or None when it is not a file pyarrow reads alike. The bytes are
+    scanned first (:func:`plain_lines`): pyarrow is given no file it could crash on."""
     lines = plain_lines(path)
-    table = reading.result()
-    if table is None or not lines or table.num_rows != lines or table.num_columns == 0:
+    if not lines:
+        return None
+    table = _read_table(path)
+    if table is None or table.num_rows != lines or table.num_columns == 0:
         return None
     if not all(_alike(column) for column in table.columns):
         return None
@@ -75,12 +81,13 @@ def _read_table(path: Path) -> Any:
 
 
 def plain_lines(path: Path) -> int | None:
-    """The number of lines of a file in UTF-8 with no surrogate escape and no line holding the end of one object
-    and the start of another (a last line without a line break counted when it holds more than spaces), or None
-    for any other file. The file is read into one buffer, a block of whole lines at a time (the line a block
-    cuts moved to the buffer's start for the next), and searched there without a copy."""
+    """The number of lines of a file every line of which may be one flat record (the module's list), or None for
+    any other file. A last line without a line break is counted when it holds more than spaces. The file is read
+    into one buffer, a block of whole lines at a time (the line a block cuts moved to the buffer's start for the
+    next), and searched there without a copy."""
     count = held = 0
     buffer = bytearray(SCAN_BLOCK)
+    first = True
     with open(path, "rb", buffering=0) as handle:
         while True:
             with memoryview(buffer) as view:
@@ -93,34 +100,58 @@ def plain_lines(path: Path) -> int | None:
                 buffer.extend(bytes(len(buffer)))
                 held = size
                 continue
-            if not _plain(buffer, end):
+            lines = _plain_lines_of(buffer, end, first)
+            if lines is None:
                 return None
-            count += buffer.count(b"\n", 0, end)
+            count += lines
             buffer[:size - end] = buffer[end:size]
-            held = size - end
+            held, first = size - end, False
     if buffer[:held].strip():  # a last line without a line break
-        if not _plain(buffer, held):
+        lines = _plain_lines_of(buffer, held, first)
+        if lines is None:
             return None
-        count += 1
+        count += lines
     return count
 
 
-def _plain(buffer: bytearray, end: int) -> bool:
-    """Whether the buffer's first ``end`` bytes hold no two records on a line, no surrogate escape, and UTF-8."""
+def _plain_lines_of(buffer: bytearray, end: int, first: bool) -> int | None:
+    """The number of lines in the buffer's first ``end`` bytes (whole lines; the file's first with ``first``) when
+    each starts with an object and holds nothing after its end, nested less than the bound, in UTF-8 with no
+    surrogate escape; else None."""
     import codecs
 
-    import numpy as np
+    if buffer.find(b"\\", 0, end) >= 0 and _SURROGATE_ESCAPE.search(buffer, 0, end):  # no backslash, no escape
+        return None
+    text = np.frombuffer(buffer, np.uint8, end)
+    if not _nothing_after_objects(buffer, text):
+        return None
+    breaks = np.flatnonzero(text == ord("\n"))
+    lines = breaks.size + int(text[-1] != ord("\n"))
+    start = len(_BYTE_ORDER_MARK) if first and buffer.startswith(_BYTE_ORDER_MARK) else 0
+    starts = breaks[breaks < end - 1] + 1  # the line starts after the first
+    if text[start] != ord("{") or not (text[starts] == ord("{")).all():
+        return None
+    opened = np.count_nonzero(text == ord("{")) + np.count_nonzero(text == ord("["))
+    if opened - lines > _EXTRA_BRACKETS:
+        return None
+    if int(text.max()) >= 0x80:  # not ASCII: UTF-8 throughout?
+        try:
+            with memoryview(buffer) as view:
+                codecs.utf_8_decode(view[:end], "strict", True)
+        except UnicodeDecodeError:
+            return None
+    return lines
 
-    if _TWO_ON_A_LINE.search(buffer, 0, end) or _SURROGATE_ESCAPE.search(buffer, 0, end):
-        return False
-    if int(np.frombuffer(buffer, np.uint8, end).max(initial=0)) < 0x80:
-        return True  # ASCII
-    try:
-        with memoryview(buffer) as view:
-            codecs.utf_8_decode(view[:end], "strict", True)
-    except UnicodeDecodeError:
-        return False
-    return True
+
+def _nothing_after_objects(buffer: bytearray, text: np.ndarray) -> bool:
+    """Whether every ``}`` in the text is followed on its line by a comma, a closing bracket or the line's end
+    (spaces between). The byte after each is looked at at once; the few followed by a space are matched one by
+    one."""
+    closes = np.flatnonzero(text == ord("}"))
+    after = text[np.minimum(closes + 1, text.size - 1)]  # the text's last byte, a "}", is taken as its own
+    spaced = closes[~np.isin(after, _CLOSING)]
+    end = text.size
+    return all(_AFTER_AN_OBJECT.match(buffer, int(at), end) for at in spaced)
 
 
 def _alike(column: Any) -> bool:
