@@ -2,7 +2,7 @@
 load/tidy.py), or None when pyarrow would read the file otherwise.
 
 tidy.py reads a JSON Lines file a record a line with Python's json module: one core, a Python dict per record
-(`report` on 1,000,000 cases x 2 releases: 21-24 s and 2.4 GiB, bench/RESULTS.md). pyarrow's reader parses blocks
+(`report` on 1,000,000 cases x 2 releases: 16-24 s and 2.4 GiB, bench/RESULTS.md). pyarrow's reader parses blocks
 of the file on every core straight to columns. It is more lenient than the reading it stands in for (a record
 over two lines, two records or a record and a `null` on one line, a `null` line read as a record of nulls), it
 copies bytes that are not UTF-8 into its strings unchecked, and it crashes the process on a record nested some
