@@ -186,6 +186,23 @@ def test_a_line_break_inside_a_quoted_value_sends_the_file_to_one_stream(name: s
     assert value in arrow[column].astype(str).tolist()
 
 
+def test_a_block_ending_inside_a_quoted_carriage_return_and_line_feed_leaves_the_file_to_pandas(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyarrow's stream drops the line feed of a "\\r\\n" inside a quoted value where its block ends between the
+    two bytes (a note read as "x\\ry"); a file with a carriage return in a value is read by pandas instead."""
+    path = tmp_path / "windows.csv"
+    lines = ["case_id,release,passed,note"] + [f'c{i},r{1 + i % 2},{i % 2},"plain"' for i in range(40)]
+    lines[20] = 'c19,r2,1,"x\r\ny"'
+    data = "\r\n".join(lines).encode("utf-8") + b"\r\n"
+    path.write_bytes(data)
+    monkeypatch.setattr(arrow_csv, "BLOCK", data.index(b"x\r\ny") + 2)  # the block ends after the "\r"
+    assert arrow_csv.read_delimited(path, ",", lines[0].split(","), ["case_id", "release"],
+                                    tidy.DEFAULT_NA_WORDS) is None
+    arrow, pandas = _both(path, monkeypatch)
+    _same(arrow, pandas)
+    assert "x\r\ny" in arrow["note"].tolist()
+
+
 def test_a_line_longer_than_the_search_is_not_cut(tmp_path: Path) -> None:
     path = tmp_path / "long.csv"
     path.write_bytes(b"h\n" + b"x" * (3 << 20) + b"\n" + b"y\n" * 10)

@@ -49,6 +49,8 @@ def read_delimited(path: Path, sep: str, header: list[str], identity: list[str],
     parse = csv.ParseOptions(delimiter=sep, newlines_in_values=quoted)
     try:
         table = _read_table(path, parse, options, header, quoted)
+        if table is None:
+            return None
         table = _retyped(path, table, parse, options)
     except (pa.ArrowException, OSError, UnicodeDecodeError):
         return None
@@ -67,7 +69,7 @@ PIECE = 48 << 20
 BLOCK = 8 << 20
 
 
-def _read_table(path: Path, parse: Any, options: Any, header: list[str], quoted: bool) -> Any:
+def _read_table(path: Path, parse: Any, options: Any, header: list[str], quoted: bool) -> Any | None:
     """The file as one Arrow table, read in pieces cut at line ends, each by the multithreaded reader. A piece's
     reader settles each column's type over all of the piece's blocks, and pieces whose types differ are joined at
     the type that holds both where there is one. When no type holds two pieces' values (numbers in one, text in
@@ -77,23 +79,29 @@ def _read_table(path: Path, parse: Any, options: Any, header: list[str], quoted:
     end: it is read in pieces as well, and when a piece holds such a value (or does not parse, or the pieces do not
     join), the file is read again by one streaming reader with one block in flight (so the peak is the table, not
     the file read ahead as well), which infers a column's type from its first block; a later block that disagrees
-    with its first (a column empty for a while, then filled) sends it to the whole-file reader too."""
+    with its first (a column empty for a while, then filled) sends it to the whole-file reader too. Read so, a
+    value holding a carriage return means None (pandas reads the file): where one of pyarrow's blocks ends between
+    the two bytes of a ``\r\n`` inside a quoted value, pyarrow drops the ``\n`` (pyarrow 26, a block of 634
+    bytes in tests/load/test_arrow_csv.py)."""
     import pyarrow as pa
     import pyarrow.csv as csv
 
     size = path.stat().st_size
+    lines = csv.ParseOptions(delimiter=parse.delimiter) if quoted else parse
+    table = None
     try:
-        if quoted:
-            table = _in_pieces(path, size, csv.ParseOptions(delimiter=parse.delimiter), options, header,
-                               whole_lines=True)
-            return table if table is not None else _stream(path, 0, size, parse, options, None)
-        table = _in_pieces(path, size, parse, options, header)
+        table = _in_pieces(path, size, lines, options, header, whole_lines=quoted)
         if table is not None:
             return table
+        if quoted:
+            table = _stream(path, 0, size, parse, options, None)
     except pa.ArrowInvalid as exc:
         if "conversion error" not in str(exc):
             raise
-    return csv.read_csv(path, parse_options=parse, convert_options=options)
+        table = None
+    if table is None:
+        table = csv.read_csv(path, parse_options=parse, convert_options=options)
+    return None if quoted and _holds_text(table, ("\r",)) else table
 
 
 def _in_pieces(path: Path, size: int, parse: Any, options: Any, header: list[str],
@@ -117,7 +125,7 @@ def _in_pieces(path: Path, size: int, parse: Any, options: Any, header: list[str
             if whole_lines:
                 return None
             raise
-        if whole_lines and _holds_line_break(part):
+        if whole_lines and _holds_text(part, _LINE_BREAKS):
             return None
         parts.append(part)
     try:
@@ -128,10 +136,14 @@ def _in_pieces(path: Path, size: int, parse: Any, options: Any, header: list[str
         return None  # types no promotion joins (text in one piece, numbers in another)
 
 
-def _holds_line_break(table: Any) -> bool:
-    """Whether any text value of the table (a dictionary's values for a dictionary-encoded column) holds a line
-    feed or a carriage return. A value with one is text whatever its column's other values: pyarrow reads no
-    number, no truth value and no date from it. The bytes of every chunk's values are searched at once."""
+_LINE_BREAKS = ("\n", "\r")
+
+
+def _holds_text(table: Any, characters: tuple[str, ...]) -> bool:
+    """Whether any text value of the table (a dictionary's values for a dictionary-encoded column) holds one of the
+    ``characters`` (of one byte each). A value with a line break is text whatever its column's other values:
+    pyarrow reads no number, no truth value and no date from it. The bytes of every chunk's values are searched at
+    once."""
     import numpy as np
     import pyarrow as pa
 
@@ -147,7 +159,7 @@ def _holds_line_break(table: Any) -> bool:
                 continue
             ends = np.frombuffer(offsets, np.int64 if wide else np.int32)[chunk.offset:chunk.offset + len(chunk) + 1]
             text = np.frombuffer(data, np.uint8)[ends[0]:ends[-1]]
-            if (text == ord("\n")).any() or (text == ord("\r")).any():
+            if any((text == ord(character)).any() for character in characters):
                 return True
     return False
 
