@@ -131,6 +131,14 @@ SHAPES: dict[str, Callable[[Path], Path]] = {
     "text-30-parquet": lambda w: as_format(text_scores(w, 300_000, 30), ".parquet"),
     "binary-jsonl": lambda w: as_format(binary_results(w, 300_000), ".jsonl"),
     "text-30-jsonl": lambda w: as_format(text_scores(w, 100_000, 30), ".jsonl"),
+    # JSON Lines of flat records are read by pyarrow (load/arrow_json.py), to the table the same CSV gives.
+    "binary-40cat-jsonl": lambda w: as_format(binary_results(w, 1_000_000, n_categories=40), ".jsonl"),
+    "runs-jsonl": lambda w: as_format(runs_results(w, 200_000, 5, 1_000), ".jsonl"),
+    "text-30-few-changed-jsonl": lambda w: as_format(text_scores(w, 300_000, 30, changed=0.05), ".jsonl"),
+    "text-120-jsonl": lambda w: as_format(text_scores(w, 150_000, 120), ".jsonl"),
+    "numbers-12-jsonl": lambda w: as_format(many_numbers(w, 1_000_000, 12), ".jsonl"),
+    "uuid-jsonl": lambda w: as_format(long_ids(w, 1_000_000), ".jsonl"),
+    "labels-jsonl": lambda w: as_format(repeated_text(w, 1_000_000), ".jsonl"),
 }
 PEAKS = "peaks.json"  # in WORKDIR: {file: peak bytes}, the shapes measured so far on this install
 

@@ -85,7 +85,7 @@ def _cut_between_releases(path: Path, lines: list[str], n: int, monkeypatch: pyt
     """The file written, read in two pieces cut where the second release's rows start."""
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     boundary = len("\n".join(lines[:n + 1]).encode()) + 1
-    monkeypatch.setattr(arrow_csv, "_line_ends", lambda path, size, piece: [0, boundary, size])
+    monkeypatch.setattr(arrow_csv, "line_ends", lambda path, size, piece: [0, boundary, size])
 
 
 @pytest.mark.parametrize("column, first, second", [("latency_ms", "12", "12.5"),  # whole numbers, then decimals
@@ -176,7 +176,7 @@ def test_a_line_break_inside_a_quoted_value_sends_the_file_to_one_stream(name: s
     if where == "across a cut":  # the file cut just after the line break inside the value, where a line end looks
         line_break = value.index("\n") if "\n" in value else value.index("\r")
         cut = data.index(f'"{value}"'.encode("utf-8")) + 1 + line_break + 1
-        monkeypatch.setattr(arrow_csv, "_line_ends", lambda path, size, piece: [0, cut, size])
+        monkeypatch.setattr(arrow_csv, "line_ends", lambda path, size, piece: [0, cut, size])
     pieces, streams = _readers(monkeypatch)
     arrow, pandas = _both(path, monkeypatch)
     assert streams == [0]
@@ -207,7 +207,7 @@ def test_a_line_longer_than_the_search_is_not_cut(tmp_path: Path) -> None:
     path = tmp_path / "long.csv"
     path.write_bytes(b"h\n" + b"x" * (3 << 20) + b"\n" + b"y\n" * 10)
     size = path.stat().st_size
-    cuts = arrow_csv._line_ends(path, size, 1 << 20)
+    cuts = arrow_csv.line_ends(path, size, 1 << 20)
     assert cuts[0] == 0 and cuts[-1] == size and cuts == sorted(set(cuts))
     data = path.read_bytes()
     assert all(data[c - 1:c] == b"\n" for c in cuts[1:-1])

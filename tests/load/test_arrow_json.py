@@ -19,19 +19,24 @@ def _both(path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[bool, pd.DataFra
     read = arrow_json.read_json_lines
     taken: list[bool] = []
     with monkeypatch.context() as patch:
-        patch.setattr(arrow_json, "read_json_lines", lambda path: taken.append((frame := read(path)) is not None)
-                      or frame)
+        patch.setattr(arrow_json, "read_json_lines", lambda path, *identity: taken.append(
+                      (frame := read(path, *identity)) is not None) or frame)
         arrow = tidy.read_tidy(path)
     with monkeypatch.context() as patch:
-        patch.setattr(arrow_json, "read_json_lines", lambda path: None)
+        patch.setattr(arrow_json, "read_json_lines", lambda path, *identity: None)
         standard = tidy.read_tidy(path)
     return taken == [True], arrow, standard
 
 
 def _same(arrow: pd.DataFrame, standard: pd.DataFrame) -> None:
+    """The same columns, values, missing values and types of values; release, category and cluster come from
+    pyarrow as categoricals of their text (as CSV's and Parquet's do), from the standard reading as text."""
     assert list(arrow.columns) == list(standard.columns)
     for name in arrow.columns:
         a, s = arrow[name], standard[name]
+        if isinstance(a.dtype, pd.CategoricalDtype):
+            assert name in arrow_json.DICTIONARY_COLUMNS and pd.api.types.is_string_dtype(s.dtype), name
+            a, s = (column.astype(object).where(column.notna(), None) for column in (a, s))
         assert a.dtype == s.dtype, name
         assert a.isna().tolist() == s.isna().tolist(), name
         assert [type(v) for v in a.dropna()] == [type(v) for v in s.dropna()], name
@@ -130,13 +135,13 @@ def test_what_pyarrow_would_read_otherwise_is_left_to_the_standard_reading(name:
         expected = tidy.read_tidy(path)
     except InputError as exc:
         with monkeypatch.context() as patch:
-            patch.setattr(arrow_json, "read_json_lines", lambda path: None)
+            patch.setattr(arrow_json, "read_json_lines", lambda path, *identity: None)
             with pytest.raises(InputError) as standard:
                 tidy.read_tidy(path)
         assert str(standard.value) == str(exc)
         return
     with monkeypatch.context() as patch:
-        patch.setattr(arrow_json, "read_json_lines", lambda path: None)
+        patch.setattr(arrow_json, "read_json_lines", lambda path, *identity: None)
         pd.testing.assert_frame_equal(tidy.read_tidy(path), expected)
 
 
@@ -203,9 +208,13 @@ def _random_file(rng: np.random.Generator) -> bytes:
     return raw
 
 
-def test_random_files_read_alike_or_are_refused_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("piece", [48 << 20, 64])
+def test_random_files_read_alike_or_are_refused_alike(piece: int, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """Differential: 150 random small files, each read by read_tidy with pyarrow's reading and without it, give the
-    same frame or the same refusal; pyarrow's reading takes a good share of them (else the test proves little)."""
+    same frame or the same refusal; pyarrow's reading takes a good share of them (else the test proves little).
+    In pieces of 64 bytes too: a piece of a line or two, joined to the next at the type holding both."""
+    monkeypatch.setattr(arrow_json, "PIECE", piece)
     rng = np.random.default_rng(2026)
     taken = 0
     for number in range(150):
@@ -215,7 +224,7 @@ def test_random_files_read_alike_or_are_refused_alike(tmp_path: Path, monkeypatc
         for arrow in (True, False):
             with monkeypatch.context() as patch:
                 if not arrow:
-                    patch.setattr(arrow_json, "read_json_lines", lambda path: None)
+                    patch.setattr(arrow_json, "read_json_lines", lambda path, *identity: None)
                 try:
                     outcomes.append(tidy.read_tidy(path))
                 except InputError as exc:
@@ -227,3 +236,60 @@ def test_random_files_read_alike_or_are_refused_alike(tmp_path: Path, monkeypatc
         _same(outcomes[0], outcomes[1])
         taken += arrow_json.read_json_lines(path) is not None
     assert taken >= 30
+
+
+def test_a_file_read_in_pieces_gives_the_frame_of_the_standard_reading(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pieces of 2 KiB: a key first seen in a late piece, decimals in one piece among whole numbers, a null among
+    whole numbers, a release and a category dictionary-encoded piece by piece, each piece its own dictionary."""
+    monkeypatch.setattr(arrow_json, "PIECE", 2 << 10)
+    path = tmp_path / "r.jsonl"
+    _write(path, _records(3_000))
+    pieces: list[int] = []
+    piece = arrow_json._piece
+    monkeypatch.setattr(arrow_json, "_piece", lambda *args: pieces.append(1) or piece(*args))
+    taken, arrow, standard = _both(path, monkeypatch)
+    assert taken and len(pieces) > 50
+    assert isinstance(arrow["release"].dtype, pd.CategoricalDtype)
+    assert isinstance(arrow["category"].dtype, pd.CategoricalDtype)
+    _same(arrow, standard)
+
+
+def _at_a_block_start(first: str, then: str, mib: int) -> str:
+    """Records of one key holding ``first`` filling ``mib`` MiB exactly, then one holding ``then``: the last
+    record is the first of a block of pyarrow's reader (1 MiB blocks by default)."""
+    line = f'{{"a":{first}'.ljust(14) + "}\n"  # 16 bytes, spaces before the brace
+    count, rest = divmod(mib << 20, len(line))
+    assert rest == 0
+    return line * count + f'{{"a":{then}}}\n'
+
+
+@pytest.mark.parametrize("first, then", [("1", "true"), ("1.5", "false")])
+def test_a_change_of_kind_at_a_block_start_does_not_crash_the_process(first: str, then: str,
+                                                                      tmp_path: Path) -> None:
+    """pyarrow's reader, given the whole file, crashed the process (a segmentation fault, exit 139) where a
+    block's first record changed a column from a number to true or false: each piece is read as one block now,
+    and the change is refused there, so the standard reading reads the file. In a child process, so that a crash
+    fails this test and not the run."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "r.jsonl"
+    path.write_text(_at_a_block_start(first, then, 2), encoding="utf-8")
+    code = ("import sys; from pathlib import Path; from releasegate.load import tidy; "
+            "print(tidy.read_tidy(Path(sys.argv[1]))['a'].dtype)")
+    done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "object"), done.stderr[-500:]
+    assert arrow_json.read_json_lines(path) is None
+
+
+def test_numbers_before_a_block_starting_with_text_stay_numbers(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given the whole file, pyarrow's reader read every number of a column as text ("120") when a later block
+    began with a text value of it: a piece is one block, and a number and a text do not join."""
+    path = tmp_path / "r.jsonl"
+    path.write_text(_at_a_block_start("120", '"slow"', 1), encoding="utf-8")
+    assert arrow_json.read_json_lines(path) is None
+    taken, arrow, standard = _both(path, monkeypatch)
+    assert not taken and arrow["a"].head(2).tolist() == [120, 120]
+    _same(arrow, standard)

@@ -145,10 +145,60 @@ def test_parquet_from_its_footer_and_first_rows(tmp_path: Path) -> None:
     assert free is None or free > 0
 
 
-def test_json_by_its_size(tmp_path: Path) -> None:
-    path = tmp_path / "r.jsonl"
-    path.write_text('{"case_id": "c1", "release": "a", "passed": 1}\n' * 10)
+def test_json_read_a_record_at_a_time_by_its_size(tmp_path: Path) -> None:
+    """A list of records, and JSON Lines with a nested value in the sample: the standard module's reading."""
+    path = tmp_path / "r.json"
+    path.write_text('[{"case_id": "c1", "release": "a", "passed": 1}]')
     assert capacity.needed(path) == int(path.stat().st_size * capacity.PER_JSON_BYTE)
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"case_id": "c1", "release": "a", "passed": 1}\n' * 10 + '{"case_id": "c2", "x": [1]}\n')
+    assert capacity.needed(path) == int(path.stat().st_size * capacity.PER_JSON_BYTE)
+    path.write_text('{"case_id": "c1", "release": "a", "passed": 1}\nnull\n')
+    assert capacity.needed(path) == int(path.stat().st_size * capacity.PER_JSON_BYTE)
+
+
+def _as_json_lines(csv_path: Path) -> Path:
+    path = csv_path.with_suffix(".jsonl")
+    pd.read_csv(csv_path, dtype={"case_id": str}).to_json(path, orient="records", lines=True)
+    return path
+
+
+@pytest.mark.parametrize("make", [lambda p: _binary(p, 20_000), lambda p: _answers(p, 5_000, 30)])
+def test_json_lines_of_flat_records_by_the_shape_of_the_same_csv(make, tmp_path: Path) -> None:  # noqa: ANN001
+    """Read by pyarrow, flat records make the table the same CSV makes: the same shape from their sample (rows
+    from the file's size over the sampled lines' bytes), plus the parse's pieces in flight."""
+    csv_path = make(tmp_path / "t.csv")
+    path = _as_json_lines(csv_path)
+    assert path.stat().st_size > capacity.SAMPLE  # rows told from the sample, not counted
+    shape, from_csv = capacity.json_lines_shape(path), capacity.delimited_shape(csv_path, ",")
+    assert (shape.numbers, shape.codes, shape.metas) == (from_csv.numbers, from_csv.codes, from_csv.metas)
+    for name in ("rows", "id_bytes", "meta_bytes"):
+        assert getattr(shape, name) == pytest.approx(getattr(from_csv, name), rel=0.05), name
+    pieces = capacity.PER_JSON_PIECE_BYTE * min(path.stat().st_size, capacity.JSON_PIECES_IN_FLIGHT)
+    assert capacity.needed(path) == shape.peak() + int(pieces)
+
+
+def test_json_lines_read_a_record_at_a_time_are_checked_before_that_reading(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A nested record past the sample: the estimate before reading was pyarrow's, and the file is read a record
+    at a time after all; that reading, 12 times the file, is refused in one line when it does not fit."""
+    path = _as_json_lines(_binary(tmp_path / "t.csv", 20_000))
+    lines = path.read_text().splitlines(keepends=True)
+    middle = len(lines) // 2
+    lines[middle] = lines[middle].replace('"passed":', '"extra": {"a": 1}, "passed":')
+    path.write_text("".join(lines))
+    monkeypatch.setattr(capacity, "BASE", 0)  # a small file: the start-up's memory would hide the difference
+    before, by_record = capacity.needed(path), capacity.by_record(path)
+    assert before < by_record
+    monkeypatch.setattr(capacity, "available", lambda: (before + by_record) // 2)
+    out = tmp_path / "n.md"
+    result = run_cli("report", path, "--baseline", "r1-live", "-o", out)
+    assert result.exit_code == 2 and not out.exists()
+    assert result.output.count("\n") == 1
+    assert f"{path} (" in result.output and "is read a record at a time, which would need about" in result.output
+    monkeypatch.setattr(capacity, "available", lambda: 2 * by_record)
+    result = run_cli("report", path, "--baseline", "r1-live", "-o", out)
+    assert result.exit_code == 0, result.output
 
 
 def test_what_fits_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

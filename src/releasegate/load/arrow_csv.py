@@ -116,7 +116,7 @@ def _in_pieces(path: Path, size: int, parse: Any, options: Any, header: list[str
     first; either way the value it gives holds the line break."""
     import pyarrow as pa
 
-    cuts = _line_ends(path, size, PIECE)
+    cuts = line_ends(path, size, PIECE)
     parts = []
     for start, stop in zip(cuts, cuts[1:]):
         try:
@@ -189,7 +189,7 @@ def _stream(path: Path, start: int, stop: int, parse: Any, options: Any, header:
         return reader.read_all()
 
 
-def _line_ends(path: Path, size: int, piece: int) -> list[int]:
+def line_ends(path: Path, size: int, piece: int) -> list[int]:
     """Offsets cutting the file into pieces of about ``piece`` bytes, each cut just after a line break (the first
     at or past an even share of the file; a share with no line break in the next MiB is not cut): 0, the cuts, and
     ``size``."""

@@ -34,6 +34,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from releasegate.load.arrow_csv import DICTIONARY_COLUMNS, line_ends
+
 # What may follow an object's end on its line: a comma, a closing bracket or the line's end, after spaces.
 _AFTER_AN_OBJECT = re.compile(rb"\}[ \t\r]*(?:[,}\]\n]|\Z)")
 _CLOSING = np.frombuffer(b",}]\n", np.uint8)
@@ -46,13 +48,14 @@ SCAN_BLOCK = 64 << 20
 _EXACT_WHOLE = 2.0 ** 53
 
 
-def read_json_lines(path: Path) -> pd.DataFrame | None:
+def read_json_lines(path: Path, identity: tuple[str, ...] = ()) -> pd.DataFrame | None:
     """The file as tidy.py's reading gives it, or None when it is not a file pyarrow reads alike. The bytes are
-    scanned first (:func:`plain_lines`): pyarrow is given no file it could crash on."""
+    scanned first (:func:`plain_lines`): pyarrow is given no file it could crash on. Of the ``identity`` columns
+    (the table's text columns), release, category and cluster come back as categoricals of their text."""
     lines = plain_lines(path)
     if not lines:
         return None
-    table = _read_table(path)
+    table = _read_table(path, identity)
     if table is None or table.num_rows != lines or table.num_columns == 0:
         return None
     if not all(_alike(column) for column in table.columns):
@@ -64,19 +67,59 @@ def read_json_lines(path: Path) -> pd.DataFrame | None:
     return pandas_frame(held)
 
 
-def _read_table(path: Path) -> Any:
-    """The file as pyarrow's reader gives it, dates read as text (json reads none); None when it refuses it."""
-    import pyarrow as pa
-    import pyarrow.json as pj
+def _read_table(path: Path, identity: tuple[str, ...]) -> Any:
+    """The file as pyarrow's reader gives it, or None when it refuses it: read in pieces cut at line ends (every
+    line is one record, :func:`plain_lines`), two pieces at a time, each parsed as one block and then joined at
+    the type that holds both pieces' values, as pyarrow's reader joins its blocks.
 
+    One block a piece because pyarrow's reader crashes the process (pyarrow 26) where a block's first record
+    changes a column's kind (a number, then true or false; text, then an object), where it refuses the same
+    change anywhere else; within one block it refuses every change. A piece at a time, the reader holds one
+    piece's working memory beside the table instead of the whole file (4.2 GiB for a 1.4 GiB table at 10^7
+    records x 2; bench/RESULTS.md). The ``identity`` columns among release, category and cluster are
+    dictionary-encoded piece by piece, as CSV's are (load/arrow_csv.py): codes, not a string a row."""
+    import pyarrow as pa
+
+    from releasegate.threads import two_at_once
+
+    cuts = line_ends(path, path.stat().st_size, PIECE)
+    spans = list(zip(cuts, cuts[1:]))
+    if any(stop - start >= _LARGEST_BLOCK for start, stop in spans):
+        return None  # one piece (one line) past what a block can hold
+    coded = {name for name in identity if name.strip() in DICTIONARY_COLUMNS}
     try:
-        table = pj.read_json(path)
-        dates = [field.name for field in table.schema if pa.types.is_temporal(field.type)]
-        if dates:
-            schema = pa.schema([pa.field(f.name, pa.string() if f.name in dates else f.type) for f in table.schema])
-            table = pj.read_json(path, parse_options=pj.ParseOptions(explicit_schema=schema))
+        parts = two_at_once(lambda span: _piece(path, *span, coded), spans)
+        return pa.concat_tables(parts, promote_options="permissive") if len(parts) > 1 else parts[0]
     except (pa.ArrowException, OSError):
         return None
+
+
+# The pieces' size, as CSV's (load/arrow_csv.py); pyarrow's block size is a 32-bit count.
+PIECE = 48 << 20
+_LARGEST_BLOCK = 1 << 31
+
+
+def _piece(path: Path, start: int, stop: int, coded: set[str]) -> Any:
+    """Bytes ``start`` to ``stop`` of the file as one table, parsed as one block; dates read as text (json reads
+    none); the ``coded`` columns that hold text dictionary-encoded."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.json as pj
+
+    read = pj.ReadOptions(block_size=max(stop - start, 1), use_threads=False)
+
+    def parsed(options: Any = None) -> Any:
+        with pa.OSFile(str(path)) as handle:
+            return pj.read_json(handle.get_stream(start, stop - start), read_options=read, parse_options=options)
+
+    table = parsed()
+    dates = [field.name for field in table.schema if pa.types.is_temporal(field.type)]
+    if dates:
+        schema = pa.schema([pa.field(f.name, pa.string() if f.name in dates else f.type) for f in table.schema])
+        table = parsed(pj.ParseOptions(explicit_schema=schema))
+    for i, field in enumerate(table.schema):
+        if field.name in coded and pa.types.is_string(field.type):
+            table = table.set_column(i, field.name, pc.dictionary_encode(table.column(i)))
     return table
 
 
@@ -165,4 +208,6 @@ def _alike(column: Any) -> bool:
     if pa.types.is_floating(kind):
         largest = pc.max(pc.abs(pc.if_else(pc.is_finite(column), column, 0.0))).as_py()
         return largest is None or largest < _EXACT_WHOLE
+    if pa.types.is_dictionary(kind):  # an identity column's text, dictionary-encoded (_piece)
+        kind = kind.value_type
     return pa.types.is_integer(kind) or pa.types.is_string(kind) or pa.types.is_large_string(kind)

@@ -13,8 +13,12 @@ pass/fail, runs with clusters, answer text, long ids, many numeric or text metad
 10^6 to 10^8 cases), plus 15%. The estimate is then 1.07-1.30 times the measured peak of every shape (1.09 at
 10^6 cases x 2 of bench/generate.py's shape, 1.25 at 10^7, 1.30 at 10^8), 1.54 for text columns of few
 distinct values, and up to 1.70 for answer text when few cases change (the listings hold only the changed
-ones; that is not known before reading). JSON and JSON lines are parsed into Python objects first, several
-times their size (:data:`PER_JSON_BYTE`, 1.4-1.7 times the measured peak). The estimate is compared with the
+ones; that is not known before reading). JSON Lines whose sampled lines are flat records are read by pyarrow
+to the same table, so their shape is told from the sampled records, plus the parse's pieces in flight
+(1.06-2.15 times the measured peak of nine shapes, 1.45 at 10^7 cases x 2); should a line further on not be
+one, the file is read a record at a time and checked again before that (:func:`check_fits_by_record`). Other
+JSON is parsed into Python objects first, several times its size (:data:`PER_JSON_BYTE`, 1.4-1.7 times the
+measured peak). The estimate is compared with the
 memory the system says a process can still take (``MemAvailable``, and a control group's limit when there is
 one); where neither can be read, nothing is refused.
 """
@@ -41,6 +45,11 @@ PER_META_VALUE = 0  # each value of any other column, per row: the fit found non
 PER_META_BYTE = 7.2  # each byte of the answers, labels, notes (the case's metadata) as written: kept beside the
 # cases, copied into their listings
 PER_JSON_BYTE = 12.0  # JSON and JSON lines: every record a Python dict before the table is built
+# JSON Lines of flat records, read by pyarrow in pieces two at a time (load/arrow_json.py): beside what the
+# table's shape needs, the parse's working memory per byte of the pieces in flight (at most two pieces' worth of
+# the file). 1.7 at least was measured (300,000 cases x 2), plus 15%.
+PER_JSON_PIECE_BYTE = 2.0
+JSON_PIECES_IN_FLIGHT = 2 * (48 << 20)
 BASE = 200 << 20  # the interpreter, pandas, numpy and pyarrow loaded
 SKIP = "RELEASEGATE_MEMORY_CHECK"  # "0": read whatever the estimate says (the estimate may be wrong)
 SAMPLE = 1 << 18  # the bytes of a CSV read to tell its shape: half from its start, half from its end
@@ -80,7 +89,11 @@ def needed(path: Path) -> int | None:
     try:
         if suffix in (".csv", ".tsv"):
             return delimited_shape(path, "\t" if suffix == ".tsv" else ",").peak()
-        return int(path.stat().st_size * PER_JSON_BYTE)
+        if suffix in (".jsonl", ".ndjson"):
+            shape = json_lines_shape(path)
+            if shape is not None:  # read by pyarrow's reader in pieces (load/arrow_json.py)
+                return shape.peak() + int(PER_JSON_PIECE_BYTE * min(path.stat().st_size, JSON_PIECES_IN_FLIGHT))
+        return by_record(path)
     except OSError:  # a file that cannot be read: its reader refuses it with the message users see
         return None
 
@@ -112,6 +125,75 @@ def delimited_shape(path: Path, sep: str) -> Shape:
     return Shape(rows=count, numbers=kinds.count("number"), codes=kinds.count("code"),
                  id_bytes=count * _bytes_per_row(rows, kinds, "id"), metas=kinds.count("meta"),
                  meta_bytes=count * _bytes_per_row(rows, kinds, "meta"))
+
+
+def by_record(path: Path) -> int:
+    """The estimated peak bytes of reading JSON with the standard module, a Python dict per record."""
+    return int(path.stat().st_size * PER_JSON_BYTE)
+
+
+def json_lines_shape(path: Path) -> Shape | None:
+    """The shape of a JSON Lines file told from :data:`SAMPLE` bytes of it (its start and its end), when every
+    whole line there is one flat record (no object or list inside): such a file is read by pyarrow's reader
+    (load/arrow_json.py), to the table a CSV of the same records gives. None otherwise: the file is then likely
+    read a record at a time (:func:`by_record`). Its rows are the file's size over the sample's bytes per line."""
+    import json
+
+    size = path.stat().st_size
+    with open(path, "rb") as handle:
+        head = handle.read(SAMPLE if size <= SAMPLE else SAMPLE // 2)
+        tail = b""
+        if size > SAMPLE:
+            handle.seek(size - SAMPLE // 2)
+            tail = handle.read()
+    parts = [head] if not tail else [head[:head.rfind(b"\n") + 1], tail[tail.find(b"\n") + 1:]]
+    lines = [line for part in parts for line in part.splitlines() if line.strip()]
+    records = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(record, dict) or any(isinstance(v, (dict, list)) for v in record.values()):
+            return None
+        records.append(record)
+    if not records:
+        return None
+    count = len(records) if not tail else size / (sum(len(line) + 1 for line in lines) / len(lines))
+    names = list(dict.fromkeys(name for record in records for name in record))
+    kinds = {name: _kind(name.strip()) for name in names}
+
+    def per_row(kind: str) -> float:
+        return sum(len(_as_text(value)) for record in records for name, value in record.items()
+                   if kinds[name] == kind) / len(records)
+
+    named = list(kinds.values())
+    return Shape(rows=count, numbers=named.count("number"), codes=named.count("code"),
+                 id_bytes=count * per_row("id"), metas=named.count("meta"), meta_bytes=count * per_row("meta"))
+
+
+def check_fits_by_record(path: Path) -> None:
+    """Refuse, in one line with the figures, a JSON Lines file that pyarrow's reader did not take (a line that is
+    not one flat record past the sample the estimate read) when reading it a record at a time would not fit the
+    memory available now: the estimate before reading was pyarrow's."""
+    if os.environ.get(SKIP) == "0":
+        return
+    need, free = by_record(path), available()
+    if free is None or need <= free:
+        return
+    raise FileError(f"{path} ({_size(path.stat().st_size)} of JSON lines) holds lines that are not one flat record "
+                    f"each, so it is read a record at a time, which would need about {_gib(need)} of memory, and "
+                    f"this machine has {_gib(free)} available: write one flat record a line, free memory or run it "
+                    f"on a larger machine ({SKIP}=0 reads it anyway)")
+
+
+def _as_text(value: object) -> bytes:
+    """A JSON value's bytes as a CSV would hold it (null: none)."""
+    import json
+
+    if value is None:
+        return b""
+    return value.encode() if isinstance(value, str) else json.dumps(value).encode()
 
 
 def _bytes_per_row(rows: list[list[str]], kinds: list[str], kind: str) -> float:

@@ -36,7 +36,7 @@ def read_tidy(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS, case_col
         if suffix in (".csv", ".tsv"):
             frame = _read_delimited(path, "\t" if suffix == ".tsv" else ",", text_columns)
         elif suffix in (".jsonl", ".ndjson"):
-            frame = _read_json_lines(path)
+            frame = _read_json_lines(path, text_columns)
         elif suffix == ".json":
             frame = _read_json_records(path)
         else:
@@ -111,16 +111,19 @@ def _read_delimited(path: Path, sep: str, text_columns: tuple[str, ...]) -> pd.D
     return frame
 
 
-def _read_json_lines(path: Path) -> pd.DataFrame:
+def _read_json_lines(path: Path, text_columns: tuple[str, ...] = TEXT_COLUMNS) -> pd.DataFrame:
     """One record per line, parsed by the standard module with a check for keys given twice (pandas' parser keeps
     the last of ``{"passed": 1, "passed": 0}`` silently, issue 28 item 6); the same cost as pandas' own reader
     (2.2 + 0.6 s against 2.5 s for 200,000 records here). A file every line of which is one flat record is read
     by pyarrow's reader on every core instead, to the same frame (load/arrow_json.py)."""
     from releasegate.load.arrow_json import read_json_lines
 
-    frame = read_json_lines(path)
+    frame = read_json_lines(path, text_columns)
     if frame is not None:
         return frame
+    from releasegate.load.capacity import check_fits_by_record
+
+    check_fits_by_record(path)  # the estimate before reading was pyarrow's reading
     decoder = json.JSONDecoder(object_pairs_hook=_unique_keys, parse_int=_bounded_int)
     records = []
     # Through a text handle so that a byte-order mark is dropped, as for CSV.
