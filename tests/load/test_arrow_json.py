@@ -154,21 +154,39 @@ def test_bytes_that_are_not_utf8_are_left_to_the_standard_reading(data: bytes, t
         tidy.read_tidy(path)
 
 
-@pytest.mark.parametrize("block", [7, 64, 1000, 1 << 20])
-def test_lines_are_counted_across_scan_blocks(block: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Blocks cut between lines and inside lines (a line longer than a block), and a last block shorter than the
-    buffer, count every line once."""
-    monkeypatch.setattr(arrow_json, "SCAN_BLOCK", block)
+@pytest.mark.parametrize("piece", [7, 64, 1000, 1 << 20])
+def test_lines_are_counted_across_pieces(piece: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pieces of a line or less, of many lines, and one piece: every line is read once, a last line without a line
+    break and spaces after the last one too; two records on a line in a middle piece stop the reading."""
+    monkeypatch.setattr(arrow_json, "PIECE", piece)
     path = tmp_path / "r.jsonl"
     rows = [{"case_id": f"c{i}", "text": "x" * (i % 40)} for i in range(200)]
     _write(path, rows)
-    assert arrow_json.plain_lines(path) == 200
-    path.write_text(path.read_text(encoding="utf-8").rstrip("\n"), encoding="utf-8")
-    assert arrow_json.plain_lines(path) == 200
+    assert len(arrow_json.read_json_lines(path)) == 200
     text = path.read_text(encoding="utf-8")
+    path.write_text(text.rstrip("\n"), encoding="utf-8")
+    assert len(arrow_json.read_json_lines(path)) == 200
+    path.write_text(text + "  \t", encoding="utf-8")
+    assert len(arrow_json.read_json_lines(path)) == 200
     cut = text.index("\n", 500) + 1
     path.write_text(text[:cut] + '{"case_id": "a"} {"case_id": "b"}\n' + text[cut:], encoding="utf-8")
-    assert arrow_json.plain_lines(path) is None
+    assert arrow_json.read_json_lines(path) is None
+
+
+def test_no_piece_is_begun_after_one_that_is_not_plain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A piece that is not plain lines (here the first: an object inside a record) ends the reading: of 200
+    pieces, the two begun at once and at most a few after them are read, not the rest."""
+    monkeypatch.setattr(arrow_json, "PIECE", 64)
+    path = tmp_path / "r.jsonl"
+    rows = [{"case_id": f"c{i}", "text": "x" * 40} for i in range(200)]
+    rows[0]["nested"] = {"a": 1}
+    _write(path, rows)
+    begun: list[int] = []
+    piece = arrow_json._piece
+    monkeypatch.setattr(arrow_json, "_piece", lambda path, start, *rest: begun.append(start) or piece(path, start,
+                                                                                                          *rest))
+    assert arrow_json.read_json_lines(path) is None
+    assert 1 <= len(begun) < 20
 
 
 def _random_file(rng: np.random.Generator) -> bytes:

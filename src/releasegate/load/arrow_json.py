@@ -6,16 +6,16 @@ tidy.py reads a JSON Lines file a record a line with Python's json module: one c
 of the file on every core straight to columns. It is more lenient than the reading it stands in for (a record
 over two lines, two records or a record and a `null` on one line, a `null` line read as a record of nulls), it
 copies bytes that are not UTF-8 into its strings unchecked, and it crashes the process on a record nested some
-thousands deep or on a file of `null` alone. So it is given a file only after a scan of the bytes shows what
-tidy.py's reading would take as one record a line (:func:`plain_lines`), and its table is kept only with the
-values both readings give alike:
+thousands deep or on a file of `null` alone. So the file is read in pieces of whole lines, and each piece's
+bytes are given to pyarrow only after a scan of them shows what tidy.py's reading would take as one record a
+line (:func:`_plain_lines_of`); the table is kept only with the values both readings give alike:
 
 - every line starts with `{`; after a `}` only a comma, a `}`, a `]` or the line's end follows on its line; and
-  pyarrow reads as many records as the file has lines. Then every line is one whole record: a second value can
+  pyarrow reads as many records as the piece has lines. Then every line is one whole record: a second value can
   only start on a line after an object's `}` (excluded), so records start only at lines' starts, and as many
   records as lines leaves none reaching over a line break;
-- the bytes are UTF-8, no string escapes a UTF-16 surrogate (tidy.py checks those for lone halves), and a block
-  of the file holds at most 1,000 more `{` and `[` than lines (no record nested deeper);
+- the bytes are UTF-8, no string escapes a UTF-16 surrogate (tidy.py checks those for lone halves), and a piece
+  holds at most 1,000 more `{` and `[` than lines (no record nested deeper);
 - every column is a number, true or false words, or text (an object or a list inside a record is kept by tidy.py
   as Python's value); a date is read again as text, as json leaves it;
 - no whole number beyond 2^53 (pyarrow reads a larger one, or one beyond 64 bits, as a double; json keeps it exact
@@ -43,20 +43,16 @@ _BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 # pyarrow's parser recursed past its stack at 20,000 levels (5,000 were read): far fewer extra brackets a block.
 _EXTRA_BRACKETS = 1_000
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-# The file is scanned this many bytes at a time (whole lines: a block ends at its last line break).
-SCAN_BLOCK = 64 << 20
 _EXACT_WHOLE = 2.0 ** 53
 
 
 def read_json_lines(path: Path, identity: tuple[str, ...] = ()) -> pd.DataFrame | None:
-    """The file as tidy.py's reading gives it, or None when it is not a file pyarrow reads alike. The bytes are
-    scanned first (:func:`plain_lines`): pyarrow is given no file it could crash on. Of the ``identity`` columns
-    (the table's text columns), release, category and cluster come back as categoricals of their text."""
-    lines = plain_lines(path)
-    if not lines:
-        return None
+    """The file as tidy.py's reading gives it, or None when it is not a file pyarrow reads alike. Each piece's
+    bytes are scanned before pyarrow parses them (:func:`_plain_lines_of`): pyarrow is given no bytes it could
+    crash on. Of the ``identity`` columns (the table's text columns), release, category and cluster come back as
+    categoricals of their text."""
     table = _read_table(path, identity)
-    if table is None or table.num_rows != lines or table.num_columns == 0:
+    if table is None or table.num_columns == 0:
         return None
     if not all(_alike(column) for column in table.columns):
         return None
@@ -68,9 +64,11 @@ def read_json_lines(path: Path, identity: tuple[str, ...] = ()) -> pd.DataFrame 
 
 
 def _read_table(path: Path, identity: tuple[str, ...]) -> Any:
-    """The file as pyarrow's reader gives it, or None when it refuses it: read in pieces cut at line ends (every
-    line is one record, :func:`plain_lines`), two pieces at a time, each parsed as one block and then joined at
-    the type that holds both pieces' values, as pyarrow's reader joins its blocks.
+    """The file as pyarrow's reader gives it, or None when a piece is not plain lines or pyarrow refuses it: read
+    in pieces cut at line ends, two pieces at a time, each read into memory, scanned, parsed from those bytes as
+    one block, and then joined at the type that holds both pieces' values, as pyarrow's reader joins its blocks.
+    The scan runs beside the other piece's parse, on the second core. Once a piece is not plain (or holds an
+    object or a list, which the standard reading keeps), the pieces not yet begun are not read.
 
     One block a piece because pyarrow's reader crashes the process (pyarrow 26) where a block's first record
     changes a column's kind (a number, then true or false; text, then an object), where it refuses the same
@@ -78,6 +76,8 @@ def _read_table(path: Path, identity: tuple[str, ...]) -> Any:
     piece's working memory beside the table instead of the whole file (4.2 GiB for a 1.4 GiB table at 10^7
     records x 2; bench/RESULTS.md). The ``identity`` columns among release, category and cluster are
     dictionary-encoded piece by piece, as CSV's are (load/arrow_csv.py): codes, not a string a row."""
+    import threading
+
     import pyarrow as pa
 
     from releasegate.threads import two_at_once
@@ -87,8 +87,18 @@ def _read_table(path: Path, identity: tuple[str, ...]) -> Any:
     if any(stop - start >= _LARGEST_BLOCK for start, stop in spans):
         return None  # one piece (one line) past what a block can hold
     coded = {name for name in identity if name.strip() in DICTIONARY_COLUMNS}
+    stopped = threading.Event()
+
+    def one(span: tuple[int, int]) -> Any:
+        part = None if stopped.is_set() else _piece(path, *span, coded)
+        if part is None:
+            stopped.set()
+        return part
+
     try:
-        parts = two_at_once(lambda span: _piece(path, *span, coded), spans)
+        parts = two_at_once(one, spans)
+        if stopped.is_set() or sum(part.num_rows for part in parts) == 0:
+            return None
         return pa.concat_tables(parts, promote_options="permissive") if len(parts) > 1 else parts[0]
     except (pa.ArrowException, OSError):
         return None
@@ -99,65 +109,46 @@ PIECE = 48 << 20
 _LARGEST_BLOCK = 1 << 31
 
 
-def _piece(path: Path, start: int, stop: int, coded: set[str]) -> Any:
-    """Bytes ``start`` to ``stop`` of the file as one table, parsed as one block; dates read as text (json reads
-    none); the ``coded`` columns that hold text dictionary-encoded."""
+def _piece(path: Path, start: int, stop: int, coded: set[str]) -> Any | None:
+    """Bytes ``start`` to ``stop`` of the file (whole lines) as one table parsed as one block, or None when they
+    are not plain lines of one flat record each, or pyarrow's table has not one record a line or holds an object
+    or a list; dates read as text (json reads none); the ``coded`` columns that hold text dictionary-encoded.
+    Trailing spaces after the file's last line break are no line."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.json as pj
 
-    read = pj.ReadOptions(block_size=max(stop - start, 1), use_threads=False)
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        data = handle.read(stop - start)
+    end = data.rfind(b"\n") + 1
+    if data[end:].strip():
+        end = len(data)  # a last line without a line break
+    if not end:
+        return pa.table({})  # only spaces after the file's last line break
+    lines = _plain_lines_of(data, end, start == 0)
+    if lines is None:
+        return None
+    bytes_read = pa.py_buffer(data).slice(0, end)  # the bytes scanned, not read again
+    read = pj.ReadOptions(block_size=max(end, 1), use_threads=False)
 
     def parsed(options: Any = None) -> Any:
-        with pa.OSFile(str(path)) as handle:
-            return pj.read_json(handle.get_stream(start, stop - start), read_options=read, parse_options=options)
+        return pj.read_json(pa.BufferReader(bytes_read), read_options=read, parse_options=options)
 
     table = parsed()
     dates = [field.name for field in table.schema if pa.types.is_temporal(field.type)]
     if dates:
         schema = pa.schema([pa.field(f.name, pa.string() if f.name in dates else f.type) for f in table.schema])
         table = parsed(pj.ParseOptions(explicit_schema=schema))
+    if table.num_rows != lines or any(pa.types.is_nested(field.type) for field in table.schema):
+        return None
     for i, field in enumerate(table.schema):
         if field.name in coded and pa.types.is_string(field.type):
             table = table.set_column(i, field.name, pc.dictionary_encode(table.column(i)))
     return table
 
 
-def plain_lines(path: Path) -> int | None:
-    """The number of lines of a file every line of which may be one flat record (the module's list), or None for
-    any other file. A last line without a line break is counted when it holds more than spaces. The file is read
-    into one buffer, a block of whole lines at a time (the line a block cuts moved to the buffer's start for the
-    next), and searched there without a copy."""
-    count = held = 0
-    buffer = bytearray(SCAN_BLOCK)
-    first = True
-    with open(path, "rb", buffering=0) as handle:
-        while True:
-            with memoryview(buffer) as view:
-                read = handle.readinto(view[held:])
-            size = held + read
-            if not read:
-                break
-            end = buffer.rfind(b"\n", 0, size) + 1
-            if not end:  # a line longer than the buffer: twice the room
-                buffer.extend(bytes(len(buffer)))
-                held = size
-                continue
-            lines = _plain_lines_of(buffer, end, first)
-            if lines is None:
-                return None
-            count += lines
-            buffer[:size - end] = buffer[end:size]
-            held, first = size - end, False
-    if buffer[:held].strip():  # a last line without a line break
-        lines = _plain_lines_of(buffer, held, first)
-        if lines is None:
-            return None
-        count += lines
-    return count
-
-
-def _plain_lines_of(buffer: bytearray, end: int, first: bool) -> int | None:
+def _plain_lines_of(buffer: bytes, end: int, first: bool) -> int | None:
     """The number of lines in the buffer's first ``end`` bytes (whole lines; the file's first with ``first``) when
     each starts with an object and holds nothing after its end, nested less than the bound, in UTF-8 with no
     surrogate escape; else None."""
@@ -186,7 +177,7 @@ def _plain_lines_of(buffer: bytearray, end: int, first: bool) -> int | None:
     return lines
 
 
-def _nothing_after_objects(buffer: bytearray, text: np.ndarray) -> bool:
+def _nothing_after_objects(buffer: bytes, text: np.ndarray) -> bool:
     """Whether every ``}`` in the text is followed on its line by a comma, a closing bracket or the line's end
     (spaces between). The byte after each is looked at at once; the few followed by a space are matched one by
     one."""
