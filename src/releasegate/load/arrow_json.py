@@ -88,9 +88,14 @@ def _read_table(path: Path, identity: tuple[str, ...]) -> Any:
         return None  # one piece (one line) past what a block can hold
     coded = {name for name in identity if name.strip() in DICTIONARY_COLUMNS}
     stopped = threading.Event()
+    # One buffer for each of the two threads, as large as the largest piece and reused piece after piece: a new
+    # one a piece would be fresh pages from the system each time.
+    held, largest = threading.local(), max(stop - start for start, stop in spans)
 
     def one(span: tuple[int, int]) -> Any:
-        part = None if stopped.is_set() else _piece(path, *span, coded)
+        if not hasattr(held, "buffer"):
+            held.buffer = bytearray(largest)
+        part = None if stopped.is_set() else _piece(path, *span, coded, held.buffer)
         if part is None:
             stopped.set()
         return part
@@ -109,31 +114,35 @@ PIECE = 48 << 20
 _LARGEST_BLOCK = 1 << 31
 
 
-def _piece(path: Path, start: int, stop: int, coded: set[str]) -> Any | None:
-    """Bytes ``start`` to ``stop`` of the file (whole lines) as one table parsed as one block, or None when they
-    are not plain lines of one flat record each, or pyarrow's table has not one record a line or holds an object
-    or a list; dates read as text (json reads none); the ``coded`` columns that hold text dictionary-encoded.
-    Trailing spaces after the file's last line break are no line."""
+def _piece(path: Path, start: int, stop: int, coded: set[str], buffer: bytearray) -> Any | None:
+    """Bytes ``start`` to ``stop`` of the file (whole lines), read into ``buffer`` (at least as long), as one
+    table parsed as one block, or None when they are not plain lines of one flat record each, or pyarrow's table
+    has not one record a line or holds an object or a list; dates read as text (json reads none); the ``coded``
+    columns that hold text dictionary-encoded. Trailing spaces after the file's last line break are no line."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.json as pj
 
-    with open(path, "rb") as handle:
+    size = stop - start
+    with open(path, "rb", buffering=0) as handle, memoryview(buffer) as view:
         handle.seek(start)
-        data = handle.read(stop - start)
-    end = data.rfind(b"\n") + 1
-    if data[end:].strip():
-        end = len(data)  # a last line without a line break
+        read = handle.readinto(view[:size])
+    if read != size:
+        return None  # the file changed under the reading
+    end = buffer.rfind(b"\n", 0, size) + 1
+    if buffer[end:size].strip():
+        end = size  # a last line without a line break
     if not end:
         return pa.table({})  # only spaces after the file's last line break
-    lines = _plain_lines_of(data, end, start == 0)
+    lines = _plain_lines_of(buffer, end, start == 0)
     if lines is None:
         return None
-    bytes_read = pa.py_buffer(data).slice(0, end)  # the bytes scanned, not read again
-    read = pj.ReadOptions(block_size=max(end, 1), use_threads=False)
+    # The bytes scanned, not read again; pyarrow's table holds copies of them, not the buffer (reused after it).
+    bytes_read = pa.py_buffer(buffer).slice(0, end)
+    one_block = pj.ReadOptions(block_size=max(end, 1), use_threads=False)
 
     def parsed(options: Any = None) -> Any:
-        return pj.read_json(pa.BufferReader(bytes_read), read_options=read, parse_options=options)
+        return pj.read_json(pa.BufferReader(bytes_read), read_options=one_block, parse_options=options)
 
     table = parsed()
     dates = [field.name for field in table.schema if pa.types.is_temporal(field.type)]
@@ -148,7 +157,7 @@ def _piece(path: Path, start: int, stop: int, coded: set[str]) -> Any | None:
     return table
 
 
-def _plain_lines_of(buffer: bytes, end: int, first: bool) -> int | None:
+def _plain_lines_of(buffer: bytearray, end: int, first: bool) -> int | None:
     """The number of lines in the buffer's first ``end`` bytes (whole lines; the file's first with ``first``) when
     each starts with an object and holds nothing after its end, nested less than the bound, in UTF-8 with no
     surrogate escape; else None."""
@@ -177,7 +186,7 @@ def _plain_lines_of(buffer: bytes, end: int, first: bool) -> int | None:
     return lines
 
 
-def _nothing_after_objects(buffer: bytes, text: np.ndarray) -> bool:
+def _nothing_after_objects(buffer: bytearray, text: np.ndarray) -> bool:
     """Whether every ``}`` in the text is followed on its line by a comma, a closing bracket or the line's end
     (spaces between). The byte after each is looked at at once; the few followed by a space are matched one by
     one."""
