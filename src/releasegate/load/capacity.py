@@ -15,7 +15,7 @@ pass/fail, runs with clusters, answer text, long ids, many numeric or text metad
 distinct values, and up to 1.70 for answer text when few cases change (the listings hold only the changed
 ones; that is not known before reading). JSON Lines whose sampled lines are flat records are read by pyarrow
 to the same table, so their shape is told from the sampled records, plus the parse's pieces in flight
-(1.06-2.15 times the measured peak of nine shapes, 1.45 at 10^7 cases x 2); should a line further on not be
+(1.18-2.30 times the measured peak of nine shapes, 1.43 at 10^7 cases x 2); should a line further on not be
 one, the file is read a record at a time and checked again before that (:func:`check_fits_by_record`). Other
 JSON is parsed into Python objects first, several times its size (:data:`PER_JSON_BYTE`, 1.4-1.7 times the
 measured peak). The estimate is compared with the
@@ -46,9 +46,10 @@ PER_META_BYTE = 7.2  # each byte of the answers, labels, notes (the case's metad
 # cases, copied into their listings
 PER_JSON_BYTE = 12.0  # JSON and JSON lines: every record a Python dict before the table is built
 # JSON Lines of flat records, read by pyarrow in pieces two at a time (load/arrow_json.py): beside what the
-# table's shape needs, the parse's working memory per byte of the pieces in flight (at most two pieces' worth of
-# the file). 1.7 at least was measured (300,000 cases x 2), plus 15%.
-PER_JSON_PIECE_BYTE = 2.0
+# table's shape needs, each piece's bytes and its parse's working memory, per byte of the pieces in flight (at
+# most two pieces' worth of the file). At most 1.83 was needed (the largest of 15 runs of 10^6 cases x 2, 572 MiB;
+# the runs differ as the two pieces overlap in time), plus 15%.
+PER_JSON_PIECE_BYTE = 2.1
 JSON_PIECES_IN_FLIGHT = 2 * (48 << 20)
 BASE = 200 << 20  # the interpreter, pandas, numpy and pyarrow loaded
 SKIP = "RELEASEGATE_MEMORY_CHECK"  # "0": read whatever the estimate says (the estimate may be wrong)
