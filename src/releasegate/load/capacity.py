@@ -104,12 +104,7 @@ def delimited_shape(path: Path, sep: str) -> Shape:
     release has the candidate's rows at the end), its rows and text bytes scaled to the file's size. A value
     longer than the sample counts every byte of the file as text."""
     size = path.stat().st_size
-    with open(path, "rb") as handle:
-        head = handle.read(SAMPLE if size <= SAMPLE else SAMPLE // 2)
-        tail = b""
-        if size > SAMPLE:
-            handle.seek(size - SAMPLE // 2)
-            tail = handle.read()
+    head, tail = _sample(path, size)
     lines = head.split(b"\n", 1)
     header = _fields(lines[0], sep)
     width = len(header)
@@ -128,6 +123,17 @@ def delimited_shape(path: Path, sep: str) -> Shape:
                  meta_bytes=count * _bytes_per_row(rows, kinds, "meta"))
 
 
+def _sample(path: Path, size: int) -> tuple[bytes, bytes]:
+    """The file's first and last ``SAMPLE // 2`` bytes (the whole file, and no tail, when it is no longer than
+    :data:`SAMPLE`)."""
+    with open(path, "rb") as handle:
+        head = handle.read(SAMPLE if size <= SAMPLE else SAMPLE // 2)
+        if size <= SAMPLE:
+            return head, b""
+        handle.seek(size - SAMPLE // 2)
+        return head, handle.read()
+
+
 def by_record(path: Path) -> int:
     """The estimated peak bytes of reading JSON with the standard module, a Python dict per record."""
     return int(path.stat().st_size * PER_JSON_BYTE)
@@ -141,12 +147,7 @@ def json_lines_shape(path: Path) -> Shape | None:
     import json
 
     size = path.stat().st_size
-    with open(path, "rb") as handle:
-        head = handle.read(SAMPLE if size <= SAMPLE else SAMPLE // 2)
-        tail = b""
-        if size > SAMPLE:
-            handle.seek(size - SAMPLE // 2)
-            tail = handle.read()
+    head, tail = _sample(path, size)
     parts = [head] if not tail else [head[:head.rfind(b"\n") + 1], tail[tail.find(b"\n") + 1:]]
     lines = [line for part in parts for line in part.splitlines() if line.strip()]
     records = []
