@@ -40,7 +40,7 @@ from releasegate.load.arrow_csv import DICTIONARY_COLUMNS, line_ends
 _AFTER_AN_OBJECT = re.compile(rb"\}[ \t\r]*(?:[,}\]\n]|\Z)")
 _CLOSING = np.frombuffer(b",}]\n", np.uint8)
 _BYTE_ORDER_MARK = b"\xef\xbb\xbf"
-# pyarrow's parser recursed past its stack at 20,000 levels (5,000 were read): far fewer extra brackets a block.
+# pyarrow's parser recursed past its stack at 20,000 levels (5,000 were read): far fewer extra brackets a piece.
 _EXTRA_BRACKETS = 1_000
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _EXACT_WHOLE = 2.0 ** 53
