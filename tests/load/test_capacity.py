@@ -178,6 +178,12 @@ def test_json_lines_of_flat_records_by_the_shape_of_the_same_csv(make, tmp_path:
     assert capacity.needed(path) == shape.peak() + int(pieces)
 
 
+def test_the_pieces_in_flight_are_two_of_the_reader_s() -> None:
+    from releasegate.load import arrow_json
+
+    assert capacity.JSON_PIECES_IN_FLIGHT == 2 * arrow_json.PIECE  # the estimate counts what the reader holds
+
+
 def test_json_lines_read_a_record_at_a_time_are_checked_before_that_reading(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A nested record past the sample: the estimate before reading was pyarrow's, and the file is read a record

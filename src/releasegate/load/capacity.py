@@ -50,7 +50,7 @@ PER_JSON_BYTE = 12.0  # JSON and JSON lines: every record a Python dict before t
 # most two pieces' worth of the file). At most 1.83 was needed (the largest of 15 runs of 10^6 cases x 2, 572 MiB;
 # the runs differ as the two pieces overlap in time), plus 15%.
 PER_JSON_PIECE_BYTE = 2.1
-JSON_PIECES_IN_FLIGHT = 2 * (48 << 20)
+JSON_PIECES_IN_FLIGHT = 2 * (48 << 20)  # two of load/arrow_json.py's pieces
 BASE = 200 << 20  # the interpreter, pandas, numpy and pyarrow loaded
 SKIP = "RELEASEGATE_MEMORY_CHECK"  # "0": read whatever the estimate says (the estimate may be wrong)
 SAMPLE = 1 << 18  # the bytes of a CSV read to tell its shape: half from its start, half from its end
