@@ -132,3 +132,22 @@ def test_wide_scores_become_score(tmp_path):
     (tmp_path / "wide.csv").write_text("case_id,r1,r2\n" + "".join(f"c{i},0.{i},0.{9 - i}\n" for i in range(10)))
     note = compare(str(tmp_path / "wide.csv"), baseline="r1", wide=True, release_cols="r1,r2")
     assert note.analysis.outcome_kind == "continuous"
+
+
+def test_a_json_object_first_seen_late_in_a_metadata_column_is_kept_as_its_text(tmp_path):
+    """Metadata holding a JSON object or list is kept as its JSON text, whichever row first holds one (only the
+    first thousand rows were looked at: a later record stayed a dict)."""
+    from pathlib import Path
+
+    from releasegate.load import Source, load_results
+
+    path = Path(tmp_path) / "r.jsonl"
+    rows = [{"release": r, "case_id": f"c{i}", "passed": (i + len(r)) % 2, "extra": "plain"}
+            for r in RELEASES for i in range(1_500)]
+    rows[1_200]["extra"] = {"b": [1, 2], "a": "x"}
+    rows[1_300]["extra"] = [3, 4]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    table = load_results([Source(path)]).table
+    extra = table["extra"].tolist()
+    assert all(isinstance(value, str) for value in extra)
+    assert json.loads(extra[1_200]) == {"b": [1, 2], "a": "x"} and json.loads(extra[1_300]) == [3, 4]

@@ -60,16 +60,16 @@ def resolve_dotted(frame: pd.DataFrame, names: Iterable[str], path: Path) -> pd.
     frame = frame.drop(columns=sorted(used))
     # Roles (canonical or named by the user) keep their values: validation refuses a record there by name.
     roles = set(CANONICAL_COLUMNS) | set(wanted)
-    # The first values tell (a column of records holds records): a scan of every row costs seconds at 1M.
-    return nested_as_text(frame, [c for c in frame.columns if c not in roles], rows=1000)
+    # Every value of a column of Python objects is looked at: a record first seen past the first thousand rows
+    # stayed a dict, which later steps could not compare. Text and number columns hold none and are not scanned.
+    return nested_as_text(frame, [c for c in frame.columns if c not in roles])
 
 
-def nested_as_text(frame: pd.DataFrame, columns: Iterable[str], rows: int | None = None) -> pd.DataFrame:
-    """Each of ``columns`` holding a JSON object or list among its first ``rows`` values (every value when None)
-    with those values as their JSON text: a dict can be neither compared, grouped nor shown."""
+def nested_as_text(frame: pd.DataFrame, columns: Iterable[str]) -> pd.DataFrame:
+    """Each of ``columns`` holding a JSON object or list with those values as their JSON text: a dict can be
+    neither compared, grouped nor shown. Only columns of Python objects can hold one, and only they are scanned."""
     for column in columns:
-        values = frame[column] if rows is None else frame[column].head(rows)
-        if frame[column].dtype == object and any(isinstance(v, (dict, list)) for v in values):
+        if frame[column].dtype == object and any(isinstance(v, (dict, list)) for v in frame[column]):
             frame[column] = frame[column].map(lambda v: json.dumps(v, ensure_ascii=False)
                                               if isinstance(v, (dict, list)) else v)
     return frame
