@@ -73,6 +73,9 @@ def load_frame(
         raise InputError("no results given")
     table = pd.concat(parts, ignore_index=True, sort=False) if len(parts) > 1 else parts[0]
     identity_as_text(table, TEXT_COLUMNS, FRAME_PATH)
+    # A JSON object or list in the metadata as its JSON text, as a file's (load/shapes.py): a dict can be neither
+    # compared, grouped nor shown.
+    table = shapes.nested_as_text(table, [c for c in table.columns if c not in CANONICAL_COLUMNS])
     case_columns: tuple[str, ...] = ()
     if cases is not None:
         before = set(table.columns)

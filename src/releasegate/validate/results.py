@@ -314,28 +314,16 @@ def per_release_columns(table: pd.DataFrame, metadata_columns: Sequence[str]) ->
     # Every row of the first cases (all their releases: files are often one release after the other).
     first = table[table["case_id"].isin(table["case_id"].head(_SAMPLE).unique())] if columns else table
     for column in columns:
-        if _comparable(first, column)[["case_id", column]].drop_duplicates()["case_id"].duplicated().any():
+        if first[["case_id", column]].drop_duplicates()["case_id"].duplicated().any():
             varying.append(column)
             continue
         if len(first) == len(table):
             continue
         cases = keycodes.encode(table["case_id"]) if cases is None else cases
-        values, uniques = pd.factorize(_comparable(table, column)[column], use_na_sentinel=False)
+        values, uniques = pd.factorize(table[column], use_na_sentinel=False)
         if keycodes.varies_within(cases, keycodes.Codes(values.astype(np.int64, copy=False), len(uniques))):
             varying.append(column)
     return tuple(varying)
 
 
 _SAMPLE = 20_000  # the first cases (by row) looked at before a pass over every row
-
-
-def _comparable(table: pd.DataFrame, column: str) -> pd.DataFrame:
-    """``table`` with ``column`` as values that can be compared by hashing: a JSON object or list in a record's
-    metadata (kept as read, load/tidy.py) as its JSON text, keys sorted; any other column as it is."""
-    values = table[column]
-    if values.dtype != object or not values.map(lambda v: isinstance(v, (dict, list))).any():
-        return table
-    import json
-
-    texts = values.map(lambda v: json.dumps(v, sort_keys=True, default=str) if isinstance(v, (dict, list)) else v)
-    return table[["case_id"]].assign(**{column: texts})
