@@ -98,7 +98,6 @@ def _read_table(path: Path, parse: Any, options: Any, header: list[str], quoted:
     except pa.ArrowInvalid as exc:
         if "conversion error" not in str(exc):
             raise
-        table = None
     if table is None:
         table = csv.read_csv(path, parse_options=parse, convert_options=options)
     return None if quoted and _holds_text(table, ("\r",)) else table
