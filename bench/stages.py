@@ -92,9 +92,10 @@ def main() -> None:
     stages.mark("imports")
     import gc
 
-    from releasegate.process import keep_freed_memory
+    from releasegate.process import keep_freed_memory, small_pages_only
 
     keep_freed_memory()  # as the report command does (releasegate.process.cyclic_gc_paused)
+    small_pages_only()
     gc.disable()
     policy = make_policy({}, baseline=args.baseline)
     sources = [Source(args.results)]

@@ -13,7 +13,10 @@ command: the stream is pointed at the null device and the command goes on to its
 The same commands keep the memory they free for their next arrays (:func:`keep_freed_memory`): glibc's
 allocator gave every array above its threshold fresh pages from the kernel and returned them when freed, so each
 step's arrays were faulted in anew (at 1,000,000 cases about 0.2-0.3 of the command's 2.7 CPU seconds, in the
-kernel).
+kernel). They also take their memory in the kernel's ordinary 4 KiB pages (:func:`small_pages_only`): Arrow's
+allocator asked for transparent huge pages and handed freed pieces back 64 KiB at a time, so each piece used
+again was a fresh 2 MiB page zeroed whole; at 10,000,000 cases that zeroing was more than half the command's
+CPU time.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ def cyclic_gc_paused() -> Iterator[None]:
     caller had already turned off stays off. ``RELEASEGATE_GC=1`` keeps it on."""
     pause = gc.isenabled() and not os.environ.get("RELEASEGATE_GC")
     keep_freed_memory()
+    small_pages_only()
     if pause:
         gc.disable()
     try:
@@ -83,5 +87,28 @@ def keep_freed_memory() -> None:
         libc = ctypes.CDLL("libc.so.6")
         libc.mallopt(_M_MMAP_THRESHOLD, 32 << 20)  # glibc's largest
         libc.mallopt(_M_TRIM_THRESHOLD, 64 << 20)
+    except (OSError, AttributeError):
+        pass
+
+
+_PR_SET_THP_DISABLE = 41  # prctl's option (linux/prctl.h)
+
+
+def small_pages_only() -> None:
+    """Ask Linux to give this process (and the processes it starts) no transparent huge pages.
+
+    Arrow's allocator (mimalloc) reserves its memory in 1 GiB arenas marked for huge pages and, a second after a
+    piece is freed, hands it back to the kernel, often 64 KiB at a time. The next use of that piece is a fresh
+    page, and on a huge-page mapping that is 2 MiB zeroed for 64 KiB. At 10,000,000 cases x 2 the command spent 8-14
+    of its 15-22 CPU seconds in the kernel zeroing such pages (``perf``: ``clear_page_erms`` under
+    ``do_huge_pmd_anonymous_page``, 54% of every sample); in 4 KiB pages the kernel's share was 1.7-2.2 s and the
+    user time the same (bench/RESULTS.md). mimalloc's own option ``MIMALLOC_ALLOW_THP=0`` makes this same call;
+    when the environment sets that option the user's choice stands. Nothing happens on another system."""
+    if "MIMALLOC_ALLOW_THP" in os.environ or not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").prctl(_PR_SET_THP_DISABLE, 1, 0, 0, 0)
     except (OSError, AttributeError):
         pass
