@@ -15,7 +15,7 @@ allocator gave every array above its threshold fresh pages from the kernel and r
 step's arrays were faulted in anew (at 1,000,000 cases about 0.2-0.3 of the command's 2.7 CPU seconds, in the
 kernel). They also take their memory in the kernel's ordinary 4 KiB pages (:func:`small_pages_only`): Arrow's
 allocator asked for transparent huge pages and handed freed pieces back 64 KiB at a time, so each piece used
-again was a fresh 2 MiB page zeroed whole; at 10,000,000 cases that zeroing was more than half the command's
+again was a fresh 2 MiB page zeroed whole; at 10,000,000 cases that zeroing was nearly half the command's
 CPU time.
 """
 
@@ -100,8 +100,8 @@ def small_pages_only() -> None:
     Arrow's allocator (mimalloc) reserves its memory in 1 GiB arenas marked for huge pages and, a second after a
     piece is freed, hands it back to the kernel, often 64 KiB at a time. The next use of that piece is a fresh
     page, and on a huge-page mapping that is 2 MiB zeroed for 64 KiB. At 10,000,000 cases x 2 the command spent 8-14
-    of its 15-22 CPU seconds in the kernel zeroing such pages (``perf``: ``clear_page_erms`` under
-    ``do_huge_pmd_anonymous_page``, 54% of every sample); in 4 KiB pages the kernel's share was 1.7-2.2 s and the
+    of its 17-25 CPU seconds in the kernel, most of it zeroing such pages (``perf``: ``clear_page_erms`` under
+    ``do_huge_pmd_anonymous_page``, 45% of every sample); in 4 KiB pages the kernel's share was 2.9-3.3 s and the
     user time the same (bench/RESULTS.md). mimalloc's own option ``MIMALLOC_ALLOW_THP=0`` makes this same call;
     when the environment sets that option the user's choice stands. Nothing happens on another system."""
     if "MIMALLOC_ALLOW_THP" in os.environ or not sys.platform.startswith("linux"):
