@@ -173,6 +173,19 @@ def test_lines_are_counted_across_pieces(piece: int, tmp_path: Path, monkeypatch
     assert arrow_json.read_json_lines(path) is None
 
 
+@pytest.mark.parametrize("scanned", [1, 3, 64, 1000])
+def test_the_scan_finds_every_byte_slice_by_slice(scanned: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The positions of a byte found a slice at a time are those of the whole text at once, at every slice size
+    (a slice of one byte, slices that do not divide the text, one slice)."""
+    monkeypatch.setattr(arrow_json, "_SLICE", scanned)
+    rng = np.random.default_rng(7)
+    for size in (1, 2, 63, 640, 999):
+        text = rng.choice(np.frombuffer(b'{}\n"a', np.uint8), size)
+        for character in "}\n":
+            expected = np.flatnonzero(text == ord(character))
+            assert np.array_equal(arrow_json._positions(text, character), expected)
+
+
 def test_no_piece_is_begun_after_one_that_is_not_plain(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A piece that is not plain lines (here the first: an object inside a record) ends the reading: of 200
     pieces, the two begun at once and at most a few after them are read, not the rest."""
@@ -226,13 +239,15 @@ def _random_file(rng: np.random.Generator) -> bytes:
     return raw
 
 
-@pytest.mark.parametrize("piece", [48 << 20, 64])
-def test_random_files_read_alike_or_are_refused_alike(piece: int, tmp_path: Path,
+@pytest.mark.parametrize(("piece", "scanned"), [(48 << 20, 8 << 20), (64, 8 << 20), (48 << 20, 5)])
+def test_random_files_read_alike_or_are_refused_alike(piece: int, scanned: int, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Differential: 150 random small files, each read by read_tidy with pyarrow's reading and without it, give the
     same frame or the same refusal; pyarrow's reading takes a good share of them (else the test proves little).
-    In pieces of 64 bytes too: a piece of a line or two, joined to the next at the type holding both."""
+    In pieces of 64 bytes too: a piece of a line or two, joined to the next at the type holding both; and with
+    the scan's slices of 5 bytes, so that line breaks and closing braces fall at a slice's edge."""
     monkeypatch.setattr(arrow_json, "PIECE", piece)
+    monkeypatch.setattr(arrow_json, "_SLICE", scanned)
     rng = np.random.default_rng(2026)
     taken = 0
     for number in range(150):
