@@ -87,6 +87,25 @@ def test_verify_reads_the_case_file_and_refuses_a_changed_one(bounded, example) 
     assert result.exit_code == 2 and "keep the case file beside the note" in result.output
 
 
+def test_verify_holds_for_a_note_of_any_name(tmp_path: Path, example, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The case file is named after its note (release.json -> release.cases.parquet); the rerun's, after the note
+    verify writes for itself. The name is where the file was written, not a figure: a note named otherwise than
+    note.json is reproduced, and a changed figure still differs."""
+    monkeypatch.setattr(json_cases, "CASES_IN_NOTE", 5)
+    monkeypatch.setattr(json_cases, "CASES_KEPT", 3)
+    out = tmp_path / "release-r2.json"
+    assert _report(example, out).exit_code == 0
+    assert json.loads(out.read_text())["cases_file"]["path"] == "release-r2.cases.parquet"
+    given = (example["eval_results.csv"], "--cases", example["eval_cases.csv"])
+    result = run_cli("verify", out, *given)
+    assert result.exit_code == 0, result.output
+    note = json.loads(out.read_text())
+    note["candidates"][0]["cases_listed"]["broken_cases"] += 1
+    out.write_text(json.dumps(note))
+    result = run_cli("verify", out, *given)
+    assert result.exit_code == 1 and "cases_listed.broken_cases" in result.output, result.output
+
+
 def test_the_case_file_may_not_be_an_input(tmp_path: Path, example) -> None:
     victim = tmp_path / "note.cases.parquet"
     victim.write_bytes((example["eval_results.csv"]).read_bytes())

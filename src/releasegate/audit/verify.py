@@ -100,7 +100,9 @@ def _kept_differences(note: Note, report: Any, ignore: Any, policy_file_given: b
     """A note with a case file keeps the first cases of each listing itself, and counts them in its record: those
     are what a reader sees first, so they are compared too, with the rerun's note written with the same bound (the
     whole listings are compared from the file). The file's sha256 is the note's: the file was checked against it,
-    and the same cases may be written in other bytes by another pyarrow."""
+    and the same cases may be written in other bytes by another pyarrow. So is its name, which follows the
+    note's own (``release.json`` -> ``release.cases.parquet``), not the inputs: the rerun's is written as
+    ``note.json``."""
     record = note.data.get("cases_file")
     if not isinstance(record, dict):
         return []
@@ -109,7 +111,7 @@ def _kept_differences(note: Note, report: Any, ignore: Any, policy_file_given: b
     path = Path("note.json")
     bounded = json.loads(dict(output_files(report, path))[path].decode("utf-8"))
     if isinstance(bounded.get("cases_file"), dict):
-        bounded["cases_file"]["sha256"] = record.get("sha256")
+        bounded["cases_file"].update(sha256=record.get("sha256"), path=record.get("path"))
     _carry_over(note.data, bounded, policy_file_given=policy_file_given)
     seen = {d.path for d in found}
     return [d for d in compare(note.data, bounded, ignore=ignore) if d.path not in seen]
