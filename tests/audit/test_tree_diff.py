@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -76,3 +77,33 @@ def test_a_real_note_equals_itself_and_counts_its_leaves(example_json):
     assert list(compare(example_json, json.loads(json.dumps(example_json)))) == []
     figures, others = count_leaves(example_json)
     assert figures > 500 and others > 500
+
+
+def _counted(value, ignore, shape=""):
+    """count_leaves by its definition, one call a value: the reference for the walk with its own stack."""
+    if isinstance(value, dict):
+        pairs = [_counted(v, ignore, f"{shape}.{k}" if shape else str(k)) for k, v in value.items()
+                 if not ignore(f"{shape}.{k}" if shape else str(k))]
+    elif isinstance(value, list):
+        pairs = [_counted(v, ignore, shape + "[]") for v in value]
+    else:
+        return (1, 0) if isinstance(value, (int, float)) and not isinstance(value, bool) else (0, 1)
+    return sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+
+
+def test_leaves_are_counted_as_their_definition_counts_them(example_json):
+    rng = random.Random(11)
+    leaves = [0, 1.5, -2, True, False, None, "x", ""]
+
+    def tree(depth):
+        if depth == 0 or rng.random() < 0.3:
+            return rng.choice(leaves)
+        if rng.random() < 0.5:
+            return [tree(depth - 1) for _ in range(rng.randint(0, 4))]
+        return {rng.choice("abc") + str(i): tree(depth - 1) for i in range(rng.randint(0, 4))}
+
+    ignore = {"a0", "b1.c2", "a1[].b0"}.__contains__
+    for _ in range(300):
+        value = tree(5)
+        assert count_leaves(value, ignore) == _counted(value, ignore)
+    assert count_leaves(example_json) == _counted(example_json, lambda shape: False)

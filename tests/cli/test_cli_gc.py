@@ -55,3 +55,22 @@ def test_the_report_command_runs_with_it_off(monkeypatch, tmp_path):
     result = run_cli("report", example["eval_results.csv"], "--cases", example["eval_cases.csv"],
                      "--policy", example["releasegate.toml"], "-o", tmp_path / "n.md")
     assert seen == [False] and gc.isenabled(), result.output
+
+
+def test_the_verify_command_runs_with_it_off(monkeypatch, tmp_path):
+    import releasegate.audit.verify as verify_module
+
+    example = example_files()
+    given = (example["eval_results.csv"], "--cases", example["eval_cases.csv"])
+    note = tmp_path / "n.json"
+    assert run_cli("report", *given, "--policy", example["releasegate.toml"], "-o", note).exit_code == 0
+    seen = []
+    real = verify_module.verify
+
+    def spy(*args, **kw):
+        seen.append(gc.isenabled())
+        return real(*args, **kw)
+
+    monkeypatch.setattr(verify_module, "verify", spy)
+    result = run_cli("verify", note, *given, "--policy", example["releasegate.toml"])
+    assert result.exit_code == 0 and seen == [False] and gc.isenabled(), result.output

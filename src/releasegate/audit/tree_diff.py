@@ -143,12 +143,22 @@ def _lists(a: list[Any], b: list[Any], path: str, shape: str, ignore: Callable[[
 
 
 def count_leaves(value: Any, ignore: Callable[[str], bool] = _never, shape: str = "") -> tuple[int, int]:
-    """How many figures (numbers) and how many other values a note holds, outside the keys ``ignore`` accepts."""
-    if isinstance(value, dict):
-        pairs = [count_leaves(v, ignore, f"{shape}.{k}" if shape else str(k)) for k, v in value.items()
-                 if not ignore(f"{shape}.{k}" if shape else str(k))]
-    elif isinstance(value, list):
-        pairs = [count_leaves(v, ignore, shape + "[]") for v in value]
-    else:
-        return (1, 0) if _is_number(value) else (0, 1)
-    return sum(p[0] for p in pairs), sum(p[1] for p in pairs)
+    """How many figures (numbers) and how many other values a note holds, outside the keys ``ignore`` accepts.
+    Walked with a stack of its own, not a call a value: a note of 570,000 changed cases holds 3.4 million."""
+    figures = others = 0
+    stack = [(value, shape)]
+    while stack:
+        value, shape = stack.pop()
+        if isinstance(value, dict):
+            for key, child in value.items():
+                child_shape = f"{shape}.{key}" if shape else str(key)
+                if not ignore(child_shape):
+                    stack.append((child, child_shape))
+        elif isinstance(value, list):
+            items = shape + "[]"
+            stack.extend((child, items) for child in value)
+        elif _is_number(value):
+            figures += 1
+        else:
+            others += 1
+    return figures, others

@@ -11,6 +11,7 @@ from wherever its inputs now are; their hashes say whether they are the same fil
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -143,9 +144,12 @@ def unchecked_policy(note: Note, inputs: list[Path]) -> str:
 
 
 def _ignored(note: Note):
-    """The predicate on shape paths that leaves out :data:`IGNORED` in each of the note's single-metric notes."""
+    """The predicate on shape paths that leaves out :data:`IGNORED` in each of the note's single-metric notes. It
+    is asked once for every value compared or counted (940,000 times for a note of 57,000 changed cases), of a few
+    hundred shapes: each shape's answer is kept."""
     prefixes = [f"{where}." if where else "" for where in note.section_paths()]
 
+    @functools.cache
     def ignore(shape: str) -> bool:
         return any(shape.startswith(p) and shape[len(p):] in IGNORED for p in prefixes)
 
