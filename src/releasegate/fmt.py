@@ -49,6 +49,11 @@ def with_article(number_text: str) -> str:
     return f"{'an' if vowel else 'a'} {number_text}"
 
 
+def count(n: int) -> str:
+    """A count as the sentences print it, thousands grouped: 27091 -> 27,091."""
+    return f"{n:,}"
+
+
 def plural(n: int, noun: str, nouns: str | None = None) -> str:
     """A count with its noun: 1 case, 0 cases, 2,400 cases; ``nouns`` where adding "s" is wrong (category)."""
     return f"{n:,} {noun if n == 1 else nouns or noun + 's'}"

@@ -206,7 +206,7 @@ def test_three_metrics_with_many_cases_stay_bounded(tmp_path):
     broken = _section(html, "metric-2-cases-1-broken", "metric-2-method")
     listed = broken[:broken.index("</table>")].count('<td class="id">')
     assert listed == limit
-    assert f"{1500 - limit} more broken cases of r2; the JSON report lists them all." in _text(broken)
+    assert f"{1500 - limit:,} more broken cases of r2; the JSON report lists them all." in _text(broken)
     # Each of the 3 metrics' 3 listings (broken, fixed, failing on both) holds at most its share: the page holds
     # about as many case rows as one metric's page (402 here, its broken list alone 200).
     single = render_html(run([parse_source(str(path))], make_policy(baseline="r1"), metrics=("safe",)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import re
 from collections.abc import Callable
 from functools import cache
@@ -150,7 +151,16 @@ def _numeric(function: Callable[..., str]) -> Callable[..., MdRaw]:
     return lambda *args, **kwargs: MdRaw(function(*args, **kwargs))
 
 
+def count(value: Any) -> Any:
+    """A whole number (a count of cases, rows, categories) with its thousands grouped, as the sentences beside it
+    print it; anything else (a missing count) as it is."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return MdRaw(fmt.count(int(value)))
+    return value
+
+
 FILTERS = {
+    "count": count,
     "pct": _numeric(fmt.pct),
     "points": _numeric(fmt.points),
     "size_points": _numeric(fmt.size_points),

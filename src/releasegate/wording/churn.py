@@ -32,7 +32,7 @@ def churn_summary(s: ChurnSection, baseline: str) -> str:
     if top:
         text += "; " + ", ".join(f"{fmt.pct(g.share)} in {g.label}" for g in top)
         if len(s.by_category) > len(top):
-            text += f" (the highest {len(top)} of {len(s.by_category)} categories)"
+            text += f" (the highest {len(top)} of {len(s.by_category):,} categories)"
     if not s.one_run:
         text += ". With several runs per case the verdict reads each case's mean, so no one-run verdict is judged"
     return text + "."

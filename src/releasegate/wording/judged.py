@@ -22,7 +22,7 @@ def not_judged_lines(items: Sequence[NotJudged], candidates: Sequence[str]) -> l
         names = [item.release for item in items if item.reason == reason]
         if not names:
             continue
-        shown = ", ".join(names[:MAX_NAMED]) + (f" and {len(names) - MAX_NAMED} more" if len(names) > MAX_NAMED else "")
+        shown = ", ".join(names[:MAX_NAMED]) + (f" and {len(names) - MAX_NAMED:,} more" if len(names) > MAX_NAMED else "")
         if reason == "not_a_candidate":
             named = ", ".join(candidates[:MAX_NAMED]) + (" ..." if len(candidates) > MAX_NAMED else "")
             why = f"{why} ({named})"

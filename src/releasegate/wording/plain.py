@@ -62,7 +62,7 @@ def _and(names: list[str]) -> str:
 def _listed(items: list[str]) -> str:
     shown = items[:MAX_NAMED]
     more = len(items) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more else "")
+    return ", ".join(shown) + (f" and {more:,} more" if more else "")
 
 
 def changed(cand: CandidateAnalysis, binary: bool, baseline: str) -> str:
@@ -267,7 +267,7 @@ def next_step(p: PlainInput) -> str:
                 "judge, then compare again.")
     if p.decision == "not_proven" and "critical_doubt" in fired and "not_non_inferior" not in fired:
         critical = case_ids(cand.broken_cases, critical_only=True)
-        shown = ", ".join(critical[:MAX_IDS]) + (f" and {len(critical) - MAX_IDS} more" if len(critical) > MAX_IDS
+        shown = ", ".join(critical[:MAX_IDS]) + (f" and {len(critical) - MAX_IDS:,} more" if len(critical) > MAX_IDS
                                                  else "")
         read = f"read the critical cases it {'broke' if p.binary else 'lowered'} ({shown}), then " if critical else ""
         return (f"Next: {read}compare again with more cases in the critical categories: those it has cannot tell a "
@@ -292,7 +292,7 @@ def next_step(p: PlainInput) -> str:
         return "Next: fix what blocks it, then compare again."
     shown = ", ".join(first[:MAX_IDS])
     more = len(first) - MAX_IDS
-    rest = f" and {more} more" if more > 0 else ""
+    rest = f" and {more:,} more" if more > 0 else ""
     if len(first) == len(broken):
         return f"Next: fix {shown}{rest}, then compare again."
     # Only some of the cases it broke are named: say whose they are and how many others there are, so that "and

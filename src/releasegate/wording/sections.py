@@ -202,7 +202,7 @@ def cluster_warnings(k: ClusterAnalysis, parameters: Parameters) -> list[str]:
                    f"(two-sided; {k.smallest_p_one_sided:.2g} one-sided). More groups, not "
                    "more cases per group, would help")
     if k.few_cluster_categories:
-        names = ", ".join(f"{label} ({n})" for label, n in k.few_cluster_categories)
+        names = ", ".join(f"{label} ({n:,})" for label, n in k.few_cluster_categories)
         out.append(f"categories with too few {column} groups to show a regression on their own after the "
                    f"{parameters.correction} correction: {names}")
     # Say so when counting groups rather than single cases changes what a rule concludes.

@@ -69,7 +69,7 @@ def critical_warnings(cand: CandidateAnalysis, binary: bool) -> list[str]:
         verdict = "is the reason for the verdict" if t.blocks else "does not block"
         how = (f"{_critical_test(t, section)}" if section.rule == "test"
                else "zero tolerance (critical_rule = any)")
-        out.append(f"{t.label} (critical): {len(ids)} {'broken' if binary else 'worsened'} case"
+        out.append(f"{t.label} (critical): {len(ids):,} {'broken' if binary else 'worsened'} case"
                    f"{'' if len(ids) == 1 else 's'}: {', '.join(ids)}; the critical test {verdict} ({how})")
     return out
 
@@ -277,7 +277,7 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
                 else f"{min(reachable)} to {max(reachable)}")
         need = (f"each needs at least {span} changed cases" if reachable
                 else "no number of changed cases would be enough")
-        out.append(f"{len(powerless)} categor{'y is' if len(powerless) == 1 else 'ies are'} too small to show a "
+        out.append(f"{len(powerless):,} categor{'y is' if len(powerless) == 1 else 'ies are'} too small to show a "
                    f"regression on their own: {need} (has: {names})")
     reach = noninferiority_reach_warning(cand, parameters)
     if reach:
