@@ -56,7 +56,7 @@ def count(n: int) -> str:
 
 def plural(n: int, noun: str, nouns: str | None = None) -> str:
     """A count with its noun: 1 case, 0 cases, 2,400 cases; ``nouns`` where adding "s" is wrong (category)."""
-    return f"{n:,} {noun if n == 1 else nouns or noun + 's'}"
+    return f"{count(n)} {noun if n == 1 else nouns or noun + 's'}"
 
 
 def _magnitude(x: float, digits: int, grouped: bool = False) -> str:
