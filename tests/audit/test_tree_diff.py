@@ -107,3 +107,63 @@ def test_leaves_are_counted_as_their_definition_counts_them(example_json):
         value = tree(5)
         assert count_leaves(value, ignore) == _counted(value, ignore)
     assert count_leaves(example_json) == _counted(example_json, lambda shape: False)
+
+
+def test_lists_written_alike_are_not_walked_and_lists_that_differ_in_type_are(monkeypatch):
+    """Lists that the JSON writer writes as the same text are passed over whole; True beside 1, 1 beside 1.0, and
+    NaN (equal to nothing) are not the same text, so they are walked as before."""
+    import releasegate.audit.tree_diff as tree_diff
+
+    assert _paths({"h": [True]}, {"h": [1]}) == [("h[0]", "type")]
+    assert _paths({"c": [{"case_id": "a", "v": True}]}, {"c": [{"case_id": "a", "v": 1}]}) == [
+        ("c[case_id=a].v", "type")]
+    assert _paths({"h": [1]}, {"h": [1.0]}) == []  # the same figure, walked
+    assert _paths({"h": [float("nan")]}, {"h": [float("nan")]}) == [("h[0]", "figure")]
+    walked = []
+    monkeypatch.setattr(tree_diff, "_identity", lambda a, b: walked.append(len(a)))
+    big = {"cases": [{"case_id": str(i), "v": i / 7} for i in range(1000)]}
+    assert _paths(big, json.loads(json.dumps(big))) == [] and walked == []
+
+
+def test_the_shortcut_finds_every_difference_the_walk_finds(monkeypatch):
+    """Random notes and copies of them with a few values changed (a number, its type, a text, a key, a case):
+    the differences are the same with and without passing over lists written alike."""
+    import releasegate.audit.tree_diff as tree_diff
+
+    rng = random.Random(7)
+    leaves = [0, 1, 1.0, 2.5, True, False, None, "x", "", float("nan")]
+
+    def tree(depth):
+        if depth == 0 or rng.random() < 0.25:
+            return rng.choice(leaves)
+        if rng.random() < 0.5:
+            if rng.random() < 0.5:
+                return [{"case_id": f"c{i}", "v": tree(depth - 1)} for i in range(rng.randint(0, 4))]
+            return [tree(depth - 1) for _ in range(rng.randint(0, 4))]
+        return {rng.choice("ab") + str(i): tree(depth - 1) for i in range(rng.randint(0, 3))}
+
+    def changed(value):
+        if isinstance(value, dict):
+            out = {k: changed(v) for k, v in value.items()}
+            if out and rng.random() < 0.05:
+                out.pop(rng.choice(list(out)))
+            return out
+        if isinstance(value, list):
+            out = [changed(v) for v in value]
+            if out and rng.random() < 0.05:
+                out.pop(rng.randrange(len(out)))
+            return out
+        return rng.choice(leaves) if rng.random() < 0.1 else value
+
+    ignore = {"a0", "b1[].v"}.__contains__
+    differing = 0
+    for _ in range(400):
+        note = tree(5)
+        rerun = changed(note)
+        fast = list(compare(note, rerun, ignore=ignore))
+        with monkeypatch.context() as patched:
+            patched.setattr(tree_diff, "_identical", lambda a, b: False)
+            walked = list(compare(note, rerun, ignore=ignore))
+        assert [(d.path, d.kind) for d in fast] == [(d.path, d.kind) for d in walked]
+        differing += bool(walked)
+    assert differing > 100

@@ -16,6 +16,7 @@ rules make its answer readable:
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -113,8 +114,23 @@ def _walk(a: Any, b: Any, path: str, shape: str, ignore: Callable[[str], bool], 
         yield Difference(path, kind, a, b)
 
 
+def _identical(a: list[Any], b: list[Any]) -> bool:
+    """The two lists written as the same JSON text: then no value in them differs, whatever is ignored. Python's
+    ``==`` would not do (``True == 1``, ``1 == 1.0``), the text tells them apart; NaN (equal to nothing) is refused
+    by the writer, so such lists are walked. The C writer reads a list of 570,000 cases in a tenth of the time the
+    walk takes."""
+    if len(a) != len(b):
+        return False
+    try:
+        return json.dumps(a, allow_nan=False) == json.dumps(b, allow_nan=False)
+    except (TypeError, ValueError):  # a NaN or infinity (or a value JSON cannot hold): walked
+        return False
+
+
 def _lists(a: list[Any], b: list[Any], path: str, shape: str, ignore: Callable[[str], bool], verdict_keys: frozenset[str],
            key: str) -> Iterator[Difference]:
+    if _identical(a, b):
+        return
     identity = _identity(a, b)
     scalars = not any(isinstance(x, (dict, list)) for x in a + b)
     if scalars and len(a) != len(b):  # a sentence added to warnings: one difference, not a shift of the rest
@@ -144,19 +160,39 @@ def _lists(a: list[Any], b: list[Any], path: str, shape: str, ignore: Callable[[
 
 def count_leaves(value: Any, ignore: Callable[[str], bool] = _never, shape: str = "") -> tuple[int, int]:
     """How many figures (numbers) and how many other values a note holds, outside the keys ``ignore`` accepts.
-    Walked with a stack of its own, not a call a value: a note of 570,000 changed cases holds 3.4 million."""
+    Walked with a stack of its own, not a call a value: a note of 570,000 changed cases holds 3.4 million. The
+    objects of one list share their keys' shape paths, so each key's path and whether it is ignored are worked
+    out once a list, and plain values are counted where they are met instead of being stacked."""
     figures = others = 0
     stack = [(value, shape)]
     while stack:
         value, shape = stack.pop()
-        if isinstance(value, dict):
+        if isinstance(value, list):
+            items = shape + "[]"
+            paths: dict[str, str | None] = {}  # a key of this list's objects: its shape path, None when ignored
+            for child in value:
+                if type(child) is not dict:
+                    stack.append((child, items))
+                    continue
+                for key, leaf in child.items():
+                    if key in paths:
+                        path = paths[key]
+                    else:
+                        path = paths[key] = None if ignore(child_shape := f"{items}.{key}") else child_shape
+                    if path is None:
+                        continue
+                    kind = type(leaf)
+                    if kind is int or kind is float:
+                        figures += 1
+                    elif kind is str or kind is bool or leaf is None:
+                        others += 1
+                    else:
+                        stack.append((leaf, path))
+        elif isinstance(value, dict):
             for key, child in value.items():
                 child_shape = f"{shape}.{key}" if shape else str(key)
                 if not ignore(child_shape):
                     stack.append((child, child_shape))
-        elif isinstance(value, list):
-            items = shape + "[]"
-            stack.extend((child, items) for child in value)
         elif _is_number(value):
             figures += 1
         else:
