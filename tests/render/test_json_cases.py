@@ -106,6 +106,25 @@ def test_verify_holds_for_a_note_of_any_name(tmp_path: Path, example, monkeypatc
     assert result.exit_code == 1 and "cases_listed.broken_cases" in result.output, result.output
 
 
+def test_verify_names_a_case_past_the_kept_ones_that_no_longer_broke(bounded, example, tmp_path: Path) -> None:
+    """The whole listings are compared from both case files: a case listed only in the note's case file that the
+    rerun no longer lists is named, though the note's own first cases are the same."""
+    full, out = bounded
+    broken = json.loads(full.read_text())["candidates"][0]
+    gone = broken["broken_cases"][-1]["case_id"]
+    assert gone not in [c["case_id"] for c in json.loads(out.read_text())["candidates"][0]["broken_cases"]]
+    import pandas as pd
+
+    results = pd.read_csv(example["eval_results.csv"], dtype={"case_id": str})
+    results.loc[(results["case_id"] == gone) & (results["release"] == broken["name"]), "passed"] = 1
+    edited = tmp_path / "eval_results.csv"
+    results.to_csv(edited, index=False)
+    result = run_cli("verify", out, edited, "--cases", example["eval_cases.csv"])
+    assert result.exit_code == 1
+    assert f"case {gone}: in candidates[name={broken['name']}].broken_cases of the note, not of the rerun" in (
+        result.output), result.output
+
+
 def test_the_case_file_may_not_be_an_input(tmp_path: Path, example) -> None:
     victim = tmp_path / "note.cases.parquet"
     victim.write_bytes((example["eval_results.csv"]).read_bytes())

@@ -65,7 +65,6 @@ def verify(note: Note, *, sources: list[Any], policy, cases: Path | None = None,
     at the level its regression tests were read at (the looks it records; ``previous`` overrides them)."""
     from releasegate.load.looks import recorded_looks
     from releasegate.pipeline import run
-    from releasegate.render import render
 
     data = note.with_cases()  # every case listed, from the note's case file when it has one
     table = next((i for i in _inputs(data) if i.get("format") == "cases"), None)
@@ -82,11 +81,11 @@ def verify(note: Note, *, sources: list[Any], policy, cases: Path | None = None,
                      previous=previous if previous is not None else recorded_looks(note.data))
     except InputError as exc:
         raise InputError(f"cannot rerun {note.path}: {exc}") from None
-    rerun = json.loads(render(report, ".json").decode("utf-8"))
+    bounded, rerun = _rerun_notes(report)
     _carry_over(data, rerun, policy_file_given=policy_file is not None)
     ignore = _ignored(note)
     differences = [*input_differences(_inputs(data), _inputs(rerun)), *compare(data, rerun, ignore=ignore)]
-    differences += _kept_differences(note, report, ignore, policy_file is not None, differences)
+    differences += _kept_differences(note, bounded, ignore, policy_file is not None, differences)
     if note.schema_version != schema_version():  # an older minor schema: what it did not yet write is not compared
         differences = [d for d in differences if not (d.kind == "key" and d.note is MISSING)
                        and d.path.rpartition(".")[2] != "schema_version"]
@@ -96,21 +95,41 @@ def verify(note: Note, *, sources: list[Any], policy, cases: Path | None = None,
     return Verification(note, tuple(differences), __version__, len(_inputs(data)), figures, values, unchecked)
 
 
-def _kept_differences(note: Note, report: Any, ignore: Any, policy_file_given: bool,
+# The rerun's note is written as `report -o note.json` writes it.
+_RERUN = Path("note.json")
+
+
+def _rerun_notes(report: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The rerun's note as `report -o note.json` writes it (past the bound, the first cases of each listing and a
+    case file), and the same note with every listing whole: its case file's listings put back as the archived
+    note's are (audit/notes.py ``expand_listings``), so both sides of the comparison are read the same way."""
+    from releasegate.audit.notes import expand_listings
+    from releasegate.render import output_files
+    from releasegate.render.json_cases import case_file_path
+
+    files = dict(output_files(report, _RERUN))
+    text = files[_RERUN].decode("utf-8")
+    side = files.get(case_file_path(_RERUN))
+    whole = json.loads(text)
+    if side is not None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        expand_listings(whole, pq.read_table(pa.BufferReader(side)))
+    return json.loads(text), whole
+
+
+def _kept_differences(note: Note, bounded: dict[str, Any], ignore: Any, policy_file_given: bool,
                       found: list[Difference]) -> list[Difference]:
     """A note with a case file keeps the first cases of each listing itself, and counts them in its record: those
-    are what a reader sees first, so they are compared too, with the rerun's note written with the same bound (the
-    whole listings are compared from the file). The file's sha256 is the note's: the file was checked against it,
-    and the same cases may be written in other bytes by another pyarrow. So is its name, which follows the
-    note's own (``release.json`` -> ``release.cases.parquet``), not the inputs: the rerun's is written as
-    ``note.json``."""
+    are what a reader sees first, so they are compared too, with the rerun's note written with the same bound
+    (``bounded``; the whole listings are compared from the files). The file's sha256 is the note's: the file was
+    checked against it, and the same cases may be written in other bytes by another pyarrow. So is its name, which
+    follows the note's own (``release.json`` -> ``release.cases.parquet``), not the inputs: the rerun's is
+    written as ``note.json``."""
     record = note.data.get("cases_file")
     if not isinstance(record, dict):
         return []
-    from releasegate.render import output_files
-
-    path = Path("note.json")
-    bounded = json.loads(dict(output_files(report, path))[path].decode("utf-8"))
     if isinstance(bounded.get("cases_file"), dict):
         bounded["cases_file"].update(sha256=record.get("sha256"), path=record.get("path"))
     _carry_over(note.data, bounded, policy_file_given=policy_file_given)
