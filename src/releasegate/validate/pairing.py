@@ -285,16 +285,18 @@ def _refuse_nothing_kept(baseline: str, candidate: str, changed: int, errored: i
 
 def fill_runs(table: pd.DataFrame, fills: dict[str, np.ndarray], runs: dict[str, np.ndarray]
               ) -> tuple[pd.DataFrame, list[str]]:
-    """The table with a failing row (outcome 0) for each run a case lacks, taking the run labels the releases judged
-    hold (``runs``' releases) in their order; the case's category and cluster are its own, everything else is
+    """The table with a failing row (outcome 0) for each run a case lacks, taking the run labels of its own release
+    first (a candidate seeded 4-6 lacks its run 6, not the baseline's run 1), then those the other releases judged
+    hold (``runs``' releases), in their order; the case's category and cluster are its own, everything else is
     empty."""
     ids = table["case_id"].cat.categories
     frames, notes = [], []
     expected = expected_runs(runs)
-    labels = pd.unique(table.loc[table["release"].isin(list(runs)), "run"])
+    judged = table.loc[table["release"].isin(list(runs)), "run"]
     for release, mask in fills.items():
         counts = runs[release]
         mine = table["release"] == release
+        labels = pd.unique(pd.concat([table.loc[mine, "run"], judged]))
         held = table.loc[mine, ["case_id", "run"]].astype({"case_id": str})
         need = pd.Index(ids[np.flatnonzero(mask)]).astype(str)
         grid = pd.MultiIndex.from_product([need, labels], names=["case_id", "run"]).to_frame(index=False)
