@@ -44,8 +44,8 @@ NotJudgedReason = Literal["not_a_candidate", "baseline_rerun"]
 ExclusionReason = Literal["only_baseline", "only_candidate", "content_changed", "errored", "runs_incomplete"]
 # What the reading of the inputs left out of every comparison, or counted otherwise than given: tables in a
 # harness's folder not read, a run store's cases dropped for their holes (--drop-holes), rows without an outcome
-# dropped (--missing drop) or counted as failures (--missing fail).
-InputExclusionKind = Literal["tables_not_read", "holes_dropped", "rows_dropped", "rows_failed"]
+# dropped (--missing drop) or counted as failures (--missing fail), errored rows counted as failures (the same).
+InputExclusionKind = Literal["tables_not_read", "holes_dropped", "rows_dropped", "rows_failed", "errors_failed"]
 # How the cases of a comparison were matched: by id and content fingerprint, by id alone (no content given),
 # or by id with the content a case table (--cases) gave both releases alike.
 PairingBasis = Literal["content", "id", "case_table"]

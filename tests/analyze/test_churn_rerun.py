@@ -177,3 +177,21 @@ def test_what_cannot_be_measured_is_refused_in_one_line(tmp_path, args, needle):
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0] and "Traceback" not in result.output
     assert not out.exists()
+
+
+def test_a_rerun_that_asked_other_questions_under_the_same_ids_is_refused(tmp_path):
+    # The rerun's c000-c004 are other questions: their churn would compare two questions, so it is refused in one
+    # line, as a rerun lacking a case is, and --allow-changed (for candidates) does not let it through.
+    rows = [{"case_id": f"c{i:03d}", "release": r, "passed": int(i % 9 != 0),
+             "input": f"question {i}" + (" (replaced)" if r == "again" and i < 5 else "")}
+            for r in ("live", "again", "cand") for i in range(200)]
+    path = tmp_path / "results.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    for extra in ((), ("--allow-changed",)):
+        result = run_cli("check", path, "--baseline", "live", "--baseline-rerun", "again", *extra)
+        assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+        assert ("baseline_rerun 'again' has other content than 'live' under the same id for 5 case(s) (e.g. 'c000': "
+                "'question 0' in 'live', 'question 0 (replaced)' in 'again')") in result.output
+    same = pd.DataFrame([dict(r, input=r["input"].replace(" (replaced)", "")) for r in rows])
+    same.to_csv(path, index=False)
+    assert run_cli("check", path, "--baseline", "live", "--baseline-rerun", "again").exit_code == 0

@@ -79,6 +79,11 @@ def rows_failed(tmp: Path) -> list[str]:
     return [str(_write(tmp / "results.csv", "release,case_id,passed", rows)), "--missing", "fail"]
 
 
+def errors_failed(tmp: Path) -> list[str]:
+    # An errored row counted as a failure is counted otherwise than it was given, as a row without an outcome is.
+    return [*errored(tmp), "--missing", "fail"]
+
+
 def rows_failed_of_one_metric(tmp: Path) -> list[str]:
     rows = [(r, c, "" if (r, c) == ("r2", "c0") else p, int(c[1:]) % 3 != 0) for r, c, p in _pairs()]
     path = _write(tmp / "results.csv", "release,case_id,accuracy,format_ok", rows)
@@ -147,6 +152,8 @@ KINDS = {
                          _set_apart("rows_dropped", 1)),
     "rows_failed": Kind(rows_failed, "1 row without an outcome in r2 counted as a failure (--missing fail)",
                         _set_apart("rows_failed", 1)),
+    "errors_failed": Kind(errors_failed, "1 errored row in r2 counted as a failure (--missing fail)",
+                          _set_apart("errors_failed", 1)),
     "rows_failed_of_one_metric": Kind(
         rows_failed_of_one_metric, "accuracy: 1 row without an outcome in r2 counted as a failure (--missing fail)",
         lambda note: [(x["kind"], x["count"]) for x in note["metrics"]["accuracy"]["input_exclusions"]]

@@ -245,3 +245,16 @@ def test_the_notebook_api_takes_the_keys_as_keywords():
         releasegate.compare(frame, baseline="r1")
     note = releasegate.compare(frame, baseline="r1", allow_changed=True)
     assert note.verdicts[0].excluded == "1 of 4 cases left out: content changed"
+
+
+def test_a_filled_run_takes_a_label_of_its_own_release(tmp_path):
+    # Seeds 1-3 for the baseline, 4-6 for the candidate; c000 lacks its run 6. The run counted as a failure is the
+    # candidate's run 6, not the baseline's run 1: the run axis shows the candidate's three runs and no fourth.
+    rows = [("r1", f"c{i:03d}", k, 1) for i in range(40) for k in (1, 2, 3)]
+    rows += [("r2", f"c{i:03d}", k, 1) for i in range(40) for k in (4, 5, 6) if not (i == 0 and k == 6)]
+    report = build_report(_write(tmp_path, rows, "release,case_id,run,passed"), baseline="r1",
+                          allow_incomplete_runs=True)
+    axis = report.analysis.candidates[0].sections.run_axis
+    assert [(r.run, r.candidate) for r in axis.per_run if r.candidate == r.candidate] == [
+        ("4", 1.0), ("5", 1.0), ("6", pytest.approx(39 / 40))]
+    assert axis.runs_candidate == 3

@@ -55,7 +55,8 @@ def test_every_kind_the_reading_of_the_inputs_leaves_out_has_its_line_with_its_c
         "holes_dropped": "5 cases dropped from the run store runs/store (--drop-holes; a, b, c and 2 more): a cell of "
                          "each is missing, stale or unscored",
         "rows_dropped": "5 rows without an outcome dropped in a, b, c (--missing drop)",
-        "rows_failed": "5 rows without an outcome in a, b, c counted as failures (--missing fail)"}
+        "rows_failed": "5 rows without an outcome in a, b, c counted as failures (--missing fail)",
+        "errors_failed": "5 errored rows in a, b, c counted as failures (--missing fail)"}
     one = InputExclusion("rows_failed", 1, examples=("r2",))
     assert input_line(one, "accuracy") == ("accuracy: 1 row without an outcome in r2 counted as a failure "
                                            "(--missing fail)")

@@ -15,7 +15,7 @@ import pandas as pd
 
 from releasegate.analyze.guardrail_level import rule_confidence
 from releasegate.errors import InputError
-from releasegate.model import ErroredCase, ErroredCases
+from releasegate.model import ErroredCase, ErroredCases, InputExclusion
 from releasegate.policy import Policy
 from releasegate.stats.error_rates import error_rate_increase
 from releasegate.validate import ValidatedResults
@@ -36,9 +36,13 @@ def split_errored(data: ValidatedResults, policy: Policy) -> ValidatedResults:
     mask[data.errors.index.to_numpy()] = True
     if policy.missing == "fail":
         table = table.assign(outcome=np.where(mask, 0.0, table["outcome"].to_numpy(float)))
-        notes = (*data.notes, f"{int(mask.sum())} errored row(s) counted as failures (--missing fail).") \
-            if mask.any() else data.notes
-        return dataclasses.replace(data, table=table, errors=None, notes=notes)
+        if not mask.any():
+            return dataclasses.replace(data, table=table, errors=None)
+        notes = (*data.notes, f"{int(mask.sum())} errored row(s) counted as failures (--missing fail).")
+        # Counted otherwise than given, as a row without an outcome is: named wherever the verdict is read.
+        releases = tuple(sorted(set(data.errors["release"].astype(str))))
+        excluded = (*data.excluded, InputExclusion("errors_failed", int(mask.sum()), examples=releases))
+        return dataclasses.replace(data, table=table, errors=None, notes=notes, excluded=excluded)
     errors = data.errors.reset_index(drop=True)
     kept = table.loc[~mask].reset_index(drop=True)
     for release in data.releases:

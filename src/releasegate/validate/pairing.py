@@ -275,6 +275,27 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
     return tuple(pairings), fills, notes
 
 
+def check_rerun(table: pd.DataFrame, baseline: str, rerun: str, codes: dict[str, keycodes.Codes],
+                content: Content | None) -> None:
+    """The baseline rerun asks what the baseline asked: a shared case whose content differs is another question, and
+    its churn would be no churn. Refused whatever ``allow_changed`` says, as a rerun lacking a case is
+    (analyze/churn.py): the rerun must run the same cases."""
+    if content is None:
+        return
+    base, again = (_release(r, table, codes, content, None, None) for r in (baseline, rerun))
+    changed = _changed(table, content, base, again, base.present & again.present)
+    if not changed.any():
+        return
+    assert base.content_row is not None and again.content_row is not None
+    ids = table["case_id"].cat.categories
+    k = int(np.flatnonzero(changed)[0])
+    old = text_of_row(table, int(base.content_row[k]), content)
+    new = text_of_row(table, int(again.content_row[k]), content)
+    raise PairingError(f"baseline_rerun {rerun!r} has other content than {baseline!r} under the same id for "
+                       f"{int(changed.sum())} case(s) (e.g. {str(ids[k])!r}: {old!r} in {baseline!r}, {new!r} in "
+                       f"{rerun!r}): its churn would compare other questions; the rerun must run the same cases")
+
+
 def _refuse_nothing_kept(baseline: str, candidate: str, changed: int, errored: int) -> None:
     """Every shared case set apart (content changed, errored): no figure could be about the two releases."""
     why = " and ".join(f"{n} {what}" for n, what in ((changed, "whose content changed"),
@@ -285,16 +306,18 @@ def _refuse_nothing_kept(baseline: str, candidate: str, changed: int, errored: i
 
 def fill_runs(table: pd.DataFrame, fills: dict[str, np.ndarray], runs: dict[str, np.ndarray]
               ) -> tuple[pd.DataFrame, list[str]]:
-    """The table with a failing row (outcome 0) for each run a case lacks, taking the run labels the releases judged
-    hold (``runs``' releases) in their order; the case's category and cluster are its own, everything else is
+    """The table with a failing row (outcome 0) for each run a case lacks, taking the run labels of its own release
+    first (a candidate seeded 4-6 lacks its run 6, not the baseline's run 1), then those the other releases judged
+    hold (``runs``' releases), in their order; the case's category and cluster are its own, everything else is
     empty."""
     ids = table["case_id"].cat.categories
     frames, notes = [], []
     expected = expected_runs(runs)
-    labels = pd.unique(table.loc[table["release"].isin(list(runs)), "run"])
+    judged = table.loc[table["release"].isin(list(runs)), "run"]
     for release, mask in fills.items():
         counts = runs[release]
         mine = table["release"] == release
+        labels = pd.unique(pd.concat([table.loc[mine, "run"], judged]))
         held = table.loc[mine, ["case_id", "run"]].astype({"case_id": str})
         need = pd.Index(ids[np.flatnonzero(mask)]).astype(str)
         grid = pd.MultiIndex.from_product([need, labels], names=["case_id", "run"]).to_frame(index=False)

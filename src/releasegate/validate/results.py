@@ -283,6 +283,9 @@ def _paired(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], pol
     were paired by. ``as_read``: each release's cases before --missing drop dropped rows."""
     pairings, fills, notes = pairing.pair_releases(table, baseline, candidates, policy, codes, content, leaving,
                                                    runs, basis, as_read)
+    if policy.baseline_rerun is not None and policy.baseline_rerun != baseline \
+            and policy.baseline_rerun in table["release"].cat.categories:
+        pairing.check_rerun(table, baseline, policy.baseline_rerun, codes, content)
     if fills:
         assert runs is not None
         table, filled = pairing.fill_runs(table, fills, runs)

@@ -66,6 +66,9 @@ def input_line(x: InputExclusion, metric: str = "") -> str:
     if x.kind == "holes_dropped":
         return (f"{fmt.plural(x.count, 'case')} dropped from the run store {x.where} (--drop-holes; "
                 f"{_first(x)}): a cell of each is missing, stale or unscored")
+    if x.kind == "errors_failed":
+        return (f"{of}{fmt.plural(x.count, 'errored row')}{releases} counted as "
+                f"{'a failure' if x.count == 1 else 'failures'} (--missing fail)")
     if x.kind == "rows_dropped":
         return f"{of}{fmt.plural(x.count, 'row')} without an outcome dropped{releases} (--missing drop)"
     return (f"{of}{fmt.plural(x.count, 'row')} without an outcome{releases} counted as "
