@@ -27,6 +27,9 @@ RUNS = "release,case_id,run,passed"
 SHORT_RUNS = csv(*(f"r1,c{i},{k},1" for i in range(1, 5) for k in range(1, 4)),
                  *(f"r2,c{i},{k},{int(i != 2)}" for i in range(1, 5) for k in range(1, 4) if i != 2 or k == 1),
                  header=RUNS)
+# Counted as a failure, the baseline's missing run would be a gain of r2 (which passes everything it ran).
+BASE_SHORT = csv(*(f"r1,c{i},{k},1" for i in range(1, 5) for k in range(1, 4) if (i, k) != (2, 3)),
+                 *(f"r2,c{i},{k},1" for i in range(1, 5) for k in range(1, 4)), header=RUNS)
 FEWER_RUNS = csv(*(f"{r},c{i},{k},1" for r, n in (("r1", 3), ("r2", 2)) for i in range(1, 5) for k in range(1, n + 1)),
                  header=RUNS)
 # r2's row of c3 has no outcome: --missing drop takes it, and c3 is then on one side only.
@@ -71,6 +74,11 @@ PAIRING_CASES: tuple[Case, ...] = (
          ("results.csv", *BASE, "--missing", "drop"),
          ("1 case(s) only in 'r1' (e.g. 'c3'; 1 of them had rows in 'r2' without an outcome, which --missing drop "
           "dropped)", "--allow-missing", "--missing fail"), kind="pairing"),
+    Case("baseline-runs-incomplete", "the baseline short of runs, with --allow-incomplete-runs",
+         "r1's third run of `c2` absent (3 runs elsewhere), `--allow-incomplete-runs`", {"results.csv": BASE_SHORT},
+         ("results.csv", *BASE, "--allow-incomplete-runs"),
+         ("1 case(s) of 'r1' have fewer runs than the 3 other cases have",
+          "the baseline's missing runs cannot be counted as failures"), kind="runs"),
     Case("allow-incomplete-runs", "runs missing, with --allow-incomplete-runs", "as above, `--allow-incomplete-runs`",
          {"results.csv": SHORT_RUNS}, ("results.csv", *BASE, "--allow-incomplete-runs"),
          ("2 missing run(s) of 1 case(s) counted as failures",), exit=0,

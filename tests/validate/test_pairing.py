@@ -258,3 +258,19 @@ def test_a_filled_run_takes_a_label_of_its_own_release(tmp_path):
     assert [(r.run, r.candidate) for r in axis.per_run if r.candidate == r.candidate] == [
         ("4", 1.0), ("5", 1.0), ("6", pytest.approx(39 / 40))]
     assert axis.runs_candidate == 3
+
+
+@pytest.mark.parametrize("short", ["one case", "every case"])
+def test_the_baselines_missing_runs_are_refused_even_with_the_flag(tmp_path, short):
+    # Counted as failures the baseline's missing runs would be the candidate's gains: both releases pass every run
+    # they have, so anything but a refusal would read as an improvement that never happened.
+    runs = {"r1": 3, "r2": 5} if short == "every case" else {"r1": 3, "r2": 3}
+    rows = [(r, f"c{i:03d}", k, 1) for r, n in runs.items() for i in range(60) for k in range(1, n + 1)
+            if not (short == "one case" and (r, i, k) == ("r1", 0, 3))]
+    path = _write(tmp_path, rows, "release,case_id,run,passed")
+    result = run_cli("check", path, "--baseline", "r1", "--allow-incomplete-runs")
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "of 'r1' have fewer runs than the" in result.output
+    assert "the baseline's missing runs cannot be counted as failures" in result.output
+    with pytest.raises(IncompleteRunsError, match="would read as the candidate's gains"):
+        build_report(path, baseline="r1", allow_incomplete_runs=True)

@@ -233,10 +233,11 @@ class Policy:
     # this left out of the comparison and counted (validate/pairing.py).
     allow_changed: bool = key(False, Switch(), "leave out (and count) the cases whose content differs between the "
                               "releases, instead of refusing", flag=True)
-    # A case with fewer runs than other cases have: refused, or with this each missing run counted as a failure
-    # (never dropped: the runs a crashed or filtered job loses are not a random sample of them).
-    allow_incomplete_runs: bool = key(False, Switch(), "count each run a case lacks (other cases have it) as a "
-                                      "failure, instead of refusing", flag=True)
+    # A case with fewer runs than other cases have: refused, or with this each missing run of a candidate counted
+    # as a failure (never dropped: the runs a crashed or filtered job loses are not a random sample of them). The
+    # baseline's are refused even so: as failures they would count for the candidate.
+    allow_incomplete_runs: bool = key(False, Switch(), "count each run a candidate's case lacks (other cases have "
+                                      "it) as a failure, instead of refusing (a baseline's are refused)", flag=True)
     # The intervals' bootstrap reads (1 - confidence) / 2 of its resamples beyond each bound: past 99.9% that is
     # a handful of the 10,000, and the interval would be the extreme resamples, not the level it names.
     confidence: float = key(0.95, Number(low=0.5, high=0.999), "level of the intervals in the tables",

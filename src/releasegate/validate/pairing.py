@@ -197,17 +197,24 @@ def _refuse_changed(table: pd.DataFrame, content: Content, base: _Release, cand:
                        "them out of the comparison")
 
 
-def _refuse_short(side: _Release, name: str, incomplete: np.ndarray, ids: pd.Index, expected: int) -> None:
+def _refuse_short(side: _Release, name: str, incomplete: np.ndarray, ids: pd.Index, expected: int,
+                  baseline: bool = False) -> None:
+    """Cases of ``name`` with fewer runs than the run axis has, refused in one line. The baseline's are refused even
+    under --allow-incomplete-runs (``baseline``): counted as failures they would be gains of the candidate."""
     assert side.runs is not None and side.short is not None
     cases = np.flatnonzero(incomplete & side.short)
     k = int(cases[0])
     missing = int((expected - side.runs[cases]).sum())
     every = (" (every case of it: a release repeated fewer times than another is refused too, since a design "
              "cannot be told from a crash; give the releases the same runs)") if cases.size == int(side.present.sum()) else ""
+    remedy = ("a missing run would be left out unseen; rerun them, or use --allow-incomplete-runs to count each "
+              "missing run as a failure")
+    if baseline:
+        remedy = ("the baseline's missing runs cannot be counted as failures (--allow-incomplete-runs counts a "
+                  "candidate's), since they would read as the candidate's gains; rerun them")
     raise IncompleteRunsError(f"{cases.size} case(s) of {name!r} have fewer runs than the {expected} other cases "
                               f"have{every} (e.g. {str(ids[k])!r}: {int(side.runs[k])} of {expected}; {missing} "
-                              "run(s) missing in all): a missing run would be left out unseen; rerun them, or use "
-                              "--allow-incomplete-runs to count each missing run as a failure")
+                              f"run(s) missing in all): {remedy}")
 
 
 def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...], policy: Policy,
@@ -254,9 +261,11 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
         incomplete = np.zeros(shared.shape, dtype=bool)
         for side, name in ((base, baseline), (cand, candidate)):
             if side.short is not None and (kept & side.short).any():
-                if not policy.allow_incomplete_runs:
+                # Counted as failures, the baseline's missing runs would read as the candidate's gains: refused
+                # even with the flag, which counts only a candidate's missing runs against it.
+                if not policy.allow_incomplete_runs or side is base:
                     assert runs is not None
-                    _refuse_short(side, name, kept, ids, expected_runs(runs))
+                    _refuse_short(side, name, kept, ids, expected_runs(runs), baseline=side is base)
                 incomplete |= kept & side.short
                 fills[name] = fills.get(name, np.zeros_like(shared)) | (kept & side.short)
         if content is not None:
