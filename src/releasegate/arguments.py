@@ -21,6 +21,20 @@ COLUMN_FLAGS = (
 
 
 
+def policy_path_read(kw: dict[str, Any]) -> Path | None:
+    """The policy file the options make the pipeline read: --policy, else (without --no-policy) a
+    releasegate.toml found beside the results."""
+    if kw.get("policy_path") is not None:
+        return Path(kw["policy_path"])
+    if kw.get("no_policy") or not kw.get("results"):
+        return None
+    from releasegate.load.policy_file import find_policy, shown
+    from releasegate.load.sources import parse_source
+
+    found = find_policy([parse_source(text).path for text in kw["results"]])
+    return None if found is None else Path(shown(found, Path.cwd()))  # as the line naming it shows it
+
+
 def read_inputs(kw: dict[str, Any], note: Any = None) -> dict[str, Any]:
     """Options -> what the pipeline reads: sources, policy, adapter options, metrics and the policy file. For
     `verify`, ``note`` (a note read back, audit/notes.py) gives the policy and the reading of the inputs that
