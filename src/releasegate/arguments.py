@@ -35,6 +35,18 @@ def policy_path_read(kw: dict[str, Any]) -> Path | None:
     return None if found is None else Path(shown(found, Path.cwd()))  # as the line naming it shows it
 
 
+def gold_path_read(kw: dict[str, Any], policy_path: Path | None) -> Path | None:
+    """The gold labels the options make the pipeline read: --gold, else the policy file's ``gold``."""
+    if kw.get("gold"):
+        return Path(kw["gold"])
+    if policy_path is None:
+        return None
+    from releasegate.policy import load_policy_file
+
+    gold = load_policy_file(policy_path).get("gold")
+    return Path(gold) if isinstance(gold, str) and gold.strip() else None
+
+
 def read_inputs(kw: dict[str, Any], note: Any = None) -> dict[str, Any]:
     """Options -> what the pipeline reads: sources, policy, adapter options, metrics and the policy file. For
     `verify`, ``note`` (a note read back, audit/notes.py) gives the policy and the reading of the inputs that

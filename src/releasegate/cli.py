@@ -83,13 +83,14 @@ def build_report(kw: dict[str, Any]) -> Any:
 
 def _check_not_inputs(paths: list[Path], kw: dict[str, Any]) -> None:
     """No output may be an input: a named file, a file inside a directory input, the case table, the policy (named,
-    or found beside the results) or the gold labels."""
-    from releasegate.arguments import policy_path_read
+    or found beside the results) or the gold labels (--gold, or the policy's gold)."""
+    from releasegate.arguments import gold_path_read, policy_path_read
     from releasegate.load import parse_source
     from releasegate.render.output_guard import check_outputs_are_not_inputs
 
     inputs = [parse_source(text).path for text in kw["results"]]
-    inputs += [kw.get("cases"), policy_path_read(kw), kw.get("gold") and Path(kw["gold"]), kw.get("previous")]
+    policy = policy_path_read(kw)
+    inputs += [kw.get("cases"), policy, gold_path_read(kw, policy), kw.get("previous")]
     from releasegate.render import companion_paths
 
     check_outputs_are_not_inputs([*paths, *companion_paths(paths)], inputs)
