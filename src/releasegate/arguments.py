@@ -21,9 +21,9 @@ COLUMN_FLAGS = (
 
 
 
-def policy_path_read(kw: dict[str, Any]) -> Path | None:
+def _policy_path_read(kw: dict[str, Any]) -> Path | None:
     """The policy file the options make the pipeline read: --policy, else (without --no-policy) a
-    releasegate.toml found beside the results."""
+    releasegate.toml found beside the results, as the line naming it shows it."""
     if kw.get("policy_path") is not None:
         return Path(kw["policy_path"])
     if kw.get("no_policy") or not kw.get("results"):
@@ -32,10 +32,10 @@ def policy_path_read(kw: dict[str, Any]) -> Path | None:
     from releasegate.load.sources import parse_source
 
     found = find_policy([parse_source(text).path for text in kw["results"]])
-    return None if found is None else Path(shown(found, Path.cwd()))  # as the line naming it shows it
+    return None if found is None else Path(shown(found, Path.cwd()))
 
 
-def gold_path_read(kw: dict[str, Any], policy_path: Path | None) -> Path | None:
+def _gold_path_read(kw: dict[str, Any], policy_path: Path | None) -> Path | None:
     """The gold labels the options make the pipeline read: --gold, else the policy file's ``gold``."""
     if kw.get("gold"):
         return Path(kw["gold"])
@@ -45,6 +45,18 @@ def gold_path_read(kw: dict[str, Any], policy_path: Path | None) -> Path | None:
 
     gold = load_policy_file(policy_path).get("gold")
     return Path(gold) if isinstance(gold, str) and gold.strip() else None
+
+
+def input_paths(kw: dict[str, Any]) -> list[Path]:
+    """Every file or folder the options make the pipeline read, which no output may be: the results, the case
+    table, the policy (named, or found beside the results), the gold labels (--gold, or the policy's gold) and
+    the previous note."""
+    from releasegate.load.sources import parse_source
+
+    policy = _policy_path_read(kw)
+    paths = [parse_source(text).path for text in kw["results"]]
+    paths += [kw.get("cases"), policy, _gold_path_read(kw, policy), kw.get("previous")]
+    return [Path(p) for p in paths if p is not None]
 
 
 def read_inputs(kw: dict[str, Any], note: Any = None) -> dict[str, Any]:
