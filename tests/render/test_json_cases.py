@@ -146,3 +146,13 @@ def test_a_directory_where_the_case_file_goes_is_refused_and_no_output_changes(t
     assert result.output.endswith("is a directory: " f"{tmp_path / 'note.cases.parquet'} (the case file a JSON note "
                                   "may write)\n")
     assert (tmp_path / "note.md").read_text() == "old\n" and not (tmp_path / "note.json").exists()
+
+
+def test_a_comment_where_the_case_file_goes_is_refused(tmp_path: Path, example, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both used to be written to one path, the comment last: the note named a case file that was the comment."""
+    monkeypatch.setattr(json_cases, "CASES_IN_NOTE", 5)
+    result = _report(example, tmp_path / "note.json", "--comment", tmp_path / "note.cases.parquet")
+    assert result.exit_code == 2
+    assert result.output.endswith(f"output {tmp_path / 'note.cases.parquet'} is given twice (also the case file a "
+                                  "JSON note may write)\n")
+    assert not (tmp_path / "note.json").exists() and not (tmp_path / "note.cases.parquet").exists()

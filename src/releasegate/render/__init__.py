@@ -106,9 +106,12 @@ def check_output_paths(paths: list[Path], comment: Path | None = None) -> None:
         if path.suffix.lower() not in RENDERERS:
             raise InputError(f"cannot tell the output format of {path}: use one of {', '.join(SUFFIXES)}")
     check_output_places([*paths, *([comment] if comment is not None else [])])
+    named = {path.resolve() for path in [*paths, *([comment] if comment is not None else [])]}
     for companion in companion_paths(paths):  # written beside a note past a bound: refused now, not at the end
         if companion.is_dir():
             raise OutputError(f"output path is a directory: {companion} (the case file a JSON note may write)")
+        if companion.resolve() in named:
+            raise OutputError(f"output {companion} is given twice (also the case file a JSON note may write)")
 
 
 def _drawn(paths: list[Path]) -> bool:
