@@ -21,6 +21,44 @@ COLUMN_FLAGS = (
 
 
 
+def _policy_path_read(kw: dict[str, Any]) -> Path | None:
+    """The policy file the options make the pipeline read: --policy, else (without --no-policy) a
+    releasegate.toml found beside the results, as the line naming it shows it."""
+    if kw.get("policy_path") is not None:
+        return Path(kw["policy_path"])
+    if kw.get("no_policy") or not kw.get("results"):
+        return None
+    from releasegate.load.policy_file import find_policy, shown
+    from releasegate.load.sources import parse_source
+
+    found = find_policy([parse_source(text).path for text in kw["results"]])
+    return None if found is None else Path(shown(found, Path.cwd()))
+
+
+def _gold_path_read(kw: dict[str, Any], policy_path: Path | None) -> Path | None:
+    """The gold labels the options make the pipeline read: --gold, else the policy file's ``gold``."""
+    if kw.get("gold"):
+        return Path(kw["gold"])
+    if policy_path is None:
+        return None
+    from releasegate.policy import load_policy_file
+
+    gold = load_policy_file(policy_path).get("gold")
+    return Path(gold) if isinstance(gold, str) and gold.strip() else None
+
+
+def input_paths(kw: dict[str, Any]) -> list[Path]:
+    """Every file or folder the options make the pipeline read, which no output may be: the results, the case
+    table, the policy (named, or found beside the results), the gold labels (--gold, or the policy's gold) and
+    the previous note."""
+    from releasegate.load.sources import parse_source
+
+    policy = _policy_path_read(kw)
+    paths = [parse_source(text).path for text in kw["results"]]
+    paths += [kw.get("cases"), policy, _gold_path_read(kw, policy), kw.get("previous")]
+    return [Path(p) for p in paths if p is not None]
+
+
 def read_inputs(kw: dict[str, Any], note: Any = None) -> dict[str, Any]:
     """Options -> what the pipeline reads: sources, policy, adapter options, metrics and the policy file. For
     `verify`, ``note`` (a note read back, audit/notes.py) gives the policy and the reading of the inputs that

@@ -82,16 +82,12 @@ def build_report(kw: dict[str, Any]) -> Any:
 
 
 def _check_not_inputs(paths: list[Path], kw: dict[str, Any]) -> None:
-    """No output may be an input: a named file, a file inside a directory input, the case table, the policy or
-    the gold labels."""
-    from releasegate.load import parse_source
+    """No output may be an input (arguments.input_paths), nor a file inside a directory input."""
+    from releasegate.arguments import input_paths
+    from releasegate.render import companion_paths
     from releasegate.render.output_guard import check_outputs_are_not_inputs
 
-    inputs = [parse_source(text).path for text in kw["results"]]
-    inputs += [kw.get("cases"), kw.get("policy_path"), kw.get("gold") and Path(kw["gold"]), kw.get("previous")]
-    from releasegate.render import companion_paths
-
-    check_outputs_are_not_inputs([*paths, *companion_paths(paths)], inputs)
+    check_outputs_are_not_inputs([*paths, *companion_paths(paths)], input_paths(kw))
 
 
 class OneLineUsage(click.ClickException):
@@ -245,16 +241,22 @@ def check(outputs: tuple[Path, ...], paper: str, pdf_variant: str | None, append
         say(line)
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary and not no_step_summary:
-        _append_summary(result, Path(summary))
+        _append_summary(result, Path(summary), kw)
     for path in paths:
         say(f"wrote {path}", err=True)
     sys.exit(exit_status(result))
 
 
-def _append_summary(result: Any, path: Path) -> None:
-    """A lost job summary must not change the gate's verdict: warn and carry on."""
+def _append_summary(result: Any, path: Path, kw: dict[str, Any]) -> None:
+    """A lost job summary must not change the gate's verdict: warn and carry on. Nothing is appended to an input."""
+    from releasegate.errors import OutputError
     from releasegate.render.summary import append_step_summary
 
+    try:
+        _check_not_inputs([path], kw)
+    except OutputError as exc:
+        say(f"releasegate: warning: not appended to $GITHUB_STEP_SUMMARY: {exc}", err=True)
+        return
     try:
         append_step_summary(result, path)
     except OSError as exc:

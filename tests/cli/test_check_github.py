@@ -51,6 +51,17 @@ def test_no_step_summary_flag_and_unwritable_summary(tmp_path, example, monkeypa
     assert "warning: cannot append to $GITHUB_STEP_SUMMARY" in result.output
 
 
+def test_a_step_summary_naming_an_input_is_not_appended_to(tmp_path, monkeypatch):
+    results = tmp_path / "r.csv"
+    results.write_text("release,case_id,passed\nr1,c1,1\nr1,c2,0\nr2,c1,1\nr2,c2,1\n", encoding="utf-8")
+    before = results.read_bytes()
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(results))
+    result = run_cli("check", results, "--baseline", "r1", "--no-policy")
+    assert result.exit_code in (0, 3)  # the verdict's exit status stands
+    assert "warning: not appended to $GITHUB_STEP_SUMMARY: output" in result.output
+    assert results.read_bytes() == before
+
+
 def test_check_writes_reports_and_keeps_exit_codes(tmp_path, example):
     md, js = tmp_path / "comment.md", tmp_path / "note.json"
     result = run_cli("check", *_args(example), "-o", md, "-o", js)

@@ -79,3 +79,29 @@ def test_the_bundled_example_with_a_lower_case_critical_name_does_not_ship(tmp_p
                                        "--baseline", "r1-live", "--candidate", "r2-new-prompt", "--critical", "fraud"])
     assert result.exit_code == 2
     assert "closest match 'Fraud'" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["report", "check"])
+def test_a_policy_found_beside_the_results_is_an_input_too(tmp_path, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r.csv").write_text(GOOD)
+    (tmp_path / "releasegate.toml").write_text('baseline = "r1"\n')
+    result = CliRunner().invoke(main, [command, "r.csv", "--comment", "releasegate.toml"])
+    assert result.exit_code == 2
+    assert result.stderr == "releasegate: error[output]: output releasegate.toml is the input file releasegate.toml; " \
+                            "write the report to another name\n"
+    assert (tmp_path / "releasegate.toml").read_text() == 'baseline = "r1"\n'
+
+
+@pytest.mark.parametrize("command", ["report", "check", "plan"])
+def test_gold_labels_named_by_the_policy_are_an_input_too(tmp_path, monkeypatch, command):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "r.csv").write_text(GOOD)
+    (tmp_path / "p.toml").write_text('baseline = "r1"\ngold = "gold.json"\n')
+    gold = '[{"release": "r1", "case_id": "c1", "label": 1}]'
+    (tmp_path / "gold.json").write_text(gold)
+    result = CliRunner().invoke(main, [command, "r.csv", "--policy", "p.toml", "-o", "gold.json"])
+    assert result.exit_code == 2
+    assert result.stderr == "releasegate: error[output]: output gold.json is the input file gold.json; write the report " \
+                            "to another name\n"
+    assert (tmp_path / "gold.json").read_text() == gold

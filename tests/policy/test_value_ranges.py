@@ -56,3 +56,20 @@ def test_guardrails_beyond_any_meaning_are_refused(tmp_path, table, ok):
     assert (result.exit_code != 2) is ok, result.output
     if not ok:
         assert f"guardrail {table.split()[0]} must be" in result.output
+
+
+def test_a_name_given_twice_is_refused(tmp_path):
+    """`critical = ["A", "A"]` used to test A twice in the one error budget, at twice its weight."""
+    rows = "release,case_id,passed,category\n" + "".join(f"{r},c{i},1,{'AB'[i % 2]}\n" for r in ("r1", "r2")
+                                                          for i in range(1, 5))
+    (tmp_path / "results.csv").write_text(rows)
+    (tmp_path / "policy.toml").write_text('critical = ["A", "A"]\n')
+    result = run_cli("check", tmp_path / "results.csv", "--baseline", "r1", "--policy", tmp_path / "policy.toml")
+    assert result.exit_code == 2
+    assert result.output == ("releasegate: error[policy]: policy: critical names 'A' twice; give each name once, "
+                             "got ['A', 'A']\n")
+    result = run_cli("check", tmp_path / "results.csv", "--baseline", "r1", "--no-policy", "--critical", "A",
+                     "--critical", "B", "--critical", "A")
+    assert result.exit_code == 2 and "critical names 'A' twice" in result.output
+    with pytest.raises(PolicyError, match="candidates names 'r2' twice"):
+        make_policy(candidates=("r2", "r2"))

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
+from releasegate.errors import OutputError
 from releasegate.render.atomic import write_files_atomically
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +44,15 @@ def test_sigterm_while_writing_leaves_no_temporary(tmp_path):
     assert done.returncode in (128 + signal.SIGTERM, -signal.SIGTERM), done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.md"]
     assert (tmp_path / "out.md").read_bytes() == b"old\n"
+
+
+def test_a_directory_in_the_way_of_one_file_renames_none(tmp_path):
+    (tmp_path / "out.md").write_bytes(b"old\n")
+    (tmp_path / "out.json").mkdir()
+    with pytest.raises(OutputError, match="cannot write .*out.json: Is a directory"):
+        write_files_atomically([(tmp_path / "out.md", b"new\n"), (tmp_path / "out.json", b"{}\n")])
+    assert (tmp_path / "out.md").read_bytes() == b"old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json", "out.md"]  # no temporary left
 
 
 def test_the_sigterm_handler_is_restored(tmp_path):

@@ -151,3 +151,27 @@ def test_excluded_cases_go_to_the_case_file_too(tmp_path: Path, monkeypatch: pyt
     assert len(whole["broken_cases"]) == cand["cases_listed"]["broken_cases"]
     assert all(c["metadata"]["output"].startswith("new") for c in whole["broken_cases"])
     assert run_cli("verify", out, path, "--allow-missing").exit_code == 0
+
+
+def test_a_directory_where_the_case_file_goes_is_refused_and_no_output_changes(tmp_path: Path, example,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The case file's rename used to fail after the Markdown before it had been replaced: exit 2, half written."""
+    monkeypatch.setattr(json_cases, "CASES_IN_NOTE", 5)
+    (tmp_path / "note.cases.parquet").mkdir()
+    (tmp_path / "note.md").write_text("old\n")
+    result = run_cli("report", example["eval_results.csv"], "--cases", example["eval_cases.csv"], "--policy",
+                     example["releasegate.toml"], "-o", tmp_path / "note.md", "-o", tmp_path / "note.json")
+    assert result.exit_code == 2
+    assert result.output.endswith("is a directory: " f"{tmp_path / 'note.cases.parquet'} (the case file a JSON note "
+                                  "may write)\n")
+    assert (tmp_path / "note.md").read_text() == "old\n" and not (tmp_path / "note.json").exists()
+
+
+def test_a_comment_where_the_case_file_goes_is_refused(tmp_path: Path, example, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both used to be written to one path, the comment last: the note named a case file that was the comment."""
+    monkeypatch.setattr(json_cases, "CASES_IN_NOTE", 5)
+    result = _report(example, tmp_path / "note.json", "--comment", tmp_path / "note.cases.parquet")
+    assert result.exit_code == 2
+    assert result.output.endswith(f"output {tmp_path / 'note.cases.parquet'} is given twice (also the case file a "
+                                  "JSON note may write)\n")
+    assert not (tmp_path / "note.json").exists() and not (tmp_path / "note.cases.parquet").exists()

@@ -127,6 +127,16 @@ def test_the_table_never_overwrites_an_input(tmp_path):
     assert run_cli("run", path, "-o", tmp_path / "out.csv").exit_code == 0
 
 
+def test_a_table_or_sheet_that_cannot_be_written_is_refused_before_the_run(tmp_path):
+    path = _write(tmp_path)
+    (tmp_path / "d.csv").mkdir()
+    _refused(run_cli("run", path, "-o", tmp_path / "missing" / "t.csv"), "output directory does not exist", "output")
+    _refused(run_cli("run", path, "-o", tmp_path / "d.csv"), "output path is a directory", "output")
+    _refused(run_cli("run", path, "--labelling-sheet", tmp_path / "missing" / "s.csv"),
+             "output directory does not exist", "output")
+    assert not (tmp_path / "store").exists()
+
+
 def test_a_python_system_beside_the_config_imports_without_pythonpath(tmp_path, monkeypatch):
     folder = tmp_path / "project"
     folder.mkdir()

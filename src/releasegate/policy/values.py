@@ -184,8 +184,16 @@ class Names(Value):
         if isinstance(value, str):
             return None
         if isinstance(value, (list, tuple)) and all(isinstance(x, str) for x in value):
-            return None
+            # A name given twice is a slip, not a second member: a critical category named twice would be
+            # tested twice in the one error budget, with twice its weight, leaving less for the other tests.
+            return "twice" if len(set(value)) < len(value) else None
         return "not names"
+
+    def refusal(self, name: str, value: Any) -> str:
+        if self.problem(value) == "twice":
+            again = next(x for i, x in enumerate(value) if x in value[:i])
+            return f"{name} names {again!r} twice; give each name once, got {list(value)!r}"
+        return super().refusal(name, value)
 
     def convert(self, value: Any) -> tuple[str, ...]:
         return (value,) if isinstance(value, str) else tuple(value)

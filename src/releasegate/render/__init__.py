@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from releasegate.errors import InputError
+from releasegate.errors import InputError, OutputError
 
 if TYPE_CHECKING:  # the model (numpy) and the chart worker are imported by the outputs that need them
     from releasegate.model import Report
@@ -98,14 +98,20 @@ def formats_help() -> str:
 
 
 def check_output_paths(paths: list[Path], comment: Path | None = None) -> None:
-    """Refuse unknown suffixes, missing or unwritable folders before any work is done (``comment``: the
-    --comment file, whatever its suffix)."""
+    """Refuse unknown suffixes, missing or unwritable folders and directories (a JSON note's case file too)
+    before any work is done (``comment``: the --comment file, whatever its suffix)."""
     from releasegate.render.output_guard import check_output_places
 
     for path in paths:
         if path.suffix.lower() not in RENDERERS:
             raise InputError(f"cannot tell the output format of {path}: use one of {', '.join(SUFFIXES)}")
     check_output_places([*paths, *([comment] if comment is not None else [])])
+    named = {path.resolve() for path in [*paths, *([comment] if comment is not None else [])]}
+    for companion in companion_paths(paths):  # written beside a note past a bound: refused now, not at the end
+        if companion.is_dir():
+            raise OutputError(f"output path is a directory: {companion} (the case file a JSON note may write)")
+        if companion.resolve() in named:
+            raise OutputError(f"output {companion} is given twice (also the case file a JSON note may write)")
 
 
 def _drawn(paths: list[Path]) -> bool:

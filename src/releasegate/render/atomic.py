@@ -11,6 +11,7 @@ Three things a plain "write a temporary, rename it" gets wrong (issue 15, item 1
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import stat
@@ -70,6 +71,10 @@ def write_files_atomically(contents: list[tuple[Path, bytes]]) -> None:
                     # On disk before the rename, so a crash cannot leave an empty file under the report's name.
                     os.fsync(stream.fileno())
                 os.chmod(temporary, _mode_for(target))
+            # A directory in the way would fail its rename after the others were done: none is renamed.
+            for _, target in temporaries:
+                if target.is_dir():
+                    raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
             for temporary, target in temporaries:
                 os.replace(temporary, target)
         except BaseException as exc:

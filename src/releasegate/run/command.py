@@ -8,8 +8,8 @@ status (they had 3, NOT PROVEN's) so that a CI step gating on ``run --settle`` t
 proven".
 
 Before anything is called: the ``-o`` table's format and its dependency (pyarrow for Parquet), and that it
-is none of the run's inputs (the config, its case file, the store), so a run never ends by failing to write,
-and never overwrites what it read.
+is none of the run's inputs (the config, its case file, the store) in a folder that exists and can be
+written in, so a run never ends by failing to write, and never overwrites what it read.
 """
 
 from __future__ import annotations
@@ -137,7 +137,8 @@ def settle_command(config: RunConfig, budget: int | None, echo: Callable[[str], 
 
 
 def check_table_output(path: Path, inputs: Iterable[Path]) -> None:
-    """The table's dependency is there, and the table would overwrite none of the inputs (links included)."""
+    """The table's folder exists and can be written in, it is not a directory, its dependency is there, and the
+    table would overwrite none of the inputs (links included)."""
     if path.suffix.lower() == ".parquet":
         try:
             import pyarrow  # noqa: F401
@@ -151,6 +152,9 @@ def check_table_output(path: Path, inputs: Iterable[Path]) -> None:
             same = Path(path).resolve() == Path(source).resolve()
         if same:
             raise OutputError(f"-o {path} is the run's input {source}; write the table to another name")
+    from releasegate.render.output_guard import check_output_places
+
+    check_output_places([path])
 
 
 def check_sheet_output(path: Path, inputs: Iterable[Path]) -> None:
