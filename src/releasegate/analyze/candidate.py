@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -219,6 +219,18 @@ def _category_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
     return narrow[codes], values.categories[used]
 
 
+def _categories_not_compared(data: ValidatedResults, candidate: str, compared: Sequence[Any]) -> tuple[str, ...]:
+    """The categories of the two releases' rows (errored ones included) none of whose cases is compared: every one
+    was left out, so the category has no row of figures; the note says so instead of dropping it unseen."""
+    seen = {str(label) for label in compared}
+    held: set[str] = set()
+    for rows in (data.table, data.errors):
+        if rows is not None and "category" in rows:
+            mine = rows["release"].isin([data.baseline, candidate]).to_numpy()
+            held.update(str(x) for x in pd.unique(rows.loc[mine, "category"].dropna()))
+    return tuple(sorted(held - seen))
+
+
 def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
                       tables: Mapping[str, pd.DataFrame] | None = None,
                       costs: CostComparison | Callable[[], CostComparison | None] | None = None,
@@ -238,6 +250,8 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
     base = paired["base"].to_numpy(np.float64)
     cand = paired["cand"].to_numpy(np.float64)
     codes, labels = _category_codes(paired["category"]) if data.has_categories else (None, ())
+    # Only when a case was left out can a category lose every case: otherwise both releases hold the cases paired.
+    not_compared = _categories_not_compared(data, candidate, labels) if data.has_categories and exclusions.count else ()
     mcnemar = data.outcome_kind == OutcomeKind.BINARY and not data.has_runs
     errors = errored_cases(data, candidate, policy)
     labelled = corrected = None
@@ -294,6 +308,7 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         broken_cases=case_changes(paired, down, data.metadata_columns, critical_categories, texts),
         fixed_cases=case_changes(paired, up, data.metadata_columns, critical_categories, texts),
         exclusions=exclusions,
+        categories_not_compared=not_compared,
         power=result.power,
         sections=CandidateSections(item_axis=result.item_axis, run_axis=runs, clusters=result.clusters,
                                    costs=costs, critical=result.critical, errors=errors, case_view=view,

@@ -201,6 +201,8 @@ class CandidateAnalysis:
     exclusions: Exclusions
     power: Power
     sections: CandidateSections = CandidateSections()
+    # Categories of the two releases none of whose cases was compared (every one left out): no row of figures.
+    categories_not_compared: tuple[str, ...] = ()
     # With gold labels and judge_correction = "ppi": ``overall`` is the corrected comparison the rules read and
     # this the plan's own on the judge's verdicts (the summary's row, the judge section's raw figures); None
     # when ``overall`` is the judge's own.

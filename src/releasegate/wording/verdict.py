@@ -268,6 +268,11 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
         if c.broke > 0 and c.p_one_sided < parameters.alpha <= c.p_adjusted:
             out.append(f"{c.label}: {c.broke} broken, one-sided {fmt.p_is(c.p_one_sided)} before correction "
                        f"({fmt.pvalue(c.p_adjusted)} after); worth a look")
+    gone = cand.categories_not_compared
+    if gone:
+        which = (f"category {gone[0]}" if len(gone) == 1 else f"{len(gone):,} categories ({', '.join(gone)})")
+        out.append(f"no case of {which} was compared (every one was left out), so "
+                   f"{'it has' if len(gone) == 1 else 'they have'} no row of figures")
     powerless = [c for c in cand.categories if c.powerless]
     if powerless:
         reachable = [c.discordant_needed for c in powerless if c.discordant_needed is not None]
