@@ -54,7 +54,7 @@ def input_paths(kw: dict[str, Any]) -> list[Path]:
     from releasegate.load.sources import parse_source
 
     policy = _policy_path_read(kw)
-    paths = [parse_source(text).path for text in kw["results"]]
+    paths: list[Path | str | None] = [parse_source(text).path for text in kw["results"]]
     paths += [kw.get("cases"), policy, _gold_path_read(kw, policy), kw.get("previous")]
     return [Path(p) for p in paths if p is not None]
 

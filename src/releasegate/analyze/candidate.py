@@ -9,7 +9,7 @@ the baseline, runs the plan, and adds what needs the whole table: the run axis a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -219,7 +219,7 @@ def _category_codes(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
     return narrow[codes], values.categories[used]
 
 
-def _categories_not_compared(data: ValidatedResults, candidate: str, compared: Sequence[Any]) -> tuple[str, ...]:
+def _categories_not_compared(data: ValidatedResults, candidate: str, compared: Iterable[Any]) -> tuple[str, ...]:
     """The categories of the two releases' rows (errored ones included) none of whose cases is compared: every one
     was left out, so the category has no row of figures; the note says so instead of dropping it unseen."""
     seen = {str(label) for label in compared}
