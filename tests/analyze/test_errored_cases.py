@@ -118,7 +118,10 @@ def test_no_error_column_or_no_errors_changes_nothing(tmp_path):
 def test_missing_fail_stays_the_explicit_choice(tmp_path):
     report = build_report(_write(tmp_path), baseline="r1", missing="fail")
     cand = report.analysis.candidates[0]
-    assert cand.sections.errors is None and cand.overall.n == N
+    # Compared as failures, yet still measured as errors (the guardrail reads them): none left the comparison.
+    e = cand.sections.errors
+    assert cand.overall.n == N and e.counted_as_failures and (e.excluded, e.compared, e.baseline_only) == (12, N, 12)
+    assert not any(r.reason == "errored" for r in cand.exclusions.reasons)
     # Counted as failures, the twelve baseline errors read as candidate fixes: the explicit choice says so.
     assert {f"c{i:03d}" for i in range(12) if i % 7} <= {c.case_id for c in cand.fixed_cases}
     assert any("errored row(s) counted as failures" in note for note in report.analysis.notes)
@@ -168,6 +171,44 @@ def test_error_rate_guardrail_without_an_error_column_finds_no_error(tmp_path):
     path.write_text("release,case_id,passed\n" + "".join(f"{r},c{i},1\n" for r in ("r1", "r2") for i in range(50)))
     code, check = _guardrail(tmp_path, path, 0.02)
     assert code == 0 and not check["fired"] and "no errors on either side" in check["detail"]
+
+
+def _check_missing_fail(tmp_path, path):
+    out = tmp_path / "fail.json"
+    result = run_cli("check", path, "--baseline", "r1", "--missing", "fail", "-o", out)
+    cand = json.loads(out.read_text())["candidates"][0]
+    return result, next(c for c in cand["checks"] if c["rule"] == "guardrail"), cand
+
+
+def test_missing_fail_still_blocks_a_candidate_that_errors_more(tmp_path):
+    # The candidate errors on the 40 cases the baseline fails: counted as failures they move no outcome, so only
+    # the error-rate guardrail (on by default) can block it, as it does without --missing fail.
+    path = _write(tmp_path, base_errors=(), cand_errors=range(40))
+    assert run_cli("check", path, "--baseline", "r1").exit_code == 1
+    result, check, cand = _check_missing_fail(tmp_path, path)
+    assert result.exit_code == 1 and check["fired"], result.output
+    assert [c["rule"] for c in cand["checks"] if c["fired"]] == ["guardrail"]
+    assert check["detail"].startswith("guardrail exceeded: error_rate_increase +13.3 points")
+    assert "(40 cases errored on the candidate only, 0 on the baseline only)" in check["detail"]
+    assert cand["errors"]["counted_as_failures"] and cand["errors"]["compared"] == N
+
+
+def test_missing_fail_does_not_block_equal_errors_on_both_sides(tmp_path):
+    # 20 cases errored on each side: the error rates are equal, and the rule measures them and passes.
+    path = _write(tmp_path, base_errors=range(100, 120), cand_errors=range(20))
+    result, check, _cand = _check_missing_fail(tmp_path, path)
+    assert not check["fired"] and "error_rate_increase +0.0 points" in check["detail"], check["detail"]
+    assert "(20 cases errored on the candidate only, 20 on the baseline only)" in check["detail"]
+    assert result.exit_code == 0, result.output
+
+
+def test_missing_fail_says_the_errors_were_counted_as_failures(tmp_path):
+    report = build_report(_write(tmp_path, base_errors=(), cand_errors=range(40)), baseline="r1", missing="fail")
+    md = render_markdown(report)
+    assert "no errors" not in md and "left out: errored" not in md and "left the comparison" not in md
+    assert ("40 of 300 cases errored in the comparison of r2 with r1 (0 on the baseline only, 40 on the candidate "
+            "only, 0 on both) and were counted as failures (--missing fail); all 300 compared") in md
+    assert "(40 cases errored on the candidate only, 0 on the baseline only)" in md
 
 
 def test_a_release_whose_every_row_errored_is_refused(tmp_path):

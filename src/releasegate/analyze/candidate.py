@@ -277,7 +277,9 @@ def analyze_candidate(data: ValidatedResults, candidate: str, policy: Policy,
         assert result.error_p is not None and result.error_p_adjusted is not None
         errors = replace(errors, p_one_sided=result.error_p, p_adjusted=result.error_p_adjusted)
     # Every row of both releases is in the pairing: the run axis needs no filter (missing runs were filled in).
-    all_paired = all(r.reason == "runs_incomplete" for r in exclusions.reasons) and (errors is None or errors.excluded == 0)
+    # Errored cases counted as failures (--missing fail) stayed in it.
+    errored_out = errors is not None and errors.excluded > 0 and not errors.counted_as_failures
+    all_paired = all(r.reason == "runs_incomplete" for r in exclusions.reasons) and not errored_out
     runs = None
     if data.has_runs:
         from releasegate.analyze.runs import run_axis

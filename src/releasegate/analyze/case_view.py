@@ -85,8 +85,9 @@ def with_split_errors(view: CaseView, errors: ErroredCases | None, column: str =
     """The view with the cases that errored and so left the comparison (analyze.errors.split_errored): they
     are not in the paired table the view was built from, so without this its errored count read 0 while the
     errors section counted them (issue 30, D6). Counted whole; listed as far as the errors section lists them,
-    baseline errors first, with each side's message."""
-    if errors is None or errors.excluded <= view.errored_total:
+    baseline errors first, with each side's message. Errored cases counted as failures (``--missing fail``)
+    stayed in the paired table, so the view holds them already."""
+    if errors is None or errors.counted_as_failures or errors.excluded <= view.errored_total:
         return view
     listed = tuple(CaseChange(case.case_id, None, None, float("nan"), float("nan"), False,
                               metadata=((column, case.candidate_error),),

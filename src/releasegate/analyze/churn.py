@@ -39,7 +39,8 @@ class MeasuredChurn:
 
 
 def _rows(data: ValidatedResults, release: str) -> pd.DataFrame:
-    # Read after analyze.errors.split_errored: errored rows have left the table.
+    # Read after analyze.errors.split_errored: errored rows have left the table (or, with --missing fail,
+    # stayed in it as failures).
     return data.table[data.table["release"] == release]
 
 

@@ -3,7 +3,9 @@ message, and the paired error-rate increase the ``max_error_rate_increase`` guar
 
 By default a case errored on either side leaves the comparison (validation's pairing counts it, the analysis's
 join drops it), so a baseline error can never read as a candidate fix, nor a candidate error as a break. With
-several runs a case errored in any run leaves it: its other runs' mean would be a different measurement.
+several runs a case errored in any run leaves it: its other runs' mean would be a different measurement. With
+``--missing fail`` (``missing = "fail"``) errored rows stay in the comparison as failures instead; either way the
+error-rate guardrail measures which cases errored on each side.
 """
 
 from __future__ import annotations
@@ -26,14 +28,16 @@ MAX_LISTED = 200
 
 def split_errored(data: ValidatedResults, policy: Policy) -> ValidatedResults:
     """The validated table without its errored rows (``errors``, indexed by their row in the table, then holds
-    them from 0); with ``--missing fail`` (the explicit choice) they stay as failures instead, and a baseline
-    error then reads as a candidate fix. A release whose every row errored has nothing to compare and is
-    refused. Called once on validate's answer (by analyze and plan)."""
+    them from 0); with ``--missing fail`` (the explicit choice) they stay in the table as failures instead, and
+    a baseline error then reads as a candidate fix, while ``errors`` still holds them (from 0) for the error-rate
+    guardrail and the errors section (:func:`errored_cases`). A release whose every row errored has nothing to
+    compare and is refused. Called once on validate's answer (by analyze and plan; plan reads the table only)."""
     if data.errors is None:
         return data
     table = data.table
     mask = np.zeros(len(table), dtype=bool)
     mask[data.errors.index.to_numpy()] = True
+    errors = data.errors.reset_index(drop=True)
     if policy.missing == "fail":
         table = table.assign(outcome=np.where(mask, 0.0, table["outcome"].to_numpy(float)))
         if not mask.any():
@@ -42,8 +46,7 @@ def split_errored(data: ValidatedResults, policy: Policy) -> ValidatedResults:
         # Counted otherwise than given, as a row without an outcome is: named wherever the verdict is read.
         releases = tuple(sorted(set(data.errors["release"].astype(str))))
         excluded = (*data.excluded, InputExclusion("errors_failed", int(mask.sum()), examples=releases))
-        return dataclasses.replace(data, table=table, errors=None, notes=notes, excluded=excluded)
-    errors = data.errors.reset_index(drop=True)
+        return dataclasses.replace(data, table=table, errors=errors, notes=notes, excluded=excluded)
     kept = table.loc[~mask].reset_index(drop=True)
     for release in data.releases:
         if not (kept["release"] == release).any():
@@ -64,7 +67,8 @@ def _messages(errors: pd.DataFrame, release: str) -> pd.Series:
 
 def errored_cases(data: ValidatedResults, candidate: str, policy: Policy) -> ErroredCases | None:
     """The errored cases of one comparison over every case present on both sides; None without an error
-    column (errors then cannot be measured)."""
+    column (errors then cannot be measured). With ``--missing fail`` the errored cases stayed in the comparison
+    as failures (``counted_as_failures``): every case is compared, and the error rates are measured the same."""
     if data.errors is None:
         return None
     base_msg, cand_msg = _messages(data.errors, data.baseline), _messages(data.errors, candidate)
@@ -93,15 +97,17 @@ def errored_cases(data: ValidatedResults, candidate: str, policy: Policy) -> Err
     for k in order[:MAX_LISTED]:
         case = ids[k]
         listed.append(ErroredCase(str(case), str(side[k]), str(base_msg.get(case, "")), str(cand_msg.get(case, ""))))
-    excluded = int(either.sum())
+    errored = int(either.sum())
+    counted_as_failures = policy.missing == "fail"
     return ErroredCases(
         n_cases=int(cases.size),
-        compared=int(cases.size) - excluded,
-        excluded=excluded,
+        compared=int(cases.size) if counted_as_failures else int(cases.size) - errored,
+        excluded=errored,
         baseline_only=int((in_base & ~in_cand).sum()),
         candidate_only=int((in_cand & ~in_base).sum()),
         both=int((in_base & in_cand).sum()),
         rate=rate,
         cases=tuple(listed),
-        listed_cut=max(0, excluded - MAX_LISTED),
+        listed_cut=max(0, errored - MAX_LISTED),
+        counted_as_failures=counted_as_failures,
     )

@@ -2,7 +2,8 @@
 :mod:`releasegate.wording`, the JSON shapes in :mod:`releasegate.render.json_out`).
 
 - the critical categories' own tests (:class:`CriticalSection`);
-- :class:`ErroredCases`: cases that errored (a third state, neither pass nor fail) and left the comparison;
+- :class:`ErroredCases`: cases that errored (a third state, neither pass nor fail) and left the comparison, or
+  stayed in it as failures (``--missing fail``);
 - :class:`CaseView`: the cases failing on both releases and the errored ones, listed.
 
 The item and run axes and grouped cases are :mod:`releasegate.model.axes`, imported only with their input.
@@ -79,8 +80,9 @@ class ErroredCase:
 @dataclass(frozen=True)
 class ErroredCases:
     """The errored cases of one comparison: out of the ``n_cases`` on both sides, ``excluded`` errored on
-    either side and left it (``compared`` remain): ``baseline_only`` + ``candidate_only`` + ``both``, three
-    disjoint counts. ``rate`` is the paired error-rate increase over all
+    either side: ``baseline_only`` + ``candidate_only`` + ``both``, three disjoint counts. They left the
+    comparison (``compared`` remain), or, with ``counted_as_failures`` (``--missing fail``), stayed in it as
+    failures (all ``n_cases`` compared). ``rate`` is the paired error-rate increase over all
     ``n_cases``, which the ``max_error_rate_increase`` guardrail reads. ``cases`` lists the first
     ``len(cases)`` of them (baseline and both-side errors first, then by case id); ``listed_cut`` more exist.
     """
@@ -98,6 +100,8 @@ class ErroredCases:
     # only the candidate errored on against those only the baseline errored on, and its adjusted p.
     p_one_sided: float = 1.0
     p_adjusted: float = math.nan
+    # --missing fail: the errored cases were compared as failures, not left out (analyze/errors.py).
+    counted_as_failures: bool = False
 
 
 CASE_VIEW_LISTED = 1_000  # cases listed per list of the case view; the counts are whole

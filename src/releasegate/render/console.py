@@ -29,7 +29,8 @@ def verdict_lines(report: Report) -> list[str]:
 
 
 def errored(report: Report, candidate: str) -> list[str]:
-    """The candidate's errored cases that left the comparison, a line per metric (named when several)."""
+    """The candidate's errored cases (left out of the comparison, or counted as failures in it), a line per
+    metric (named when several)."""
     out = []
     for section in report.sections:
         cand = next(c for c in section.analysis.candidates if c.name == candidate)

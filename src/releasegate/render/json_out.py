@@ -289,6 +289,7 @@ def errors_json(e: ErroredCases) -> dict[str, Any]:
     r = e.rate
     return {
         "n_cases": e.n_cases, "compared": e.compared, "excluded": e.excluded,
+        "counted_as_failures": e.counted_as_failures,
         # Three disjoint counts (schema 1.2; 1.1 wrote each side's total under the first two).
         "baseline_errored": e.baseline_only, "candidate_errored": e.candidate_only, "both_errored": e.both,
         "error_rate": {"baseline": r.baseline_rate, "candidate": r.candidate_rate, "increase": r.increase,

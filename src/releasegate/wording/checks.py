@@ -190,7 +190,7 @@ def guardrail_figure(f: Figure) -> str:
     if f.subject == ERROR_RATE:
         if f.p is None:  # no errored cell on either side (or no error column): no test to run
             return no_errors()
-        return error_rate_test(f.value, f.ci_low, f.ci_high, f.p_unadjusted, f.p, f.limit)
+        return error_rate_test(f.value, f.ci_low, f.ci_high, f.p_unadjusted, f.p, f.limit, f.worse, f.better)
     where = "above" if f.fired else "within"
     bound = fmt.ratio(f.ci_high, fmt.apart(f.ci_high, f.limit, 2))  # told apart from the limit beside it
     return (f"{f.subject.removeprefix('max_')} {fmt.ratio(f.value)} [{fmt.ratio(f.ci_low)}, {fmt.ratio(f.ci_high)}]: "
