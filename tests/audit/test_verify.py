@@ -142,7 +142,7 @@ def _bad(tmp_path: Path, name: str, content: bytes) -> Path:
     ("a.json", b"{not json", "is not a releasegate note: not JSON (Expecting property name"),
     ("b.json", b'{"title": "x"}', "is not a releasegate note: no schema_version"),
     ("c.json", b'{"schema_version": "2.0", "candidates": []}', "is a note of schema '2.0'; this releasegate reads "
-     "schema 1.0 to 1.2"),
+     "schema 1.0 to 1.3"),
     ("d.json", b'{"schema_version": "1.1", "candidates": []}', "no tool.name \"releasegate\""),
     ("e.json", b"\xff\xfe", "not UTF-8 text"),
     ("f.pdf", b"%PDF-1.7\nnot really a pdf", "cannot read the PDF"),

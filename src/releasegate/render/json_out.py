@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # made only with their input (model/axes.py)
 # 1.1: provenance ``loading`` (how the inputs were read), so that `releasegate verify` can rerun a note, and
 # ``policy_file`` (the policy file read, with its sha256). 1.2: ``cases_file`` (past a bound the case listings
 # are in a Parquet file beside the note, render/json_cases.py) and each candidate's ``cases_listed``.
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 
 _INPUT_FIELDS = ("path", "sha256", "rows", "format", "release")
