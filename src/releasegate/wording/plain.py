@@ -110,8 +110,11 @@ def _why_blocked(check: RuleCheck, cand: CandidateAnalysis, binary: bool, margin
     fired = [f for f in check.figures if f.fired]
     word = "broke" if binary else "lowered"
     if check.rule == "critical_broken":
+        # Under critical_rule = "any" no test is read: one broken case blocks, which chance may well explain.
+        why = ("and the policy allows none there" if check.critical_rule == "any"
+               else "more than chance explains")
         return [f"{f.subject}, a critical category, has no case compared, so it could not be checked" if not f.cases
-                else f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, more than chance explains"
+                else f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, {why}"
                 for f in fired]
     if check.rule == "overall_regression":
         return ["it is worse overall, by more than chance explains"]

@@ -1,0 +1,43 @@
+"""The paragraph in plain words says what the rules' figures show: no sentence of it disagrees with the check line,
+the rules table or the warnings beside it."""
+
+from __future__ import annotations
+
+from conftest import build_report
+from releasegate.wording import plain
+
+
+def _results(tmp_path, fraud_broken: int, a_moves: tuple[int, int] = (5, 1)) -> str:
+    """r1 and r2 on 70 A cases and 22 Fraud cases; r2 fixes and breaks ``a_moves`` in A and breaks
+    ``fraud_broken`` Fraud cases."""
+    rows = ["release,case_id,passed,category"]
+    fixed, broke = a_moves
+    for i in range(70):
+        base = i >= 10  # 60 pass, 10 fail
+        cand = (not base and i < fixed) or (base and i >= 10 + broke)
+        rows += [f"r1,a{i},{int(base)},A", f"r2,a{i},{int(cand)},A"]
+    for i in range(22):
+        base = i >= 2  # 20 pass, 2 fail
+        cand = base and i >= 2 + fraud_broken
+        rows += [f"r1,f{i},{int(base)},Fraud", f"r2,f{i},{int(cand)},Fraud"]
+    path = tmp_path / "results.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+def test_zero_tolerance_is_not_said_to_be_more_than_chance(tmp_path):
+    """Under critical_rule = "any" one broken Fraud case blocks with no test read; the paragraph said "it broke 1
+    case in Fraud, a critical category, more than chance explains" beside a check line and a rules table that give
+    no p-value, and of one broken case against none fixed, which chance explains easily."""
+    report = build_report(_results(tmp_path, 1), baseline="r1", critical=["Fraud"], critical_rule="any")
+    verdict = report.verdicts[0]
+    assert verdict.decision.value == "dont_ship"
+    text = plain.paragraphs(report)["r2"]
+    assert "It may not ship: it broke 1 case in Fraud, a critical category, and the policy allows none there" in text
+    assert "chance explains" not in text, text
+
+
+def test_a_test_that_blocks_is_still_said_to_be_more_than_chance(tmp_path):
+    report = build_report(_results(tmp_path, 6, (0, 0)), baseline="r1", critical=["Fraud"])
+    text = plain.paragraphs(report)["r2"]
+    assert "it broke 6 cases in Fraud, a critical category, more than chance explains" in text, text
