@@ -41,3 +41,21 @@ def test_a_test_that_blocks_is_still_said_to_be_more_than_chance(tmp_path):
     report = build_report(_results(tmp_path, 6, (0, 0)), baseline="r1", critical=["Fraud"])
     text = plain.paragraphs(report)["r2"]
     assert "it broke 6 cases in Fraud, a critical category, more than chance explains" in text, text
+
+
+def test_a_candidate_shown_no_worse_is_not_told_what_its_suite_cannot_show(tmp_path):
+    """Blocked by a critical category while shown non-inferior (the rules table: "non-inferior: the 90% interval's
+    lower bound is -2.0 points, margin -5.0 points"), the paragraph said "this suite can show at best that a
+    candidate is no more than 7.9 points worse": what the suite had just shown, it said it could not."""
+    report = build_report(_results(tmp_path, 1), baseline="r1", critical=["Fraud"], critical_rule="any")
+    checks = {c.rule: c for c in report.verdicts[0].checks}
+    assert not checks["not_non_inferior"].fired
+    text = plain.paragraphs(report)["r2"]
+    assert "can show at best" not in text, text
+
+
+def test_a_candidate_not_shown_no_worse_is_told_what_its_suite_can_show(tmp_path):
+    report = build_report(_results(tmp_path, 0, (1, 8)), baseline="r1", alpha=0.1)
+    checks = {c.rule: c for c in report.verdicts[0].checks}
+    assert checks["not_non_inferior"].fired and report.verdicts[0].decision.value == "dont_ship"
+    assert "this suite can show at best that a candidate is no more than" in plain.paragraphs(report)["r2"]

@@ -321,9 +321,13 @@ def can_show(p: PlainInput) -> str:
                    "changes in some runs and not others counts in part, so the verdict and its units can differ "
                    "from one run's.")
     r = cand.power.ni_reach
-    if (p.decision == "ship" or r is None or not r.smallest_margin == r.smallest_margin
+    # A candidate shown no worse (shipped, or held by another rule while non-inferiority held) needs no word on
+    # what the suite could not show: "can show at best 7.9 points" beside "the cases rule out a loss of more than
+    # 2.0 points" is moot, and reads as a contradiction.
+    shown = not any(c.rule == "not_non_inferior" and c.fired for c in p.checks)
+    if (p.decision == "ship" or shown or r is None or not r.smallest_margin == r.smallest_margin
             or r.smallest_margin <= p.margin):
-        return " ".join(out)  # a shipped candidate was shown no worse: what the suite could not show is moot
+        return " ".join(out)
     # In the note's units: points of the pass rate with one run, the per-case mean's units with runs or scores.
     size = f"{fmt.size_points(r.smallest_margin)} points" if p.binary else fmt.number(r.smallest_margin)
     margin = f"{fmt.size_points(p.margin)} points" if p.binary else fmt.number(p.margin)
