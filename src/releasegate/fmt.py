@@ -41,6 +41,25 @@ def p_is(p: float | None) -> str:
     return f"p {text}" if text[0] in "<>" else f"p = {text}"
 
 
+def pvalue_beside(p: float | None, alpha: float | None) -> str:
+    """A p-value printed beside the level it was compared with: :func:`pvalue`, with as many more digits as it
+    takes for the two to print apart ("0.0503; alpha 0.05", not "0.050; alpha 0.05" beside "ok", while 0.0499
+    printed "0.050; alpha 0.05" beside "fired"). A p equal to the level prints as it is."""
+    text = pvalue(p)
+    if not (is_number(p) and is_number(alpha)) or text[0] in "<>" or p == alpha:
+        return text
+    digits = 3
+    while digits < APART_DIGITS and round(p, digits) == round(alpha, digits):
+        digits += 1
+    return f"{p:.{digits}f}"
+
+
+def p_is_beside(p: float | None, alpha: float | None) -> str:
+    """'p = 0.0503' beside alpha 0.05: :func:`p_is` told apart from the level (:func:`pvalue_beside`)."""
+    text = pvalue_beside(p, alpha)
+    return f"p {text}" if text[0] in "<>" else f"p = {text}"
+
+
 def with_article(number_text: str) -> str:
     """'an 80%', 'a 95%', 'an 11%', 'an 18 cases': English says 'an' before a number spoken with a vowel
     (eight, eleven, eighteen, eighty, eight hundred)."""

@@ -32,7 +32,8 @@ def _and(parts: Sequence[str]) -> str:
 def budget_test(method: str, p: float | None, adjusted: float | None, weight: float, alpha: float) -> str:
     """"one-sided exact McNemar p = 0.016 (adjusted 0.016 in the error budget, weight 10; alpha 0.05)": a
     critical category's own test, a member of the one error budget (the warnings say it too)."""
-    return (f"one-sided {method} {fmt.p_is(p)} (adjusted {fmt.pvalue(adjusted)} in the error budget, "
+    return (f"one-sided {method} {fmt.p_is_beside(p, alpha)} (adjusted {fmt.pvalue_beside(adjusted, alpha)} in the "
+            "error budget, "
             f"weight {weight:.3g}; alpha {alpha:g})")
 
 
@@ -120,8 +121,9 @@ def _critical_metric(check: RuleCheck, binary: bool) -> str:
 
 def overall(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
     o = check.figures[0]
-    detail = (f"overall {diff(o, binary)}, one-sided {o.method} {fmt.p_is(o.p_unadjusted)} "
-              f"(adjusted {fmt.pvalue(o.p)}, {parameters.correction}); alpha {o.alpha:g}")
+    # Each p told apart from the alpha beside it: "0.050; alpha 0.05" read the same fired and not.
+    detail = (f"overall {diff(o, binary)}, one-sided {o.method} {fmt.p_is_beside(o.p_unadjusted, o.alpha)} "
+              f"(adjusted {fmt.pvalue_beside(o.p, o.alpha)}, {parameters.correction}); alpha {o.alpha:g}")
     return f"significant overall regression: {detail}" if check.fired else detail
 
 
@@ -130,7 +132,8 @@ def category(check: RuleCheck, parameters: Parameters, binary: bool) -> str:
         return "no categories given"
     if not check.fired:
         worst = check.figures[0]
-        return f"no category regresses significantly (smallest adjusted {fmt.p_is(worst.p)}, {worst.subject})"
+        return (f"no category regresses significantly (smallest adjusted {fmt.p_is_beside(worst.p, worst.alpha)}, "
+                f"{worst.subject})")
     return "significant regression in " + "; ".join(regression_named(f, binary) for f in check.figures)
 
 
@@ -138,7 +141,7 @@ def regression_named(f: Figure, binary: bool) -> str:
     """A category the rule names, with the test it read and the bound of the interval that inverts a test: one
     method behind the claim, or both named where the bound does not exclude no change or the two-sided interval
     beside it (another method, or the same at a stricter level) includes zero."""
-    text = f"{f.subject} {diff(f, binary)}, adjusted {fmt.p_is(f.p)} ({f.method})"
+    text = f"{f.subject} {diff(f, binary)}, adjusted {fmt.p_is_beside(f.p, f.alpha)} ({f.method})"
     if f.bound is None or f.bound != f.bound:
         return text
     size = (lambda x: f"{fmt.points(x)} points") if binary else fmt.signed

@@ -107,8 +107,8 @@ def _significance(o: Comparison, alpha: float, fired: bool) -> str:
     if fired == shown:
         return "significant" if fired else "not significant"
     if fired:
-        return f"significant one-sided: adjusted {fmt.p_is(o.p_adjusted)}"
-    return f"not significant in the error budget: adjusted {fmt.p_is(o.p_adjusted)}"
+        return f"significant one-sided: adjusted {fmt.p_is_beside(o.p_adjusted, alpha)}"
+    return f"not significant in the error budget: adjusted {fmt.p_is_beside(o.p_adjusted, alpha)}"
 
 
 def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reasons, cost_clause: str,
@@ -120,7 +120,8 @@ def because(cand: CandidateAnalysis, parameters: Parameters, binary: bool, reaso
     # sentence cannot say otherwise than the rule.
     regression_found = any(r.rule == "overall_regression" for r in reasons)
     p_word = _significance(o, parameters.alpha, regression_found)
-    overall_text = f"overall {diff(o, binary)} ({test_name(o)} {fmt.p_is(o.p_value)}, {p_word})"
+    overall_text = (f"overall {diff(o, binary)} ({test_name(o)} {fmt.p_is_beside(o.p_value, parameters.alpha)}, "
+                    f"{p_word})")
     if o.diff != o.diff or o.p_value != o.p_value:
         overall_text = "overall: no corrected figure (the gold labels cannot correct the judge's)"
     if (o.p_value >= parameters.alpha and (o.ci_low > 0 or o.ci_high < 0) and o.method.startswith("McNemar")
