@@ -59,3 +59,12 @@ def test_a_candidate_not_shown_no_worse_is_told_what_its_suite_can_show(tmp_path
     checks = {c.rule: c for c in report.verdicts[0].checks}
     assert checks["not_non_inferior"].fired and report.verdicts[0].decision.value == "dont_ship"
     assert "this suite can show at best that a candidate is no more than" in plain.paragraphs(report)["r2"]
+
+
+def test_one_category_too_small_is_said_in_the_singular(tmp_path):
+    """"1 category is too small to show a regression on their own: each needs ..." spoke of one category as of
+    several."""
+    report = build_report(_results(tmp_path, 1), baseline="r1")
+    warnings = [w for w in report.verdicts[0].warnings if "too small to show" in w]
+    assert warnings == ["1 category is too small to show a regression on its own: it needs at least 6 changed "
+                        "cases (has: Fraud 1)"], warnings

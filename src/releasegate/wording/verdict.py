@@ -283,8 +283,10 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
                 else f"{min(reachable)} to {max(reachable)}")
         need = (f"each needs at least {span} changed cases" if reachable
                 else "no number of changed cases would be enough")
-        out.append(f"{len(powerless):,} categor{'y is' if len(powerless) == 1 else 'ies are'} too small to show a "
-                   f"regression on their own: {need} (has: {names})")
+        one = len(powerless) == 1
+        out.append(f"{len(powerless):,} categor{'y is' if one else 'ies are'} too small to show a regression on "
+                   f"{'its' if one else 'their'} own: {need.replace('each needs', 'it needs') if one else need} "
+                   f"(has: {names})")
     reach = noninferiority_reach_warning(cand, parameters)
     if reach:
         out.append(reach)
