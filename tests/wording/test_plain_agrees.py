@@ -68,3 +68,16 @@ def test_one_category_too_small_is_said_in_the_singular(tmp_path):
     warnings = [w for w in report.verdicts[0].warnings if "too small to show" in w]
     assert warnings == ["1 category is too small to show a regression on its own: it needs at least 6 changed "
                         "cases (has: Fraud 1)"], warnings
+
+
+def test_the_comment_says_a_not_proven_the_policy_allows_passes_the_gate(tmp_path):
+    """Under not_proven = "warn" check exits 0 and its line, the note's headline and the job summary say "allowed
+    by the policy"; the pull-request comment's title said only "NOT PROVEN", as of a gate that failed."""
+    from releasegate.render.comment import render_comment
+
+    path = _results(tmp_path, 0, (1, 2))
+    for allowed, title in ((True, "NOT PROVEN (allowed by the policy)"), (False, "NOT PROVEN\n")):
+        report = build_report(path, baseline="r1", not_proven="warn" if allowed else "block")
+        assert report.verdicts[0].decision.value == "not_proven" and report.passes == allowed
+        first = render_comment(report).split("\n\n")[0]
+        assert title in first + "\n", first

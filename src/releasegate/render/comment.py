@@ -106,7 +106,8 @@ def comment_context(report: Report, link: str | None = None) -> dict[str, Any]:
         candidates.append(CommentCandidate(verdict, plain_words.paragraph(parts, baseline), cases, total))
     analysis = report.sections[0].analysis
     return dict(marker=MARKER, title=report.provenance.title, baseline=baseline, n_cases=analysis.n_cases,
-                version=report.provenance.tool_version, ship_all=report.ship_all, decision=report.decision, candidates=candidates,
+                version=report.provenance.tool_version, ship_all=report.ship_all, decision=report.decision,
+                not_proven_allowed=report.not_proven_allowed, candidates=candidates,
                 link=link, link_is_url=bool(link and _URL.fullmatch(link)), default_link=DEFAULT_LINK,
                 max_cases=MAX_CASES, excluded=excluded_inputs(report),
                 not_judged=not_judged_lines(report.not_judged, [v.candidate for v in report.verdicts]))
