@@ -81,3 +81,29 @@ def test_the_comment_says_a_not_proven_the_policy_allows_passes_the_gate(tmp_pat
         assert report.verdicts[0].decision.value == "not_proven" and report.passes == allowed
         first = render_comment(report).split("\n\n")[0]
         assert title in first + "\n", first
+
+
+def test_the_margin_warning_under_gold_labels_is_in_points_as_the_rules_table(tmp_path):
+    """With gold labels the overall test is PPI++ (not McNemar), and the warning "the suite is too small for its
+    margin" said "no worse than 0.050" beside the rules table's "margin -5.0 points" on the same note."""
+    import random
+
+    rnd = random.Random(3)
+    rows, gold = ["release,case_id,passed,category"], ["release,case_id,label"]
+    for i in range(400):
+        base = i % 4 != 0
+        cand = (not base and i % 40 == 0) or (base and i % 50 != 1)
+        for release, passed in (("r1", base), ("r2", cand)):
+            rows.append(f"{release},c{i},{int(passed)},{'AB'[i % 2]}")
+            if i % 5 == 0:
+                label = int(passed) if rnd.random() < 0.85 else 1 - int(passed)
+                gold.append(f"{release},c{i},{label}")
+    (tmp_path / "results.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "gold.csv").write_text("\n".join(gold) + "\n")
+    report = build_report(str(tmp_path / "results.csv"), baseline="r1", gold=str(tmp_path / "gold.csv"))
+    from releasegate.render import render
+
+    assert "margin -5.0 points" in render(report, ".md").decode("utf-8")
+    reach = [w for w in report.verdicts[0].warnings if w.startswith("the suite is too small for its margin")]
+    assert reach, report.verdicts[0].warnings
+    assert "no worse than 5.0 points" in reach[0] and "0.050" not in reach[0], reach[0]

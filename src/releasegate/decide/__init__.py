@@ -52,7 +52,8 @@ def decide_candidate(cand: CandidateAnalysis, analysis: Analysis, policy: Policy
         reasons=reasons,
         # Every broken critical case is named first, whatever the critical rule decided (issue 21).
         warnings=tuple(words.critical_warnings(cand, analysis.mcnemar_path)
-                       + words.plan_warnings(cand, analysis.parameters) + section_warnings(cand, analysis)),
+                       + words.plan_warnings(cand, analysis.parameters, analysis.mcnemar_path)
+                       + section_warnings(cand, analysis)),
         checks=checks,
         smallest_margin_ruled_out=cand.overall.ni_low,
         metric=metric,

@@ -262,8 +262,9 @@ def headline_lines(headline: str) -> list[str]:
     return re.split(_BEFORE_FOLLOWING, headline)
 
 
-def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
-    """Warnings from the plan's own figures (not the sections')."""
+def plan_warnings(cand: CandidateAnalysis, parameters: Parameters, binary: bool | None = None) -> list[str]:
+    """Warnings from the plan's own figures (not the sections'); ``binary``: the note's differences are in points
+    (the McNemar path, corrected by gold labels or not; default: read from the overall test's method)."""
     out = []
     for c in cand.categories:
         if c.broke > 0 and c.p_one_sided < parameters.alpha <= c.p_adjusted:
@@ -287,7 +288,7 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
         out.append(f"{len(powerless):,} categor{'y is' if one else 'ies are'} too small to show a regression on "
                    f"{'its' if one else 'their'} own: {need.replace('each needs', 'it needs') if one else need} "
                    f"(has: {names})")
-    reach = noninferiority_reach_warning(cand, parameters)
+    reach = noninferiority_reach_warning(cand, parameters, binary)
     if reach:
         out.append(reach)
     if cand.overall.degenerate:
@@ -297,7 +298,7 @@ def plan_warnings(cand: CandidateAnalysis, parameters: Parameters) -> list[str]:
     return out
 
 
-def noninferiority_reach_warning(cand: CandidateAnalysis, parameters: Parameters) -> str:
+def noninferiority_reach_warning(cand: CandidateAnalysis, parameters: Parameters, binary: bool | None = None) -> str:
     """When a candidate that changes nothing has less than an even chance to be shown no worse than the
     margin on this suite (issue 21 item 5): its chance, and the cases that would give an even and a target
     chance ("" otherwise). A candidate the rule held NOT PROVEN has no such warning: its verdict says what would
@@ -306,10 +307,13 @@ def noninferiority_reach_warning(cand: CandidateAnalysis, parameters: Parameters
     if r is None or not r.power < 0.5 or r.n_even is None or cand.sections.settle is not None:
         return ""
     o = cand.overall
-    binary = o.method.startswith("McNemar")
-    churn = (f"with {fmt.pct((o.fixed + o.broke) / o.n)} of cases changing outcome here" if binary
+    mcnemar = o.method.startswith("McNemar")
+    # The margin in the note's unit: points on the McNemar path, also when gold labels correct its difference
+    # (the rules table says "margin -5.0 points" there; "no worse than 0.050" beside it was another unit).
+    points = mcnemar if binary is None else binary
+    churn = (f"with {fmt.pct((o.fixed + o.broke) / o.n)} of cases changing outcome here" if mcnemar
              else "at the spread of the per-case differences here")
-    margin = f"{fmt.size_points(parameters.margin)} points" if binary else fmt.number(parameters.margin)
+    margin = f"{fmt.size_points(parameters.margin)} points" if points else fmt.number(parameters.margin)
     chance = fmt.with_article(fmt.pct(r.power, 0))
     return (f"the suite is too small for its margin: a candidate that changes nothing has {chance} "
             f"chance to be shown no worse than {margin} {churn}; {r.n_even:,} cases would give an even chance, "
