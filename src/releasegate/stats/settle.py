@@ -107,17 +107,26 @@ def noninferiority_chance(n: int, discordant: float, p0: float, margin: float, a
     """The chance that the (1 - 2 alpha) Newcombe interval's lower bound is above -margin on n cases of a
     candidate that changes nothing: each case broke with probability q / 2, fixed with q / 2 (q =
     ``discordant``), both-pass p0 - q / 2. Exact over the discordant counts D ~ Bin(n, q) (within 7 standard
-    deviations: the rest weighs below 1e-11) and broke | D ~ Bin(D, 1/2); the n - D concordant cases split at
-    their expected both-pass share (a fractional cell, as Newcombe's limits allow)."""
+    deviations, and beyond them wherever a tail weighs more than 5e-12: the rest weighs below 1e-11) and
+    broke | D ~ Bin(D, 1/2); the n - D concordant cases split at their expected both-pass share (a fractional
+    cell, as Newcombe's limits allow)."""
     q = min(max(discordant, 0.0), 1.0)
     if q == 0 or n < 1:
         return 1.0 if q == 0 else 0.0
     sd = math.sqrt(n * q * (1 - q))
-    counts = np.arange(max(0, math.floor(n * q - 7 * sd - 1)), min(n, math.ceil(n * q + 7 * sd + 1)) + 1)
     log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+    # Bin(n, q) at every count (O(n), cheap beside the table below). 7 standard deviations leave out less than
+    # 1e-11 only near the normal limit: with few expected discordant cases the tail is Poisson-like (n = 100,
+    # q = 1e-4: P(D > 2) = 1.6e-7), so each tail is also cut only where its own weight is at most 5e-12.
+    every = np.arange(n + 1)
     # At q = 1 every case is discordant: D = n for sure, every smaller count weighs nothing (not 1).
-    log_count = (log_fact[n] - log_fact[counts] - log_fact[n - counts] + counts * math.log(q)
-                 + ((n - counts) * math.log1p(-q) if q < 1 else np.where(counts == n, 0.0, -np.inf)))
+    log_every = (log_fact[n] - log_fact[every] - log_fact[n - every] + every * math.log(q)
+                 + ((n - every) * math.log1p(-q) if q < 1 else np.where(every == n, 0.0, -np.inf)))
+    pmf = np.exp(log_every)
+    first = min(max(0, math.floor(n * q - 7 * sd - 1)), int(np.count_nonzero(np.cumsum(pmf) <= 5e-12)))
+    last = max(min(n, math.ceil(n * q + 7 * sd + 1)), n - int(np.count_nonzero(np.cumsum(pmf[::-1]) <= 5e-12)))
+    counts = every[first:last + 1]
+    log_count = log_every[first:last + 1]
     broke = np.arange(int(counts.max()) + 1)[None, :]
     inside = broke <= counts[:, None]
     safe = np.where(inside, broke, 0)
