@@ -70,6 +70,8 @@ class NonInferiorityPlan:
 EXACT_METHOD = ("the Newcombe-interval rule's chance, summed over the discordant counts (the normal form above "
                 "100 expected discordant cases)")
 EXACT_BELOW = 100
+# The log of the weight of a discordant count below which the exact sum stops walking outward.
+_NEGLIGIBLE = math.log(1e-13)
 NORMAL_METHOD = "normal approximation (Nam 1997; Chow, Shao & Wang 2008, section 4.1)"
 
 
@@ -107,17 +109,36 @@ def noninferiority_chance(n: int, discordant: float, p0: float, margin: float, a
     """The chance that the (1 - 2 alpha) Newcombe interval's lower bound is above -margin on n cases of a
     candidate that changes nothing: each case broke with probability q / 2, fixed with q / 2 (q =
     ``discordant``), both-pass p0 - q / 2. Exact over the discordant counts D ~ Bin(n, q) (within 7 standard
-    deviations: the rest weighs below 1e-11) and broke | D ~ Bin(D, 1/2); the n - D concordant cases split at
-    their expected both-pass share (a fractional cell, as Newcombe's limits allow)."""
+    deviations, and beyond them while a count weighs more than 1e-13: the rest weighs below 1e-11) and
+    broke | D ~ Bin(D, 1/2); the n - D concordant cases split at their expected both-pass share (a fractional
+    cell, as Newcombe's limits allow)."""
     q = min(max(discordant, 0.0), 1.0)
     if q == 0 or n < 1:
         return 1.0 if q == 0 else 0.0
     sd = math.sqrt(n * q * (1 - q))
-    counts = np.arange(max(0, math.floor(n * q - 7 * sd - 1)), min(n, math.ceil(n * q + 7 * sd + 1)) + 1)
-    log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
-    # At q = 1 every case is discordant: D = n for sure, every smaller count weighs nothing (not 1).
-    log_count = (log_fact[n] - log_fact[counts] - log_fact[n - counts] + counts * math.log(q)
-                 + ((n - counts) * math.log1p(-q) if q < 1 else np.where(counts == n, 0.0, -np.inf)))
+    log_q, log_p = math.log(q), (math.log1p(-q) if q < 1 else -math.inf)
+
+    def log_pmf(k: int) -> float:  # Bin(n, q) at one count; at q = 1 only D = n weighs (1), not every count
+        if q == 1:
+            return 0.0 if k == n else -math.inf
+        return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_q + (n - k) * log_p
+
+    # 7 standard deviations leave out less than 1e-11 only near the normal limit: with few expected discordant
+    # cases the tail is Poisson-like (n = 100, q = 1e-4: P(D > 2) = 1.6e-7). So each end of the window also
+    # walks outward while the next count weighs more than 1e-13; past the mode the counts fall at least
+    # geometrically, so what is left beyond each end weighs below 1e-11.
+    first, last = max(0, math.floor(n * q - 7 * sd - 1)), min(n, math.ceil(n * q + 7 * sd + 1))
+    while first > 0 and log_pmf(first - 1) > _NEGLIGIBLE:
+        first -= 1
+    while last < n and log_pmf(last + 1) > _NEGLIGIBLE:
+        last += 1
+    counts = np.arange(first, last + 1)
+    # log k! and log C(n, k) up to the largest count, each summed over k terms of its own: from lgamma(n + 1) they
+    # would carry its rounding (1e-8 of the weight at n = 10^7), and nothing of size n is made.
+    log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, last + 1)))])
+    log_choose = np.concatenate([[0.0], np.cumsum(np.log((n - np.arange(last)) / np.arange(1, last + 1)))])
+    log_count = log_choose[counts] + counts * log_q + (
+        (n - counts) * log_p if q < 1 else np.where(counts == n, 0.0, -np.inf))
     broke = np.arange(int(counts.max()) + 1)[None, :]
     inside = broke <= counts[:, None]
     safe = np.where(inside, broke, 0)
