@@ -264,3 +264,13 @@ def test_a_note_mutated_at_random_is_refused_in_one_line_or_drawn(tmp_path, base
         assert result.exit_code == 0, result.output
         assert json.loads((tmp_path / "h.json").read_text())["notes"] >= 1
 
+
+def test_the_session_end_check_names_a_written_note_history_would_refuse():
+    """tests/conftest.py reads every note the tests wrote as history would, as it checks them against the schema."""
+    from conftest import written_notes_history_refuses
+
+    good = BANK.read_bytes()
+    bad = json.dumps(_set(json.loads(good), "n_cases", -1)).encode()
+    assert written_notes_history_refuses([("good.json", good)]) == []
+    assert written_notes_history_refuses([("bad.json", bad)]) == [
+        "bad.json: malformed note: n_cases is -1 (expected a whole number 0 or more)"]
