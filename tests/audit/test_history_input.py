@@ -73,9 +73,9 @@ MALFORMED = [
     ("candidates.0.critical.tests.0.worse", "six", 'candidates[0].critical.tests[0].worse is "six"'),
     ("candidates.0.critical.tests.0.p_regression", None, "candidates[0].critical.tests[0].p_regression is null"),
     ("costs", [], "costs is [] (expected an object)"),
-    ("costs.releases.1.cost_per_1k", "$1.69", 'costs.releases[1].cost_per_1k is "$1.69" (expected a number 0 or '
-     "more, or null)"),
-    ("costs.releases.1.cost_per_1k", -4, "costs.releases[1].cost_per_1k is -4"),
+    ("costs.releases.1.cost_per_1k", "$1.69", 'costs.releases[1].cost_per_1k is "$1.69" (expected a number or '
+     "null)"),
+    ("costs.releases.1.latency_ms.p95", -4, "costs.releases[1].latency_ms.p95 is -4 (expected a number 0 or more"),
     ("costs.releases.1.latency_ms", "fast", 'costs.releases[1].latency_ms is "fast" (expected an object or null)'),
     ("costs.releases.1.latency_ms.p95", "2000ms", 'costs.releases[1].latency_ms.p95 is "2000ms"'),
     ("policy", [1, 2], "policy is [1, 2] (expected an object)"),
@@ -83,7 +83,8 @@ MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize("path,value,message", MALFORMED, ids=[f"{p}={'deleted' if v is DELETE else repr(v)}"[:50] for p, v, _ in MALFORMED])
+@pytest.mark.parametrize("path,value,message", MALFORMED,
+                         ids=[f"{p}={'deleted' if v is DELETE else repr(v)}"[:50] for p, v, _ in MALFORMED])
 def test_a_malformed_note_is_refused_in_one_line_naming_the_key(tmp_path, path, value, message):
     note = tmp_path / "note.json"
     note.write_text(json.dumps(_set(json.loads(BANK.read_text()), path, value)))
@@ -140,6 +141,21 @@ def test_a_note_without_costs_or_critical_categories_and_with_null_figures_is_re
         note = _set(note, path, value)
     (tmp_path / "n.json").write_text(json.dumps(note))
     assert _history(tmp_path, tmp_path / "n.json").exit_code == 0
+
+
+def test_a_note_of_a_negative_cost_and_no_valid_latency_is_read(tmp_path):
+    """A release's mean cost per case keeps the negative costs the data gives (a refund), and its latencies are
+    all invalid: a real note, read as it is."""
+    lines = ["release,case_id,passed,cost,latency_ms"]
+    lines += [f"{r},c{i},{int(i % 4 != 0)},{-0.5 if r == 'b' else 0.01},{-5 if r == 'b' else 100}"
+              for r in "ab" for i in range(30)]
+    (tmp_path / "r.csv").write_text("\n".join(lines) + "\n")
+    result = run_cli("report", "r.csv", "--baseline", "a", "--no-policy", "-o", "n.json", cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    costs = json.loads((tmp_path / "n.json").read_text())["costs"]["releases"]
+    assert costs[1]["cost_per_1k"] < 0 and costs[1]["latency_ms"]["p95"] is None
+    result = _history(tmp_path, tmp_path / "n.json")
+    assert result.exit_code == 0, result.output
 
 
 # What json.md says is absent in notes of older schemas: (schema, the keys it lacks).

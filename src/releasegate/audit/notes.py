@@ -211,6 +211,7 @@ KINDS: dict[str, tuple[Callable[[Any, bool], bool], str]] = {
 # kind docs/json.md gives it; "[]" is every item of a list. Parents come before their keys: a key under a parent
 # that is absent (a section that may be) or null is not read. None of them is one added since schema 1.0 (`loading`,
 # `cases_file`, `cases_listed`, `errors.counted_as_failures` are not read), so a note of any 1.x schema holds each.
+# A cost may be negative (a release's mean cost per case keeps the negative costs its data gives); a latency not.
 READ_BY_HISTORY: tuple[tuple[str, str], ...] = (
     ("tool", "object"), ("tool.version", "text"), ("generated_at", "time"), ("title", "text"), ("baseline", "text"),
     ("outcome_kind", "outcome kind"), ("n_cases", "count"), ("policy", "object"),
@@ -218,7 +219,7 @@ READ_BY_HISTORY: tuple[tuple[str, str], ...] = (
     ("releases[].rate.n", "count"), ("releases[].rate.value", "rate or null"),
     ("releases[].rate.ci_low", "rate or null"), ("releases[].rate.ci_high", "rate or null"),
     ("costs", "object"), ("costs.releases", "list"), ("costs.releases[]", "object"),
-    ("costs.releases[].name", "text"), ("costs.releases[].cost_per_1k", "amount or null"),
+    ("costs.releases[].name", "text"), ("costs.releases[].cost_per_1k", "number or null"),
     ("costs.releases[].latency_ms", "object or null"), ("costs.releases[].latency_ms.p95", "amount or null"),
     ("candidates", "list"), ("candidates[]", "object"), ("candidates[].name", "text"),
     ("candidates[].verdict", "verdict"), ("candidates[].overall", "object"),
