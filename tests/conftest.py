@@ -157,6 +157,24 @@ def _written_notes_meet_the_schema():
         pytest.fail(f"{len(failures)} errors in the {len(_WRITTEN_NOTES)} notes the tests wrote against "
                     f"docs/schema/note.schema.json, at {', '.join(places)}; first: " + "; ".join(failures[:3]),
                     pytrace=False)
+    unread = written_notes_history_refuses(_WRITTEN_NOTES.values())
+    if unread:
+        pytest.fail(f"`releasegate history` refuses {len(unread)} of the {len(_WRITTEN_NOTES)} notes the tests "
+                    "wrote; first: " + "; ".join(unread[:3]), pytrace=False)
+
+
+def written_notes_history_refuses(notes) -> list[str]:
+    """The refusal of each note (path, bytes) that `history` would not read (audit/notes.py check_read_keys)."""
+    from releasegate.audit.notes import Note, check_read_keys
+    from releasegate.errors import InputError
+
+    refusals = []
+    for path, data in notes:
+        try:
+            check_read_keys(Note(Path(path), json.loads(data), "", "json"))
+        except InputError as exc:
+            refusals.append(str(exc))
+    return refusals
 
 
 def written_note_errors(notes) -> list[str]:

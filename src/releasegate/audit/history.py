@@ -14,7 +14,8 @@ verdict changed from the last note that judged it, with what of the policy chang
 :class:`VerdictFlip` (a flip the policy made is not a flip the release made).
 
 Only keys every note of schema 1.x holds are read, each through :meth:`Note.sections`, so that a shape the
-JSON gains later does not change what is read here.
+JSON gains later does not change what is read here; a note in which any of them is missing, of another type or
+impossible is refused first (audit/notes.py, READ_BY_HISTORY), so no page shows what it holds as figures.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from releasegate.audit.notes import Note, read_note
+from releasegate.audit.notes import Note, check_read_keys, read_note
 from releasegate.errors import InputError
 
 SUFFIXES = (".json", ".pdf")
@@ -170,6 +171,7 @@ def read_notes(paths: list[Path]) -> tuple[list[tuple[Note, list[str]]], list[tu
                 raise
             not_read.append((str(path), str(exc)))
             continue
+        check_read_keys(note)  # a note malformed where history reads it is refused, wherever it was found
         if note.digest in notes:
             notes[note.digest][1].append(str(path))
         else:

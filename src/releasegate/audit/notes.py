@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +70,11 @@ class Note:
     def section_paths(self) -> list[str]:
         """Where each single-metric note sits in the JSON: ``""`` (the top), or ``metrics.NAME`` for several."""
         return [f"metrics.{name}" if name is not None else "" for name, _ in self.sections()]
+
+    @property
+    def where(self) -> str:
+        """The file, as messages name it (a PDF's attachment said so)."""
+        return _where(self.path, self.container)
 
     @property
     def first(self) -> dict[str, Any]:
@@ -135,7 +143,7 @@ def read_note(path: Path) -> Note:
                       hint="; give a note (.json, or .pdf written with --pdf-variant pdf/a-3b)")
     container = "pdf" if raw[:5] == b"%PDF-" else "json"
     text = _attached_json(path) if container == "pdf" else raw
-    where = f"{path}" + (f" (its attachment {ATTACHMENT})" if container == "pdf" else "")
+    where = _where(path, container)
     try:
         data = json.loads(text.decode("utf-8"))
     except UnicodeDecodeError:
@@ -146,6 +154,10 @@ def read_note(path: Path) -> Note:
         raise InputError(f"{where} is not a releasegate note: nested too deeply") from None
     _check_note(data, where)
     return Note(path, data, hashlib.sha256(text).hexdigest(), container)
+
+
+def _where(path: Path, container: str) -> str:
+    return f"{path}" + (f" (its attachment {ATTACHMENT})" if container == "pdf" else "")
 
 
 def _check_note(data: Any, where: str) -> None:
@@ -162,6 +174,130 @@ def _check_note(data: Any, where: str) -> None:
             raise InputError(f"{where} is not a releasegate note: no tool.name \"releasegate\"")
         if not isinstance(note.get("candidates"), list):
             raise InputError(f"{where} is not a releasegate note: no candidates list")
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _time(value: Any) -> bool:
+    try:
+        return isinstance(value, str) and datetime.fromisoformat(value) is not None
+    except ValueError:
+        return False
+
+
+# What a key read by `history` must hold: a test of the value (and whether the note's outcomes are pass/fail, where
+# a rate is a fraction 0..1) and the words a refusal says it in.
+KINDS: dict[str, tuple[Callable[[Any, bool], bool], str]] = {
+    "text": (lambda v, _: isinstance(v, str), "a string"),
+    "time": (lambda v, _: _time(v), "an ISO 8601 time"),
+    "count": (lambda v, _: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "a whole number 0 or more"),
+    "flag": (lambda v, _: isinstance(v, bool), "true or false"),
+    "object": (lambda v, _: isinstance(v, dict), "an object"),
+    "object or null": (lambda v, _: v is None or isinstance(v, dict), "an object or null"),
+    "list": (lambda v, _: isinstance(v, list), "a list"),
+    "number or null": (lambda v, _: v is None or _finite(v), "a number or null"),
+    "amount or null": (lambda v, _: v is None or (_finite(v) and v >= 0), "a number 0 or more, or null"),
+    "p": (lambda v, _: _finite(v) and 0 <= v <= 1, "a p-value 0..1"),
+    "p or null": (lambda v, _: v is None or (_finite(v) and 0 <= v <= 1), "a p-value 0..1 or null"),
+    "rate or null": (lambda v, binary: v is None or (_finite(v) and (not binary or 0 <= v <= 1)),
+                     "a number or null (0..1 for pass/fail outcomes)"),
+    "verdict": (lambda v, _: v in ("ship", "dont_ship", "not_proven"), 'one of "ship", "dont_ship", "not_proven"'),
+    "outcome kind": (lambda v, _: v in ("binary", "continuous"), 'one of "binary", "continuous"'),
+}
+
+# Every key `history` reads, in a single-metric note (and in each metric's note of a several-metric one), with the
+# kind docs/json.md gives it; "[]" is every item of a list. Parents come before their keys: a key under a parent
+# that is absent (a section that may be) or null is not read. None of them is one added since schema 1.0 (`loading`,
+# `cases_file`, `cases_listed`, `errors.counted_as_failures` are not read), so a note of any 1.x schema holds each.
+# A cost may be negative (a release's mean cost per case keeps the negative costs its data gives); a latency not.
+READ_BY_HISTORY: tuple[tuple[str, str], ...] = (
+    ("tool", "object"), ("tool.version", "text"), ("generated_at", "time"), ("title", "text"), ("baseline", "text"),
+    ("outcome_kind", "outcome kind"), ("n_cases", "count"), ("policy", "object"),
+    ("releases", "list"), ("releases[]", "object"), ("releases[].name", "text"), ("releases[].rate", "object"),
+    ("releases[].rate.n", "count"), ("releases[].rate.value", "rate or null"),
+    ("releases[].rate.ci_low", "rate or null"), ("releases[].rate.ci_high", "rate or null"),
+    ("costs", "object"), ("costs.releases", "list"), ("costs.releases[]", "object"),
+    ("costs.releases[].name", "text"), ("costs.releases[].cost_per_1k", "number or null"),
+    ("costs.releases[].latency_ms", "object or null"), ("costs.releases[].latency_ms.p95", "amount or null"),
+    ("candidates", "list"), ("candidates[]", "object"), ("candidates[].name", "text"),
+    ("candidates[].verdict", "verdict"), ("candidates[].overall", "object"),
+    ("candidates[].overall.diff", "number or null"), ("candidates[].overall.ci_low", "number or null"),
+    ("candidates[].overall.ci_high", "number or null"),
+    ("candidates[].categories", "list"), ("candidates[].categories[]", "object"),
+    ("candidates[].categories[].category", "text"), ("candidates[].categories[].critical", "flag"),
+    ("candidates[].categories[].n", "count"), ("candidates[].categories[].diff", "number or null"),
+    ("candidates[].categories[].ci_low", "number or null"), ("candidates[].categories[].ci_high", "number or null"),
+    ("candidates[].categories[].fixed", "count"), ("candidates[].categories[].broke", "count"),
+    ("candidates[].categories[].p_adjusted", "p or null"),
+    ("candidates[].critical", "object"), ("candidates[].critical.tests", "list"),
+    ("candidates[].critical.tests[]", "object"), ("candidates[].critical.tests[].label", "text"),
+    ("candidates[].critical.tests[].worse", "count"), ("candidates[].critical.tests[].better", "count"),
+    ("candidates[].critical.tests[].p_regression", "p"), ("candidates[].critical.tests[].blocks", "flag"),
+)
+# The keys of READ_BY_HISTORY a note may lack (json.md: absent without such columns, without critical categories).
+MAY_BE_ABSENT = frozenset({"costs", "candidates[].critical"})
+_ABSENT = object()
+
+
+def _places(section: dict[str, Any], path: str) -> list[tuple[str, Any]]:
+    """Each place ``path`` names in ``section``, as (its path with list indices, its value or ``_ABSENT``); none
+    under a parent that is absent, null or not of its kind (the parent's own row refuses that)."""
+    places: list[tuple[str, Any]] = [("", section)]
+    for part in path.split("."):
+        key, every = part.removesuffix("[]"), part.endswith("[]")
+        found = []
+        for where, value in places:
+            if not isinstance(value, dict):
+                continue
+            child, here = value.get(key, _ABSENT), f"{where}.{key}" if where else key
+            if not every:
+                found.append((here, child))
+            elif isinstance(child, list):
+                found += [(f"{here}[{i}]", item) for i, item in enumerate(child)]
+        places = found
+    return places
+
+
+def check_read_keys(note: Note) -> None:
+    """Refuse (InputError, one line naming the file, the key and what it holds) a note whose keys that `history`
+    reads (READ_BY_HISTORY) are missing, of another type or impossible, or whose releases do not name its baseline
+    and every candidate; a page would otherwise show what it holds as figures, or leave a release out."""
+    if note.data.get("kind") == "several_metrics":  # sections() reads only the metrics that are objects
+        metrics = note.data.get("metrics", _ABSENT)
+        if not (isinstance(metrics, dict) and metrics):
+            raise InputError(f"{note.where}: malformed note: metrics is {_held(metrics)} (expected an object of "
+                             "each metric's note)")
+        for name, metric in metrics.items():
+            if not isinstance(metric, dict):
+                raise InputError(f"{note.where}: malformed note: metrics.{name} is {_held(metric)} (expected an "
+                                 "object: that metric's note)")
+    for prefix, (_, section) in zip(note.section_paths(), note.sections()):
+        prefix += "." if prefix else ""
+        binary = section.get("outcome_kind") == "binary"
+        for path, kind in READ_BY_HISTORY:
+            test, expected = KINDS[kind]
+            for place, value in _places(section, path):
+                if value is _ABSENT and path not in MAY_BE_ABSENT:
+                    raise InputError(f"{note.where}: malformed note: {prefix}{place} is missing (expected {expected})")
+                if value is not _ABSENT and not test(value, binary):
+                    raise InputError(f"{note.where}: malformed note: {prefix}{place} is {_held(value)} "
+                                     f"(expected {expected})")
+        names = {r["name"] for r in section["releases"]}
+        for place, name in [("baseline", section["baseline"]),
+                            *((f"candidates[{i}].name", c["name"]) for i, c in enumerate(section["candidates"]))]:
+            if name not in names:
+                raise InputError(f"{note.where}: malformed note: {prefix}{place} is {_held(name)}, which is not "
+                                 f"among {prefix}releases[].name")
+
+
+def _held(value: Any) -> str:
+    """A value as a refusal shows it: JSON, on one line, at most 60 characters."""
+    if value is _ABSENT:
+        return "missing"
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _attached_json(path: Path) -> bytes:
