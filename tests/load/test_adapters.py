@@ -328,7 +328,7 @@ def test_lm_eval_fixture(lm_dir):
     frame = read_lm_eval(lm_dir / LM_SAMPLES)
     records = [json.loads(line) for line in (lm_dir / LM_SAMPLES).read_text().splitlines()]
     assert list(frame.columns) == ["release", "case_id", "passed", "score", "category", "content_hash",
-                                   "id_is_position", "doc_hash", "input", "target", "output"]
+                                   "id_is_position", "content_kind", "doc_hash", "input", "target", "output"]
     assert frame["release"].unique().tolist() == [LM_MODEL]
     assert frame["case_id"].tolist() == [str(r["doc_id"]) for r in records]
     assert frame["doc_hash"].tolist() == [r["doc_hash"] for r in records]

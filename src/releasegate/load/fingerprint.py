@@ -16,8 +16,14 @@ from typing import Any
 
 CONTENT_COLUMN = "content_hash"
 POSITION_COLUMN = "id_is_position"
+# What a row's content_hash is the fingerprint of (the harness's own parts: "inspect", "lm-eval", "promptfoo",
+# "evals"; or TEXT_KIND): two fingerprints of different kinds say nothing about each other.
+KIND_COLUMN = "content_kind"
+# A case held as two plain texts, its input and its target (:func:`text_fingerprint`): what a tidy file's ``input``
+# and ``target`` columns say, so that a tidy file's case is compared with a harness's case of this kind.
+TEXT_KIND = "text"
 # Columns of the tidy table that say how to pair, not what a case is: never case metadata.
-PAIRING_COLUMNS = (CONTENT_COLUMN, POSITION_COLUMN)
+PAIRING_COLUMNS = (CONTENT_COLUMN, POSITION_COLUMN, KIND_COLUMN)
 # 96 bits: a collision among ten million cases has a chance of about 1e-15, at a third of a full digest's memory.
 DIGEST_CHARACTERS = 24
 
@@ -39,3 +45,15 @@ def content_fingerprint(*parts: Any) -> str:
     text = json.dumps([_normal(p) for p in parts], sort_keys=True, ensure_ascii=False, separators=(",", ":"),
                       default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:DIGEST_CHARACTERS]
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or (isinstance(value, str) and not value.strip()) \
+        or type(value).__name__ == "NAType"
+
+
+def text_fingerprint(input: Any, target: Any) -> str:
+    """The fingerprint of a case held as two plain texts (``TEXT_KIND``), whichever reader read them: a missing
+    text is the empty one (a CSV cannot tell them apart). Equal to ``content_fingerprint(input, target)`` for two
+    texts, what the Inspect readers gave such a sample before this kind existed."""
+    return content_fingerprint(*("" if _blank(v) else v for v in (input, target)))

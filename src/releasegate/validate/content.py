@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from releasegate.errors import PairingError
-from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
+from releasegate.load.fingerprint import (CONTENT_COLUMN, KIND_COLUMN, POSITION_COLUMN, TEXT_KIND, content_fingerprint,
+                                          text_fingerprint)
 from releasegate.validate import keycodes
 from releasegate.validate.outcomes import examples
 
@@ -36,9 +37,18 @@ class Content:
 
     columns: tuple[str, ...]
     given: np.ndarray
+    # With a content_hash beside tidy rows (a harness log against a tidy file): which rows' content is their hash,
+    # and each row's kind of fingerprint (load.fingerprint.KIND_COLUMN, "" when not said). None: one source only.
+    hashed: np.ndarray | None = None
+    kinds: np.ndarray | None = None
 
     def take(self, mask: np.ndarray) -> Content:
-        return Content(self.columns, self.given[mask])
+        return Content(self.columns, self.given[mask], None if self.hashed is None else self.hashed[mask],
+                       None if self.kinds is None else self.kinds[mask])
+
+    @property
+    def tidy(self) -> tuple[str, ...]:
+        return tuple(c for c in self.columns if c != CONTENT_COLUMN)
 
 
 def _given(values: pd.Series) -> np.ndarray:
@@ -52,10 +62,24 @@ def _given(values: pd.Series) -> np.ndarray:
 def content_of(table: pd.DataFrame, case_columns: tuple[str, ...] = ()) -> Content | None:
     """Where the rows' content is, or None when no row carries any. Columns a case table joined
     (``case_columns``) are left out: they give both releases the same text by construction."""
-    if CONTENT_COLUMN in table.columns and _given(table[CONTENT_COLUMN]).any():
-        columns: tuple[str, ...] = (CONTENT_COLUMN,)
-    else:
-        columns = tuple(c for c in CONTENT_COLUMNS if c in table.columns and c not in case_columns)
+    tidy = tuple(c for c in CONTENT_COLUMNS if c in table.columns and c not in case_columns)
+    hashed = _given(table[CONTENT_COLUMN]) if CONTENT_COLUMN in table.columns else None
+    kinds = None
+    if KIND_COLUMN in table.columns:
+        kinds = table[KIND_COLUMN].astype(object).where(_given(table[KIND_COLUMN]), "").to_numpy(dtype=object)
+    if hashed is not None and hashed.any() or kinds is not None and (kinds != "").any():
+        # An adapter's row: its content is its hash alone, never the input or target it keeps beside it (promptfoo's
+        # raw prompt differs between prompts on purpose). A tidy file's row: its own columns.
+        hashed = hashed if hashed is not None else np.zeros(len(table), dtype=bool)
+        adapter = hashed | (kinds != "") if kinds is not None else hashed
+        tidy_given = np.zeros(len(table), dtype=bool)
+        for column in tidy:
+            tidy_given |= _given(table[column])
+        tidy_given &= ~adapter
+        if not tidy_given.any():
+            return Content((CONTENT_COLUMN,), hashed, kinds=kinds) if hashed.any() else None
+        return Content((CONTENT_COLUMN, *tidy), hashed | tidy_given, hashed, kinds)
+    columns: tuple[str, ...] = tidy
     if not columns:
         return None  # nothing to look at: no mask of every row (20 MB at 10^7 x 2)
     given = np.zeros(len(table), dtype=bool)
@@ -90,25 +114,95 @@ def _equal(values: pd.Series, left: np.ndarray, right: np.ndarray) -> np.ndarray
     return out
 
 
-def fingerprint_of_row(table: pd.DataFrame, row: int, content: Content) -> str:
-    """The normalised fingerprint of one row's content (the harness's own when it is a content_hash)."""
-    if content.columns == (CONTENT_COLUMN,):
+def _is_hashed(content: Content, row: int) -> bool:
+    return content.columns == (CONTENT_COLUMN,) or content.hashed is not None and bool(content.hashed[row])
+
+
+def _kind(content: Content, row: int) -> str:
+    return "" if content.kinds is None else str(content.kinds[row])
+
+
+def _as_text(value: object) -> object:
+    """A tidy cell as the text a harness holds: a whole number read from a CSV is its digits."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return value
+
+
+def text_fingerprint_of_row(table: pd.DataFrame, row: int, content: Content) -> str:
+    """A tidy row's content as a harness holding two plain texts fingerprints it (load.fingerprint.TEXT_KIND): its
+    ``input``, and its answer: ``target``, else ``reference``, else ``expected`` (the first given)."""
+    def cell(column: str) -> object:
+        value = table[column].iat[row] if column in content.columns else None
+        return None if value is None or pd.isna(value) or (isinstance(value, str) and not value.strip()) else value
+    answer = next((v for v in map(cell, ("target", "reference", "expected")) if v is not None), None)
+    return text_fingerprint(_as_text(cell("input")), _as_text(answer))
+
+
+def fingerprint_of_row(table: pd.DataFrame, row: int, content: Content, as_text: bool = False) -> str:
+    """The normalised fingerprint of one row's content (the harness's own when it is a content_hash); a tidy row's
+    as a two-text harness's (``as_text``) when it is paired with one."""
+    if _is_hashed(content, row):
         return str(table[CONTENT_COLUMN].iat[row])
-    values = [table[c].iat[row] for c in content.columns]
+    if as_text:
+        return text_fingerprint_of_row(table, row, content)
+    values = [table[c].iat[row] for c in content.tidy]
     # A blank text is no content, as a missing value is.
     return content_fingerprint({c: (None if pd.isna(v) or (isinstance(v, str) and not v.strip()) else v)
-                                for c, v in zip(content.columns, values)})
+                                for c, v in zip(content.tidy, values)})
 
 
-def same_content(table: pd.DataFrame, content: Content, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Whether row ``left[k]`` asks what row ``right[k]`` asks: equal raw values in every content column, or, where
-    they differ, equal normalised fingerprints."""
+def _same_columns(table: pd.DataFrame, content: Content, columns: tuple[str, ...], left: np.ndarray,
+                  right: np.ndarray) -> np.ndarray:
     same = np.ones(left.size, dtype=bool)
-    for column in content.columns:
+    for column in columns:
         same &= _equal(table[column], left, right)
     for k in np.flatnonzero(~same):
         same[k] = fingerprint_of_row(table, int(left[k]), content) == fingerprint_of_row(table, int(right[k]), content)
     return same
+
+
+def compare_content(table: pd.DataFrame, content: Content, left: np.ndarray, right: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """Whether row ``left[k]`` asks what row ``right[k]`` asks (``same``), and whether the two can be compared at
+    all (``comparable``). Rows of one source are: equal raw values in every content column, or, where they
+    differ, equal normalised fingerprints. A harness's fingerprint and a tidy row's columns are compared where the
+    harness held the case as two plain texts (TEXT_KIND), the tidy row fingerprinted as it would be; any other
+    kind (Inspect chat messages or choices, promptfoo's vars, lm-eval's doc_hash) is not what a tidy file's
+    columns can say, and neither are two fingerprints of different kinds: such a pair is not comparable, and is
+    paired by id only, never called changed."""
+    if content.hashed is None and content.kinds is None:
+        return _same_columns(table, content, content.columns, left, right), np.ones(left.size, dtype=bool)
+    hashed = content.hashed if content.hashed is not None else np.ones(len(content.given), dtype=bool)
+    same = np.zeros(left.size, dtype=bool)
+    comparable = np.zeros(left.size, dtype=bool)
+    hl, hr = hashed[left], hashed[right]
+    both = hl & hr
+    if content.kinds is not None:
+        kl, kr = content.kinds[left], content.kinds[right]
+        both &= (kl == kr) | (kl == "") | (kr == "")
+    at = np.flatnonzero(both)
+    same[at] = _equal(table[CONTENT_COLUMN], left[at], right[at])
+    comparable[at] = True
+    if content.tidy:
+        at = np.flatnonzero(~hl & ~hr)
+        same[at] = _same_columns(table, content, content.tidy, left[at], right[at])
+        comparable[at] = True
+        for k in np.flatnonzero(hl != hr):
+            harness, tidy = (int(left[k]), int(right[k])) if hl[k] else (int(right[k]), int(left[k]))
+            if _kind(content, harness) == TEXT_KIND:
+                comparable[k] = True
+                same[k] = str(table[CONTENT_COLUMN].iat[harness]) == text_fingerprint_of_row(table, tidy, content)
+    return same, comparable
+
+
+def same_content(table: pd.DataFrame, content: Content, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Whether row ``left[k]`` asks what row ``right[k]`` asks, as far as can be told (:func:`compare_content`: two
+    contents that cannot be compared are not called different)."""
+    same, comparable = compare_content(table, content, left, right)
+    return same | ~comparable
 
 
 def text_of_row(table: pd.DataFrame, row: int, content: Content) -> str:
@@ -149,11 +243,12 @@ def _positional(table: pd.DataFrame) -> set[str]:
     return set(map(str, pd.unique(table.loc[flags.to_numpy(bool), "release"].astype(str))))
 
 
-def _contents(table: pd.DataFrame, content: Content, rows: np.ndarray, release: str) -> pd.Series:
+def _contents(table: pd.DataFrame, content: Content, rows: np.ndarray, release: str,
+              as_text: bool = False) -> pd.Series:
     """One normalised fingerprint per case id of one release (its rows ``rows``); two cases with one content are
     refused (ambiguous). A Python pass per row: dataset positions come from harness logs of a few thousand."""
     at = np.flatnonzero(rows)
-    keys = [fingerprint_of_row(table, int(k), content) for k in at]
+    keys = [fingerprint_of_row(table, int(k), content, as_text) for k in at]
     ids = table["case_id"].astype(str).to_numpy()[at]
     per_case = pd.Series(keys, index=ids, dtype=object).groupby(level=0, sort=False).first()
     twice = per_case[per_case.duplicated(keep=False)]
@@ -163,6 +258,24 @@ def _contents(table: pd.DataFrame, content: Content, rows: np.ndarray, release: 
                            "are dataset positions, paired by content: which is which would be ambiguous; give the "
                            "cases ids of their own")
     return per_case
+
+
+def _mixed_sources(table: pd.DataFrame, content: Content, first: np.ndarray, second: np.ndarray, which: str) -> bool:
+    """Whether one release is a tidy file's and the other a harness's: then the tidy rows are fingerprinted as two
+    plain texts, which the harness's rows must be (TEXT_KIND) for the two to be paired by content; refused else."""
+    if content.hashed is None:
+        return False
+    sides = [content.hashed[m & content.given] for m in (first, second)]
+    if all(s.all() for s in sides) or not any(s.any() for s in sides):
+        return False
+    kinds = content.kinds if content.kinds is not None else np.full(len(content.given), "", dtype=object)
+    other = set(kinds[(first | second) & content.hashed].tolist()) - {TEXT_KIND}
+    if other:
+        raise PairingError(f"the case ids of {which!r} are positions in its dataset, to be paired by content, but "
+                           f"one release holds its cases as {sorted(other)[0] or 'a content_hash'} content and the "
+                           "other as a tidy file's input and target columns, which cannot be compared; give the "
+                           "samples ids of their own")
+    return True
 
 
 def rekey_positions(table: pd.DataFrame, baseline: str, content: Content | None) -> tuple[pd.DataFrame, list[str]]:
@@ -190,9 +303,10 @@ def rekey_positions(table: pd.DataFrame, baseline: str, content: Content | None)
                                    "content to pair them by: the same id may name another question in each release; "
                                    "give the samples ids of their own")
         assert content is not None
-        if base_contents is None:
-            base_contents = _contents(table, content, at_base, baseline)
-        own = _contents(table, content, rows, release)
+        as_text = _mixed_sources(table, content, at_base, rows, which)
+        if base_contents is None or as_text:
+            base_contents = _contents(table, content, at_base, baseline, as_text)
+        own = _contents(table, content, rows, release, as_text)
         by_content = pd.Series(base_contents.index, index=base_contents.to_numpy())
         matched = own.map(by_content)
         renamed = pd.Series(np.where(matched.isna(), release + ":" + own.index.to_series().astype(str),

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 # Columns with a role of their own: never a metric (passed and score are: --metric passed gates that column).
 NOT_METRICS = frozenset({"release", "case_id", "category", "cluster", "run", "latency_ms", "input_tokens",
-                         "output_tokens", "cost", "error", "doc_hash", "metric", "content_hash", "id_is_position"})
+                         "output_tokens", "cost", "error", "doc_hash", "metric", "content_hash", "id_is_position",
+                         "content_kind"})
 
 
 # Scores whose name says lower is better (issue 28 item 7): gated as "higher is better" they would call a slower,

@@ -28,7 +28,7 @@ from releasegate.model import Excluded, Exclusions
 from releasegate.policy import Policy
 from releasegate.text import near_misses
 from releasegate.validate import keycodes
-from releasegate.validate.content import Content, same_content, text_of_row
+from releasegate.validate.content import Content, compare_content, text_of_row
 from releasegate.validate.outcomes import examples
 
 LISTED = 200  # case ids kept per reason; the counts are whole
@@ -169,14 +169,19 @@ def _near_misses(only_base: pd.Index, only_cand: pd.Index) -> str:
             "ids alike")
 
 
-def _changed(table: pd.DataFrame, content: Content, base: _Release, cand: _Release, shared: np.ndarray) -> np.ndarray:
+def _changed(table: pd.DataFrame, content: Content, base: _Release, cand: _Release, shared: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
     """By case code: shared cases whose content differs on the two sides, read as a reader would
-    (content.same_content: raw values, then the normalised fingerprint where they differ)."""
+    (content.compare_content: raw values, then the normalised fingerprint where they differ); and those whose
+    contents cannot be compared (a harness's kind a tidy file's columns cannot say), paired by id only."""
     assert base.content_row is not None and cand.content_row is not None
     both = np.flatnonzero(shared & (base.content_row >= 0) & (cand.content_row >= 0))
     changed = np.zeros_like(shared)
-    changed[both] = ~same_content(table, content, base.content_row[both], cand.content_row[both])
-    return changed
+    uncompared = np.zeros_like(shared)
+    same, comparable = compare_content(table, content, base.content_row[both], cand.content_row[both])
+    changed[both] = comparable & ~same
+    uncompared[both] = ~comparable
+    return changed, uncompared
 
 
 def _refuse_changed(table: pd.DataFrame, content: Content, base: _Release, cand: _Release, changed: np.ndarray,
@@ -241,8 +246,9 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
         shared = base.present & cand.present
         changed = np.zeros(shared.shape, dtype=bool)
         by_id = 0
+        uncompared = np.zeros(shared.shape, dtype=bool)
         if content is not None:
-            changed = _changed(table, content, base, cand, shared)
+            changed, uncompared = _changed(table, content, base, cand, shared)
             if changed.any() and not policy.allow_changed:
                 _refuse_changed(table, content, base, cand, changed, ids, baseline, candidate)
             if changed.any():
@@ -270,7 +276,7 @@ def pair_releases(table: pd.DataFrame, baseline: str, candidates: tuple[str, ...
                 fills[name] = fills.get(name, np.zeros_like(shared)) | (kept & side.short)
         if content is not None:
             assert base.content_row is not None and cand.content_row is not None
-            by_id = int((kept & ((base.content_row < 0) | (cand.content_row < 0))).sum())
+            by_id = int((kept & ((base.content_row < 0) | (cand.content_row < 0) | uncompared)).sum())
             if by_id:
                 notes.append(f"{candidate}: {by_id} of the cases compared paired by id only: their content was not "
                              "given on both sides.")
@@ -292,7 +298,7 @@ def check_rerun(table: pd.DataFrame, baseline: str, rerun: str, codes: dict[str,
     if content is None:
         return
     base, again = (_release(r, table, codes, content, None, None) for r in (baseline, rerun))
-    changed = _changed(table, content, base, again, base.present & again.present)
+    changed, _ = _changed(table, content, base, again, base.present & again.present)
     if not changed.any():
         return
     assert base.content_row is not None and again.content_row is not None

@@ -28,7 +28,7 @@ from releasegate.load.adapters.fields import list_at, mapping_at, scalar_text
 from releasegate.load.adapters import inspect_epochs as epochs
 from releasegate.load.adapters import inspect_notes as notes
 from releasegate.load.adapters.inspect_log import _load_log, _output_text, _text
-from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN
+from releasegate.load.fingerprint import CONTENT_COLUMN, KIND_COLUMN, POSITION_COLUMN
 from releasegate.policy import CANONICAL_COLUMNS
 from releasegate.text import clip as _clip
 
@@ -284,7 +284,8 @@ def _row(sample: dict[str, Any], scorer: str | None, category_field: str | None)
     # Inspect numbers the samples of a dataset without ids 1..N: such an id is a position, not a name.
     position = isinstance(case, int) and not isinstance(case, bool)
     row = {"case_id": case, "run": _epoch(sample.get("epoch")), "passed": passed, "score": score,
-           "_numeric": numeric, "_value": value, CONTENT_COLUMN: sample.get("_content"), POSITION_COLUMN: position}
+           "_numeric": numeric, "_value": value, CONTENT_COLUMN: sample.get("_content"), POSITION_COLUMN: position,
+           KIND_COLUMN: sample.get("_content_kind")}
     if category_field:
         category = (sample.get("metadata") or {}).get(category_field)
         row["category"] = None if category is None else scalar_text(category)  # JSON's true, not True

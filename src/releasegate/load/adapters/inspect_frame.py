@@ -21,7 +21,7 @@ import pandas as pd
 from releasegate.errors import InputError
 from releasegate.load.adapters import inspect_notes as notes
 from releasegate.load.adapters.inspect_ai import _RESERVED, _convert
-from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
+from releasegate.load.fingerprint import CONTENT_COLUMN, KIND_COLUMN, POSITION_COLUMN, TEXT_KIND, text_fingerprint
 from releasegate.text import clip as _clip
 
 
@@ -65,6 +65,7 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
     if "total_time" in source.columns:
         frame["latency_ms"] = pd.to_numeric(source["total_time"], errors="coerce") * 1000.0
     frame[CONTENT_COLUMN] = _content(source)
+    frame[KIND_COLUMN] = TEXT_KIND  # the export's input and target are texts, as a tidy file's are
     # Inspect numbers the samples of a dataset without ids 1..N; the export writes them as integers.
     frame[POSITION_COLUMN] = source["id"].astype(str).str.fullmatch(r"[0-9]+").to_numpy(bool)
     for column in ("input", "target", "error"):
@@ -95,7 +96,7 @@ def _content(source: pd.DataFrame) -> list[str | None]:
     """Each row's content fingerprint from the export's input and target texts (None where it has neither)."""
     texts = [source[c].tolist() if c in source.columns else [None] * len(source) for c in ("input", "target")]
     return [None if all(v is None or (isinstance(v, float) and pd.isna(v)) for v in pair)
-            else content_fingerprint(*(None if isinstance(v, float) and pd.isna(v) else v for v in pair))
+            else text_fingerprint(*pair)
             for pair in zip(*texts)]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from releasegate.errors import InputError
 from releasegate.load.adapters.fields import list_at, mapping_at
 from releasegate.load.adapters.bounded_unzip import Budget, read_chunks, read_deflated
-from releasegate.load.fingerprint import content_fingerprint
+from releasegate.load.fingerprint import TEXT_KIND, content_fingerprint, text_fingerprint
 from releasegate.text import clip as _clip
 
 ZSTD_METHOD = 93  # APPNOTE 4.4.5; what Inspect writes since April 2026, unreadable by Python < 3.14
@@ -50,6 +50,7 @@ def _slim(sample: dict[str, Any], model: str) -> dict[str, Any]:
         "target": _clip(_text(sample.get("target"), attachments, sep=" | ")),
         "output": {"completion": _clip(_output_text(sample.get("output"), attachments))},
         "_content": _content(sample, attachments),
+        "_content_kind": _content_kind(sample),
     }
 
 
@@ -61,8 +62,19 @@ def _content(sample: dict[str, Any], attachments: dict[str, Any]) -> str | None:
     if given is None and target is None:
         return None
     choices = sample.get("choices")
+    if _content_kind(sample) == TEXT_KIND:
+        return text_fingerprint(_text(given, attachments), _text(target, attachments))
     parts = [_plain_content(given, attachments), _plain_content(target, attachments)]
     return content_fingerprint(*parts, *([_plain_content(choices, attachments)] if choices else []))
+
+
+def _content_kind(sample: dict[str, Any]) -> str:
+    """``TEXT_KIND`` for a sample that is two plain texts (a string input, a string target, no choices): what a
+    tidy file's input and target columns can say of it; else "inspect" (chat messages, several targets, choices:
+    no tidy column holds them as the log does, so a tidy file's case is paired with it by id only)."""
+    given, target = sample.get("input"), sample.get("target")
+    plain = isinstance(given, str) and (target is None or isinstance(target, str)) and not sample.get("choices")
+    return TEXT_KIND if plain else "inspect"
 
 
 def _plain_content(value: Any, attachments: dict[str, Any]) -> Any:

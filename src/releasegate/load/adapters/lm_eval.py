@@ -34,7 +34,7 @@ from releasegate.errors import InputError
 from releasegate.load.adapters.fields import list_at, mapping_at
 from releasegate.load.adapters.lm_eval_files import (harness_version, model_name, old_task_name, read_records,
                                                      read_summary, task_config)
-from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
+from releasegate.load.fingerprint import CONTENT_COLUMN, KIND_COLUMN, POSITION_COLUMN, content_fingerprint
 from releasegate.text import clip as _clip
 
 NAN = float("nan")
@@ -99,9 +99,9 @@ def read_lm_eval(path: Path, *, release: str | None = None, metric: str | None =
         frame["passed"] = frame["score"]
     frame["release"] = release
     frame["category"] = task
-    order = ["release", "case_id", "passed", "score", "category", CONTENT_COLUMN, POSITION_COLUMN, "doc_hash", "input",
-             "target", "output"]
-    frame = frame[[c for c in order if c in frame.columns and not (c in order[7:] and frame[c].isna().all())]]
+    order = ["release", "case_id", "passed", "score", "category", CONTENT_COLUMN, POSITION_COLUMN, KIND_COLUMN, "doc_hash",
+             "input", "target", "output"]
+    frame = frame[[c for c in order if c in frame.columns and not (c in order[8:] and frame[c].isna().all())]]
     version = harness_version(path, match["date"] if match else None)
     frame.attrs.update(task=task, metric=chosen_metric, filter=chosen_filter, filters=filters,
                        model=model, source_format="lm-eval", harness="lm-eval" + (f" {version}" if version else ""),
@@ -222,6 +222,7 @@ def _row(path: Path, record: dict[str, Any], metric: str, task: str) -> dict[str
     return {"case_id": str(record["doc_id"]), "score": score, "doc_hash": record.get("doc_hash"),
             # doc_id is the document's place in the task's split: pairing goes by the document's own hash
             CONTENT_COLUMN: None if doc_hash is None else content_fingerprint(task, doc_hash), POSITION_COLUMN: True,
+            KIND_COLUMN: "lm-eval",
             "input": _clip(_first_argument(record.get("arguments"))),
             "target": _clip(_target(record.get("target"))),
             "output": _clip(_first_text(record.get("filtered_resps")))}

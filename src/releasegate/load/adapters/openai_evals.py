@@ -22,7 +22,7 @@ import pandas as pd
 
 from releasegate.errors import InputError
 from releasegate.load.adapters.fields import list_at, mapping_at
-from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
+from releasegate.load.fingerprint import CONTENT_COLUMN, KIND_COLUMN, POSITION_COLUMN, TEXT_KIND, content_fingerprint, text_fingerprint
 from releasegate.text import clip as _clip
 
 # evals names each sample "<eval>.<split>.<n>" by its place in the samples file: an id that names another
@@ -62,8 +62,10 @@ def read_openai_evals(path: Path, *, release: str | None = None) -> pd.DataFrame
                      "target": _clip(_text(data.get("expected"))),
                      "output": _clip(_text(data.get("picked", data.get("sampled")))),
                      # the sample's prompt and ideal answer; without the prompt the record holds too little of it
-                     CONTENT_COLUMN: None if prompt is None else content_fingerprint(prompt, data.get("expected")),
-                     POSITION_COLUMN: bool(_POSITION.match(str(case)))})
+                     CONTENT_COLUMN: _content(prompt, data.get("expected")),
+                     POSITION_COLUMN: bool(_POSITION.match(str(case))),
+                     KIND_COLUMN: None if prompt is None else TEXT_KIND if _is_text(prompt, data.get("expected"))
+                     else "evals"})
     frame = pd.DataFrame(rows)
     copies = frame.groupby("case_id", sort=False).cumcount() + 1
     if (copies > 1).any():
@@ -145,3 +147,15 @@ def combine(frames: list[pd.DataFrame]) -> None:
     if len(tasks) > 1:
         raise InputError(f"the OpenAI evals records are of different evals ({', '.join(sorted(tasks))}); compare "
                          "records of one eval")
+
+
+def _is_text(prompt: Any, expected: Any) -> bool:
+    """A plain-text prompt and a plain-text ideal: what a tidy file's input and target columns can say."""
+    return isinstance(prompt, str) and (expected is None or isinstance(expected, str))
+
+
+def _content(prompt: Any, expected: Any) -> str | None:
+    """The fingerprint of the sample's prompt and ideal answer; None without the prompt (too little of it)."""
+    if prompt is None:
+        return None
+    return text_fingerprint(prompt, expected) if _is_text(prompt, expected) else content_fingerprint(prompt, expected)

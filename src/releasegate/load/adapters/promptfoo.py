@@ -31,7 +31,7 @@ import pandas as pd
 
 from releasegate.errors import InputError
 from releasegate.load.adapters.fields import list_at, mapping_at
-from releasegate.load.fingerprint import CONTENT_COLUMN, POSITION_COLUMN, content_fingerprint
+from releasegate.load.fingerprint import CONTENT_COLUMN, KIND_COLUMN, POSITION_COLUMN, content_fingerprint
 from releasegate.text import clip as _clip
 
 NAN = float("nan")
@@ -289,7 +289,8 @@ def _row(path: Path, number: int, result: dict[str, Any]) -> dict[str, Any]:
            "output": _clip(output if isinstance(output, str) or output is None else json.dumps(output)),
            "reason": None if errored or result.get("success") else _clip(grading.get("reason")),
            "error": _clip(result.get("error") or response.get("error")) if errored else None,
-           CONTENT_COLUMN: _content(test, result), POSITION_COLUMN: False}  # keys are names, never testIdx
+           CONTENT_COLUMN: _content(test, result), POSITION_COLUMN: False,
+           KIND_COLUMN: "promptfoo"}  # keys are names, never testIdx
     # Named metrics (namedScores: correctness, brevity, ...) become columns of their own, which --metric NAME
     # gates on; a name that clashes with a column above is left out rather than overwrite it.
     named = result.get("namedScores") or grading.get("namedScores") or {}
