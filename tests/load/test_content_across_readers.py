@@ -61,3 +61,17 @@ def test_a_promptfoo_row_without_vars_keeps_its_raw_prompt_out_of_the_pairing():
     table = pd.DataFrame({"release": ["a", "b"], "case_id": ["x", "x"], "input": ["prompt one", "prompt two"],
                           "content_hash": [None, None], "content_kind": ["promptfoo", "promptfoo"]})
     assert content_of(table) is None
+
+
+def test_a_samples_df_export_is_not_compared_with_a_tidy_files_input():
+    """The export writes the input as Inspect renders the messages ("user:\\nSay the word w1.\\n")."""
+    from releasegate.load.adapters.inspect_frame import read_samples_frame
+
+    export = read_samples_frame(Path(__file__).parents[1] / "fixtures" / "harness" / "third" / "inspect-0.3.285" /
+                                "samples-df" / "samples.csv")
+    row = export.iloc[[0]].assign(release="a")
+    tidy = pd.DataFrame({"release": ["b"], "case_id": [row["case_id"].iloc[0]], "input": ["Say the word w1."],
+                         "target": [row["target"].iloc[0]]})
+    table = pd.concat([row, tidy], ignore_index=True)
+    same, comparable = compare_content(table, content_of(table), np.array([0]), np.array([1]))
+    assert comparable.tolist() == [False]

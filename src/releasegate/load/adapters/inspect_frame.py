@@ -21,7 +21,7 @@ import pandas as pd
 from releasegate.errors import InputError
 from releasegate.load.adapters import inspect_notes as notes
 from releasegate.load.adapters.inspect_ai import _RESERVED, _convert
-from releasegate.load.fingerprint import CONTENT_COLUMN, KIND_COLUMN, POSITION_COLUMN, TEXT_KIND, text_fingerprint
+from releasegate.load.fingerprint import CONTENT_COLUMN, KIND_COLUMN, POSITION_COLUMN, text_fingerprint
 from releasegate.text import clip as _clip
 
 
@@ -65,7 +65,9 @@ def read_samples_frame(path: Path, *, release: str | None = None, scorer: str | 
     if "total_time" in source.columns:
         frame["latency_ms"] = pd.to_numeric(source["total_time"], errors="coerce") * 1000.0
     frame[CONTENT_COLUMN] = _content(source)
-    frame[KIND_COLUMN] = TEXT_KIND  # the export's input and target are texts, as a tidy file's are
+    # The export's input is Inspect's rendering of the messages ("user:\nSay the word w1.\n"), not the sample's
+    # input text: compared with other exports only, never with a log's or a tidy file's input.
+    frame[KIND_COLUMN] = "inspect-samples"
     # Inspect numbers the samples of a dataset without ids 1..N; the export writes them as integers.
     frame[POSITION_COLUMN] = source["id"].astype(str).str.fullmatch(r"[0-9]+").to_numpy(bool)
     for column in ("input", "target", "error"):
