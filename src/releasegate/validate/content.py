@@ -15,6 +15,7 @@ and are refused when there is no content to pair them by, or when two cases shar
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -135,7 +136,7 @@ def text_fingerprint_of_row(table: pd.DataFrame, row: int, content: Content) -> 
     """A tidy row's content as a harness holding two plain texts fingerprints it (load.fingerprint.TEXT_KIND): its
     ``input``, and its answer: ``target``, else ``reference``, else ``expected`` (the first given)."""
     def cell(column: str) -> object:
-        value = table[column].iat[row] if column in content.columns else None
+        value: Any = table[column].iat[row] if column in content.columns else None
         return None if value is None or pd.isna(value) or (isinstance(value, str) and not value.strip()) else value
     answer = next((v for v in map(cell, ("target", "reference", "expected")) if v is not None), None)
     return text_fingerprint(_as_text(cell("input")), _as_text(answer))

@@ -111,10 +111,10 @@ def _why_blocked(check: RuleCheck, cand: CandidateAnalysis, binary: bool, margin
     word = "broke" if binary else "lowered"
     if check.rule == "critical_broken":
         # Under critical_rule = "any" no test is read: one broken case blocks, which chance may well explain.
-        why = ("and the policy allows none there" if check.critical_rule == "any"
-               else "more than chance explains")
+        because = ("and the policy allows none there" if check.critical_rule == "any"
+                   else "more than chance explains")
         return [f"{f.subject}, a critical category, has no case compared, so it could not be checked" if not f.cases
-                else f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, {why}"
+                else f"it {word} {_cases(f.worse or 0)} in {f.subject}, a critical category, {because}"
                 for f in fired]
     if check.rule == "overall_regression":
         return ["it is worse overall, by more than chance explains"]
