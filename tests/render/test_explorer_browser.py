@@ -370,3 +370,32 @@ def test_the_script_marks_the_words_render_answers_marks(tmp_path, visit):
         expected = [merged([(kind != "same", visible(part)) for kind, part in runs]) for runs in (base_runs, cand_runs)]
         assert [merged(side) for side in sides] == expected, (case_id, base, cand)
     assert any(flag for _, sides in drawn for side in sides for flag, _ in side)  # some words were marked
+
+
+@pytest.fixture(scope="module")
+def long_names(tmp_path_factory):
+    """A candidate's name and a metadata column's name of 120 letters without a space."""
+    import csv
+
+    work = tmp_path_factory.mktemp("long-names")
+    with open(work / "results.csv", "w", newline="", encoding="utf-8") as handle:
+        out = csv.writer(handle)
+        out.writerow(["release", "case_id", "passed", "input", "grader_" + "q" * 120, "output"])
+        for k in range(12):
+            for release in ("r1", "candidate-" + "y" * 120):
+                out.writerow([release, f"c{k}", int(release == "r1" or k % 2 == 0), f"question {k}", "meta",
+                              f"answer {k} on {release[:2]}"])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+        report = build_report(work / "results.csv", baseline="r1")
+    return _render(report, work / "note.html")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_long_names_in_an_open_case_stay_within_the_page(long_names, visit, width):
+    page = visit(long_names, "#explorer?change=broken", width=width)
+    page.page.locator("details.x-case summary").first.click()
+    page.page.locator(".x-body .x-side h4").first.wait_for()
+    widest = page.page.evaluate("Math.max(...Array.from(document.querySelectorAll('#explorer *'))"
+                                ".map(e => e.getBoundingClientRect().right))")
+    assert widest <= width
