@@ -399,3 +399,25 @@ def test_long_names_in_an_open_case_stay_within_the_page(long_names, visit, widt
     widest = page.page.evaluate("Math.max(...Array.from(document.querySelectorAll('#explorer *'))"
                                 ".map(e => e.getBoundingClientRect().right))")
     assert widest <= width
+
+
+def test_a_suite_without_categories_offers_no_category_filter_or_sort(tmp_path, visit):
+    import csv
+
+    with open(tmp_path / "results.csv", "w", newline="", encoding="utf-8") as handle:
+        out = csv.writer(handle)
+        out.writerow(["release", "case_id", "passed", "output"])
+        for k in range(20):
+            out.writerow(["r1", f"c{k}", 1, "same"])
+            out.writerow(["r2", f"c{k}", int(k % 3 > 0), "other"])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+        report = build_report(tmp_path / "results.csv", baseline="r1")
+    page = visit(_render(report, tmp_path / "note.html"), "#explorer?category=x&sort=category")
+    assert page.page.locator("#x-category").count() == 0
+    assert "category" not in page.page.eval_on_selector_all("#x-sort option", "els => els.map(e => e.value)")
+    assert page.page.input_value("#x-sort") == "note"
+    assert len(page.rows()) == 20
+    page.choose(change="broken")
+    page.settled()
+    assert page.page.evaluate("location.hash") == "#explorer?change=broken"

@@ -49,6 +49,7 @@ class ExplorerView:
     lead: str
     rows: int
     several_metrics: bool  # the metric select is drawn (the script fills every select from the data)
+    categories: bool  # the category select is drawn: some row has a category
     sorts: list[tuple[str, str]]
     data_type: str
     data: Markup
@@ -75,9 +76,10 @@ def explorer_view(report: Report, compress_above: int | None = None,
         data_type, data = _packed(explorer, limit)
     has = {name: any(getattr(r, f"{name}_change") == getattr(r, f"{name}_change") for r in explorer.rows)
            for name in ("latency", "cost")}
+    has["category"] = bool(explorer.categories)  # a suite without categories has nothing to filter or sort by
     sorts = [(value, label) for value, label in SORTS if has.get(value, True)]
-    return ExplorerView(explorer.lead, len(explorer.rows), len(explorer.metrics) > 1, sorts, data_type, data,
-                        Markup(script()))
+    return ExplorerView(explorer.lead, len(explorer.rows), len(explorer.metrics) > 1, has["category"], sorts,
+                        data_type, data, Markup(script()))
 
 
 def _packed(explorer: Explorer, compress_above: int) -> tuple[str, Markup]:
