@@ -421,3 +421,21 @@ def test_a_suite_without_categories_offers_no_category_filter_or_sort(tmp_path, 
     page.choose(change="broken")
     page.settled()
     assert page.page.evaluate("location.hash") == "#explorer?change=broken"
+
+
+def test_rows_left_out_of_a_large_note_are_sent_where_its_json_keeps_them(bank, visit, tmp_path, monkeypatch):
+    # Past 10,000 listed cases the JSON note keeps each listing's first 100 and moves every listing to its case
+    # file (render/json_cases.py): the explorer's lead and its notice without scripts send the reader there.
+    from releasegate.render import explorer_page, json_cases
+
+    monkeypatch.setattr(explorer_page, "build_explorer", lambda report, most=10: build_explorer(report, min(most, 10)))
+    small = _render(bank["report"], tmp_path / "small.html")
+    monkeypatch.setattr(json_cases, "CASES_IN_NOTE", 10)  # the bank note lists 33 cases
+    large = _render(bank["report"], tmp_path / "large.html")
+    lead = visit(small).page.inner_text("#explorer .lead")
+    assert "790 cases more are in the JSON report." in lead
+    page = visit(large)
+    lead = page.page.inner_text("#explorer .lead")
+    assert "790 cases more are in the JSON report's case file (NOTE.cases.parquet beside NOTE.json)." in lead
+    notice = visit(large, scripts=False).page.inner_text("#explorer-noscript")
+    assert "and the JSON report's case file (NOTE.cases.parquet beside NOTE.json) every one." in notice
