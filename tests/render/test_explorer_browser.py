@@ -439,3 +439,30 @@ def test_rows_left_out_of_a_large_note_are_sent_where_its_json_keeps_them(bank, 
     assert "790 cases more are in the JSON report's case file (NOTE.cases.parquet beside NOTE.json)." in lead
     notice = visit(large, scripts=False).page.inner_text("#explorer-noscript")
     assert "and the JSON report's case file (NOTE.cases.parquet beside NOTE.json) every one." in notice
+
+
+def test_the_change_select_offers_only_the_changes_some_row_has(bank, visit):
+    # The bank note has no errored case: "errored" would only ever match nothing. Above 2,000 cases the unchanged
+    # ones are counted, not listed, and "unchanged" would read as "no case was unchanged".
+    page = visit(bank["path"])
+    options = page.page.eval_on_selector_all("#x-change option", "els => els.map(e => e.value)")
+    assert options == ["", "broken", "fixed", "unchanged"]
+
+
+def test_a_suite_past_the_listed_unchanged_cases_offers_no_unchanged_change(tmp_path, visit):
+    import csv
+
+    from releasegate.model.cases import UNCHANGED_LISTED_UP_TO
+
+    with open(tmp_path / "results.csv", "w", newline="", encoding="utf-8") as handle:
+        out = csv.writer(handle)
+        out.writerow(["release", "case_id", "passed"])
+        for k in range(UNCHANGED_LISTED_UP_TO + 1):
+            out.writerow(["r1", f"c{k}", 1])
+            out.writerow(["r2", f"c{k}", int(k % 50 > 0)])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+        report = build_report(tmp_path / "results.csv", baseline="r1")
+    page = visit(_render(report, tmp_path / "note.html"))
+    assert "counted, not listed" in page.page.inner_text("#explorer .lead")
+    assert page.page.eval_on_selector_all("#x-change option", "els => els.map(e => e.value)") == ["", "broken"]
