@@ -374,16 +374,17 @@ def test_the_script_marks_the_words_render_answers_marks(tmp_path, visit):
 
 @pytest.fixture(scope="module")
 def long_names(tmp_path_factory):
-    """A candidate's name and a metadata column's name of 120 letters without a space."""
+    """A candidate's name and a metadata column's name of 120 letters without a space, a category of 170."""
     import csv
 
     work = tmp_path_factory.mktemp("long-names")
     with open(work / "results.csv", "w", newline="", encoding="utf-8") as handle:
         out = csv.writer(handle)
-        out.writerow(["release", "case_id", "passed", "input", "grader_" + "q" * 120, "output"])
+        out.writerow(["release", "case_id", "passed", "category", "input", "grader_" + "q" * 120, "output"])
         for k in range(12):
             for release in ("r1", "candidate-" + "y" * 120):
-                out.writerow([release, f"c{k}", int(release == "r1" or k % 2 == 0), f"question {k}", "meta",
+                out.writerow([release, f"c{k}", int(release == "r1" or k % 2 == 0),
+                              "A category named at length, " * 6 if k % 3 else "Short", f"question {k}", "meta",
                               f"answer {k} on {release[:2]}"])
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
@@ -466,3 +467,11 @@ def test_a_suite_past_the_listed_unchanged_cases_offers_no_unchanged_change(tmp_
     page = visit(_render(report, tmp_path / "note.html"))
     assert "counted, not listed" in page.page.inner_text("#explorer .lead")
     assert page.page.eval_on_selector_all("#x-change option", "els => els.map(e => e.value)") == ["", "broken"]
+
+
+def test_long_names_keep_the_controls_on_two_lines(long_names, bank, visit):
+    for path, lines in ((bank["path"], 1), (long_names, 2)):
+        page = visit(path)
+        rows = page.page.eval_on_selector_all(".x-controls .x-field",
+                                              "els => els.map(e => e.getBoundingClientRect().bottom)")
+        assert len(set(round(bottom) for bottom in rows)) == lines, (path, rows)  # aligned at their foot
