@@ -370,3 +370,108 @@ def test_the_script_marks_the_words_render_answers_marks(tmp_path, visit):
         expected = [merged([(kind != "same", visible(part)) for kind, part in runs]) for runs in (base_runs, cand_runs)]
         assert [merged(side) for side in sides] == expected, (case_id, base, cand)
     assert any(flag for _, sides in drawn for side in sides for flag, _ in side)  # some words were marked
+
+
+@pytest.fixture(scope="module")
+def long_names(tmp_path_factory):
+    """A candidate's name and a metadata column's name of 120 letters without a space, a category of 170."""
+    import csv
+
+    work = tmp_path_factory.mktemp("long-names")
+    with open(work / "results.csv", "w", newline="", encoding="utf-8") as handle:
+        out = csv.writer(handle)
+        out.writerow(["release", "case_id", "passed", "category", "input", "grader_" + "q" * 120, "output"])
+        for k in range(12):
+            for release in ("r1", "candidate-" + "y" * 120):
+                out.writerow([release, f"c{k}", int(release == "r1" or k % 2 == 0),
+                              "A category named at length, " * 6 if k % 3 else "Short", f"question {k}", "meta",
+                              f"answer {k} on {release[:2]}"])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+        report = build_report(work / "results.csv", baseline="r1")
+    return _render(report, work / "note.html")
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_long_names_in_an_open_case_stay_within_the_page(long_names, visit, width):
+    page = visit(long_names, "#explorer?change=broken", width=width)
+    page.page.locator("details.x-case summary").first.click()
+    page.page.locator(".x-body .x-side h4").first.wait_for()
+    widest = page.page.evaluate("Math.max(...Array.from(document.querySelectorAll('#explorer *'))"
+                                ".map(e => e.getBoundingClientRect().right))")
+    assert widest <= width
+
+
+def test_a_suite_without_categories_offers_no_category_filter_or_sort(tmp_path, visit):
+    import csv
+
+    with open(tmp_path / "results.csv", "w", newline="", encoding="utf-8") as handle:
+        out = csv.writer(handle)
+        out.writerow(["release", "case_id", "passed", "output"])
+        for k in range(20):
+            out.writerow(["r1", f"c{k}", 1, "same"])
+            out.writerow(["r2", f"c{k}", int(k % 3 > 0), "other"])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+        report = build_report(tmp_path / "results.csv", baseline="r1")
+    page = visit(_render(report, tmp_path / "note.html"), "#explorer?category=x&sort=category")
+    assert page.page.locator("#x-category").count() == 0
+    assert "category" not in page.page.eval_on_selector_all("#x-sort option", "els => els.map(e => e.value)")
+    assert page.page.input_value("#x-sort") == "note"
+    assert len(page.rows()) == 20
+    page.choose(change="broken")
+    page.settled()
+    assert page.page.evaluate("location.hash") == "#explorer?change=broken"
+
+
+def test_rows_left_out_of_a_large_note_are_sent_where_its_json_keeps_them(bank, visit, tmp_path, monkeypatch):
+    # Past 10,000 listed cases the JSON note keeps each listing's first 100 and moves every listing to its case
+    # file (render/json_cases.py): the explorer's lead and its notice without scripts send the reader there.
+    from releasegate.render import explorer_page, json_cases
+
+    monkeypatch.setattr(explorer_page, "build_explorer", lambda report, most=10: build_explorer(report, min(most, 10)))
+    small = _render(bank["report"], tmp_path / "small.html")
+    monkeypatch.setattr(json_cases, "CASES_IN_NOTE", 10)  # the bank note lists 33 cases
+    large = _render(bank["report"], tmp_path / "large.html")
+    lead = visit(small).page.inner_text("#explorer .lead")
+    assert "790 cases more are in the JSON report." in lead
+    page = visit(large)
+    lead = page.page.inner_text("#explorer .lead")
+    assert "790 cases more are in the JSON report's case file (NOTE.cases.parquet beside NOTE.json)." in lead
+    notice = visit(large, scripts=False).page.inner_text("#explorer-noscript")
+    assert "and the JSON report's case file (NOTE.cases.parquet beside NOTE.json) every one." in notice
+
+
+def test_the_change_select_offers_only_the_changes_some_row_has(bank, visit):
+    # The bank note has no errored case: "errored" would only ever match nothing. Above 2,000 cases the unchanged
+    # ones are counted, not listed, and "unchanged" would read as "no case was unchanged".
+    page = visit(bank["path"])
+    options = page.page.eval_on_selector_all("#x-change option", "els => els.map(e => e.value)")
+    assert options == ["", "broken", "fixed", "unchanged"]
+
+
+def test_a_suite_past_the_listed_unchanged_cases_offers_no_unchanged_change(tmp_path, visit):
+    import csv
+
+    from releasegate.model.cases import UNCHANGED_LISTED_UP_TO
+
+    with open(tmp_path / "results.csv", "w", newline="", encoding="utf-8") as handle:
+        out = csv.writer(handle)
+        out.writerow(["release", "case_id", "passed"])
+        for k in range(UNCHANGED_LISTED_UP_TO + 1):
+            out.writerow(["r1", f"c{k}", 1])
+            out.writerow(["r2", f"c{k}", int(k % 50 > 0)])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+        report = build_report(tmp_path / "results.csv", baseline="r1")
+    page = visit(_render(report, tmp_path / "note.html"))
+    assert "counted, not listed" in page.page.inner_text("#explorer .lead")
+    assert page.page.eval_on_selector_all("#x-change option", "els => els.map(e => e.value)") == ["", "broken"]
+
+
+def test_long_names_keep_the_controls_on_two_lines(long_names, bank, visit):
+    for path, lines in ((bank["path"], 1), (long_names, 2)):
+        page = visit(path)
+        rows = page.page.eval_on_selector_all(".x-controls .x-field",
+                                              "els => els.map(e => e.getBoundingClientRect().bottom)")
+        assert len(set(round(bottom) for bottom in rows)) == lines, (path, rows)  # aligned at their foot

@@ -24,6 +24,8 @@ from typing import Any
 
 from releasegate import fmt
 from releasegate.model import CaseChange, MetricSection, Report
+from releasegate.render import json_cases
+from releasegate.render.json_cases import listed_count
 from releasegate.render.answers import ALIKE, DIFF_WORDS, MIN_MATCH, WHOLE
 from releasegate.text import visible
 from releasegate.wording import explorer as explorer_words
@@ -104,6 +106,7 @@ class Explorer:
     changes: tuple[str, ...]
     rows: tuple[ExplorerRow, ...]
     listed: tuple[Listed, ...]
+    case_file: bool = False  # the JSON report moves its listings to its case file (render/json_cases.py)
 
     @property
     def lead(self) -> str:
@@ -113,7 +116,7 @@ class Explorer:
         cut = [x for x in self.listed if x.cut]
         return explorer_words.lead(len(self.rows), self.baseline, several,
                                    bool(self.listed) and all(x.unchanged_listed for x in self.listed), counted,
-                                   cut[0].kept if cut else 0, sum(x.cut for x in cut))
+                                   cut[0].kept if cut else 0, sum(x.cut for x in cut), self.case_file)
 
 
 def build_explorer(report: Report, max_rows: int = MAX_ROWS) -> Explorer:
@@ -132,7 +135,8 @@ def build_explorer(report: Report, max_rows: int = MAX_ROWS) -> Explorer:
     changes = tuple(dict.fromkeys(c for b in dict.fromkeys(binary) for c in CHANGES[b]))
     categories = tuple(sorted({shown(r.case.category) for r in rows if r.case.category}))
     return Explorer(report.sections[0].analysis.baseline, report.metrics, binary,
-                    tuple(dict.fromkeys(name for _, name in pairs)), categories, changes, tuple(rows), tuple(listed))
+                    tuple(dict.fromkeys(name for _, name in pairs)), categories, changes, tuple(rows), tuple(listed),
+                    listed_count(report) > json_cases.CASES_IN_NOTE)
 
 
 def _candidate_rows(section: MetricSection, name: str) -> tuple[list[ExplorerRow], int, bool]:

@@ -25,6 +25,7 @@ from markupsafe import Markup
 from releasegate.model import Report
 from releasegate.render.explorer import Explorer, build_explorer, explorer_data
 from releasegate.render.json_text import dumps_compact
+from releasegate.wording.explorer import json_place
 
 MIB = 1024 * 1024
 # Bytes of JSON above which the page carries it compressed (measured: bench/explorer.py, bench/RESULTS.md).
@@ -49,6 +50,8 @@ class ExplorerView:
     lead: str
     rows: int
     several_metrics: bool  # the metric select is drawn (the script fills every select from the data)
+    categories: bool  # the category select is drawn: some row has a category
+    json_place: str  # where the JSON report holds every case (wording/explorer.json_place)
     sorts: list[tuple[str, str]]
     data_type: str
     data: Markup
@@ -75,9 +78,10 @@ def explorer_view(report: Report, compress_above: int | None = None,
         data_type, data = _packed(explorer, limit)
     has = {name: any(getattr(r, f"{name}_change") == getattr(r, f"{name}_change") for r in explorer.rows)
            for name in ("latency", "cost")}
+    has["category"] = bool(explorer.categories)  # a suite without categories has nothing to filter or sort by
     sorts = [(value, label) for value, label in SORTS if has.get(value, True)]
-    return ExplorerView(explorer.lead, len(explorer.rows), len(explorer.metrics) > 1, sorts, data_type, data,
-                        Markup(script()))
+    return ExplorerView(explorer.lead, len(explorer.rows), len(explorer.metrics) > 1, has["category"],
+                        json_place(explorer.case_file), sorts, data_type, data, Markup(script()))
 
 
 def _packed(explorer: Explorer, compress_above: int) -> tuple[str, Markup]:

@@ -359,7 +359,11 @@
     rows = data.rows.map(function (r, i) { return {i: i, r: r, hay: haystack(r)}; });
     fill(selects.candidate, data.candidates);
     fill(selects.category, data.categories);
-    fill(selects.change, data.changes);
+    // Only the changes some row has: "errored" in a note without errors, or "unchanged" past the cases whose
+    // unchanged ones are listed, would only ever match nothing.
+    var present = {};
+    data.rows.forEach(function (r) { present[r[F.change]] = true; });
+    fill(selects.change, data.changes.filter(function (c, k) { return present[k]; }));
     fill(selects.metric, data.metrics.map(function (m) { return m.name; }));
     notice.hidden = true;
     ui.hidden = false;

@@ -13,11 +13,17 @@ def _cases(k: int) -> str:
     return fmt.plural(k, "case")
 
 
+def json_place(case_file: bool) -> str:
+    """Where the JSON report holds every case: the note itself, or past its bound (render/json_cases.py) the case
+    file beside it, the note keeping each listing's first cases."""
+    return "the JSON report's case file (NOTE.cases.parquet beside NOTE.json)" if case_file else "the JSON report"
+
+
 def lead(rows: int, baseline: str, several_metrics: bool, unchanged_listed: bool,
-         unchanged_counted: Sequence[tuple[str, int]], kept_each: int, cut: int) -> str:
+         unchanged_counted: Sequence[tuple[str, int]], kept_each: int, cut: int, case_file: bool = False) -> str:
     """The explorer's first paragraph: ``rows`` in the page; ``unchanged_listed`` when every candidate's unchanged
     cases are among them, else ``unchanged_counted`` (who, how many) for those only counted; ``cut`` rows left
-    to the JSON when each candidate keeps ``kept_each``."""
+    to the JSON when each candidate keeps ``kept_each`` (to its case file when ``case_file``)."""
     out = [f"The cases behind the verdicts, with both releases' answers: every case that changed from {baseline} "
            f"on a candidate{', and every unchanged one' if unchanged_listed else ''}; {rows:,} "
            f"row{'s' if rows != 1 else ''}, one per case of a candidate{' and metric' if several_metrics else ''}."]
@@ -32,5 +38,5 @@ def lead(rows: int, baseline: str, several_metrics: bool, unchanged_listed: bool
     if cut:
         first = "the first row" if kept_each == 1 else f"the first {kept_each:,} rows"
         out.append(f"To keep the page light it holds {first} of each candidate, broken cases first; "
-                   f"{_cases(cut)} more are in the JSON report.")
+                   f"{_cases(cut)} more are in {json_place(case_file)}.")
     return " ".join(out)
