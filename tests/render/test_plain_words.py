@@ -164,3 +164,20 @@ def test_the_next_step_names_the_blocking_category_cases_and_never_another_categ
     text = plain.paragraphs(report)["cand"]
     assert ("Next: fix the 15 cases it lowered in Fraud (c00, c01, c02 and 12 more) and read the other 5, then "
             "compare again.") in text, text
+
+
+def test_the_markdown_note_prints_a_long_paragraph_whole(tmp_path):
+    """A NOT PROVEN paragraph past 700 characters (a critical category of one case, a suite too small for its
+    margin) is printed whole in the Markdown note, as the HTML note and the PR comment print it: cut, it ended
+    mid-word and lost its last sentence, what to do next."""
+    from releasegate.render.markdown import render_markdown
+
+    rows = ["release,case_id,passed,category"]
+    for release, failing in (("base", range(15, 20)), ("r2", (0, 17, 18, 19, 20))):
+        rows += [f"{release},C{i:03d},{int(i not in failing)},{'Tiny' if i == 20 else 'A'}" for i in range(21)]
+    path = tmp_path / "results.csv"
+    path.write_text("\n".join(rows) + "\n")
+    report = build_report(path, baseline="base", critical=["Tiny"])
+    paragraph = plain.paragraphs(report)["r2"]
+    assert len(paragraph) > 700 and paragraph.rstrip().endswith(".")
+    assert f"**r2: {report.verdicts[0].label}.** {paragraph}\n" in render_markdown(report)

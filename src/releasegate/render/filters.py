@@ -18,8 +18,10 @@ from releasegate.wording.verdict import headline_lines
 
 ELLIPSIS = "…"
 # Any one value longer than this is cut even where the template did not ask (a 100 kB release name would
-# otherwise repeat in every heading); the longest explicit cut in templates/report.md is 600.
-MAX_MD_VALUE = 1000
+# otherwise repeat in every heading); the longest explicit cut in templates/report.md is 600. A candidate's
+# paragraph in plain words (up to about 1,100 characters: a NOT PROVEN with runs and what would settle it) passes
+# whole, as in the HTML, whose cap is the same.
+MAX_MD_VALUE = 2000
 
 
 class MdRaw(str):
